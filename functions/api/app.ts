@@ -1,0 +1,178 @@
+import { ApiError } from "./errors.ts";
+import { baseHeaders, failure, preflight, success } from "./envelope.ts";
+import { bearerKey, hashKey } from "./keys.ts";
+import { type AuthOutcome, type Database, operationError } from "./db.ts";
+import { Router, type Route } from "./route.ts";
+import { routes } from "./routes.ts";
+import { readJsonObject } from "./body.ts";
+import { parse, UUID_PATTERN } from "./validation.ts";
+
+/** One structured log line per request. Never holds a key. */
+export interface LogLine {
+  level: "info" | "error";
+  msg: string;
+  request_id: string;
+  method: string;
+  route: string | null;
+  status: number;
+  duration_ms: number;
+  key_id: string | null;
+  error_code?: string;
+  error?: string;
+}
+
+export interface HandlerDeps {
+  db: Database;
+  log: (line: LogLine) => void;
+  /** Public base URL up to (not including) /api/v1, for Location; derived from the request if unset. */
+  publicBaseUrl?: string;
+}
+
+const API_PREFIX = "/api/v1";
+const router = new Router(routes);
+
+interface Context {
+  requestId: string;
+  headers: Headers;
+  route: Route | null;
+  keyId: string | null;
+}
+
+/** The API as a fetch handler: `(Request) => Promise<Response>`. */
+export function createHandler(deps: HandlerDeps): (req: Request) => Promise<Response> {
+  return async (req) => {
+    const started = performance.now();
+    const ctx: Context = { requestId: crypto.randomUUID(), headers: new Headers(), route: null, keyId: null };
+    ctx.headers = baseHeaders(ctx.requestId);
+    let res: Response;
+    let internal: string | undefined;
+    let errorCode: string | undefined;
+    try {
+      res = await handle(req, ctx, deps);
+    } catch (err) {
+      if (err instanceof ApiError) {
+        errorCode = err.code;
+        res = failure(err, ctx.requestId, ctx.headers);
+      } else {
+        errorCode = "internal_error";
+        internal = err instanceof Error ? err.message : String(err);
+        res = failure(new ApiError("internal_error", "Something went wrong on our side. The request id identifies it."),
+          ctx.requestId, ctx.headers);
+      }
+    }
+    const line: LogLine = {
+      level: res.status >= 500 ? "error" : "info",
+      msg: "request",
+      request_id: ctx.requestId,
+      method: req.method,
+      route: ctx.route ? `${ctx.route.method} ${ctx.route.path}` : null,
+      status: res.status,
+      duration_ms: Math.round((performance.now() - started) * 10) / 10,
+      key_id: ctx.keyId,
+    };
+    if (errorCode) line.error_code = errorCode;
+    if (internal) line.error = internal;
+    deps.log(line);
+    return res;
+  };
+}
+
+function apiPath(url: URL): { base: string; path: string } | null {
+  let pathname = url.pathname;
+  const at = pathname.indexOf(API_PREFIX);
+  // The function sees /api/v1/... on Supabase and /functions/v1/api/v1/... behind the local gateway.
+  if (at !== 0 && !(at > 0 && pathname.slice(0, at) === "/functions/v1")) return null;
+  const base = pathname.slice(0, at);
+  pathname = pathname.slice(at + API_PREFIX.length);
+  if (pathname !== "" && !pathname.startsWith("/")) return null;
+  if (pathname.length > 1 && pathname.endsWith("/")) pathname = pathname.slice(0, -1);
+  return { base, path: pathname };
+}
+
+function rateLimitHeaders(auth: AuthOutcome, headers: Headers): void {
+  if (auth.limit === undefined) return;
+  headers.set("RateLimit-Limit", String(auth.limit));
+  headers.set("RateLimit-Remaining", String(auth.remaining));
+  headers.set("RateLimit-Reset", String(auth.reset));
+  headers.set("RateLimit-Policy", `"default";q=${auth.limit};w=${auth.window}`);
+  headers.set("RateLimit", `"default";r=${auth.remaining};t=${auth.reset}`);
+}
+
+function authError(auth: AuthOutcome, scope: string): ApiError | null {
+  switch (auth.error) {
+    case null:
+      return null;
+    case "unauthorized":
+      return unauthorized();
+    case "api_access_disabled":
+      return new ApiError("api_access_disabled", "API access is not enabled for this account. Ask the operator to enable it.");
+    case "rate_limited":
+      return new ApiError("rate_limited", `Rate limit exceeded: ${auth.limit} requests per ${auth.window} seconds per key.`,
+        undefined, { "Retry-After": String(auth.reset) });
+    case "insufficient_scope":
+      return new ApiError("insufficient_scope", `This API key lacks the scope ${scope} that this operation needs.`);
+  }
+}
+
+function unauthorized(): ApiError {
+  return new ApiError("unauthorized", "A valid API key is required: send Authorization: Bearer <key>.", undefined,
+    { "WWW-Authenticate": 'Bearer realm="api"' });
+}
+
+/** Reads and validates the request's input; throws the first input error (400/404/413/415). */
+async function readInput(req: Request, route: Route, params: Record<string, string>, url: URL) {
+  const args: Record<string, unknown> = {};
+  if (route.query) args.query = parse(route.query, Object.fromEntries(url.searchParams), "query string");
+  if (route.body) args.body = parse(route.body, await readJsonObject(req), "request body");
+  for (const [name, value] of Object.entries(params)) {
+    if (!UUID_PATTERN.test(value)) throw new ApiError("not_found", "Not found.");
+    args[name] = value;
+  }
+  return args;
+}
+
+async function handle(req: Request, ctx: Context, deps: HandlerDeps): Promise<Response> {
+  const url = new URL(req.url);
+  if (req.method === "OPTIONS") return preflight(ctx.requestId);
+  const where = apiPath(url);
+  const found = where && router.match(req.method, where.path);
+  if (!where || !found) throw new ApiError("not_found", "No such route.");
+  if ("allow" in found) {
+    throw new ApiError("method_not_allowed", `Use ${found.allow.join(", ")} on this path.`, undefined,
+      { Allow: found.allow.join(", ") });
+  }
+  const { route, params } = found;
+  ctx.route = route;
+
+  const key = bearerKey(req.headers.get("authorization"));
+  if (!key) throw unauthorized();
+
+  // Input is read before the database call (it has no side effects) so that the key check,
+  // rate limit, scope check and the operation take one round trip; its errors are answered
+  // only after the checks that come first in the contract's order.
+  let input: Record<string, unknown> | null = null;
+  let inputError: unknown = null;
+  try {
+    input = await readInput(req, route, params, url);
+  } catch (err) {
+    inputError = err;
+  }
+
+  const outcome = await deps.db.call(await hashKey(key), route.scope, inputError ? null : route.op, input);
+  ctx.keyId = outcome.auth.key_id ?? null;
+  rateLimitHeaders(outcome.auth, ctx.headers);
+  const denied = authError(outcome.auth, route.scope);
+  if (denied) throw denied;
+  if (inputError) throw inputError;
+  if (outcome.error) throw operationError(outcome.error);
+
+  const result = outcome.result ?? "null";
+  // A paginated result is {"data": [...], "pagination": {...}}: its members join the envelope.
+  if (route.paginated) return success(200, ctx.requestId, result.slice(1, -1), ctx.headers);
+  if (route.location) {
+    const base = deps.publicBaseUrl ?? `${url.origin}${where.base}`;
+    ctx.headers.set("Location", `${base}${API_PREFIX}${route.location(JSON.parse(result))}`);
+    return success(201, ctx.requestId, `"data":${result}`, ctx.headers);
+  }
+  return success(200, ctx.requestId, `"data":${result}`, ctx.headers);
+}

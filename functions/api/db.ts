@@ -1,0 +1,101 @@
+import pg from "pg";
+import { ApiError, type ErrorCode, type ErrorDetail, isErrorCode } from "./errors.ts";
+
+/** The outcome of the key check, rate limit and scope check (app.authenticate). */
+export interface AuthOutcome {
+  error: "unauthorized" | "api_access_disabled" | "rate_limited" | "insufficient_scope" | null;
+  key_id?: string;
+  account_id?: string;
+  limit?: number;
+  remaining?: number;
+  reset?: number;
+  window?: number;
+}
+
+/** What api.call answers: the auth outcome, then the operation's error or its JSON (raw text). */
+export interface CallOutcome {
+  auth: AuthOutcome;
+  error: { sqlstate: string; code: string | null; message: string; details: ErrorDetail[] | null } | null;
+  /** The operation's result as JSON text, spliced into the envelope without a parse. */
+  result: string | null;
+}
+
+export interface Database {
+  call(keyHash: Uint8Array, scope: string, op: string | null, args: unknown): Promise<CallOutcome>;
+  end(): Promise<void>;
+}
+
+const JSON_OID = 114;
+const rawJson = { getTypeParser: (oid: number, format?: string) =>
+  oid === JSON_OID ? (value: string) => value : pg.types.getTypeParser(oid, format as "text") };
+
+// Connection-level failures: the database cannot be reached or went away mid-request.
+const UNAVAILABLE_STATES = /^(08|57P0[1-3]|53300)/;
+const UNAVAILABLE_ERRNO = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH"]);
+
+function unavailable(): ApiError {
+  return new ApiError("service_unavailable", "The service is temporarily unavailable; the request did nothing. Try again shortly.");
+}
+
+function isUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  if (typeof e?.code === "string" && (UNAVAILABLE_STATES.test(e.code) || UNAVAILABLE_ERRNO.has(e.code))) return true;
+  return /timeout|terminat|Connection|ECONNREFUSED/i.test(e?.message ?? "");
+}
+
+export interface DatabaseOptions {
+  databaseUrl: string;
+  poolSize: number;
+  connectTimeoutMs: number;
+  queryTimeoutMs: number;
+}
+
+/** A pooled connection to Postgres as the function's role; each call is one statement. */
+export function connect(options: DatabaseOptions): Database {
+  const pool = new pg.Pool({
+    connectionString: options.databaseUrl,
+    max: options.poolSize,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    query_timeout: options.queryTimeoutMs,
+    idleTimeoutMillis: 30_000,
+    allowExitOnIdle: true,
+  });
+  // A dropped idle connection must not crash the process; the next query reconnects.
+  pool.on("error", () => {});
+
+  return {
+    async call(keyHash, scope, op, args) {
+      let rows: { auth: string; error: string | null; result: string | null }[];
+      try {
+        ({ rows } = await pool.query({
+          text: "select auth, error, result from api.call($1, $2, $3, $4)",
+          values: [keyHash, scope, op, args === undefined ? null : JSON.stringify(args)],
+          types: rawJson,
+        }));
+      } catch (err) {
+        if (isUnavailable(err)) throw unavailable();
+        throw err;
+      }
+      const row = rows[0];
+      return {
+        auth: JSON.parse(row.auth),
+        error: row.error ? JSON.parse(row.error) : null,
+        result: row.result,
+      };
+    },
+    end: () => pool.end(),
+  };
+}
+
+/** Maps an operation's SQL error to the API error it stands for. */
+export function operationError(error: NonNullable<CallOutcome["error"]>): ApiError {
+  if (error.sqlstate === "P0001" && isErrorCode(error.code)) {
+    return new ApiError(error.code as ErrorCode, error.message, error.details ?? undefined);
+  }
+  if (/^(57014|40001|40P01|55P03)$/.test(error.sqlstate)) return unavailable();
+  // A data exception that got past validation: still the client's input, never a 500.
+  if (/^(22|23514)/.test(error.sqlstate)) {
+    return new ApiError("validation_error", "A value in the request is out of range or malformed.");
+  }
+  throw new Error(`operation failed: ${error.sqlstate} ${error.message}`);
+}

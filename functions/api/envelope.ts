@@ -1,0 +1,52 @@
+import type { ApiError } from "./errors.ts";
+
+/** The version reported in every response's `meta.api_version`. */
+export const API_VERSION = "1.0";
+
+const CORS_HEADERS: Record<string, string> = {
+  "Access-Control-Allow-Origin": "*",
+  "Access-Control-Expose-Headers":
+    "X-Request-Id, Location, Retry-After, RateLimit, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset",
+};
+
+/** Headers of every response. */
+export function baseHeaders(requestId: string): Headers {
+  return new Headers({
+    "Content-Type": "application/json; charset=utf-8",
+    "Cache-Control": "no-store",
+    "X-Request-Id": requestId,
+    ...CORS_HEADERS,
+  });
+}
+
+/** The answer to a CORS preflight. */
+export function preflight(requestId: string): Response {
+  const headers = baseHeaders(requestId);
+  headers.delete("Content-Type");
+  headers.set("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE, OPTIONS");
+  headers.set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key, X-Request-Id");
+  headers.set("Access-Control-Max-Age", "86400");
+  return new Response(null, { status: 204, headers });
+}
+
+function meta(requestId: string): string {
+  return JSON.stringify({ timestamp: new Date().toISOString(), api_version: API_VERSION, request_id: requestId });
+}
+
+/**
+ * A success envelope around `members`: JSON object members as text (`"data":...` and, for the
+ * tournament list, `"pagination":...`), spliced in as the database returned them, without a
+ * parse and re-serialisation.
+ */
+export function success(status: number, requestId: string, members: string, headers: Headers): Response {
+  return new Response(`{"success":true,${members},"meta":${meta(requestId)}}`, { status, headers });
+}
+
+/** The error envelope for an ApiError. */
+export function failure(err: ApiError, requestId: string, headers: Headers): Response {
+  const error: Record<string, unknown> = { code: err.code, message: err.message };
+  if (err.details?.length) error.details = err.details;
+  for (const [name, value] of Object.entries(err.headers)) headers.set(name, value);
+  const body = `{"success":false,"error":${JSON.stringify(error)},"meta":${meta(requestId)}}`;
+  return new Response(body, { status: err.status, headers });
+}

@@ -1,0 +1,54 @@
+/**
+ * API key format: `tmk_` + 43 base62 characters (32 random bytes) + a 6-character base62
+ * CRC32 of everything before it. The checksum lets a mistyped or made-up key be refused
+ * without a database lookup, and lets secret scanners recognise leaked keys offline.
+ */
+const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const KEY_PATTERN = /^tmk_[0-9A-Za-z]{43}[0-9A-Za-z]{6}$/;
+
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+/** CRC32 (IEEE) of the bytes. */
+export function crc32(bytes: Uint8Array): number {
+  let crc = 0xffffffff;
+  for (const b of bytes) crc = CRC_TABLE[(crc ^ b) & 0xff] ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/** Base62 of a non-negative integer, left-padded with '0' to `width`. */
+export function base62(value: number, width: number): string {
+  let out = "";
+  let n = value;
+  while (n > 0) {
+    out = ALPHABET[n % 62] + out;
+    n = Math.floor(n / 62);
+  }
+  return out.padStart(width, "0");
+}
+
+/** Whether a string has the shape of an API key and its checksum matches. */
+export function isWellFormedKey(key: string): boolean {
+  if (!KEY_PATTERN.test(key)) return false;
+  const body = key.slice(0, -6);
+  return base62(crc32(new TextEncoder().encode(body)), 6) === key.slice(-6);
+}
+
+/** The SHA-256 of a key: what the database stores and looks keys up by. */
+export async function hashKey(key: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
+}
+
+/** The key from an `Authorization: Bearer <key>` header, or null when absent or malformed. */
+export function bearerKey(header: string | null): string | null {
+  const match = header?.match(/^Bearer +(\S+) *$/i);
+  if (!match || !isWellFormedKey(match[1])) return null;
+  return match[1];
+}

@@ -1,0 +1,80 @@
+import type { z } from "zod";
+
+/** A permission a key can carry. */
+export type Scope =
+  | "read:tournaments"
+  | "write:tournaments"
+  | "read:registrations"
+  | "write:registrations"
+  | "read:results"
+  | "write:results";
+
+export type Method = "GET" | "POST" | "PATCH" | "DELETE";
+
+/** One API route: what it accepts, the scope it needs and the SQL operation that serves it. */
+export interface Route {
+  method: Method;
+  /** Path below /api/v1, with `{name}` UUID parameters. */
+  path: string;
+  scope: Scope;
+  /** The operation name in app.operations. */
+  op: string;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** The result is `{data, pagination}` rather than the data itself. */
+  paginated?: boolean;
+  /** For creating routes (201): the new resource's path below /api/v1. */
+  // deno-lint-ignore no-explicit-any
+  location?: (data: any) => string;
+  summary: string;
+}
+
+interface Compiled {
+  route: Route;
+  pattern: RegExp;
+  params: string[];
+}
+
+/** Finds the route for a method and path, telling an unknown path from a wrong method. */
+export class Router {
+  private compiled: Compiled[];
+
+  constructor(routes: Route[]) {
+    this.compiled = routes.map((route) => {
+      const params: string[] = [];
+      const source = route.path.replace(/\{(\w+)\}/g, (_, name) => {
+        params.push(name);
+        return "([^/]+)";
+      });
+      return { route, pattern: new RegExp(`^${source}$`), params };
+    });
+  }
+
+  /** The route and its raw path parameters; or the methods the path allows; or nothing. */
+  match(method: string, path: string):
+    | { route: Route; params: Record<string, string> }
+    | { allow: string[] }
+    | null {
+    const allow: string[] = [];
+    for (const c of this.compiled) {
+      const m = c.pattern.exec(path);
+      if (!m) continue;
+      if (c.route.method !== method) {
+        allow.push(c.route.method);
+        continue;
+      }
+      const params: Record<string, string> = {};
+      c.params.forEach((name, i) => (params[name] = safeDecode(m[i + 1])));
+      return { route: c.route, params };
+    }
+    return allow.length ? { allow } : null;
+  }
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment; // malformed escapes: left as they are, so the id simply matches nothing
+  }
+}

@@ -1,0 +1,58 @@
+import { z } from "zod";
+import { ApiError, type ErrorDetail } from "./errors.ts";
+
+/** Text Postgres can store: no NUL characters and no lone UTF-16 surrogates. */
+export function text(max: number) {
+  return z.string().max(max).refine((s) => !s.includes("\u0000") && s.isWellFormed(), {
+    message: "must be valid text without NUL characters",
+  });
+}
+
+/** A UUID in its canonical 8-4-4-4-12 hex form (any version). */
+export const uuid = () => z.guid();
+
+export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+const DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** An ISO 8601 date-time with a `Z` or numeric offset, and a real calendar date. */
+export const dateTime = () =>
+  z.iso.datetime({ offset: true }).refine((s) => {
+    const [y, m, d] = s.slice(0, 10).split("-").map(Number);
+    const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+    return y >= 1 && d <= (m === 2 && !leap ? 28 : DAYS[m - 1]);
+  }, { message: "must be a real calendar date" });
+
+/** A non-negative amount with at most two decimals, up to `max`. */
+export function money(max: number) {
+  return z.number().min(0).max(max).refine((v) => Math.abs(v * 100 - Math.round(v * 100)) < 1e-6, {
+    message: "must have at most 2 decimals",
+  });
+}
+
+/** A whole number given as a query string, within bounds. */
+export function queryInt(min: number, max: number) {
+  return z.string().regex(/^\d{1,9}$/, "must be a whole number").transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+}
+
+/** Field-level details for a zod error: one entry per field (unknown fields each named). */
+export function details(error: z.ZodError): ErrorDetail[] {
+  const out: ErrorDetail[] = [];
+  for (const issue of error.issues) {
+    const base = issue.path.map(String).join(".");
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) out.push({ field: base ? `${base}.${key}` : key, message: "is not a known field" });
+    } else {
+      out.push({ field: base || "body", message: issue.message });
+    }
+  }
+  return out;
+}
+
+/** Parses input with a schema, or an ApiError validation_error naming each field. */
+export function parse<T extends z.ZodType>(schema: T, input: unknown, what: string): z.output<T> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new ApiError("validation_error", `The ${what} is invalid.`, details(result.error));
+}

