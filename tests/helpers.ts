@@ -1,0 +1,137 @@
+// Test harness: a fresh account and key per test, an HTTP client for the real function, and
+// SQL access as the operator (postgres) or as the function's role.
+import { inject } from "vitest";
+import pg from "pg";
+
+export const ALL_SCOPES = [
+  "read:tournaments", "write:tournaments", "read:registrations",
+  "write:registrations", "read:results", "write:results",
+] as const;
+export type Scope = (typeof ALL_SCOPES)[number];
+
+export const apiUrl = () => inject("apiUrl");
+
+let adminPool: pg.Pool | undefined;
+/** A pool connected as the operator (postgres, superuser). */
+export function admin(): pg.Pool {
+  adminPool ??= new pg.Pool({ connectionString: inject("adminDbUrl"), max: 4 });
+  return adminPool;
+}
+
+/** Runs SQL as the operator. */
+export async function sql<T extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[] = []) {
+  return (await admin().query<T>(text, values)).rows;
+}
+
+/** Creates an account; API access enabled unless told otherwise. */
+export async function createAccount(enabled = true, name = "Test account"): Promise<string> {
+  const [{ id }] = await sql<{ id: string }>("select admin.create_account($1) as id", [name]);
+  if (enabled) await sql("select admin.set_api_access($1, true)", [id]);
+  return id;
+}
+
+/** Creates a key for an account. */
+export async function createKey(accountId: string, scopes: readonly string[] = ALL_SCOPES,
+  expiresAt: Date | null = null): Promise<{ id: string; key: string }> {
+  const [row] = await sql<{ id: string; key: string }>(
+    "select * from admin.create_api_key($1, 'test key', $2, $3)", [accountId, scopes, expiresAt]);
+  return row;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  // deno-lint-ignore no-explicit-any
+  body: any;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as is (no JSON encoding, no content type unless given in headers). */
+  rawBody?: BodyInit;
+  headers?: Record<string, string>;
+  key?: string | null;
+}
+
+/** Sends a request to the real function; `path` is below /api/v1. */
+export async function request(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key) headers.authorization ??= `Bearer ${options.key}`;
+  let body: BodyInit | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers["content-type"] ??= "application/json";
+  }
+  const res = await fetch(apiUrl() + path, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+/** An account with API access and a key (all scopes unless given), with a client bound to it. */
+export async function tenant(scopes: readonly string[] = ALL_SCOPES) {
+  const accountId = await createAccount(true);
+  const { id: keyId, key } = await createKey(accountId, scopes);
+  const call = (method: string, path: string, options: Omit<RequestOptions, "key"> = {}) =>
+    request(method, path, { ...options, key });
+  return {
+    accountId, keyId, key, request: call,
+    /** A fresh key on the same account (each key has its own rate limit). */
+    newKey: (s: readonly string[] = scopes) => createKey(accountId, s),
+  };
+}
+export type Tenant = Awaited<ReturnType<typeof tenant>>;
+
+/** Creates platform teams and returns their ids. */
+export async function createTeams(count: number, prefix = "Team"): Promise<string[]> {
+  const rows = await sql<{ id: string }>(
+    `select admin.create_team($1 || ' ' || lpad(i::text, 4, '0'), 'T' || i) as id
+       from generate_series(1, $2) i order by i`, [prefix, count]);
+  return rows.map((r) => r.id);
+}
+
+/** A valid tournament body, starting in 30 days. */
+export function tournamentBody(overrides: Record<string, unknown> = {}) {
+  return {
+    name: "Winter Cup",
+    game_id: "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+    team_size: 5,
+    max_teams: 8,
+    starts_at: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+    ...overrides,
+  };
+}
+
+/** Creates a tournament through the API and returns it. */
+export async function createTournament(t: Tenant, overrides: Record<string, unknown> = {}) {
+  const res = await t.request("POST", "/tournaments", { body: tournamentBody(overrides) });
+  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${res.text}`);
+  return res.body.data;
+}
+
+/** Asserts a status, printing the body when it differs. */
+export function expectStatus(res: ApiResponse, status: number): void {
+  if (res.status !== status) {
+    throw new Error(`expected HTTP ${status}, got ${res.status}: ${res.text}`);
+  }
+}
+
+/** Runs `fn` in a transaction as the function's role (tournament_api), optionally bound to an account. */
+export async function asFunctionRole<T>(accountId: string | null, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await admin().connect();
+  try {
+    await client.query("begin");
+    await client.query("set local role tournament_api");
+    if (accountId) await client.query("select set_config('app.account_id', $1, true)", [accountId]);
+    return await fn(client);
+  } finally {
+    await client.query("rollback").catch(() => {});
+    client.release();
+  }
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["tests/**/*.test.ts"],
+    globalSetup: ["tests/setup/global.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Each file seeds its own accounts and keys, so files run in parallel on the shared stack.
+    fileParallelism: true,
+  },
+});
