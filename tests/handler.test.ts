@@ -1,0 +1,72 @@
+// The same handler the Deno entry serves, called in-process (no HTTP), plus the pure key module.
+import { afterAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { createHandler, type LogLine } from "../functions/api/app.ts";
+import { connect } from "../functions/api/db.ts";
+import { base62, crc32, isWellFormedKey } from "../functions/api/keys.ts";
+import { createKey, createAccount, sql, tournamentBody } from "./helpers.ts";
+
+const db = connect({ databaseUrl: inject("functionDbUrl"), poolSize: 2, connectTimeoutMs: 2000, queryTimeoutMs: 5000 });
+const lines: LogLine[] = [];
+const handler = createHandler({ db, log: (l) => lines.push(l), publicBaseUrl: "https://example.test/functions/v1" });
+afterAll(() => db.end());
+
+describe("the handler in-process", () => {
+  it("creates and reads a tournament, with Location from the public base URL", async () => {
+    const account = await createAccount();
+    const { key, id: keyId } = await createKey(account);
+    const created = await handler(new Request("http://local/api/v1/tournaments", {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(tournamentBody({ name: "In-process Open" })),
+    }));
+    const body = await created.json();
+    expect(created.status, JSON.stringify(body)).toBe(201);
+    expect(created.headers.get("location")).toBe(`https://example.test/functions/v1/api/v1/tournaments/${body.data.id}`);
+
+    const read = await handler(new Request(`http://local/api/v1/tournaments/${body.data.id}`, {
+      headers: { authorization: `Bearer ${key}` },
+    }));
+    expect(read.status).toBe(200);
+    expect((await read.json()).data.name).toBe("In-process Open");
+
+    const logged = lines.filter((l) => l.key_id === keyId);
+    expect(logged.map((l) => [l.route, l.status])).toEqual([
+      ["POST /tournaments", 201],
+      ["GET /tournaments/{id}", 200],
+    ]);
+    expect(JSON.stringify(lines)).not.toContain(key);
+  });
+
+  it("answers 404 for a path outside /api/v1", async () => {
+    const res = await handler(new Request("http://local/other"));
+    expect(res.status).toBe(404);
+    expect((await res.json()).error.code).toBe("not_found");
+  });
+});
+
+describe("API key format", () => {
+  it("computes the same CRC32 as the database", async () => {
+    const samples = ["", "tmk_", "hello world", "tmk_" + "x".repeat(43), "ünïcode"];
+    const rows = await sql<{ crc: string }>(
+      "select app.crc32(convert_to(s, 'UTF8'))::text as crc from unnest($1::text[]) with ordinality u(s, i) order by i",
+      [samples]);
+    expect(rows.map((r) => Number(r.crc))).toEqual(samples.map((s) => crc32(new TextEncoder().encode(s))));
+  });
+
+  it("accepts keys the database issues and refuses a changed character", async () => {
+    const { key } = await createKey(await createAccount());
+    expect(key).toMatch(/^tmk_[0-9A-Za-z]{49}$/);
+    expect(isWellFormedKey(key)).toBe(true);
+    const body = key.slice(0, 10) + (key[10] === "a" ? "b" : "a") + key.slice(11);
+    expect(isWellFormedKey(body)).toBe(false);
+    expect(isWellFormedKey(key.slice(0, -1))).toBe(false);
+  });
+
+  it("encodes base62 with left padding", () => {
+    expect(base62(0, 6)).toBe("000000");
+    expect(base62(61, 2)).toBe("0z");
+    expect(base62(62, 2)).toBe("10");
+    expect(base62(0xffffffff, 6)).toBe("4gfFC3");
+  });
+});
