@@ -3,9 +3,16 @@ import { ApiError, type ErrorDetail } from "./errors.ts";
 
 /** Text Postgres can store: no NUL characters and no lone UTF-16 surrogates. */
 export function text(max: number) {
-  return z.string().max(max).refine((s) => !s.includes("\u0000") && s.isWellFormed(), {
-    message: "must be valid text without NUL characters",
-  });
+  return z.string()
+    .refine((s) => !s.includes("\u0000") && s.isWellFormed(), { message: "must be valid text without NUL characters" })
+    .refine((s) => chars(s) <= max, { message: `must be at most ${max} characters` });
+}
+
+/** Length in Unicode characters (code points), as Postgres counts it; not UTF-16 units. */
+export function chars(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
 }
 
 /** A UUID in its canonical 8-4-4-4-12 hex form (any version). */
@@ -25,7 +32,9 @@ export const dateTime = () =>
 
 /** A non-negative amount with at most two decimals, up to `max`. */
 export function money(max: number) {
-  return z.number().min(0).max(max).refine((v) => Math.abs(v * 100 - Math.round(v * 100)) < 1e-6, {
+  // Exact: the number must be the double nearest to its own 2-decimal rounding (a tolerance
+  // would let 10.000000001 through, to be stored as 10.00).
+  return z.number().min(0).max(max).refine((v) => Number(v.toFixed(2)) === v, {
     message: "must have at most 2 decimals",
   });
 }

@@ -36,8 +36,10 @@ revoke all on schema app, api, admin from public;
 grant usage on schema app, api to tournament_api;
 grant usage on schema extensions to tournament_api; -- pgcrypto: gen_random_bytes, digest
 
-alter default privileges in schema app, api, admin revoke execute on functions from public;
-alter default privileges in schema app, api, admin revoke all on tables from public;
+-- Default deny: PUBLIC's EXECUTE on new functions is a database-wide default that a
+-- per-schema default cannot remove, so each migration revokes it from its functions
+-- explicitly (`revoke execute on all functions in schema ...`) before granting each function
+-- to the role that needs it.
 
 -- ============================================================================
 -- types
@@ -400,6 +402,7 @@ create policy "Teams are visible once an account is bound" on app.teams
 -- ============================================================================
 -- grants
 -- ============================================================================
+revoke execute on all functions in schema app, api, admin from public;
 grant select on app.accounts, app.teams to tournament_api;
 
 grant execute on function app.current_account_id() to tournament_api;

@@ -250,6 +250,8 @@ begin
 
   if v_new.status is distinct from v_old.status then
     perform app.change_status(v_old, v_new.status);
+  elsif to_jsonb(v_new) = to_jsonb(v_old) then
+    return app.tournament_json(v_old); -- nothing changes: a no-op, updated_at included
   end if;
 
   update app.tournaments t
@@ -310,6 +312,8 @@ $$;
 -- ============================================================================
 -- grants
 -- ============================================================================
+-- PUBLIC gets EXECUTE on new functions by a global default (see the platform migration).
+revoke execute on all functions in schema app from public;
 grant select, insert, update, delete on app.tournaments to tournament_api;
 
 grant execute on function app.slugify(text) to tournament_api;

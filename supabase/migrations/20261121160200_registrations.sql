@@ -139,6 +139,8 @@ $$;
 -- ============================================================================
 -- grants
 -- ============================================================================
+-- PUBLIC gets EXECUTE on new functions by a global default (see the platform migration).
+revoke execute on all functions in schema app from public;
 grant select, insert on app.registrations to tournament_api;
 
 grant execute on function app.team_json(app.teams) to tournament_api;

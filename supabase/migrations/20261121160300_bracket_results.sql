@@ -271,6 +271,8 @@ comment on function app.tournament_results(jsonb) is
 -- ============================================================================
 -- grants
 -- ============================================================================
+-- PUBLIC gets EXECUTE on new functions by a global default (see the platform migration).
+revoke execute on all functions in schema app from public;
 grant select, insert, update on app.matches to tournament_api;
 
 grant execute on function app.seed_order(int) to tournament_api;

@@ -5,7 +5,7 @@ import type { Route } from "../route.ts";
 export const TournamentStatus = z.enum(["registration", "ongoing", "completed"]);
 
 const fields = {
-  name: text(1000).trim().min(1).max(100),
+  name: z.string().trim().pipe(text(100)).refine((s) => s.length > 0, { message: "must not be empty" }),
   description: text(5000),
   game_id: uuid(),
   format: z.enum(["single_elimination"]),

@@ -1,0 +1,428 @@
+// SQL-level isolation (contract section 1) and the operator functions (section 6), through `pg`
+// as the function's role (tournament_api), as Supabase's client roles and as the operator.
+import { createHash } from "node:crypto";
+import pg from "pg";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { isWellFormedKey } from "../functions/api/keys.ts";
+import {
+  ALL_SCOPES, asFunctionRole, createAccount, createKey, createTeams, createTournament, expectStatus, sql,
+  type Tenant, tenant,
+} from "./helpers.ts";
+
+interface Outcome { rows: Record<string, unknown>[]; rowCount: number | null; code?: string; message?: string }
+
+/** Runs one statement in its own transaction as tournament_api (optionally bound to an account). */
+function asApi(accountId: string | null, text: string, values: unknown[] = []): Promise<Outcome> {
+  return asFunctionRole(accountId, async (c) => {
+    try {
+      const r = await c.query(text, values);
+      return { rows: r.rows, rowCount: r.rowCount };
+    } catch (err) {
+      const e = err as { code: string; message: string };
+      return { rows: [], rowCount: null, code: e.code, message: e.message };
+    }
+  });
+}
+
+/** Runs one statement in its own transaction as another role, the way Supabase's API does. */
+async function asRole(role: string, text: string, values: unknown[] = []): Promise<Outcome> {
+  const client = new pg.Client({ connectionString: inject("adminDbUrl") });
+  await client.connect();
+  try {
+    await client.query("begin");
+    await client.query(`set local role ${role}`);
+    await client.query("select set_config('request.jwt.claims', $1, true)", [JSON.stringify({ role, sub: crypto.randomUUID() })]);
+    const r = await client.query(text, values);
+    return { rows: r.rows, rowCount: r.rowCount };
+  } catch (err) {
+    const e = err as { code: string; message: string };
+    return { rows: [], rowCount: null, code: e.code, message: e.message };
+  } finally {
+    await client.query("rollback").catch(() => {});
+    await client.end();
+  }
+}
+
+const sha256 = (s: string) => createHash("sha256").update(s).digest();
+
+/** An account with an ongoing tournament (2 registrations, 1 match) and a second, open one. */
+async function populated(): Promise<Tenant & { tournamentIds: string[] }> {
+  const t = await tenant();
+  const ongoing = await createTournament(t, { name: "RLS Ongoing" });
+  const open = await createTournament(t, { name: "RLS Open" });
+  const teams = await createTeams(3, "RLS");
+  for (const team_id of teams.slice(0, 2)) {
+    expectStatus(await t.request("POST", `/tournaments/${ongoing.id}/registrations`, { body: { team_id } }), 201);
+  }
+  expectStatus(await t.request("POST", `/tournaments/${open.id}/registrations`, { body: { team_id: teams[2] } }), 201);
+  expectStatus(await t.request("PATCH", `/tournaments/${ongoing.id}`, { body: { status: "ongoing" } }), 200);
+  return { ...t, tournamentIds: [ongoing.id, open.id] };
+}
+
+let a: Awaited<ReturnType<typeof populated>>;
+let b: Awaited<ReturnType<typeof populated>>;
+let appTables: string[];
+
+beforeAll(async () => {
+  [a, b] = await Promise.all([populated(), populated()]);
+  appTables = (await sql<{ t: string }>("select tablename t from pg_tables where schemaname = 'app' order by 1")).map((r) => r.t);
+});
+
+// ---------------------------------------------------------------------------------------------
+describe("row-level security for tournament_api", () => {
+  it("every app table holding account data has rows (so the checks below mean something)", async () => {
+    for (const table of ["accounts", "api_keys", "teams", "tournaments", "registrations", "matches"]) {
+      expect(appTables).toContain(table);
+      const [{ n }] = await sql(`select count(*)::int n from app.${table}`);
+      expect(n, table).toBeGreaterThan(0);
+    }
+  });
+
+  it("shows nothing in any app table when no account is bound (api_keys: no access at all)", async () => {
+    for (const table of appTables) {
+      if (table === "operations") continue; // the operation registry: configuration, not account data
+      const r = await asApi(null, `select * from app.${table}`);
+      if (table === "api_keys") {
+        expect(r.code, table).toBe("42501");
+      } else {
+        expect(r.code, `${table}: ${r.message}`).toBeUndefined();
+        expect(r.rows, table).toEqual([]);
+      }
+    }
+  });
+
+  it("reads the operation registry, which holds no account data", async () => {
+    const r = await asApi(null, "select * from app.operations");
+    expect(r.code).toBeUndefined();
+    expect(r.rows.length).toBeGreaterThan(0);
+    const columns = await sql("select column_name from information_schema.columns where table_schema = 'app' and table_name = 'operations'");
+    expect(columns.map((c) => c.column_name)).not.toContain("account_id");
+  });
+
+  it("shows only the bound account's tournaments, registrations, matches and account row", async () => {
+    for (const table of ["tournaments", "registrations", "matches"]) {
+      const mine = await sql(`select id from app.${table} where account_id = $1 order by id`, [a.accountId]);
+      expect(mine.length, table).toBeGreaterThan(0);
+      const seen = await asApi(a.accountId, `select id, account_id from app.${table} order by id`);
+      expect(seen.code).toBeUndefined();
+      expect(seen.rows.map((r) => r.id), table).toEqual(mine.map((r) => r.id));
+      expect(new Set(seen.rows.map((r) => r.account_id)), table).toEqual(new Set([a.accountId]));
+    }
+    const accounts = await asApi(a.accountId, "select id from app.accounts");
+    expect(accounts.rows).toEqual([{ id: a.accountId }]);
+  });
+
+  it("shows every platform team once an account is bound", async () => {
+    const [{ n }] = await sql("select count(*)::int n from app.teams");
+    const r = await asApi(a.accountId, "select count(*)::int n from app.teams");
+    expect(r.rows[0].n).toBe(n);
+  });
+
+  it("cannot look up another account's rows by id", async () => {
+    for (const table of ["tournaments", "registrations", "matches"]) {
+      const theirs = await sql(`select id from app.${table} where account_id = $1`, [b.accountId]);
+      const r = await asApi(a.accountId, `select id from app.${table} where id = any($1::uuid[])`, [theirs.map((x) => x.id)]);
+      expect(r.rows, table).toEqual([]);
+    }
+  });
+
+  it("cannot insert a tournament for another account", async () => {
+    const r = await asApi(a.accountId,
+      `insert into app.tournaments (account_id, name, slug, game_id, team_size, max_teams, starts_at, registration_closes)
+       values ($1, 'Planted', 'planted-' || gen_random_uuid(), gen_random_uuid(), 5, 8, now() + interval '1 day', now() + interval '1 day')`,
+      [b.accountId]);
+    expect(r.code, r.message).toBe("42501");
+  });
+
+  it("can insert a tournament for the bound account (the policy is not simply deny-all)", async () => {
+    const r = await asApi(a.accountId,
+      `insert into app.tournaments (account_id, name, slug, game_id, team_size, max_teams, starts_at, registration_closes)
+       values ($1, 'Own', 'own-' || gen_random_uuid(), gen_random_uuid(), 5, 8, now() + interval '1 day', now() + interval '1 day')
+       returning account_id`, [a.accountId]);
+    expect(r.code, r.message).toBeUndefined();
+    expect(r.rows).toEqual([{ account_id: a.accountId }]);
+  });
+
+  it("cannot insert a registration or a match into another account's tournament", async () => {
+    const [team] = await createTeams(1, "Planted");
+    const theirs = b.tournamentIds[1];
+    const asTheirs = await asApi(a.accountId,
+      "insert into app.registrations (tournament_id, account_id, team_id, payment_status) values ($1, $2, $3, 'complete')",
+      [theirs, b.accountId, team]);
+    expect(asTheirs.code, asTheirs.message).toBe("42501");
+    const asMine = await asApi(a.accountId,
+      "insert into app.registrations (tournament_id, account_id, team_id, payment_status) values ($1, $2, $3, 'complete')",
+      [theirs, a.accountId, team]);
+    expect(["42501", "23503"], asMine.message).toContain(asMine.code);
+    const match = await asApi(a.accountId,
+      "insert into app.matches (tournament_id, account_id, round, position) values ($1, $2, 9, 9)", [theirs, b.accountId]);
+    expect(match.code, match.message).toBe("42501");
+    const [{ n }] = await sql("select count(*)::int n from app.registrations where team_id = $1", [team]);
+    expect(n).toBe(0);
+  });
+
+  it("cannot update or delete another account's rows, nor move its own rows to another account", async () => {
+    const before = await sql("select * from app.tournaments where account_id = $1 order by id", [b.accountId]);
+    const update = await asApi(a.accountId, "update app.tournaments set name = 'Hijacked' where account_id = $1", [b.accountId]);
+    expect(update.rowCount).toBe(0);
+    const del = await asApi(a.accountId, "delete from app.tournaments where account_id = $1", [b.accountId]);
+    expect(del.rowCount).toBe(0);
+    const matches = await asApi(a.accountId, "update app.matches set team1_score = 99 where account_id = $1", [b.accountId]);
+    expect(matches.rowCount).toBe(0);
+    const move = await asApi(a.accountId, "update app.tournaments set account_id = $2 where id = $1", [a.tournamentIds[0], b.accountId]);
+    expect(move.code, move.message).toBe("42501");
+    expect(await sql("select * from app.tournaments where account_id = $1 order by id", [b.accountId])).toEqual(before);
+  });
+
+  it("cannot write accounts, teams or the operation registry, nor change registrations", async () => {
+    for (const statement of [
+      "insert into app.accounts (name) values ('Sneaky')",
+      "update app.accounts set api_access_enabled = true",
+      "insert into app.teams (name, tag) values ('Sneaky', 'SN')",
+      "insert into app.operations (name, fn) values ('x', 'app.iso(timestamptz)')",
+      "update app.registrations set payment_status = 'refunded'",
+      "delete from app.registrations",
+    ]) {
+      const r = await asApi(a.accountId, statement);
+      expect(r.code, statement).toBe("42501");
+    }
+  });
+
+  it("cannot read app.api_keys at all, even with an account bound", async () => {
+    for (const statement of ["select * from app.api_keys", "select count(*) from app.api_keys", "select key_hash from app.api_keys where account_id = $1"]) {
+      const values = statement.includes("$1") ? [a.accountId] : [];
+      expect((await asApi(a.accountId, statement, values)).code, statement).toBe("42501");
+      expect((await asApi(null, statement, values)).code, statement).toBe("42501");
+    }
+  });
+
+  it("cannot execute any admin.* function", async () => {
+    const fns = await sql<{ oid: number; sig: string }>(
+      "select p.oid::int, p.oid::regprocedure::text sig from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'admin'");
+    expect(fns.map((f) => f.sig).sort()).toEqual(expect.arrayContaining([
+      "admin.create_account(text)", "admin.create_api_key(uuid,text,text[],timestamp with time zone)",
+      "admin.create_team(text,text,text)", "admin.revoke_api_key(uuid)", "admin.set_api_access(uuid,boolean)",
+    ]));
+    for (const f of fns) {
+      const [{ ok }] = await sql("select has_function_privilege('tournament_api', $1::oid, 'execute') ok", [f.oid]);
+      expect(ok, f.sig).toBe(false);
+    }
+    for (const call of [
+      "select admin.create_account('Sneaky')",
+      `select admin.set_api_access('${a.accountId}', true)`,
+      `select * from admin.create_api_key('${a.accountId}', 'sneaky', array['read:tournaments'])`,
+      `select admin.revoke_api_key('${a.keyId}')`,
+      "select admin.create_team('Sneaky', 'SN')",
+    ]) {
+      expect((await asApi(a.accountId, call)).code, call).toBe("42501");
+    }
+  });
+
+  it("binds the account only for the transaction of api.call", async () => {
+    const client = new pg.Client({ connectionString: inject("functionDbUrl") });
+    await client.connect();
+    try {
+      const { rows: [who] } = await client.query("select current_user u");
+      expect(who.u).toBe("tournament_api");
+      const { rows: [call] } = await client.query(
+        "select auth, error, result from api.call($1, 'read:tournaments', 'tournaments.list', '{}'::jsonb)", [sha256(a.key)]);
+      expect(call.auth.account_id).toBe(a.accountId);
+      expect(call.error).toBeNull();
+      const listed = call.result.data.map((t: { id: string }) => t.id).sort();
+      const own = (await sql("select id from app.tournaments where account_id = $1", [a.accountId])).map((r) => r.id).sort();
+      expect(listed).toEqual(own);
+      const { rows: [after] } = await client.query("select coalesce(current_setting('app.account_id', true), '') v");
+      expect(after.v).toBe("");
+      const { rows: [count] } = await client.query("select count(*)::int n from app.tournaments");
+      expect(count.n).toBe(0);
+      const { rows: [refused] } = await client.query(
+        "select auth, result from api.call($1, 'read:tournaments', 'tournaments.list', '{}'::jsonb)", [sha256("tmk_nope")]);
+      expect(refused.auth.error).toBe("unauthorized");
+      expect(refused.result).toBeNull();
+    } finally {
+      await client.end();
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+describe("Supabase client roles", () => {
+  const clientRoles = ["anon", "authenticated"];
+
+  it.each(clientRoles)("%s has no usage on schemas app, api and admin", async (role) => {
+    for (const schema of ["app", "api", "admin"]) {
+      const [{ ok }] = await sql("select has_schema_privilege($1, $2, 'usage') ok", [role, schema]);
+      expect(ok, `${role} on ${schema}`).toBe(false);
+    }
+  });
+
+  it.each(clientRoles)("%s cannot read or write tables in app", async (role) => {
+    for (const table of appTables) {
+      const r = await asRole(role, `select * from app.${table} limit 1`);
+      expect(r.code, `${role} reading ${table}`).toBe("42501");
+    }
+    const insert = await asRole(role, "insert into app.accounts (name) values ('Sneaky')");
+    expect(insert.code).toBe("42501");
+  });
+
+  it.each(clientRoles)("%s cannot call api.call nor any admin.* function", async (role) => {
+    for (const call of [
+      "select * from api.call('\\x00'::bytea, 'read:tournaments', 'tournaments.list', '{}'::jsonb)",
+      "select admin.create_account('Sneaky')",
+      `select admin.set_api_access('${a.accountId}', true)`,
+      `select * from admin.create_api_key('${a.accountId}', 'sneaky', array['read:tournaments'])`,
+      "select admin.create_team('Sneaky', 'SN')",
+    ]) {
+      expect((await asRole(role, call)).code, `${role}: ${call}`).toBe("42501");
+    }
+  });
+
+  it("no client role (nor PUBLIC) holds a privilege on any object in app, api or admin", async () => {
+    const roles = ["anon", "authenticated", "service_role", "authenticator"];
+    const fns = await sql(
+      `select p.oid::regprocedure::text sig, r.rolname
+         from pg_proc p join pg_namespace n on n.oid = p.pronamespace, pg_roles r
+        where n.nspname in ('app', 'api', 'admin') and r.rolname = any($1)
+          and has_function_privilege(r.oid, p.oid, 'execute')`, [roles]);
+    expect(fns).toEqual([]);
+    const tables = await sql(
+      `select c.oid::regclass::text tbl, r.rolname
+         from pg_class c join pg_namespace n on n.oid = c.relnamespace, pg_roles r
+        where n.nspname in ('app', 'api', 'admin') and c.relkind in ('r', 'v', 'm', 'p') and r.rolname = any($1)
+          and has_table_privilege(r.oid, c.oid, 'select, insert, update, delete, truncate')`, [roles]);
+    expect(tables).toEqual([]);
+    const admins = await sql(
+      `select p.oid::regprocedure::text sig from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+        where n.nspname = 'admin' and (p.proacl is null or exists (
+          select from aclexplode(p.proacl) x where x.grantee = 0 and x.privilege_type = 'EXECUTE'))`);
+    expect(admins).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+describe("admin.create_account and admin.set_api_access", () => {
+  it("creates an account with API access off", async () => {
+    const [{ id }] = await sql("select admin.create_account('  Acme Esports  ') id");
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    const [row] = await sql("select name, api_access_enabled from app.accounts where id = $1", [id]);
+    expect(row).toEqual({ name: "Acme Esports", api_access_enabled: false });
+  });
+
+  it("turns API access on and off", async () => {
+    const id = await createAccount(false);
+    await sql("select admin.set_api_access($1, true)", [id]);
+    expect((await sql("select api_access_enabled e from app.accounts where id = $1", [id]))[0].e).toBe(true);
+    await sql("select admin.set_api_access($1, false)", [id]);
+    expect((await sql("select api_access_enabled e from app.accounts where id = $1", [id]))[0].e).toBe(false);
+  });
+
+  it("raises for an unknown account", async () => {
+    await expect(sql("select admin.set_api_access($1, true)", [crypto.randomUUID()])).rejects.toThrow(/not found/);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+describe("admin.create_api_key", () => {
+  it("returns an id and a key tmk_ + 49 base62 characters with a valid checksum", async () => {
+    const accountId = await createAccount(true);
+    const [row] = await sql("select * from admin.create_api_key($1, 'ci', array['read:tournaments'])", [accountId]);
+    expect(Object.keys(row).sort()).toEqual(["id", "key"]);
+    expect(row.key).toMatch(/^tmk_[0-9A-Za-z]{49}$/);
+    expect(isWellFormedKey(row.key)).toBe(true);
+    const [stored] = await sql("select account_id, name, prefix, scopes::text[] scopes, expires_at, revoked_at from app.api_keys where id = $1", [row.id]);
+    expect(stored).toEqual({ account_id: accountId, name: "ci", prefix: row.key.slice(0, 12), scopes: ["read:tournaments"], expires_at: null, revoked_at: null });
+  });
+
+  it("stores only the key's SHA-256, never the key in plaintext anywhere", async () => {
+    const accountId = await createAccount(true);
+    const { id, key } = await createKey(accountId);
+    const [stored] = await sql("select key_hash from app.api_keys where id = $1", [id]);
+    expect(Buffer.compare(stored.key_hash, sha256(key))).toBe(0);
+    const secret = key.slice(12); // everything past the visible prefix
+    for (const table of appTables) {
+      const [{ n }] = await sql(`select count(*)::int n from app.${table} t where t::text like '%' || $1 || '%'`, [secret]);
+      expect(n, table).toBe(0);
+    }
+  });
+
+  it("makes a different, random key every time", async () => {
+    const accountId = await createAccount(true);
+    const keys = await Promise.all(Array.from({ length: 20 }, () => createKey(accountId, ["read:results"])));
+    expect(new Set(keys.map((k) => k.key)).size).toBe(20);
+    expect(new Set(keys.map((k) => k.key.slice(4, 14))).size).toBe(20);
+  });
+
+  it("stores the scopes (each of the six allowed) without duplicates, and an expiry", async () => {
+    const accountId = await createAccount(true);
+    const expires = new Date(Date.now() + 86_400_000);
+    const [row] = await sql("select * from admin.create_api_key($1, 'all', $2, $3)", [accountId, [...ALL_SCOPES, "read:tournaments"], expires]);
+    const [stored] = await sql("select scopes::text[] scopes, expires_at from app.api_keys where id = $1", [row.id]);
+    expect([...stored.scopes].sort()).toEqual([...ALL_SCOPES].sort());
+    expect(stored.expires_at.getTime()).toBe(expires.getTime());
+  });
+
+  it.each([
+    ["an unknown scope", ["read:tournaments", "admin:everything"], /admin:everything/],
+    ["no scope", [], /scope/],
+  ])("raises for %s and stores nothing", async (_what, scopes, message) => {
+    const accountId = await createAccount(true);
+    await expect(sql("select * from admin.create_api_key($1, 'bad', $2)", [accountId, scopes])).rejects.toThrow(message);
+    const [{ n }] = await sql("select count(*)::int n from app.api_keys where account_id = $1", [accountId]);
+    expect(n).toBe(0);
+  });
+
+  it("raises for an expiry in the past and for an unknown account", async () => {
+    const accountId = await createAccount(true);
+    await expect(sql("select * from admin.create_api_key($1, 'old', array['read:tournaments'], now() - interval '1 minute')", [accountId]))
+      .rejects.toThrow(/expires_at/);
+    await expect(sql("select * from admin.create_api_key($1, 'x', array['read:tournaments'])", [crypto.randomUUID()]))
+      .rejects.toThrow(/not found/);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+describe("admin.revoke_api_key", () => {
+  it("marks the key revoked once, keeping the first revocation time", async () => {
+    const accountId = await createAccount(true);
+    const { id } = await createKey(accountId);
+    await sql("select admin.revoke_api_key($1)", [id]);
+    const [first] = await sql("select revoked_at from app.api_keys where id = $1", [id]);
+    expect(first.revoked_at).toBeInstanceOf(Date);
+    await new Promise((r) => setTimeout(r, 10));
+    await sql("select admin.revoke_api_key($1)", [id]);
+    const [second] = await sql("select revoked_at from app.api_keys where id = $1", [id]);
+    expect(second.revoked_at.getTime()).toBe(first.revoked_at.getTime());
+  });
+
+  it("revokes only the given key", async () => {
+    const accountId = await createAccount(true);
+    const [k1, k2] = [await createKey(accountId), await createKey(accountId)];
+    await sql("select admin.revoke_api_key($1)", [k1.id]);
+    const rows = await sql("select id, revoked_at is not null revoked from app.api_keys where account_id = $1 order by revoked desc", [accountId]);
+    expect(rows).toEqual([{ id: k1.id, revoked: true }, { id: k2.id, revoked: false }]);
+  });
+
+  it("raises for an unknown key", async () => {
+    await expect(sql("select admin.revoke_api_key($1)", [crypto.randomUUID()])).rejects.toThrow(/not found/);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+describe("admin.create_team", () => {
+  it("creates a team with trimmed name and tag, and an optional logo_url", async () => {
+    const [{ id }] = await sql("select admin.create_team('  Night Owls ', ' NO ', 'https://cdn.example.com/no.png') id");
+    const [row] = await sql("select name, tag, logo_url from app.teams where id = $1", [id]);
+    expect(row).toEqual({ name: "Night Owls", tag: "NO", logo_url: "https://cdn.example.com/no.png" });
+    const [{ id: plain }] = await sql("select admin.create_team('Plain', 'PL') id");
+    expect((await sql("select logo_url from app.teams where id = $1", [plain]))[0].logo_url).toBeNull();
+  });
+
+  it.each([
+    ["an empty name", "select admin.create_team('  ', 'X')"],
+    ["an empty tag", "select admin.create_team('Team', '')"],
+    ["a tag over 20 characters", `select admin.create_team('Team', '${"T".repeat(21)}')`],
+    ["a logo_url that is not http(s)", "select admin.create_team('Team', 'TM', 'javascript:alert(1)')"],
+  ])("raises for %s", async (_what, statement) => {
+    await expect(sql(statement)).rejects.toThrow();
+  });
+});

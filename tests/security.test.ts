@@ -1,0 +1,304 @@
+// The shared security suite (contract sections 1, 2 and 6): for every route registered in
+// functions/api/routes.ts, the key checks, the account check, the scope check and tenant
+// isolation; then the rate limit's exactness under concurrency.
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { routes } from "../functions/api/routes.ts";
+import type { Route } from "../functions/api/route.ts";
+import { base62, crc32 } from "../functions/api/keys.ts";
+import { freePort, startFunction } from "../scripts/stack.mjs";
+import {
+  ALL_SCOPES, apiUrl, type ApiResponse, createAccount, createKey, createTeams, createTournament,
+  expectStatus, request, sql, type Tenant, tenant, tournamentBody,
+} from "./helpers.ts";
+
+const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** A well-formed key (valid checksum) that no account holds. */
+function unknownKey(): string {
+  let body = "tmk_";
+  for (const b of crypto.getRandomValues(new Uint8Array(43))) body += ALPHABET[b % 62];
+  return body + base62(crc32(new TextEncoder().encode(body)), 6);
+}
+
+/** The key with one checksum character changed. */
+function badChecksum(key: string): string {
+  const i = key.length - 3;
+  const other = ALPHABET[(ALPHABET.indexOf(key[i]) + 1) % 62];
+  return key.slice(0, i) + other + key.slice(i + 1);
+}
+
+const routeName = (r: Route) => `${r.method} ${r.path}`;
+
+/** Owner's data that every other request must leave alone. */
+interface Fixture {
+  owner: Tenant;
+  tournamentId: string;
+  registrationId: string;
+  matchId: string;
+  spareTeamId: string;
+}
+let fx: Fixture;
+
+/** A valid body for each route that takes one (the intruder's request must be well formed). */
+function sampleBody(route: Route): unknown {
+  const samples: Record<string, unknown> = {
+    "POST /tournaments": tournamentBody({ name: "Intruder Cup" }),
+    "PATCH /tournaments/{id}": { name: "Hijacked", max_teams: 64 },
+    "POST /tournaments/{tournament_id}/registrations": { team_id: fx.spareTeamId },
+    "PATCH /tournaments/{tournament_id}/matches/{match_id}": { team1_score: 0, team2_score: 9 },
+  };
+  if (!route.body) return undefined;
+  if (!(routeName(route) in samples)) throw new Error(`no sample body for ${routeName(route)}: add one to the security suite`);
+  return samples[routeName(route)];
+}
+
+/** The route's path with the fixture's ids (or random UUIDs) in place of its parameters. */
+function pathFor(route: Route, ids: "fixture" | "random" = "fixture"): string {
+  return route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    if (ids === "random") return crypto.randomUUID();
+    const value = { id: fx.tournamentId, tournament_id: fx.tournamentId, registration_id: fx.registrationId,
+      match_id: fx.matchId }[name];
+    if (!value) throw new Error(`no fixture id for {${name}} in ${route.path}: add one to the security suite`);
+    return value;
+  });
+}
+
+/** Everything the owner holds, as the operator sees it. */
+async function snapshot(): Promise<string> {
+  const [row] = await sql(
+    `select json_build_object(
+       'tournaments', (select json_agg(t order by t.id) from app.tournaments t where t.account_id = $1),
+       'registrations', (select json_agg(r order by r.id) from app.registrations r where r.account_id = $1),
+       'matches', (select json_agg(m order by m.id) from app.matches m where m.account_id = $1))::text s`,
+    [fx.owner.accountId]);
+  return row.s;
+}
+
+function send(route: Route, headers: Record<string, string>, key?: string): Promise<ApiResponse> {
+  const body = sampleBody(route);
+  return request(route.method, pathFor(route), { body, headers, key });
+}
+
+function expectUnauthorized(res: ApiResponse) {
+  expectStatus(res, 401);
+  expect(res.body.success).toBe(false);
+  expect(res.body.error.code).toBe("unauthorized");
+  expect(res.headers.get("www-authenticate")).toMatch(/^Bearer\b/);
+}
+
+beforeAll(async () => {
+  const owner = await tenant();
+  const tournament = await createTournament(owner, { name: "Owner Cup", max_teams: 4 });
+  const [a, b, spare] = await createTeams(3, "Security");
+  for (const team_id of [a, b]) {
+    expectStatus(await owner.request("POST", `/tournaments/${tournament.id}/registrations`, { body: { team_id } }), 201);
+  }
+  expectStatus(await owner.request("PATCH", `/tournaments/${tournament.id}`, { body: { status: "ongoing" } }), 200);
+  const [reg] = await sql<{ id: string }>("select id from app.registrations where tournament_id = $1 order by seq limit 1", [tournament.id]);
+  const [match] = await sql<{ id: string }>("select id from app.matches where tournament_id = $1 and status = 'ready'", [tournament.id]);
+  fx = { owner, tournamentId: tournament.id, registrationId: reg.id, matchId: match.id, spareTeamId: spare };
+});
+
+describe.each(routes.map((r) => [routeName(r), r] as const))("%s", (_name, route) => {
+  it("returns 401 with WWW-Authenticate: Bearer when there is no Authorization header", async () => {
+    expectUnauthorized(await send(route, {}));
+  });
+
+  it("returns 401 when the Authorization header is not Bearer <key>", async () => {
+    const { key } = await fx.owner.newKey();
+    for (const value of [key, `Token ${key}`, `Basic ${Buffer.from(`${key}:`).toString("base64")}`, "Bearer", "Bearer ",
+      `Bearer ${key} extra`, `Bearer${key}`]) {
+      expectUnauthorized(await send(route, { authorization: value }));
+    }
+  });
+
+  it("returns 401 for malformed keys", async () => {
+    const { key } = await fx.owner.newKey();
+    for (const bad of ["tmk_short", `${key}x`, key.slice(0, -1), `sk_${key.slice(4)}`, `${key.slice(0, 10)}-${key.slice(11)}`,
+      key.toUpperCase() === key ? key.toLowerCase() : key.toUpperCase()]) {
+      expectUnauthorized(await send(route, {}, bad));
+    }
+  });
+
+  it("returns 401 for a real key with a changed checksum", async () => {
+    const { key } = await fx.owner.newKey();
+    expectUnauthorized(await send(route, {}, badChecksum(key)));
+  });
+
+  it("returns 401 for a well-formed key that does not exist", async () => {
+    expectUnauthorized(await send(route, {}, unknownKey()));
+  });
+
+  it("returns 401 for a revoked key", async () => {
+    const { id, key } = await fx.owner.newKey();
+    await sql("select admin.revoke_api_key($1)", [id]);
+    expectUnauthorized(await send(route, {}, key));
+  });
+
+  it("returns 401 for an expired key", async () => {
+    const { id, key } = await fx.owner.newKey();
+    await sql("update app.api_keys set expires_at = now() - interval '1 second' where id = $1", [id]);
+    expectUnauthorized(await send(route, {}, key));
+  });
+
+  it("gives one message for every kind of refused key (no oracle)", async () => {
+    const revoked = await fx.owner.newKey();
+    await sql("select admin.revoke_api_key($1)", [revoked.id]);
+    const expired = await fx.owner.newKey();
+    await sql("update app.api_keys set expires_at = now() - interval '1 second' where id = $1", [expired.id]);
+    const responses = await Promise.all([
+      send(route, {}), send(route, {}, "tmk_short"), send(route, {}, unknownKey()),
+      send(route, {}, badChecksum(revoked.key)), send(route, {}, revoked.key), send(route, {}, expired.key),
+    ]);
+    for (const res of responses) expectUnauthorized(res);
+    const bodies = responses.map((r) => JSON.stringify(r.body.error));
+    expect(new Set(bodies).size).toBe(1);
+  });
+
+  it("returns 403 api_access_disabled for a valid key of a disabled account, and changes nothing", async () => {
+    const before = await snapshot();
+    const { key } = await createKey(await createAccount(false), ALL_SCOPES);
+    const res = await send(route, {}, key);
+    expectStatus(res, 403);
+    expect(res.body.error.code).toBe("api_access_disabled");
+    expect(await snapshot()).toBe(before);
+  });
+
+  it(`returns 403 insufficient_scope naming ${route.scope} for a key with every other scope, and changes nothing`, async () => {
+    const before = await snapshot();
+    const { key } = await fx.owner.newKey(ALL_SCOPES.filter((s) => s !== route.scope));
+    const res = await send(route, {}, key);
+    expectStatus(res, 403);
+    expect(res.body.error.code).toBe("insufficient_scope");
+    expect(res.body.error.message).toContain(route.scope);
+    expect(await snapshot()).toBe(before);
+  });
+
+  it(`passes the scope check with a key holding only ${route.scope}`, async () => {
+    const t = await tenant([route.scope]);
+    const res = await t.request(route.method, pathFor(route, "random"), { body: sampleBody(route) });
+    expect([401, 403], res.text).not.toContain(res.status);
+    expect([200, 201, 404], res.text).toContain(res.status);
+  });
+
+  it("answers another account's data as if it did not exist, and changes nothing", async () => {
+    const before = await snapshot();
+    const intruder = await tenant();
+    const res = await send(route, {}, intruder.key);
+    if (route.path.includes("{")) {
+      expectStatus(res, 404);
+      expect(res.body.error.code).toBe("not_found");
+      // Same answer as for an id that exists nowhere.
+      const nowhere = await intruder.request(route.method, pathFor(route, "random"), { body: sampleBody(route) });
+      expectStatus(nowhere, 404);
+      expect(res.body.error.message).toBe(nowhere.body.error.message);
+    } else {
+      expect(res.status, res.text).toBeLessThan(300);
+    }
+    expect(res.text).not.toContain(fx.tournamentId);
+    expect(res.text).not.toContain("Owner Cup");
+    expect(await snapshot()).toBe(before);
+    if (route.method === "GET" && !route.path.includes("{")) {
+      expect(res.body.data).toEqual([]);
+      expect(res.body.pagination.total).toBe(0);
+    }
+  });
+});
+
+describe("keys over time", () => {
+  it("a key revoked after use is refused on the next request", async () => {
+    const t = await tenant();
+    expectStatus(await t.request("GET", "/tournaments"), 200);
+    await sql("select admin.revoke_api_key($1)", [t.keyId]);
+    expectUnauthorized(await t.request("GET", "/tournaments"));
+  });
+
+  it("a key past its expiry is refused on the next request", async () => {
+    const accountId = await createAccount(true);
+    const { id, key } = await createKey(accountId, ALL_SCOPES, new Date(Date.now() + 3_600_000));
+    expectStatus(await request("GET", "/tournaments", { key }), 200);
+    await sql("update app.api_keys set expires_at = now() - interval '1 millisecond' where id = $1", [id]);
+    expectUnauthorized(await request("GET", "/tournaments", { key }));
+  });
+
+  it("an account whose access is turned off is refused on the next request, and allowed again once on", async () => {
+    const t = await tenant();
+    expectStatus(await t.request("GET", "/tournaments"), 200);
+    await sql("select admin.set_api_access($1, false)", [t.accountId]);
+    const res = await t.request("GET", "/tournaments");
+    expectStatus(res, 403);
+    expect(res.body.error.code).toBe("api_access_disabled");
+    await sql("select admin.set_api_access($1, true)", [t.accountId]);
+    expectStatus(await t.request("GET", "/tournaments"), 200);
+  });
+
+  it("a key with several scopes can use each of them", async () => {
+    const t = await tenant(["read:tournaments", "write:tournaments"]);
+    const created = await createTournament(t);
+    expectStatus(await t.request("GET", `/tournaments/${created.id}`), 200);
+    const res = await t.request("GET", `/tournaments/${created.id}/registrations`);
+    expectStatus(res, 403);
+    expect(res.body.error.message).toContain("read:registrations");
+  });
+});
+
+describe("rate limit", () => {
+  const burst = async (key: string, count: number, urls: string[]) => {
+    const responses = await Promise.all(Array.from({ length: count }, async (_, i) => {
+      const res = await fetch(`${urls[i % urls.length]}/tournaments`, { headers: { authorization: `Bearer ${key}` } });
+      return { status: res.status, retryAfter: res.headers.get("retry-after"), body: await res.json() };
+    }));
+    return {
+      passed: responses.filter((r) => r.status !== 429),
+      limited: responses.filter((r) => r.status === 429),
+    };
+  };
+  const hits = async (keyId: string) =>
+    (await sql("select cardinality(rate_hits) n from app.api_keys where id = $1", [keyId]))[0].n;
+
+  it("lets exactly 100 of 150 parallel requests with one fresh key through; the 50 others get 429 with Retry-After", async () => {
+    const t = await tenant();
+    const { passed, limited } = await burst(t.key, 150, [apiUrl()]);
+    expect(passed.map((r) => r.status)).toEqual(Array(100).fill(200));
+    expect(limited).toHaveLength(50);
+    for (const r of limited) {
+      expect(r.body.error.code).toBe("rate_limited");
+      const retry = Number(r.retryAfter);
+      expect(Number.isInteger(retry)).toBe(true);
+      expect(retry).toBeGreaterThanOrEqual(1);
+      expect(retry).toBeLessThanOrEqual(60);
+    }
+    // 429s do not count: the window holds the 100 accepted requests only, even after more refusals.
+    expect(await hits(t.keyId)).toBe(100);
+    const more = await burst(t.key, 10, [apiUrl()]);
+    expect(more.limited).toHaveLength(10);
+    expect(await hits(t.keyId)).toBe(100);
+  });
+
+  it("limits each key separately", async () => {
+    const t = await tenant();
+    const { passed } = await burst(t.key, 100, [apiUrl()]);
+    expect(passed).toHaveLength(100);
+    expectStatus(await t.request("GET", "/tournaments"), 429);
+    const other = await t.newKey();
+    expectStatus(await request("GET", "/tournaments", { key: other.key }), 200);
+  });
+
+  describe("across function instances", () => {
+    let second: { url: string; stop: () => Promise<void> } | undefined;
+    beforeAll(async () => {
+      second = await startFunction({ port: await freePort(), databaseUrl: inject("functionDbUrl") });
+    });
+    afterAll(async () => {
+      await second?.stop();
+    });
+
+    it("shares one window between two instances: 150 parallel requests split over both → exactly 100 pass", async () => {
+      const t = await tenant();
+      const { passed, limited } = await burst(t.key, 150, [apiUrl(), `${second!.url}/functions/v1/api/v1`]);
+      expect(passed.map((r) => r.status)).toEqual(Array(100).fill(200));
+      expect(limited).toHaveLength(50);
+      expect(await hits(t.keyId)).toBe(100);
+    });
+  });
+});
