@@ -6,6 +6,8 @@ import { Router, type Route } from "./route.ts";
 import { routes } from "./routes.ts";
 import { readJsonObject } from "./body.ts";
 import { parse, UUID_PATTERN } from "./validation.ts";
+import { openApiDocument } from "./openapi.ts";
+import { DOCS_ASSETS, docsPage, readAsset } from "./docs.ts";
 
 /** One structured log line per request. Never holds a key. */
 export interface LogLine {
@@ -26,10 +28,13 @@ export interface HandlerDeps {
   log: (line: LogLine) => void;
   /** Public base URL up to (not including) /api/v1, for Location; derived from the request if unset. */
   publicBaseUrl?: string;
+  /** Reads a file (the docs page's assets): Deno.readFile on Deno. */
+  readFile?: (url: URL) => Promise<Uint8Array>;
 }
 
 const API_PREFIX = "/api/v1";
 const router = new Router(routes);
+let openApiJson: string | undefined;
 
 interface Context {
   requestId: string;
@@ -135,6 +140,8 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps): Promise<Re
   const url = new URL(req.url);
   if (req.method === "OPTIONS") return preflight(ctx.requestId);
   const where = apiPath(url);
+  const open = where && await openRoute(req, where.path, ctx, deps);
+  if (open) return open;
   const found = where && router.match(req.method, where.path);
   if (!where || !found) throw new ApiError("not_found", "No such route.");
   if ("allow" in found) {
@@ -175,4 +182,30 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps): Promise<Re
     return success(201, ctx.requestId, `"data":${result}`, ctx.headers);
   }
   return success(200, ctx.requestId, `"data":${result}`, ctx.headers);
+}
+
+// The routes that need no key: the OpenAPI document and the reference page with its assets.
+async function openRoute(req: Request, path: string, ctx: Context, deps: HandlerDeps): Promise<Response | null> {
+  const asset = path.startsWith("/docs/") ? path.slice("/docs/".length) : null;
+  if (path !== "/openapi.json" && path !== "/docs" && !(asset && asset in DOCS_ASSETS)) return null;
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    throw new ApiError("method_not_allowed", "Use GET on this path.", undefined, { Allow: "GET, HEAD" });
+  }
+  const headers = ctx.headers;
+  const body = (bytes: BodyInit) => (req.method === "HEAD" ? null : bytes);
+  if (path === "/openapi.json") {
+    openApiJson ??= JSON.stringify(openApiDocument(), null, 2);
+    return new Response(body(openApiJson), { status: 200, headers });
+  }
+  if (path === "/docs") {
+    headers.set("Content-Type", "text/html; charset=utf-8");
+    headers.set("Content-Security-Policy",
+      "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:");
+    return new Response(body(docsPage()), { status: 200, headers });
+  }
+  if (!deps.readFile) throw new ApiError("not_found", "No such route.");
+  const bytes = await readAsset(asset!, deps.readFile);
+  headers.set("Content-Type", DOCS_ASSETS[asset!]);
+  headers.set("Cache-Control", "public, max-age=3600");
+  return new Response(body(bytes as Uint8Array<ArrayBuffer>), { status: 200, headers });
 }

@@ -9,6 +9,7 @@ const handler = createHandler({
   db: connect(config),
   log: (line) => console.log(JSON.stringify(line)),
   publicBaseUrl: config.publicBaseUrl,
+  readFile: (url) => Deno.readFile(url),
 });
 
 const port = Deno.env.get("API_PORT");

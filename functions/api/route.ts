@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { ErrorCode } from "./errors.ts";
 
 /** A permission a key can carry. */
 export type Scope =
@@ -27,6 +28,14 @@ export interface Route {
   // deno-lint-ignore no-explicit-any
   location?: (data: any) => string;
   summary: string;
+  /** Longer documentation for the OpenAPI document. */
+  description?: string;
+  /** The schema of `data` in a success response. */
+  response: z.ZodType;
+  /** The 409 codes this route can answer. */
+  conflicts?: ErrorCode[];
+  /** An example request body. */
+  bodyExample?: Record<string, unknown>;
 }
 
 interface Compiled {

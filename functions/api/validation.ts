@@ -5,7 +5,8 @@ import { ApiError, type ErrorDetail } from "./errors.ts";
 export function text(max: number) {
   return z.string()
     .refine((s) => !s.includes("\u0000") && s.isWellFormed(), { message: "must be valid text without NUL characters" })
-    .refine((s) => chars(s) <= max, { message: `must be at most ${max} characters` });
+    .refine((s) => chars(s) <= max, { message: `must be at most ${max} characters` })
+    .meta({ maxLength: max });
 }
 
 /** Length in Unicode characters (code points), as Postgres counts it; not UTF-16 units. */
@@ -32,18 +33,23 @@ export const dateTime = () =>
 
 /** A non-negative amount with at most two decimals, up to `max`. */
 export function money(max: number) {
-  // Exact: the number must be the double nearest to its own 2-decimal rounding (a tolerance
+  // (documented as multipleOf 0.01) Exact: the number must be the double nearest to its own 2-decimal rounding (a tolerance
   // would let 10.000000001 through, to be stored as 10.00).
   return z.number().min(0).max(max).refine((v) => Number(v.toFixed(2)) === v, {
     message: "must have at most 2 decimals",
-  });
+  }).meta({ multipleOf: 0.01 });
 }
 
 /** A whole number given as a query string, within bounds. */
 export function queryInt(min: number, max: number) {
-  return z.string().regex(/^\d{1,9}$/, "must be a whole number").transform(Number)
+  const schema = z.string().regex(/^\d{1,9}$/, "must be a whole number").transform(Number)
     .pipe(z.number().int().min(min).max(max));
+  documentedAs.set(schema, { type: "integer", minimum: min, maximum: max });
+  return schema;
 }
+
+/** JSON Schema to document a schema by, where zod's own would mislead (query strings parsed as numbers). */
+export const documentedAs = new WeakMap<z.ZodType, Record<string, unknown>>();
 
 /** Field-level details for a zod error: one entry per field (unknown fields each named). */
 export function details(error: z.ZodError): ErrorDetail[] {

@@ -1,21 +1,23 @@
 import { z } from "zod";
 import { dateTime, money, queryInt, text, uuid } from "../validation.ts";
 import type { Route } from "../route.ts";
+import { DeleteResult, EXAMPLE_IDS, Tournament } from "./models.ts";
 
 export const TournamentStatus = z.enum(["registration", "ongoing", "completed"]);
 
 const fields = {
-  name: z.string().trim().pipe(text(100)).refine((s) => s.length > 0, { message: "must not be empty" }),
-  description: text(5000),
+  name: z.string().trim().pipe(text(100)).refine((s) => s.length > 0, { message: "must not be empty" })
+    .meta({ description: "1–100 characters after trimming.", minLength: 1, maxLength: 100 }),
+  description: text(5000).meta({ description: "Up to 5,000 characters. Default `\"\"`." }),
   game_id: uuid(),
-  format: z.enum(["single_elimination"]),
-  team_size: z.int().min(1).max(100),
+  format: z.enum(["single_elimination"]).meta({ description: "Default `single_elimination`, the only format." }),
+  team_size: z.int().min(1).max(100).meta({ description: "Players per team." }),
   max_teams: z.int().min(2).max(1024),
-  entry_fee: money(1_000_000),
-  prize_pool: money(100_000_000),
-  starts_at: dateTime(),
-  registration_closes: dateTime(),
-  rules: text(20_000),
+  entry_fee: money(1_000_000).meta({ description: "At most 2 decimals. Default 0." }),
+  prize_pool: money(100_000_000).meta({ description: "At most 2 decimals. Default 0." }),
+  starts_at: dateTime().meta({ description: "With an offset (`Z` or `±hh:mm`); in the future." }),
+  registration_closes: dateTime().meta({ description: "With an offset; not after `starts_at`. Default `starts_at`." }),
+  rules: text(20_000).meta({ description: "Up to 20,000 characters. Default `\"\"`." }),
 };
 
 export const CreateTournament = z.strictObject({
@@ -46,13 +48,29 @@ const tournamentLocation = (data: { id: string }) => `/tournaments/${data.id}`;
 
 export const tournamentRoutes: Route[] = [
   { method: "GET", path: "/tournaments", scope: "read:tournaments", op: "tournaments.list",
-    query: ListTournamentsQuery, paginated: true, summary: "List the account's tournaments" },
+    query: ListTournamentsQuery, paginated: true, response: z.array(Tournament),
+    summary: "List the account's tournaments",
+    description: "Newest first (`created_at desc, id desc`). A page past the end is an empty `data` with the true `total`. Unknown query parameters are ignored." },
   { method: "POST", path: "/tournaments", scope: "write:tournaments", op: "tournaments.create",
-    body: CreateTournament, location: tournamentLocation, summary: "Create a tournament" },
+    body: CreateTournament, location: tournamentLocation, response: Tournament,
+    summary: "Create a tournament",
+    description: "A new tournament has status `registration`. `starts_at` must be in the future; `registration_closes` defaults to `starts_at` and may not be after it. Date-times need an offset and are returned in UTC.",
+    bodyExample: { name: "Spring Cup", game_id: EXAMPLE_IDS.game, team_size: 5, max_teams: 16, entry_fee: 10,
+      prize_pool: 1500.5, starts_at: "2027-03-01T18:00:00+01:00", registration_closes: "2027-03-01T00:00:00+01:00" } },
   { method: "GET", path: "/tournaments/{id}", scope: "read:tournaments", op: "tournaments.get",
-    summary: "Get a tournament" },
+    response: Tournament, summary: "Get a tournament" },
   { method: "PATCH", path: "/tournaments/{id}", scope: "write:tournaments", op: "tournaments.update",
-    body: UpdateTournament, summary: "Update a tournament or change its status" },
+    body: UpdateTournament, response: Tournament,
+    conflicts: ["tournament_full", "tournament_locked", "invalid_status_transition"],
+    summary: "Update a tournament or change its status",
+    description: [
+      "Any non-empty subset of the create fields, plus `status`. Only fields whose value changes count.",
+      "- In `registration` every field may change; `max_teams` may not go below the registrations held (409 `tournament_full`).",
+      "- In `ongoing` only `name`, `description`, `rules`, `prize_pool` and `status`; in `completed` only `name`, `description`, `rules` (others: 409 `tournament_locked`).",
+      "- `registration → ongoing` needs at least 2 registrations and generates the bracket; `ongoing → completed` needs the final decided; the current status again is a no-op; anything else is 409 `invalid_status_transition`.",
+    ].join("\n"),
+    bodyExample: { name: "Spring Cup 2027", max_teams: 32 } },
   { method: "DELETE", path: "/tournaments/{id}", scope: "write:tournaments", op: "tournaments.delete",
-    summary: "Delete a tournament with its registrations and matches" },
+    response: DeleteResult, summary: "Delete a tournament",
+    description: "Allowed in every status; removes the tournament's registrations and matches." },
 ];

@@ -1,0 +1,220 @@
+// The OpenAPI 3.1 document, built from the route table and its zod schemas: the same schemas
+// the function validates with, so the document cannot drift from the behaviour.
+import { z } from "zod";
+import { API_VERSION } from "./envelope.ts";
+import type { ErrorCode } from "./errors.ts";
+import type { Route } from "./route.ts";
+import { documentedAs } from "./validation.ts";
+import { routes } from "./routes.ts";
+import * as models from "./resources/models.ts";
+import { CreateTournament, ListTournamentsQuery, UpdateTournament } from "./resources/tournaments.ts";
+import { CreateRegistration } from "./resources/registrations.ts";
+import { ReportMatch } from "./resources/results.ts";
+
+type Json = Record<string, unknown>;
+const ref = (name: string, kind = "schemas") => ({ $ref: `#/components/${kind}/${name}` });
+
+// Named component schemas: response models and request bodies.
+const named: Record<string, z.ZodType> = {
+  Tournament: models.Tournament, TeamSummary: models.TeamSummary, Registration: models.Registration,
+  Match: models.Match, Standing: models.Standing, Results: models.Results, DeleteResult: models.DeleteResult,
+  Pagination: models.Pagination, Meta: models.Meta, Error: models.ErrorBody,
+  CreateTournament, UpdateTournament, CreateRegistration, ReportMatch,
+};
+
+const OUTPUTS = new Set(["Tournament", "TeamSummary", "Registration", "Match", "Standing", "Results",
+  "DeleteResult", "Pagination", "Meta", "Error"]);
+
+function componentSchemas(): Json {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
+  // Request bodies are described as inputs, response models as outputs.
+  const convert = (io: "input" | "output") =>
+    (z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}`, io, unrepresentable: "any" }) as
+      { schemas: Record<string, Json> }).schemas;
+  const inputs = convert("input");
+  const outputs = convert("output");
+  const schemas: Record<string, Json> = {};
+  for (const id of Object.keys(named)) {
+    const schema = OUTPUTS.has(id) ? relaxed(outputs[id]) : inputs[id];
+    delete schema.$schema;
+    delete schema.$id;
+    schemas[id] = schema;
+  }
+  schemas.UpdateTournament.minProperties = 1;
+  return schemas;
+}
+
+// Responses may gain fields and need no input patterns: drop `additionalProperties: false`
+// and the long validation patterns of uuid and date-time strings.
+function relaxed(schema: Json): Json {
+  return JSON.parse(JSON.stringify(schema), (key, value) => {
+    if (value && typeof value === "object" && !Array.isArray(value)) {
+      if (value.additionalProperties === false) delete value.additionalProperties;
+      if (value.format === "uuid" || value.format === "date-time") delete value.pattern;
+    }
+    return value;
+  });
+}
+
+/** A schema as a reference when it is a named component, else inline JSON Schema. */
+function schemaOf(schema: z.ZodType): Json {
+  for (const [id, s] of Object.entries(named)) if (s === schema) return ref(id);
+  const inner = (schema as unknown as { def?: { type?: string; element?: z.ZodType } }).def;
+  if (inner?.type === "array" && inner.element) return { type: "array", items: schemaOf(inner.element) };
+  const out = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Json;
+  delete out.$schema;
+  return out;
+}
+
+const ERROR_RESPONSES: Record<string, { description: string; code: ErrorCode; message: string; headers?: Json }> = {
+  "400": { description: "Invalid JSON (`invalid_json`) or invalid fields (`validation_error`, with `details`).", code: "validation_error", message: "The request body is invalid." },
+  "401": { description: "No key, not `Bearer <key>`, or an unknown, revoked or expired key.", code: "unauthorized", message: "A valid API key is required: send Authorization: Bearer <key>.", headers: { "WWW-Authenticate": { schema: { type: "string" }, description: "`Bearer realm=\"api\"`" } } },
+  "403": { description: "The account's API access is not enabled (`api_access_disabled`), or the key lacks the scope (`insufficient_scope`).", code: "insufficient_scope", message: "This API key lacks the scope read:tournaments that this operation needs." },
+  "404": { description: "No such resource, or one of another account.", code: "not_found", message: "Tournament not found." },
+  "409": { description: "The resource's state forbids the request.", code: "tournament_full", message: "The tournament is full (16 of 16 teams)." },
+  "413": { description: "The body is over 64 KiB.", code: "payload_too_large", message: "The request body is larger than 65536 bytes." },
+  "415": { description: "The body is not `application/json`.", code: "unsupported_media_type", message: "The request body must be application/json." },
+  "429": { description: "Over 100 requests in the rolling 60 seconds for this key.", code: "rate_limited", message: "Rate limit exceeded: 100 requests per 60 seconds per key.", headers: { "Retry-After": { schema: { type: "integer" }, description: "Seconds until a request is accepted again." } } },
+  "500": { description: "A bug on our side; nothing internal leaks.", code: "internal_error", message: "Something went wrong on our side. The request id identifies it." },
+  "503": { description: "The database cannot be reached; the request did nothing.", code: "service_unavailable", message: "The service is temporarily unavailable; the request did nothing. Try again shortly." },
+};
+
+const RATE_HEADERS = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy", "RateLimit"];
+
+function errorComponents(): Json {
+  const out: Json = {};
+  for (const [status, e] of Object.entries(ERROR_RESPONSES)) {
+    out[`Error${status}`] = {
+      description: e.description,
+      headers: { "X-Request-Id": ref("X-Request-Id", "headers"), ...(e.headers ?? {}) },
+      content: { "application/json": { schema: ref("Error"), example: {
+        success: false, error: { code: e.code, message: e.message,
+          ...(status === "400" ? { details: [{ field: "max_teams", message: "Too big: expected number to be <=1024" }] } : {}) },
+        meta: { timestamp: "2026-11-21T10:00:00.000Z", api_version: API_VERSION, request_id: models.EXAMPLE_IDS.request },
+      } } },
+    };
+  }
+  return out;
+}
+
+function headerComponents(): Json {
+  return {
+    "X-Request-Id": { description: "This request's id (also `meta.request_id`).", schema: { type: "string", format: "uuid" } },
+    "RateLimit-Limit": { description: "Requests allowed per window (100).", schema: { type: "integer" } },
+    "RateLimit-Remaining": { description: "Requests left in the rolling window.", schema: { type: "integer" } },
+    "RateLimit-Reset": { description: "Seconds until the oldest counted request leaves the window.", schema: { type: "integer" } },
+    "RateLimit-Policy": { description: "IETF draft: `\"default\";q=100;w=60`.", schema: { type: "string" } },
+    "RateLimit": { description: "IETF draft: `\"default\";r=<remaining>;t=<seconds>`.", schema: { type: "string" } },
+    "Location": { description: "The created resource's URL.", schema: { type: "string", format: "uri" } },
+  };
+}
+
+function exampleOf(schema: z.ZodType): unknown {
+  const meta = (schema as unknown as { meta(): { example?: unknown } | undefined }).meta();
+  return meta?.example;
+}
+
+function operation(route: Route): Json {
+  const params: Json[] = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name, in: "path", required: true, schema: { type: "string", format: "uuid" },
+    description: name === "id" || name === "tournament_id" ? "The tournament's id." : `The ${name.replace("_id", "")}'s id.`,
+  }));
+  if (route.query instanceof z.ZodObject) {
+    for (const [name, field] of Object.entries(route.query.shape as Record<string, z.ZodType>)) {
+      const inner = field instanceof z.ZodOptional ? (field.unwrap() as z.ZodType) : field;
+      const schema = documentedAs.get(inner) ?? z.toJSONSchema(field, { io: "input", unrepresentable: "any" }) as Json;
+      delete schema.$schema;
+      params.push({ name, in: "query", required: !field.safeParse(undefined).success, schema, ...(name === "page" ? { description: "≥ 1 (default 1)." } : name === "limit" ? { description: "1–100 (default 20)." } : {}) });
+    }
+  }
+  const isArray = (route.response as unknown as { def: { type: string } }).def.type === "array";
+  const dataExample = isArray
+    ? [exampleOf((route.response as unknown as { def: { element: z.ZodType } }).def.element)]
+    : exampleOf(route.response);
+  const status = route.location ? "201" : "200";
+  const successHeaders: Json = { "X-Request-Id": ref("X-Request-Id", "headers") };
+  for (const h of RATE_HEADERS) successHeaders[h] = ref(h, "headers");
+  if (route.location) successHeaders.Location = ref("Location", "headers");
+
+  const responses: Json = {
+    [status]: {
+      description: route.location ? "Created." : "OK.",
+      headers: successHeaders,
+      content: { "application/json": {
+        schema: {
+          type: "object", required: ["success", "data", "meta", ...(route.paginated ? ["pagination"] : [])],
+          properties: { success: { const: true }, data: schemaOf(route.response),
+            ...(route.paginated ? { pagination: ref("Pagination") } : {}), meta: ref("Meta") },
+        },
+        example: { success: true, data: dataExample,
+          ...(route.paginated ? { pagination: { page: 1, limit: 20, total: 1 } } : {}),
+          meta: { timestamp: "2026-11-21T10:00:00.000Z", api_version: API_VERSION, request_id: models.EXAMPLE_IDS.request } },
+      } },
+    },
+  };
+  const errors = ["400", "401", "403", "404", ...(route.conflicts ? ["409"] : []),
+    ...(route.body ? ["413", "415"] : []), "429", "500", "503"];
+  for (const e of errors) responses[e] = ref(`Error${e}`, "responses");
+  if (route.conflicts) {
+    responses["409"] = { headers: { "X-Request-Id": ref("X-Request-Id", "headers") }, description: `State conflict: ${route.conflicts.map((c) => `\`${c}\``).join(", ")}.`,
+      content: { "application/json": { schema: ref("Error"), example: { success: false,
+        error: { code: route.conflicts[0], message: "The resource's state forbids this request." },
+        meta: { timestamp: "2026-11-21T10:00:00.000Z", api_version: API_VERSION, request_id: models.EXAMPLE_IDS.request } } } } };
+  }
+
+  return {
+    operationId: route.op.replace(/\.(\w)/, (_, c: string) => c.toUpperCase()),
+    summary: route.summary,
+    description: `${route.description ? route.description + "\n\n" : ""}Requires the scope \`${route.scope}\`.`,
+    tags: [route.path.includes("/registrations") ? "Registrations" : route.path.includes("/results") || route.path.includes("/matches") ? "Results" : "Tournaments"],
+    security: [{ apiKey: [route.scope] }],
+    "x-required-scope": route.scope,
+    ...(params.length ? { parameters: params } : {}),
+    ...(route.body ? { requestBody: { required: true, content: { "application/json": {
+      schema: schemaOf(route.body), ...(route.bodyExample ? { example: route.bodyExample } : {}) } } } } : {}),
+    responses,
+  };
+}
+
+/** The OpenAPI 3.1 document of /api/v1. */
+export function openApiDocument(): Json {
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Tournament API",
+      version: API_VERSION,
+      summary: "Tournaments, team registrations, brackets and results for esports organisers.",
+      description: [
+        "Every request carries `Authorization: Bearer <API key>`; every operation needs a scope on the key.",
+        "Successes are `{success: true, data, pagination?, meta}`; errors are `{success: false, error: {code, message, details?}, meta}`.",
+        "Checks run in this order: route (404/405) → key (401) → account enabled (403) → rate limit (429) → scope (403) → input (400/413/415) → existence (404) → state (409).",
+        "Rate limit: 100 accepted requests per key in any rolling 60 seconds; `RateLimit-*` headers on every authenticated response.",
+        "A known path with another method answers 405 with `Allow`. Browsers get CORS (`OPTIONS` preflight).",
+      ].join("\n\n"),
+    },
+    servers: [
+      { url: "http://127.0.0.1:54321/functions/v1/api/v1", description: "Local (npm start)" },
+      { url: "https://{project_ref}.supabase.co/functions/v1/api/v1", description: "Supabase",
+        variables: { project_ref: { default: "your-project-ref" } } },
+    ],
+    tags: [
+      { name: "Tournaments" }, { name: "Registrations" }, { name: "Results", description: "Brackets, match reports and standings." },
+    ],
+    security: [{ apiKey: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        apiKey: { type: "http", scheme: "bearer", bearerFormat: "tmk_<43 base62><6 base62 checksum>",
+          description: "An API key made by the operator or in the account settings. Scopes: read:tournaments, write:tournaments, read:registrations, write:registrations, read:results, write:results." },
+      },
+      schemas: componentSchemas(),
+      responses: errorComponents(),
+      headers: headerComponents(),
+    },
+  };
+}
