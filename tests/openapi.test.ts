@@ -35,12 +35,16 @@ describe("the OpenAPI document", () => {
       expect(op.parameters?.filter((p: any) => p.in === "path").map((p: any) => p.name) ?? []).toEqual(pathParams);
       expect(Boolean(op.requestBody)).toBe(Boolean(route.body));
       const statuses = Object.keys(op.responses).sort();
+      const post = route.method === "POST";
       const expected = [route.location ? "201" : "200", "400", "401", "403", "404", "429", "500", "503",
-        ...(route.conflicts ? ["409"] : []), ...(route.body ? ["413", "415"] : [])].sort();
+        ...(route.conflicts || post ? ["409"] : []), ...(route.body ? ["413", "415"] : []),
+        ...(post ? ["422"] : [])].sort();
       expect(statuses, `${route.method} ${route.path}`).toEqual(expected);
-      if (route.conflicts) {
-        for (const code of route.conflicts) expect(op.responses["409"].description).toContain(code);
+      for (const code of [...(route.conflicts ?? []), ...(post ? ["idempotency_conflict"] : [])]) {
+        expect(op.responses["409"].description).toContain(code);
       }
+      const idempotencyHeader = op.parameters?.find((p: any) => p.in === "header" && p.name === "Idempotency-Key");
+      expect(Boolean(idempotencyHeader), `${route.method} ${route.path}`).toBe(post);
     }
     expect(Object.values(doc.paths).flatMap((p: any) => Object.keys(p)).length).toBe(routes.length);
   });

@@ -1,7 +1,7 @@
 import { ApiError } from "./errors.ts";
 import { baseHeaders, failure, preflight, success } from "./envelope.ts";
 import { bearerKey, hashKey } from "./keys.ts";
-import { type AuthOutcome, type Database, operationError } from "./db.ts";
+import { type AuthOutcome, type Database, type Idempotency, operationError } from "./db.ts";
 import { Router, type Route } from "./route.ts";
 import { routes } from "./routes.ts";
 import { readJsonObject } from "./body.ts";
@@ -38,6 +38,8 @@ let openApiJson: string | undefined;
 
 interface Context {
   requestId: string;
+  /** meta.timestamp: when the request arrived (a replay keeps the first request's). */
+  timestamp: string;
   headers: Headers;
   route: Route | null;
   keyId: string | null;
@@ -47,7 +49,8 @@ interface Context {
 export function createHandler(deps: HandlerDeps): (req: Request) => Promise<Response> {
   return async (req) => {
     const started = performance.now();
-    const ctx: Context = { requestId: crypto.randomUUID(), headers: new Headers(), route: null, keyId: null };
+    const ctx: Context = { requestId: crypto.randomUUID(), timestamp: new Date().toISOString(),
+      headers: new Headers(), route: null, keyId: null };
     ctx.headers = baseHeaders(ctx.requestId);
     let res: Response;
     let internal: string | undefined;
@@ -57,12 +60,12 @@ export function createHandler(deps: HandlerDeps): (req: Request) => Promise<Resp
     } catch (err) {
       if (err instanceof ApiError) {
         errorCode = err.code;
-        res = failure(err, ctx.requestId, ctx.headers);
+        res = failure(err, ctx.requestId, ctx.headers, ctx.timestamp);
       } else {
         errorCode = "internal_error";
         internal = err instanceof Error ? err.message : String(err);
         res = failure(new ApiError("internal_error", "Something went wrong on our side. The request id identifies it."),
-          ctx.requestId, ctx.headers);
+          ctx.requestId, ctx.headers, ctx.timestamp);
       }
     }
     const line: LogLine = {
@@ -127,13 +130,44 @@ function unauthorized(): ApiError {
 /** Reads and validates the request's input; throws the first input error (400/404/413/415). */
 async function readInput(req: Request, route: Route, params: Record<string, string>, url: URL) {
   const args: Record<string, unknown> = {};
+  let raw: unknown = null;
   if (route.query) args.query = parse(route.query, Object.fromEntries(url.searchParams), "query string");
-  if (route.body) args.body = parse(route.body, await readJsonObject(req), "request body");
+  if (route.body) {
+    raw = await readJsonObject(req);
+    args.body = parse(route.body, raw, "request body");
+  }
   for (const [name, value] of Object.entries(params)) {
     if (!UUID_PATTERN.test(value)) throw new ApiError("not_found", "Not found.");
     args[name] = value;
   }
-  return args;
+  return { args, raw };
+}
+
+const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
+
+/** The Idempotency-Key of a POST, with a hash of the request it came with; null without one. */
+async function idempotencyOf(req: Request, path: string, raw: unknown, ctx: Context): Promise<Idempotency | null> {
+  const key = req.headers.get("idempotency-key");
+  if (key === null || req.method !== "POST") return null;
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    throw new ApiError("validation_error", "The Idempotency-Key header is invalid.",
+      [{ field: "Idempotency-Key", message: "must be 1 to 255 printable ASCII characters" }]);
+  }
+  const digest = await crypto.subtle.digest("SHA-256",
+    new TextEncoder().encode(`${req.method} ${path}\n${canonicalJson(raw)}`));
+  const hash = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return { key, hash, request_id: ctx.requestId, timestamp: ctx.timestamp };
+}
+
+/** JSON with object keys sorted, so that the same body hashes the same however it was written. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.keys(value).sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }
 
 async function handle(req: Request, ctx: Context, deps: HandlerDeps): Promise<Response> {
@@ -158,30 +192,41 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps): Promise<Re
   // rate limit, scope check and the operation take one round trip; its errors are answered
   // only after the checks that come first in the contract's order.
   let input: Record<string, unknown> | null = null;
+  let idempotency: Idempotency | null = null;
   let inputError: unknown = null;
   try {
-    input = await readInput(req, route, params, url);
+    const { args, raw } = await readInput(req, route, params, url);
+    input = args;
+    idempotency = await idempotencyOf(req, where.path, raw, ctx);
   } catch (err) {
     inputError = err;
   }
 
-  const outcome = await deps.db.call(await hashKey(key), route.scope, inputError ? null : route.op, input);
+  const outcome = await deps.db.call(await hashKey(key), route.scope, inputError ? null : route.op, input,
+    idempotency);
   ctx.keyId = outcome.auth.key_id ?? null;
   rateLimitHeaders(outcome.auth, ctx.headers);
   const denied = authError(outcome.auth, route.scope);
   if (denied) throw denied;
   if (inputError) throw inputError;
+  if (outcome.replay) {
+    // A retry: the first response again, under its request id and timestamp.
+    ctx.requestId = outcome.replay.request_id;
+    ctx.timestamp = outcome.replay.timestamp;
+    ctx.headers.set("X-Request-Id", ctx.requestId);
+    ctx.headers.set("Idempotent-Replayed", "true");
+  }
   if (outcome.error) throw operationError(outcome.error);
 
   const result = outcome.result ?? "null";
   // A paginated result is {"data": [...], "pagination": {...}}: its members join the envelope.
-  if (route.paginated) return success(200, ctx.requestId, result.slice(1, -1), ctx.headers);
+  if (route.paginated) return success(200, ctx.requestId, result.slice(1, -1), ctx.headers, ctx.timestamp);
   if (route.location) {
     const base = deps.publicBaseUrl ?? `${url.origin}${where.base}`;
     ctx.headers.set("Location", `${base}${API_PREFIX}${route.location(JSON.parse(result))}`);
-    return success(201, ctx.requestId, `"data":${result}`, ctx.headers);
+    return success(201, ctx.requestId, `"data":${result}`, ctx.headers, ctx.timestamp);
   }
-  return success(200, ctx.requestId, `"data":${result}`, ctx.headers);
+  return success(200, ctx.requestId, `"data":${result}`, ctx.headers, ctx.timestamp);
 }
 
 // The routes that need no key: the OpenAPI document and the reference page with its assets.

@@ -18,10 +18,22 @@ export interface CallOutcome {
   error: { sqlstate: string; code: string | null; message: string; details: ErrorDetail[] | null } | null;
   /** The operation's result as JSON text, spliced into the envelope without a parse. */
   result: string | null;
+  /** A retry with a known Idempotency-Key: the first response's parts. */
+  replay: { request_id: string; timestamp: string; result: unknown; error: CallOutcome["error"] } | null;
+}
+
+/** An Idempotency-Key with the request it came with (see app.idempotency_begin). */
+export interface Idempotency {
+  key: string;
+  /** Hex SHA-256 of the method, path and canonical body. */
+  hash: string;
+  request_id: string;
+  timestamp: string;
 }
 
 export interface Database {
-  call(keyHash: Uint8Array, scope: string, op: string | null, args: unknown): Promise<CallOutcome>;
+  call(keyHash: Uint8Array, scope: string, op: string | null, args: unknown,
+    idempotency?: Idempotency | null): Promise<CallOutcome>;
   end(): Promise<void>;
 }
 
@@ -64,12 +76,13 @@ export function connect(options: DatabaseOptions): Database {
   pool.on("error", () => {});
 
   return {
-    async call(keyHash, scope, op, args) {
-      let rows: { auth: string; error: string | null; result: string | null }[];
+    async call(keyHash, scope, op, args, idempotency) {
+      let rows: { auth: string; error: string | null; result: string | null; replay: string | null }[];
       try {
         ({ rows } = await pool.query({
-          text: "select auth, error, result from api.call($1, $2, $3, $4)",
-          values: [keyHash, scope, op, args === undefined ? null : JSON.stringify(args)],
+          text: "select auth, error, result, replay from api.call($1, $2, $3, $4, $5)",
+          values: [keyHash, scope, op, args === undefined ? null : JSON.stringify(args),
+            idempotency ? JSON.stringify(idempotency) : null],
           types: rawJson,
         }));
       } catch (err) {
@@ -81,6 +94,7 @@ export function connect(options: DatabaseOptions): Database {
         auth: JSON.parse(row.auth),
         error: row.error ? JSON.parse(row.error) : null,
         result: row.result,
+        replay: row.replay ? JSON.parse(row.replay) : null,
       };
     },
     end: () => pool.end(),

@@ -6,7 +6,7 @@ export const API_VERSION = "1.0";
 const CORS_HEADERS: Record<string, string> = {
   "Access-Control-Allow-Origin": "*",
   "Access-Control-Expose-Headers":
-    "X-Request-Id, Location, Retry-After, RateLimit, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset",
+    "X-Request-Id, Location, Retry-After, Idempotent-Replayed, RateLimit, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset",
 };
 
 /** Headers of every response. */
@@ -29,8 +29,8 @@ export function preflight(requestId: string): Response {
   return new Response(null, { status: 204, headers });
 }
 
-function meta(requestId: string): string {
-  return JSON.stringify({ timestamp: new Date().toISOString(), api_version: API_VERSION, request_id: requestId });
+function meta(requestId: string, timestamp: string): string {
+  return JSON.stringify({ timestamp, api_version: API_VERSION, request_id: requestId });
 }
 
 /**
@@ -38,15 +38,17 @@ function meta(requestId: string): string {
  * tournament list, `"pagination":...`), spliced in as the database returned them, without a
  * parse and re-serialisation.
  */
-export function success(status: number, requestId: string, members: string, headers: Headers): Response {
-  return new Response(`{"success":true,${members},"meta":${meta(requestId)}}`, { status, headers });
+export function success(status: number, requestId: string, members: string, headers: Headers,
+  timestamp = new Date().toISOString()): Response {
+  return new Response(`{"success":true,${members},"meta":${meta(requestId, timestamp)}}`, { status, headers });
 }
 
 /** The error envelope for an ApiError. */
-export function failure(err: ApiError, requestId: string, headers: Headers): Response {
+export function failure(err: ApiError, requestId: string, headers: Headers,
+  timestamp = new Date().toISOString()): Response {
   const error: Record<string, unknown> = { code: err.code, message: err.message };
   if (err.details?.length) error.details = err.details;
   for (const [name, value] of Object.entries(err.headers)) headers.set(name, value);
-  const body = `{"success":false,"error":${JSON.stringify(error)},"meta":${meta(requestId)}}`;
+  const body = `{"success":false,"error":${JSON.stringify(error)},"meta":${meta(requestId, timestamp)}}`;
   return new Response(body, { status: err.status, headers });
 }

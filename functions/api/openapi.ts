@@ -73,6 +73,7 @@ const ERROR_RESPONSES: Record<string, { description: string; code: ErrorCode; me
   "403": { description: "The account's API access is not enabled (`api_access_disabled`), or the key lacks the scope (`insufficient_scope`).", code: "insufficient_scope", message: "This API key lacks the scope read:tournaments that this operation needs." },
   "404": { description: "No such resource, or one of another account.", code: "not_found", message: "Tournament not found." },
   "409": { description: "The resource's state forbids the request.", code: "tournament_full", message: "The tournament is full (16 of 16 teams)." },
+  "422": { description: "The Idempotency-Key was already used with a different request.", code: "idempotency_mismatch", message: "This Idempotency-Key was used with a different request; use a new key for a new request." },
   "413": { description: "The body is over 64 KiB.", code: "payload_too_large", message: "The request body is larger than 65536 bytes." },
   "415": { description: "The body is not `application/json`.", code: "unsupported_media_type", message: "The request body must be application/json." },
   "429": { description: "Over 100 requests in the rolling 60 seconds for this key.", code: "rate_limited", message: "Rate limit exceeded: 100 requests per 60 seconds per key.", headers: { "Retry-After": { schema: { type: "integer" }, description: "Seconds until a request is accepted again." } } },
@@ -107,6 +108,7 @@ function headerComponents(): Json {
     "RateLimit-Policy": { description: "IETF draft: `\"default\";q=100;w=60`.", schema: { type: "string" } },
     "RateLimit": { description: "IETF draft: `\"default\";r=<remaining>;t=<seconds>`.", schema: { type: "string" } },
     "Location": { description: "The created resource's URL.", schema: { type: "string", format: "uri" } },
+    "Idempotent-Replayed": { description: "`true` when this is the saved response to an earlier request with the same Idempotency-Key.", schema: { type: "string", enum: ["true"] } },
   };
 }
 
@@ -128,6 +130,12 @@ function operation(route: Route): Json {
       params.push({ name, in: "query", required: !field.safeParse(undefined).success, schema, ...(name === "page" ? { description: "≥ 1 (default 1)." } : name === "limit" ? { description: "1–100 (default 20)." } : {}) });
     }
   }
+  if (route.method === "POST") {
+    params.push({ name: "Idempotency-Key", in: "header", required: false,
+      schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]+$" },
+      description: "Makes a retry safe (Stripe's semantics): scoped to the API key and kept 24 hours. The same key and body replays the first response (with `Idempotent-Replayed: true`); another body is 422 `idempotency_mismatch`; the same key while the first request is in flight is 409 `idempotency_conflict`. Validation errors (400) are not saved." });
+  }
+  const conflicts = [...(route.conflicts ?? []), ...(route.method === "POST" ? ["idempotency_conflict"] : [])];
   const isArray = (route.response as unknown as { def: { type: string } }).def.type === "array";
   const dataExample = isArray
     ? [exampleOf((route.response as unknown as { def: { element: z.ZodType } }).def.element)]
@@ -136,6 +144,7 @@ function operation(route: Route): Json {
   const successHeaders: Json = { "X-Request-Id": ref("X-Request-Id", "headers") };
   for (const h of RATE_HEADERS) successHeaders[h] = ref(h, "headers");
   if (route.location) successHeaders.Location = ref("Location", "headers");
+  if (route.method === "POST") successHeaders["Idempotent-Replayed"] = ref("Idempotent-Replayed", "headers");
 
   const responses: Json = {
     [status]: {
@@ -153,13 +162,13 @@ function operation(route: Route): Json {
       } },
     },
   };
-  const errors = ["400", "401", "403", "404", ...(route.conflicts ? ["409"] : []),
-    ...(route.body ? ["413", "415"] : []), "429", "500", "503"];
+  const errors = ["400", "401", "403", "404", ...(conflicts.length ? ["409"] : []),
+    ...(route.body ? ["413", "415"] : []), ...(route.method === "POST" ? ["422"] : []), "429", "500", "503"];
   for (const e of errors) responses[e] = ref(`Error${e}`, "responses");
-  if (route.conflicts) {
-    responses["409"] = { headers: { "X-Request-Id": ref("X-Request-Id", "headers") }, description: `State conflict: ${route.conflicts.map((c) => `\`${c}\``).join(", ")}.`,
+  if (conflicts.length) {
+    responses["409"] = { headers: { "X-Request-Id": ref("X-Request-Id", "headers") }, description: `State conflict: ${conflicts.map((c) => `\`${c}\``).join(", ")}.`,
       content: { "application/json": { schema: ref("Error"), example: { success: false,
-        error: { code: route.conflicts[0], message: "The resource's state forbids this request." },
+        error: { code: conflicts[0], message: "The resource's state forbids this request." },
         meta: { timestamp: "2026-11-21T10:00:00.000Z", api_version: API_VERSION, request_id: models.EXAMPLE_IDS.request } } } } };
   }
 

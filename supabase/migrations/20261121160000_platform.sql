@@ -241,6 +241,24 @@ $$;
 comment on function app.authenticate(bytea, text) is
   'Key lookup, account check, rolling-window rate limit (100 per key per 60 s) and scope check, in the contract''s order.';
 
+-- The key check alone: no lock, no count (for a request answered before the rate limit).
+create function app.check_key(p_key_hash bytea, p_scope text) returns json
+language sql stable security definer
+set search_path = ''
+as $$
+  select coalesce(
+    (select case
+              when not a.api_access_enabled then json_build_object('error', 'api_access_disabled', 'key_id', k.id)
+              when p_scope is not null and not (p_scope = any (k.scopes::text[]))
+                then json_build_object('error', 'insufficient_scope', 'key_id', k.id)
+              else json_build_object('error', null, 'key_id', k.id, 'account_id', k.account_id)
+            end
+       from app.api_keys k join app.accounts a on a.id = k.account_id
+      where k.key_hash = p_key_hash and k.revoked_at is null
+        and (k.expires_at is null or k.expires_at > clock_timestamp())),
+    json_build_object('error', 'unauthorized'))
+$$;
+
 -- ============================================================================
 -- functions: request entry point
 -- ============================================================================
@@ -252,7 +270,8 @@ comment on table app.operations is
   'The operations api.call may run, by name: each is a function (p_args jsonb) returning json.';
 
 create function api.call(p_key_hash bytea, p_scope text, p_op text, p_args jsonb,
-                         out auth json, out error json, out result json)
+                         p_idempotency jsonb default null,
+                         out auth json, out error json, out result json, out replay json)
 language plpgsql volatile
 set search_path = ''
 as $$
@@ -263,6 +282,19 @@ declare
   v_hint text;
   v_detail text;
 begin
+  -- An Idempotency-Key is claimed before the key's rate-limit row is locked (which waits for
+  -- the key's request in flight): so a retry of a request still in flight sees the claim and
+  -- answers 409 at once, after a key check that neither waits nor counts.
+  if p_idempotency is not null and p_op is not null
+     and not pg_try_advisory_xact_lock(hashtextextended(encode(p_key_hash, 'hex') || ':' || (p_idempotency ->> 'key'), 0)) then
+    auth := app.check_key(p_key_hash, p_scope);
+    if auth ->> 'error' is null then
+      error := json_build_object('sqlstate', 'P0001', 'code', 'idempotency_conflict',
+        'message', 'A request with this Idempotency-Key is still in progress; retry once it has finished.');
+    end if;
+    return;
+  end if;
+
   auth := app.authenticate(p_key_hash, p_scope);
   if auth ->> 'error' is not null or p_op is null then
     return;
@@ -274,6 +306,19 @@ begin
   end if;
 
   perform set_config('app.account_id', auth ->> 'account_id', true);
+
+  if p_idempotency is not null then
+    select i.conflict, i.replay into error, replay
+      from app.idempotency_begin((auth ->> 'key_id')::uuid, p_idempotency) i;
+    if replay is not null then -- a retry: the first response's result or error, as saved
+      result := case when json_typeof(replay -> 'result') <> 'null' then replay -> 'result' end;
+      error := case when json_typeof(replay -> 'error') <> 'null' then replay -> 'error' end;
+      return;
+    elsif error is not null then
+      return;
+    end if;
+  end if;
+
   -- The operation runs in a subtransaction: its failure undoes its writes, but the rate-limit
   -- count above stays, since every request that passed the key check counts.
   begin
@@ -284,9 +329,14 @@ begin
     error := json_build_object('sqlstate', v_state, 'code', v_hint, 'message', v_message,
       'details', case when v_state = 'P0001' and v_detail like '[%' then v_detail::json end);
   end;
+
+  -- Saved in the same transaction as the operation's writes: both or neither.
+  if p_idempotency is not null and (error is null or (error ->> 'sqlstate') = 'P0001') then
+    perform app.idempotency_save((auth ->> 'key_id')::uuid, p_idempotency, result, error);
+  end if;
 end
 $$;
-comment on function api.call(bytea, text, text, jsonb) is
+comment on function api.call(bytea, text, text, jsonb, jsonb) is
   'One API request in one statement: authenticate, rate-limit, check scope, bind the account, run the operation.';
 
 -- ============================================================================
@@ -410,7 +460,8 @@ grant execute on function app.iso(timestamptz) to tournament_api;
 grant execute on function app.raise_error(text, text, jsonb) to tournament_api;
 grant execute on function app.raise_invalid(text, text) to tournament_api;
 grant execute on function app.authenticate(bytea, text) to tournament_api;
-grant execute on function api.call(bytea, text, text, jsonb) to tournament_api;
+grant execute on function app.check_key(bytea, text) to tournament_api;
+grant execute on function api.call(bytea, text, text, jsonb, jsonb) to tournament_api;
 
 -- app.operations is read by api.call as the invoker, so the role may read (never write) it.
 grant select on app.operations to tournament_api;
