@@ -24,14 +24,17 @@ function asApi(accountId: string | null, text: string, values: unknown[] = []): 
   });
 }
 
-/** Runs one statement in its own transaction as another role, the way Supabase's API does. */
-async function asRole(role: string, text: string, values: unknown[] = []): Promise<Outcome> {
+/**
+ * Runs one statement in its own transaction as another role, the way Supabase's API does;
+ * the claims' user is `sub` (default: a random user, a member of no account).
+ */
+async function asRole(role: string, text: string, values: unknown[] = [], sub: string = crypto.randomUUID()): Promise<Outcome> {
   const client = new pg.Client({ connectionString: inject("adminDbUrl") });
   await client.connect();
   try {
     await client.query("begin");
     await client.query(`set local role ${role}`);
-    await client.query("select set_config('request.jwt.claims', $1, true)", [JSON.stringify({ role, sub: crypto.randomUUID() })]);
+    await client.query("select set_config('request.jwt.claims', $1, true)", [JSON.stringify({ role, sub })]);
     const r = await client.query(text, values);
     return { rows: r.rows, rowCount: r.rowCount };
   } catch (err) {
@@ -62,9 +65,12 @@ async function populated(): Promise<Tenant & { tournamentIds: string[] }> {
 let a: Awaited<ReturnType<typeof populated>>;
 let b: Awaited<ReturnType<typeof populated>>;
 let appTables: string[];
+let memberOfA: string;
 
 beforeAll(async () => {
   [a, b] = await Promise.all([populated(), populated()]);
+  [{ id: memberOfA }] = await sql("insert into auth.users (email) values (gen_random_uuid() || '@example.com') returning id");
+  await sql("select admin.add_account_member($1, $2)", [a.accountId, memberOfA]);
   appTables = (await sql<{ t: string }>("select tablename t from pg_tables where schemaname = 'app' order by 1")).map((r) => r.t);
 });
 
@@ -78,11 +84,11 @@ describe("row-level security for tournament_api", () => {
     }
   });
 
-  it("shows nothing in any app table when no account is bound (api_keys: no access at all)", async () => {
+  it("shows nothing in any app table when no account is bound (api_keys, account_members: no access at all)", async () => {
     for (const table of appTables) {
       if (table === "operations") continue; // the operation registry: configuration, not account data
       const r = await asApi(null, `select * from app.${table}`);
-      if (table === "api_keys") {
+      if (table === "api_keys" || table === "account_members") {
         expect(r.code, table).toBe("42501");
       } else {
         expect(r.code, `${table}: ${r.message}`).toBeUndefined();
@@ -188,8 +194,11 @@ describe("row-level security for tournament_api", () => {
     }
   });
 
-  it("cannot read app.api_keys at all, even with an account bound", async () => {
-    for (const statement of ["select * from app.api_keys", "select count(*) from app.api_keys", "select key_hash from app.api_keys where account_id = $1"]) {
+  it("cannot read app.api_keys nor app.account_members at all, even with an account bound", async () => {
+    for (const statement of [
+      "select * from app.api_keys", "select count(*) from app.api_keys", "select key_hash from app.api_keys where account_id = $1",
+      "select * from app.account_members", "select user_id from app.account_members where account_id = $1",
+    ]) {
       const values = statement.includes("$1") ? [a.accountId] : [];
       expect((await asApi(a.accountId, statement, values)).code, statement).toBe("42501");
       expect((await asApi(null, statement, values)).code, statement).toBe("42501");
@@ -202,6 +211,7 @@ describe("row-level security for tournament_api", () => {
     expect(fns.map((f) => f.sig).sort()).toEqual(expect.arrayContaining([
       "admin.create_account(text)", "admin.create_api_key(uuid,text,text[],timestamp with time zone)",
       "admin.create_team(text,text,text)", "admin.revoke_api_key(uuid)", "admin.set_api_access(uuid,boolean)",
+      "admin.add_account_member(uuid,uuid)",
     ]));
     for (const f of fns) {
       const [{ ok }] = await sql("select has_function_privilege('tournament_api', $1::oid, 'execute') ok", [f.oid]);
@@ -213,6 +223,11 @@ describe("row-level security for tournament_api", () => {
       `select * from admin.create_api_key('${a.accountId}', 'sneaky', array['read:tournaments'])`,
       `select admin.revoke_api_key('${a.keyId}')`,
       "select admin.create_team('Sneaky', 'SN')",
+      `select admin.add_account_member('${a.accountId}', '${memberOfA}')`,
+      // nor the members' functions
+      `select * from public.create_account_api_key('${a.accountId}', 'sneaky', array['read:tournaments'])`,
+      `select public.revoke_account_api_key('${a.keyId}')`,
+      `select app.is_member('${a.accountId}')`,
     ]) {
       expect((await asApi(a.accountId, call)).code, call).toBe("42501");
     }
@@ -248,21 +263,78 @@ describe("row-level security for tournament_api", () => {
 // ---------------------------------------------------------------------------------------------
 describe("Supabase client roles", () => {
   const clientRoles = ["anon", "authenticated"];
+  // What account members read (public.my_accounts / my_api_keys are security_invoker views over
+  // these): the non-secret columns, rows limited by RLS to their accounts. Nothing else in app.
+  const memberColumns: Record<string, string[]> = {
+    account_members: ["account_id", "user_id", "created_at"],
+    accounts: ["id", "name", "api_access_enabled", "created_at"],
+    api_keys: ["id", "account_id", "name", "prefix", "scopes", "expires_at", "revoked_at", "created_at", "last_used_at"],
+  };
 
-  it.each(clientRoles)("%s has no usage on schemas app, api and admin", async (role) => {
+  it.each([
+    ["anon", []],
+    ["authenticated", ["app"]], // only for the member views; no object in app without its own grant
+  ])("%s has usage on schemas %j only, of app, api and admin", async (role, usable) => {
     for (const schema of ["app", "api", "admin"]) {
       const [{ ok }] = await sql("select has_schema_privilege($1, $2, 'usage') ok", [role, schema]);
-      expect(ok, `${role} on ${schema}`).toBe(false);
+      expect(ok, `${role} on ${schema}`).toBe(usable.includes(schema));
     }
   });
 
-  it.each(clientRoles)("%s cannot read or write tables in app", async (role) => {
+  it("anon cannot read any table in app", async () => {
     for (const table of appTables) {
-      const r = await asRole(role, `select * from app.${table} limit 1`);
-      expect(r.code, `${role} reading ${table}`).toBe("42501");
+      const r = await asRole("anon", `select * from app.${table} limit 1`);
+      expect(r.code, `anon reading ${table}`).toBe("42501");
     }
-    const insert = await asRole(role, "insert into app.accounts (name) values ('Sneaky')");
-    expect(insert.code).toBe("42501");
+  });
+
+  it("authenticated reads only the member columns of accounts, api_keys and account_members, and nothing else in app", async () => {
+    for (const table of appTables) {
+      if (table in memberColumns) continue;
+      const r = await asRole("authenticated", `select * from app.${table} limit 1`);
+      expect(r.code, `authenticated reading ${table}: ${r.message}`).toBe("42501");
+    }
+    for (const table of ["tournaments", "registrations", "matches", "teams", "operations"]) expect(appTables).toContain(table);
+    for (const [table, columns] of Object.entries(memberColumns)) {
+      const r = await asRole("authenticated", `select ${columns.join(", ")} from app.${table}`);
+      expect(r.code, `${table}: ${r.message}`).toBeUndefined();
+    }
+    for (const statement of ["select * from app.api_keys", "select key_hash from app.api_keys", "select rate_hits from app.api_keys",
+      "select id from app.api_keys where key_hash = '\\x00'::bytea"]) {
+      expect((await asRole("authenticated", statement)).code, statement).toBe("42501");
+    }
+  });
+
+  it("authenticated sees, through RLS, only the rows of the accounts it is a member of", async () => {
+    const queries: [string, unknown[]][] = [
+      ["select account_id from app.account_members", [a.accountId]],
+      ["select id from app.accounts", [a.accountId]],
+      ["select distinct account_id from app.api_keys", [a.accountId]],
+    ];
+    for (const [text, mine] of queries) {
+      // a non-member (a random user) sees no row of tables that hold rows (checked above)
+      const stranger = await asRole("authenticated", text);
+      expect(stranger.code, `${text}: ${stranger.message}`).toBeUndefined();
+      expect(stranger.rows, text).toEqual([]);
+      // a's member sees a's rows and nothing of b (so the policies are not simply deny-all)
+      const member = await asRole("authenticated", text, [], memberOfA);
+      expect(member.rows.map((r) => Object.values(r)[0]), text).toEqual(mine);
+    }
+  });
+
+  it.each(clientRoles)("%s cannot write any table in app", async (role) => {
+    for (const table of appTables) {
+      const [{ col }] = await sql("select attname col from pg_attribute where attrelid = $1::regclass and attnum = 1", [`app.${table}`]);
+      for (const statement of [
+        `insert into app.${table} default values`,
+        `update app.${table} set ${col} = ${col}`,
+        `delete from app.${table}`,
+        `truncate app.${table}`,
+      ]) {
+        const r = await asRole(role, statement, [], memberOfA);
+        expect(r.code, `${role}: ${statement}: ${r.message}`).toBe("42501");
+      }
+    }
   });
 
   it.each(clientRoles)("%s cannot call api.call nor any admin.* function", async (role) => {
@@ -272,25 +344,38 @@ describe("Supabase client roles", () => {
       `select admin.set_api_access('${a.accountId}', true)`,
       `select * from admin.create_api_key('${a.accountId}', 'sneaky', array['read:tournaments'])`,
       "select admin.create_team('Sneaky', 'SN')",
+      `select admin.add_account_member('${b.accountId}', '${memberOfA}')`,
     ]) {
-      expect((await asRole(role, call)).code, `${role}: ${call}`).toBe("42501");
+      expect((await asRole(role, call, [], memberOfA)).code, `${role}: ${call}`).toBe("42501");
     }
   });
 
-  it("no client role (nor PUBLIC) holds a privilege on any object in app, api or admin", async () => {
+  it("client roles hold exactly the member privileges in app, nothing in api or admin, and PUBLIC nothing in admin", async () => {
     const roles = ["anon", "authenticated", "service_role", "authenticator"];
     const fns = await sql(
       `select p.oid::regprocedure::text sig, r.rolname
          from pg_proc p join pg_namespace n on n.oid = p.pronamespace, pg_roles r
         where n.nspname in ('app', 'api', 'admin') and r.rolname = any($1)
           and has_function_privilege(r.oid, p.oid, 'execute')`, [roles]);
-    expect(fns).toEqual([]);
+    expect(fns).toEqual([{ sig: "app.is_member(uuid)", rolname: "authenticated" }]); // called by the member policies
     const tables = await sql(
-      `select c.oid::regclass::text tbl, r.rolname
-         from pg_class c join pg_namespace n on n.oid = c.relnamespace, pg_roles r
-        where n.nspname in ('app', 'api', 'admin') and c.relkind in ('r', 'v', 'm', 'p') and r.rolname = any($1)
-          and has_table_privilege(r.oid, c.oid, 'select, insert, update, delete, truncate')`, [roles]);
-    expect(tables).toEqual([]);
+      `select c.oid::regclass::text tbl, r.rolname, p.priv
+         from pg_class c join pg_namespace n on n.oid = c.relnamespace, pg_roles r,
+              unnest(array['select', 'insert', 'update', 'delete', 'truncate', 'references', 'trigger']) p(priv)
+        where n.nspname in ('app', 'api', 'admin') and c.relkind in ('r', 'v', 'm', 'p', 'S') and r.rolname = any($1)
+          and has_table_privilege(r.oid, c.oid, p.priv)`, [roles]);
+    expect(tables).toEqual([{ tbl: "app.account_members", rolname: "authenticated", priv: "select" }]);
+    const columns = await sql(
+      `select c.relname tbl, a.attname col, r.rolname, p.priv
+         from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace,
+              pg_roles r, unnest(array['select', 'insert', 'update', 'references']) p(priv)
+        where n.nspname in ('app', 'api', 'admin') and c.relkind in ('r', 'v', 'm', 'p') and a.attnum > 0
+          and not a.attisdropped and r.rolname = any($1)
+          and has_column_privilege(r.oid, c.oid, a.attnum, p.priv)`, [roles]);
+    const expected = Object.entries(memberColumns)
+      .flatMap(([tbl, cols]) => cols.map((col) => ({ tbl, col, rolname: "authenticated", priv: "select" })));
+    const key = (x: Record<string, unknown>) => `${x.tbl}.${x.col} ${x.rolname} ${x.priv}`;
+    expect(columns.map(key).sort()).toEqual(expected.map(key).sort());
     const admins = await sql(
       `select p.oid::regprocedure::text sig from pg_proc p join pg_namespace n on n.oid = p.pronamespace
         where n.nspname = 'admin' and (p.proacl is null or exists (
@@ -364,11 +449,20 @@ describe("admin.create_api_key", () => {
   it.each([
     ["an unknown scope", ["read:tournaments", "admin:everything"], /admin:everything/],
     ["no scope", [], /scope/],
+    ["a null scope (which would otherwise pass every scope check)", ["read:results", null], /unknown scope\(s\): null/],
   ])("raises for %s and stores nothing", async (_what, scopes, message) => {
     const accountId = await createAccount(true);
     await expect(sql("select * from admin.create_api_key($1, 'bad', $2)", [accountId, scopes])).rejects.toThrow(message);
     const [{ n }] = await sql("select count(*)::int n from app.api_keys where account_id = $1", [accountId]);
     expect(n).toBe(0);
+  });
+
+  it("refuses a null scope in app.api_keys itself, whatever the path", async () => {
+    const accountId = await createAccount(true);
+    await expect(sql(
+      `insert into app.api_keys (account_id, name, prefix, key_hash, scopes)
+       values ($1, 'direct', 'tmk_x', extensions.digest('x', 'sha256'), array['read:results', null]::app.scope[])`,
+      [accountId])).rejects.toThrow(/check constraint/);
   });
 
   it("raises for an expiry in the past and for an unknown account", async () => {

@@ -66,7 +66,7 @@ create table app.api_keys (
   name text not null check (length(btrim(name)) between 1 and 200),
   prefix text not null,
   key_hash bytea not null unique check (length(key_hash) = 32),
-  scopes app.scope[] not null,
+  scopes app.scope[] not null check (array_position(scopes, null) is null),
   expires_at timestamptz,
   revoked_at timestamptz,
   created_at timestamptz not null default now(),
@@ -232,7 +232,7 @@ begin
   v_reset := greatest(1, ceil(extract(epoch from v_hits[1] + c_window - v_now)))::int;
 
   return json_build_object(
-    'error', case when p_scope is not null and not (p_scope = any (v_key.scopes::text[]))
+    'error', case when p_scope is not null and not coalesce(p_scope = any (v_key.scopes::text[]), false)
                   then 'insufficient_scope' end,
     'key_id', v_key.id, 'account_id', v_key.account_id,
     'limit', c_limit, 'remaining', c_limit - cardinality(v_hits), 'reset', v_reset, 'window', 60);
@@ -249,7 +249,7 @@ as $$
   select coalesce(
     (select case
               when not a.api_access_enabled then json_build_object('error', 'api_access_disabled', 'key_id', k.id)
-              when p_scope is not null and not (p_scope = any (k.scopes::text[]))
+              when p_scope is not null and not coalesce(p_scope = any (k.scopes::text[]), false)
                 then json_build_object('error', 'insufficient_scope', 'key_id', k.id)
               else json_build_object('error', null, 'key_id', k.id, 'account_id', k.account_id)
             end
@@ -384,8 +384,8 @@ begin
   if coalesce(cardinality(create_api_key.scopes), 0) = 0 then
     raise exception 'a key needs at least one scope' using errcode = '22023';
   end if;
-  v_unknown := array(select s from unnest(create_api_key.scopes) s
-    where s not in ('read:tournaments', 'write:tournaments', 'read:registrations',
+  v_unknown := array(select coalesce(s, 'null') from unnest(create_api_key.scopes) s
+    where s is null or s not in ('read:tournaments', 'write:tournaments', 'read:registrations',
                     'write:registrations', 'read:results', 'write:results'));
   if cardinality(v_unknown) > 0 then
     raise exception 'unknown scope(s): %', array_to_string(v_unknown, ', ') using errcode = '22023',
