@@ -4,7 +4,8 @@ import { inject } from "vitest";
 import { createHandler, type LogLine } from "../functions/api/app.ts";
 import { connect } from "../functions/api/db.ts";
 import { base62, crc32, isWellFormedKey } from "../functions/api/keys.ts";
-import { createKey, createAccount, sql, tournamentBody } from "./helpers.ts";
+import { asFunctionRole, createKey, createAccount, sql, tournamentBody } from "./helpers.ts";
+import { hashKey } from "../functions/api/keys.ts";
 
 const db = connect({ databaseUrl: inject("functionDbUrl"), poolSize: 2, connectTimeoutMs: 2000, queryTimeoutMs: 5000 });
 const lines: LogLine[] = [];
@@ -68,5 +69,26 @@ describe("API key format", () => {
     expect(base62(61, 2)).toBe("0z");
     expect(base62(62, 2)).toBe("10");
     expect(base62(0xffffffff, 6)).toBe("4gfFC3");
+  });
+});
+
+describe("commit durability", () => {
+  async function syncCommitAfter(op: string | null, scope: string, args: unknown) {
+    const account = await createAccount();
+    const { key } = await createKey(account);
+    return asFunctionRole(null, async (c) => {
+      await c.query("select * from api.call($1, $2, $3, $4, null)", [await hashKey(key), scope, op, JSON.stringify(args)]);
+      const { rows } = await c.query("select current_setting('synchronous_commit') as v");
+      return rows[0].v;
+    });
+  }
+
+  it("lets a read commit without waiting for the WAL flush (it writes only its rate-limit count)", async () => {
+    expect(await syncCommitAfter("tournaments.list", "read:tournaments", { query: {} })).toBe("off");
+    expect(await syncCommitAfter(null, "read:tournaments", null)).toBe("off");
+  });
+
+  it("keeps writes durable: a writing operation commits with synchronous_commit on", async () => {
+    expect(await syncCommitAfter("tournaments.create", "write:tournaments", { body: tournamentBody() })).toBe("on");
   });
 });

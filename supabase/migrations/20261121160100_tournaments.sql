@@ -92,7 +92,6 @@ $$;
 
 create function app.tournament_json(t app.tournaments) returns json
 language sql stable
-set search_path = ''
 as $$
   select json_build_object(
     'id', t.id, 'name', t.name, 'slug', t.slug, 'description', t.description,
@@ -327,9 +326,9 @@ grant execute on function app.update_tournament(jsonb) to tournament_api;
 grant execute on function app.change_status(app.tournaments, text) to tournament_api;
 grant execute on function app.delete_tournament(jsonb) to tournament_api;
 
-insert into app.operations (name, fn) values
-  ('tournaments.list', 'app.list_tournaments(jsonb)'),
-  ('tournaments.get', 'app.get_tournament(jsonb)'),
-  ('tournaments.create', 'app.create_tournament(jsonb)'),
-  ('tournaments.update', 'app.update_tournament(jsonb)'),
-  ('tournaments.delete', 'app.delete_tournament(jsonb)');
+insert into app.operations (name, fn, read_only) values
+  ('tournaments.list', 'app.list_tournaments(jsonb)', true),
+  ('tournaments.get', 'app.get_tournament(jsonb)', true),
+  ('tournaments.create', 'app.create_tournament(jsonb)', false),
+  ('tournaments.update', 'app.update_tournament(jsonb)', false),
+  ('tournaments.delete', 'app.delete_tournament(jsonb)', false);

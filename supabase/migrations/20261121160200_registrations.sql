@@ -46,7 +46,6 @@ create policy "Registrations are created in the bound account" on app.registrati
 -- ============================================================================
 create function app.team_json(p_team app.teams) returns json
 language sql stable
-set search_path = ''
 as $$
   select json_build_object('id', p_team.id, 'name', p_team.name, 'tag', p_team.tag,
                            'logo_url', p_team.logo_url)
@@ -54,7 +53,6 @@ $$;
 
 create function app.registration_json(r app.registrations, p_team app.teams) returns json
 language sql stable
-set search_path = ''
 as $$
   select json_build_object('id', r.id, 'tournament_id', r.tournament_id, 'team_id', r.team_id,
     'payment_status', r.payment_status, 'registered_at', app.iso(r.registered_at),
@@ -149,7 +147,7 @@ grant execute on function app.create_registration(jsonb) to tournament_api;
 grant execute on function app.list_registrations(jsonb) to tournament_api;
 grant execute on function app.get_registration(jsonb) to tournament_api;
 
-insert into app.operations (name, fn) values
-  ('registrations.list', 'app.list_registrations(jsonb)'),
-  ('registrations.create', 'app.create_registration(jsonb)'),
-  ('registrations.get', 'app.get_registration(jsonb)');
+insert into app.operations (name, fn, read_only) values
+  ('registrations.list', 'app.list_registrations(jsonb)', true),
+  ('registrations.create', 'app.create_registration(jsonb)', false),
+  ('registrations.get', 'app.get_registration(jsonb)', true);

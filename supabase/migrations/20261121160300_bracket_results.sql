@@ -159,7 +159,6 @@ $$;
 
 create function app.match_json(m app.matches) returns json
 language sql stable
-set search_path = ''
 as $$
   select json_build_object('id', m.id, 'round', m.round, 'position', m.position,
     'team1_id', m.team1_id, 'team2_id', m.team2_id, 'team1_score', m.team1_score,
@@ -282,6 +281,6 @@ grant execute on function app.match_json(app.matches) to tournament_api;
 grant execute on function app.report_match(jsonb) to tournament_api;
 grant execute on function app.tournament_results(jsonb) to tournament_api;
 
-insert into app.operations (name, fn) values
-  ('matches.report', 'app.report_match(jsonb)'),
-  ('results.get', 'app.tournament_results(jsonb)');
+insert into app.operations (name, fn, read_only) values
+  ('matches.report', 'app.report_match(jsonb)', false),
+  ('results.get', 'app.tournament_results(jsonb)', true);
