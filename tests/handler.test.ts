@@ -6,6 +6,7 @@ import { connect } from "../functions/api/db.ts";
 import { base62, crc32, isWellFormedKey } from "../functions/api/keys.ts";
 import { asFunctionRole, createKey, createAccount, sql, tournamentBody } from "./helpers.ts";
 import { hashKey } from "../functions/api/keys.ts";
+import { loadConfig, MIN_QUERY_TIMEOUT_MS } from "../functions/api/config.ts";
 
 const db = connect({ databaseUrl: inject("functionDbUrl"), poolSize: 2, connectTimeoutMs: 2000, queryTimeoutMs: 5000 });
 const lines: LogLine[] = [];
@@ -90,5 +91,19 @@ describe("commit durability", () => {
 
   it("keeps writes durable: a writing operation commits with synchronous_commit on", async () => {
     expect(await syncCommitAfter("tournaments.create", "write:tournaments", { body: tournamentBody() })).toBe("on");
+  });
+});
+
+describe("configuration", () => {
+  it("keeps the client query timeout above the role's 10 s statement_timeout, so the server rolls back first", () => {
+    const env = (vars: Record<string, string>) => (name: string) => vars[name];
+    expect(loadConfig(env({ DB_QUERY_TIMEOUT_MS: "3000" })).queryTimeoutMs).toBe(MIN_QUERY_TIMEOUT_MS);
+    expect(loadConfig(env({ DB_QUERY_TIMEOUT_MS: "20000" })).queryTimeoutMs).toBe(20000);
+    expect(loadConfig(env({})).queryTimeoutMs).toBe(15000);
+  });
+
+  it("derives the public base URL for Location from SUPABASE_URL on Supabase", () => {
+    const config = loadConfig((name) => ({ SUPABASE_URL: "https://abc.supabase.co" } as Record<string, string>)[name]);
+    expect(config.publicBaseUrl).toBe("https://abc.supabase.co/functions/v1");
   });
 });

@@ -49,6 +49,12 @@ function unavailable(): ApiError {
   return new ApiError("service_unavailable", "The service is temporarily unavailable; the request did nothing. Try again shortly.");
 }
 
+// The database went silent past the client's bound: the outcome is unknown, so say so.
+function silent(): ApiError {
+  return new ApiError("service_unavailable",
+    "The database did not answer in time; the request may or may not have taken effect. Retry with the same Idempotency-Key to be safe.");
+}
+
 function isUnavailable(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
   if (typeof e?.code === "string" && (UNAVAILABLE_STATES.test(e.code) || UNAVAILABLE_ERRNO.has(e.code))) return true;
@@ -86,6 +92,7 @@ export function connect(options: DatabaseOptions): Database {
           types: rawJson,
         }));
       } catch (err) {
+        if (/Query read timeout/i.test((err as Error)?.message ?? "")) throw silent();
         if (isUnavailable(err)) throw unavailable();
         throw err;
       }
