@@ -157,6 +157,15 @@ describe("Idempotency-Key", () => {
     expectStatus(await post(t, "/tournaments", tournamentBody(), "x".repeat(255)), 201);
   });
 
+  it("checks the Idempotency-Key (input, 400) before a malformed path id (existence, 404)", async () => {
+    const t = await tenant();
+    const [team] = await createTeams(1, "Order");
+    const res = await post(t, "/tournaments/not-a-uuid/registrations", { team_id: team }, "k".repeat(256));
+    expectStatus(res, 400);
+    expect(res.body.error.details[0].field).toBe("Idempotency-Key");
+    expectStatus(await post(t, "/tournaments/not-a-uuid/registrations", { team_id: team }, "fine"), 404);
+  });
+
   it("ignores Idempotency-Key on other methods", async () => {
     const t = await tenant();
     const tournament = await createTournament(t);

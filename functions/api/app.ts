@@ -127,8 +127,8 @@ function unauthorized(): ApiError {
     { "WWW-Authenticate": 'Bearer realm="api"' });
 }
 
-/** Reads and validates the request's input; throws the first input error (400/404/413/415). */
-async function readInput(req: Request, route: Route, params: Record<string, string>, url: URL) {
+/** Reads and validates the query and body; throws the first input error (400/413/415). */
+async function readInput(req: Request, route: Route, url: URL) {
   const args: Record<string, unknown> = {};
   let raw: unknown = null;
   if (route.query) args.query = parse(route.query, Object.fromEntries(url.searchParams), "query string");
@@ -136,11 +136,15 @@ async function readInput(req: Request, route: Route, params: Record<string, stri
     raw = await readJsonObject(req);
     args.body = parse(route.body, raw, "request body");
   }
+  return { args, raw };
+}
+
+/** Adds the path's ids to the operation's arguments; an id that is not a UUID names nothing (404). */
+function bindIds(args: Record<string, unknown>, params: Record<string, string>): void {
   for (const [name, value] of Object.entries(params)) {
     if (!UUID_PATTERN.test(value)) throw new ApiError("not_found", "Not found.");
     args[name] = value;
   }
-  return { args, raw };
 }
 
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
@@ -195,9 +199,11 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps): Promise<Re
   let idempotency: Idempotency | null = null;
   let inputError: unknown = null;
   try {
-    const { args, raw } = await readInput(req, route, params, url);
-    input = args;
+    // Input (400/413/415) comes before existence (404) in the contract's order.
+    const { args, raw } = await readInput(req, route, url);
     idempotency = await idempotencyOf(req, where.path, raw, ctx);
+    bindIds(args, params);
+    input = args;
   } catch (err) {
     inputError = err;
   }

@@ -23,13 +23,26 @@ export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 
 const DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
+// The instants the API can store and give back as YYYY-MM-DDTHH:MM:SS.sssZ: a later one (say
+// 9999-12-31T23:59:59-14:00) would come back as "10000-01-01T…Z", which is not ISO 8601.
+const FIRST_INSTANT = Date.parse("0001-01-01T00:00:00Z");
+const LAST_INSTANT = Date.parse("9999-12-31T23:59:59.999Z");
+
 /** An ISO 8601 date-time with a `Z` or numeric offset, and a real calendar date. */
 export const dateTime = () =>
   z.iso.datetime({ offset: true }).refine((s) => {
     const [y, m, d] = s.slice(0, 10).split("-").map(Number);
     const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
     return y >= 1 && d <= (m === 2 && !leap ? 28 : DAYS[m - 1]);
-  }, { message: "must be a real calendar date" });
+  }, { message: "must be a real calendar date" })
+    // Postgres refuses offsets beyond ±15:59 (the largest in use is +14:00).
+    .refine((s) => Number(/[+-](\d{2}):\d{2}$/.exec(s)?.[1] ?? 0) <= 15, {
+      message: "must have a UTC offset between -15:59 and +15:59",
+    })
+    .refine((s) => {
+      const t = Date.parse(s);
+      return Number.isNaN(t) || (t >= FIRST_INSTANT && t < LAST_INSTANT);
+    }, { message: "must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z" });
 
 /** A non-negative amount with at most two decimals, up to `max`. */
 export function money(max: number) {

@@ -1,0 +1,638 @@
+// The fuzzer's request generator (fast-check arbitraries) and how a generated request goes on
+// the wire. A Spec is pure data drawn from the seed; `materialize` turns it into bytes, picking
+// fixture ids and rotating API keys (100 requests per key per minute) as it goes.
+import fc from "fast-check";
+import { routes } from "../functions/api/routes.ts";
+import type { Route } from "../functions/api/route.ts";
+import { base62, crc32 } from "../functions/api/keys.ts";
+import { ALL_SCOPES, type Scope } from "./helpers.ts";
+
+export interface Key { id: string; key: string; scopes: readonly string[] }
+export interface TournamentFx { id: string; regs: string[]; matches: string[] }
+export interface Fixtures {
+  teams: string[];
+  /** The fuzz account's tournaments in every state, and the spares that DELETE may remove. */
+  aCore: TournamentFx[];
+  aDisposable: TournamentFx[];
+  /** Tournaments the fuzz created (DELETE targets them too). */
+  created: string[];
+  /** Another account's tournaments: never reachable with the fuzz account's keys. */
+  b: TournamentFx[];
+  keys: { full: Key[]; limited: Key[]; disabled: string; revoked: string; expired: string };
+  /** Accounts whose every row is fingerprinted. */
+  accounts: string[];
+  /** Strings of the other account that no response to the fuzz account may contain. */
+  secrets: string[];
+}
+
+type ContentType = string | string[] | null;
+type Auth =
+  | { kind: "full"; format: string }
+  | { kind: "limited"; lacks: boolean; scope: Scope }
+  | { kind: "none" | "badChecksum" | "revoked" | "expired" | "disabled" | "duplicate" }
+  | { kind: "unknown"; body: string }
+  | { kind: "malformed"; header: string };
+type Target =
+  | { mode: "A" | "A-cross" | "B" | "AB" | "bad"; t: number; c: number; segment?: string; enc: string }
+  | { mode: "unknown"; ids: string[] };
+interface Body { label: string; data: string | Uint8Array; chunked?: boolean; type?: ContentType }
+
+/** One generated request, before fixture ids and keys are filled in. */
+export interface Spec {
+  template: string;
+  method: string;
+  target: Target;
+  mutation: string | null;
+  pathKind: "canonical" | "unknown" | "other";
+  query: string;
+  auth: Auth;
+  contentType: ContentType;
+  body: Body | null;
+  idem: string | null;
+  label: string;
+}
+
+/** A request as sent, with what the oracle needs to know about it. */
+export interface Wire {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[]>;
+  body?: Buffer;
+  chunks?: Buffer[];
+  /** Sent on its own connection (the server may answer before reading it). */
+  fresh: boolean;
+  /** The scopes of the key sent, or null when the key must be refused. */
+  scopes: readonly string[] | null;
+  keyId: string | null;
+  owner: "A" | "B" | "none" | "bad";
+  /** The path's ids name one resource chain of the fuzz account. */
+  coherent: boolean;
+  /** The fuzz account's tournament the request is about, if any. */
+  tid: string | null;
+}
+
+export const MAX_BODY = 64 * 1024;
+const GAME = "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b";
+const PREFIX = "/functions/v1/api/v1";
+
+export function routeOf(template: string, method: string): Route | undefined {
+  return routes.find((r) => r.path === template && r.method === method);
+}
+
+// ---------------------------------------------------------------------------------------------
+// hostile material
+
+export const SQL = [
+  "'; drop table app.tournaments; --", "' or '1'='1", "1; select pg_sleep(5)", "\" or 1=1 --",
+  "$$; drop schema app cascade; $$", "'||(select key_hash from app.api_keys limit 1)||'",
+  "%' or account_id is not null --", "'; set role postgres; --", "1) or (1=1", "/**/union/**/select * from app.api_keys--",
+  "'; update app.accounts set api_access_enabled = true; --", "\\'; truncate app.api_keys cascade; --",
+];
+const WEIRD = [
+  "", " ", "\u0000", "a\u0000b", "\ud800", "\udfff", "x\ud83dy", "\u202e", "\ufeff", "\u2028", "Ünïcödé", "💥💥💥",
+  "\\", "\n\r\t", "<script>alert(1)</script>", "${jndi:ldap://x/a}", "{{7*7}}", "%00", "%s%n", "null", "NaN",
+  "x".repeat(101), "x".repeat(5001), "\u0301".repeat(50),
+];
+/** Valid JSON values that no field accepts, or accepts only at the edge. */
+const HOSTILE_LITERALS = [
+  "1e400", "-1e400", "1e-400", "-0", "0.0", "1E2", "123456789012345678901234567890", "-9007199254740993",
+  "4.9e-324", "1.7976931348623157e308", "0.1", "0.005", "1.005", "2.675", "1000000.01", "100000000.001",
+  "true", "false", "null", "[]", "{}", "[1,2]", '{"$gt":""}', '"\\u0000"', '"a\\u0000b"', '"\\ud800"',
+  '"\\udfff\\ud800"', '"x\\ud83d"', '"\\u0000\\u0000"', '"1"', '"2"', '"0"', '"-1"', '"1e3"',
+];
+/** Not JSON at all: the whole body becomes invalid JSON. */
+const INVALID_LITERALS = [
+  "NaN", "-NaN", "Infinity", "-Infinity", "undefined", "01", "+1", ".5", "1.", "0x10", "'x'", '"\\x00"', "1e",
+  "--1", '"\u0000"', '"\t"', '"\\u12"', "tru", "nul", "1_000", "∞",
+];
+const deep = (n: number, open = "[", close = "]") => open.repeat(n) + close.repeat(n);
+const deepObject = (n: number) => '{"a":'.repeat(n) + "1" + "}".repeat(n);
+
+const INVALID_UTF8 = [
+  [0xff], [0xfe, 0xff], [0xc3, 0x28], [0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf],
+  [0xf8, 0x88, 0x80, 0x80, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0x80], [0xc3],
+];
+
+const EXTRA_KEYS = [
+  "id", "slug", "account_id", "created_at", "updated_at", "__proto__", "constructor", "prototype", "name ", "Name",
+  "", "x'; drop table app.tournaments; --", "\u0000", "team_ids", "winner_id", "api_key", "status ", "seq",
+];
+
+const MALFORMED_SEGMENTS = [
+  "1", "0", "-1", "null", "undefined", "true", "NaN", "Infinity", "'%20OR%20'1'='1", "1;DROP%20TABLE%20app.tournaments",
+  "%27%3B%20drop%20table%20app.tournaments%3B%20--", "%00", "%", "%zz", "%ff", "%c3%28", "%ed%a0%80", "%2F",
+  "x".repeat(5000), "6f1c2b1a3c4d4e5f8a9b0c1d2e3f4a5b", "{6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b}",
+  "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5", "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5bb", "g6f1c2b1-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+  "%F0%9F%98%80", "$(reboot)", "${jndi:ldap:%2F%2Fx}", "<script>", "*", "~", "tmk_", "__proto__", "constructor",
+  "%ID%%00", "%ID%x", "%ID%.json", "%ID%%20", "%20%ID%", "%ID%;", "%ID%'", "%ID%%0a", "%ID%,%ID%", "(%ID%)",
+  "'%ID%'", "%ID%--", "%ID%%2F..",
+];
+
+/** The path mutations, and whether the path still names the route, names nothing, or may name another. */
+const MUTATIONS: Record<string, "canonical" | "unknown" | "other"> = {
+  "trailing-slash": "canonical", "api-prefix": "canonical", "dot-segment": "canonical", "encoded-dot": "canonical",
+  "double-slash": "unknown", "upper-case": "unknown", "traversal": "unknown", "encoded-traversal": "unknown",
+  "encoded-slash": "other", "v2": "unknown", "no-prefix": "unknown", "prefix-junk": "unknown",
+  "suffix": "other", "semicolon": "other",
+};
+
+const MALFORMED_AUTH = [
+  "%KEY%", "Bearer", "Bearer ", "Token %KEY%", "Basic dG1rXzp4", "Bearer %KEY%x", "Bearer x%KEY%", "Bearer %TRUNC%",
+  "Bearer tmk_", `Bearer tmk_${"0".repeat(49)}`, "Bearer ' or '1'='1", "Bearer %KEY% %KEY%", "Bearer\t%KEY%",
+  "Bearer %UPPER%", "Bearer %LOWER%", "Bearer sk_%BODY%", "Bearer \xff\xfe", "Bearer %KEY%;", "Bearer <%KEY%>",
+  `Bearer ${"A".repeat(5000)}`, "Bearer=%KEY%", "%KEY% Bearer", "Bearer %KEY%,", "Bearer tmk_%BODY%%BODY%",
+];
+
+const JSON_TYPES = ["application/json", "application/json; charset=utf-8", "Application/JSON",
+  "application/json;charset=UTF-8", "application/json ; charset=utf-8"];
+const OTHER_TYPES: ContentType[] = [null, "", "text/plain", "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=x", "application/jsonx", "application/json-patch+json", "application/vnd.api+json",
+  "text/json", "json", "*/*", "application/*", ["application/json", "text/plain"], "application/json\xff",
+  "text/plain; application/json"];
+
+// ---------------------------------------------------------------------------------------------
+// arbitraries
+
+const printable = fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c));
+const w = <T>(weight: number, arbitrary: fc.Arbitrary<T>) => ({ weight, arbitrary });
+const j = (a: fc.Arbitrary<unknown>) => a.map((v) => JSON.stringify(v));
+
+/** Percent-encodes everything but unreserved characters (lone surrogates become U+FFFD). */
+export function pct(s: string): string {
+  let out = "";
+  for (const b of Buffer.from(s, "utf8")) {
+    const c = String.fromCharCode(b);
+    out += /[A-Za-z0-9\-_~]/.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
+  }
+  return out;
+}
+
+/** Percent-encodes only what cannot go on the wire, leaving quotes, semicolons and the like raw. */
+function light(s: string): string {
+  return [...s].map((c) => (/[\x21-\x7e]/.test(c) && !/[#&=+%]/.test(c) ? c : pct(c))).join("");
+}
+
+const hostileValue: fc.Arbitrary<string> = fc.oneof(
+  w(5, fc.constantFrom(...HOSTILE_LITERALS)),
+  w(3, fc.constantFrom(...SQL, ...WEIRD).map((s) => JSON.stringify(s))),
+  w(2, j(fc.jsonValue({ maxDepth: 2 }))),
+  w(1, fc.constantFrom(...INVALID_LITERALS)),
+  w(1, fc.constantFrom(deep(100), deep(10_000), deepObject(100))),
+);
+
+/** A date-time: mostly valid and in the future; some past, without offset, out of range or not a date. */
+const dateTime: fc.Arbitrary<string> = fc.oneof(
+  w(9, fc.record({
+    days: fc.oneof(fc.integer({ min: 1, max: 60 }), fc.integer({ min: -30, max: 3650 })),
+    secs: fc.integer({ min: 0, max: 86_399 }),
+    offset: fc.constantFrom("Z", "Z", "+00:00", "+05:30", "-08:00", "+14:00", "-12:00", "+15:59", "+23:59", "-23:59", "", "+0530"),
+    frac: fc.constantFrom("", "", ".5", ".123", ".123456789"),
+  }).map(({ days, secs, offset, frac }) => {
+    const m = /^([+-])(\d{2}):?(\d{2})$/.exec(offset);
+    const minutes = m ? (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : 0;
+    const local = new Date(Date.now() + days * 86_400_000 + secs * 1000 + minutes * 60_000);
+    return JSON.stringify(local.toISOString().slice(0, 19) + frac + offset);
+  })),
+  w(2, fc.constantFrom("9999-12-31T23:59:59Z", "9999-12-31T23:59:59-14:00", "9999-12-31T23:59:59.999999999-23:59",
+    "0001-01-01T00:00:00Z", "2027-02-29T00:00:00Z", "2028-02-29T12:00:00Z", "2027-04-31T00:00:00Z",
+    "2027-13-01T00:00:00Z", "2027-01-01", "2027-01-01T00:00:00", "2027-01-01 00:00:00Z", "20270101T000000Z",
+    "275760-09-13T00:00:00Z", "+275760-09-13T00:00:00Z", "2027-W01-1", "now", "infinity", "epoch", "tomorrow",
+    "2027-06-01T12:00:00+24:00", "2027-06-01T12:00:00.Z").map((s) => JSON.stringify(s))),
+);
+
+function pairs(entries: [string, string][]): string {
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(",")}}`;
+}
+
+/** The value in `percent` of draws, else null. */
+const maybe = <T>(arb: fc.Arbitrary<T>, percent: number): fc.Arbitrary<T | null> =>
+  percent === 0 ? fc.constant(null) : fc.oneof(w(100 - percent, fc.constant(null)), w(percent, arb));
+
+/**
+ * Entries drawn field by field: `required` present most of the time, `optional` less often,
+ * sometimes with an unknown or duplicate key. A clean object has every required field and no
+ * unknown or duplicate key.
+ */
+function objectOf(required: Record<string, fc.Arbitrary<string>>, optional: Record<string, fc.Arbitrary<string>>,
+  { optionalPercent = 50, clean = false } = {}): fc.Arbitrary<[string, string][]> {
+  const rec: Record<string, fc.Arbitrary<string | null>> = {};
+  for (const [k, a] of Object.entries(required)) rec[k] = clean ? a : maybe(a, 92);
+  for (const [k, a] of Object.entries(optional)) rec[k] = maybe(a, optionalPercent);
+  return fc.tuple(fc.record(rec), maybe(fc.tuple(fc.constantFrom(...EXTRA_KEYS), hostileValue), clean ? 0 : 8),
+    maybe(fc.tuple(fc.nat(), hostileValue, fc.boolean()), clean ? 0 : 5))
+    .map(([values, extra, dup]) => {
+      const entries = Object.entries(values).filter((e): e is [string, string] => e[1] !== null);
+      if (extra !== null) entries.push(extra);
+      if (dup !== null && entries.length > 0) {
+        const [k] = entries[dup[0] % entries.length];
+        if (dup[2]) entries.unshift([k, dup[1]]);
+        else entries.push([k, dup[1]]);
+      }
+      return entries;
+    });
+}
+
+/** Bodies shaped by the route's schema: clean ones (valid field values) reach the SQL rules. */
+function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Body> {
+  const field = (valid: fc.Arbitrary<string>) => (clean ? valid : fc.oneof(w(85, valid), w(15, hostileValue)));
+  const future = j(fc.integer({ min: 2, max: 3650 * 24 }).map((h) => new Date(Date.now() + h * 3_600_000).toISOString()));
+  // At the limit in code points: 5,000 "😀" are 10,000 UTF-16 units and 20,000 bytes.
+  const text = (max: number) => j(fc.oneof(fc.constant(""), fc.string({ maxLength: 60, unit: "grapheme" }),
+    fc.constantFrom("d".repeat(max), "é".repeat(max), "😀".repeat(max))));
+  const tournament = {
+    name: field(j(fc.oneof(fc.constantFrom("Fuzz Cup", "  Padded Cup  ", "Ünïcödé Çüp ß", "x".repeat(100), "🏆 Cup", "a",
+      "Øresund Łódź Æther", "   "), fc.string({ minLength: 1, maxLength: 40, unit: "grapheme" })))),
+    description: field(text(5000)),
+    game_id: field(j(fc.oneof(fc.constant(GAME), fc.uuid(), fc.constant(GAME.toUpperCase())))),
+    format: field(j(fc.constantFrom("single_elimination", "double_elimination"))),
+    team_size: field(j(fc.integer({ min: 0, max: 101 }))),
+    max_teams: field(j(fc.oneof(fc.integer({ min: 1, max: 16 }), fc.integer({ min: 2, max: 1025 })))),
+    entry_fee: field(j(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 100_000_000 }).map((c) => c / 100),
+      fc.constantFrom(0.01, 12.5, 1_000_000, 0.3, 0.1 + 0.2)))),
+    prize_pool: field(j(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 10_000_000_000 }).map((c) => c / 100)))),
+    starts_at: clean ? future : field(dateTime),
+    registration_closes: clean ? future : field(dateTime),
+    rules: field(text(20_000)),
+  };
+  const { name, game_id, team_size, max_teams, starts_at, ...rest } = tournament;
+  let entries: fc.Arbitrary<[string, string][]>;
+  switch (route.op) {
+    case "tournaments.create":
+      entries = objectOf({ name, game_id, team_size, max_teams, starts_at }, rest, { clean });
+      break;
+    case "tournaments.update":
+      entries = objectOf({}, { ...tournament, status: field(j(fc.constantFrom("registration", "ongoing", "completed", "cancelled"))) },
+        { optionalPercent: 15, clean });
+      break;
+    case "registrations.create":
+      entries = objectOf({ team_id: field(j(fc.oneof(w(6, fc.constantFrom(...fx.teams)), w(2, fc.uuid()),
+        w(1, fc.constantFrom(...fx.aCore.map((t) => t.id)))))) }, {}, { clean });
+      break;
+    case "matches.report": {
+      const score = field(j(fc.oneof(fc.integer({ min: 0, max: 5 }), fc.integer({ min: -1, max: 1_000_001 }))));
+      entries = objectOf({ team1_score: score, team2_score: score }, {}, { clean });
+      break;
+    }
+    default:
+      throw new Error(`no body generator for ${route.op}: add one to fuzz-requests.ts`);
+  }
+  return entries.map((e) => ({ label: clean ? "schema, clean" : "schema", data: pairs(e) }));
+}
+
+/** A well-formed body for the route, to be spoilt by the targeted cases. */
+function validBase(route: Route, fx: Fixtures): [string, string][] {
+  switch (route.op) {
+    case "tournaments.create":
+      return [["name", '"Fuzz Base Cup"'], ["game_id", JSON.stringify(GAME)], ["team_size", "5"], ["max_teams", "8"],
+        ["starts_at", JSON.stringify(new Date(Date.now() + 30 * 86_400_000).toISOString())]];
+    case "tournaments.update":
+      return [["name", '"Fuzz Renamed"']];
+    case "registrations.create":
+      return [["team_id", JSON.stringify(fx.teams[fx.teams.length - 1])]];
+    case "matches.report":
+      return [["team1_score", "2"], ["team2_score", "1"]];
+    default:
+      throw new Error(`no base body for ${route.op}`);
+  }
+}
+
+/** Hostile bodies aimed at the body reader and the schemas. */
+function targetedBody(route: Route, fx: Fixtures): fc.Arbitrary<Body> {
+  const base = () => validBase(route, fx);
+  const first = () => base()[0][0];
+  const numeric = route.op === "matches.report" ? "team1_score" : route.op === "registrations.create" ? "team_id" : "max_teams";
+  const withValue = (key: string, value: string) => pairs([...base().filter(([k]) => k !== key), [key, value]]);
+  const bytes = (...parts: (string | number[])[]) =>
+    new Uint8Array(Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : Buffer.from(p)))));
+  const padded = (size: number) => {
+    const start = `${pairs(base()).slice(0, -1)},"padding":"`;
+    return start + "x".repeat(Math.max(0, size - start.length - 2)) + '"}';
+  };
+  const cases: fc.Arbitrary<Body>[] = [
+    fc.constantFrom(...INVALID_UTF8).map((seq) => ({ label: "invalid UTF-8",
+      data: bytes(`${pairs(base()).slice(0, -1)},"${first()}":"a`, seq, 'b"}') })),
+    fc.constantFrom(...INVALID_UTF8).map((seq) => ({ label: "invalid UTF-8 in a key", data: bytes('{"', seq, `":1,${pairs(base()).slice(1)}`) })),
+    fc.constantFrom('"\\ud800"', '"a\\u0000b"', '"\\udfff"', '"\\u0000"').map((v) => ({ label: "escaped NUL or lone surrogate", data: withValue(first(), v) })),
+    fc.constantFrom("\u0000", "\u0001", "\u001f", "\n").map((c) => ({ label: "raw control character in a string", data: withValue(first(), `"a${c}b"`) })),
+    fc.constantFrom("1e400", "-1e400", "1e-400", "NaN", "Infinity", "-0", "123456789012345678901234567890", "9007199254740993")
+      .map((v) => ({ label: "extreme number", data: withValue(numeric, v) })),
+    fc.constantFrom(10_000, 30_000).map((n) => ({ label: "deep arrays", data: deep(n) })),
+    fc.constant({ label: "deep objects", data: deepObject(10_000) }),
+    fc.constant({ label: "deep value", data: withValue(first(), deep(10_000)) }),
+    fc.constantFrom(MAX_BODY - 1, MAX_BODY).map((n) => ({ label: "at the size limit", data: padded(n) })),
+    fc.constantFrom(MAX_BODY + 1, MAX_BODY + 2, 200_000).map((n) => ({ label: "over the size limit", data: padded(n) })),
+    fc.constant({ label: "over the size limit, chunked", data: padded(70_000), chunked: true }),
+    fc.constant({ label: "chunked", data: pairs(base()), chunked: true }),
+    hostileValue.map((v) => ({ label: "duplicate key, valid last", data: pairs([[first(), v], ...base()]) })),
+    hostileValue.map((v) => ({ label: "duplicate key, hostile last", data: pairs([...base(), [first(), v]]) })),
+    fc.constantFrom("\ufeff", " \n\t", "\r\n").map((p) => ({ label: "BOM or whitespace around", data: `${p}${pairs(base())}${p === "\ufeff" ? "" : p}` })),
+    fc.constantFrom("[]", "null", "0", '"x"', "true", `[${pairs(base())}]`).map((d) => ({ label: "not an object", data: d })),
+    fc.constantFrom("", " ", "\n").map((d) => ({ label: "empty", data: d })),
+    fc.constant({ label: "form encoded", data: "name=x&max_teams=2&team_id=1", type: "application/x-www-form-urlencoded" }),
+    fc.constant({ label: "form encoded as JSON", data: "name=x&max_teams=2&team_id=1" }),
+    fc.constantFrom("__proto__", "constructor", "prototype").map((k) => ({ label: "prototype key", data: pairs([[k, '{"admin":true}'], ...base()]) })),
+    fc.constant({ label: "2,000 keys", data: pairs(Array.from({ length: 2000 }, (_, i) => [`k${i}`, "1"] as [string, string])) }),
+    fc.constant({ label: "60,000-character key", data: pairs([["k".repeat(60_000), "1"], ...base()]) }),
+    fc.constant({ label: "UTF-16", data: new Uint8Array(Buffer.from(pairs(base()), "utf16le")) }),
+    fc.constantFrom(`{/* c */${pairs(base()).slice(1)}`, `${pairs(base())}garbage`, `${pairs(base())}${pairs(base())}`,
+      pairs(base()).slice(0, -1), `${pairs(base()).slice(0, -1)},}`).map((d) => ({ label: "broken JSON", data: d })),
+    fc.constant({ label: "escaped but valid", data: pairs(base().map(([k, v]) => [k, v.startsWith('"')
+      ? `"${v.slice(1, -1).replace(/[0-9a-z]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`)}"` : v])) }),
+    fc.constantFrom(...SQL).map((s) => ({ label: "SQL key", data: pairs([[s, "1"], ...base()]) })),
+    fc.constantFrom(...SQL).map((s) => ({ label: "SQL value", data: withValue(first(), JSON.stringify(s)) })),
+  ];
+  return fc.oneof(...cases);
+}
+
+const arbitraryBody: fc.Arbitrary<Body> = fc.oneof(
+  fc.json({ maxDepth: 3 }).map((data) => ({ label: "fc.json", data })),
+  fc.dictionary(fc.string({ unit: "binary", maxLength: 10 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 })
+    .map((d) => ({ label: "fc.dictionary", data: JSON.stringify(d) })),
+  fc.string({ unit: "binary", maxLength: 200 }).map((data) => ({ label: "fc.string", data })),
+  fc.uint8Array({ maxLength: 200 }).map((data) => ({ label: "fc.uint8Array", data })),
+  fc.anything({ maxDepth: 3 }).map((v) => {
+    let data: string;
+    try {
+      data = JSON.stringify({ v }) ?? "{}";
+    } catch {
+      data = String(v);
+    }
+    return { label: "fc.anything", data };
+  }),
+);
+
+const QUERY_NAMES = ["page", "limit", "status", "game_id"];
+const QUERY_VALUES = [
+  "1", "2", "3", "20", "100", "101", "0", "-1", "1e3", "01", "1.5", "999999999", "1000000", "1000001", "9999999999",
+  "", " ", "+1", "0x10", "registration", "ongoing", "completed", "pending", "complete", "refunded", "REGISTRATION",
+  "null", "undefined", "true", "[]", "{}", "%00", "\u0000", GAME, GAME.toUpperCase(), "b0b0b0b0-0000-4000-8000-00000000b0b0",
+  "not-a-uuid", ...SQL,
+];
+const RAW_QUERIES = [
+  "%", "%zz", "%ff%fe", "page=%00", "&&&", "=", "page", "page=1&page=2", "status=registration%00", "page[]=1",
+  "limit=100&limit=0", `a=${"x".repeat(4000)}`, "status=%27%3B%20drop%20table%20app.tournaments%3B%20--", "page=1%20",
+  "page=%EF%BC%91", "page=%D9%A1", "limit=1e2", `game_id=%7B${GAME}%7D`, "status=ongoing&status=bogus", "page=2&limit=1",
+];
+const queryArb: fc.Arbitrary<string> = fc.oneof(
+  w(4, fc.constant("")),
+  w(5, fc.array(fc.tuple(
+    fc.oneof(w(9, fc.constantFrom(...QUERY_NAMES)), w(1, fc.constantFrom("PAGE", "page[]", "__proto__", "constructor", "toString", "api_key", "")),
+      w(1, fc.string({ maxLength: 8, unit: "binary" }))),
+    fc.oneof(w(6, fc.constantFrom(...QUERY_VALUES)), w(2, fc.integer().map(String)), w(2, fc.string({ maxLength: 12, unit: "binary" }))),
+    fc.boolean(),
+  ), { maxLength: 5 }).map((list) => list.map(([k, v, full]) => `${full ? pct(k) : light(k)}=${full ? pct(v) : light(v)}`).join("&"))),
+  w(1, fc.constantFrom(...RAW_QUERIES)),
+);
+
+const authArb: fc.Arbitrary<Auth> = fc.oneof(
+  w(80, fc.constantFrom("Bearer %s", "bearer %s", "BEARER  %s", "Bearer %s  ").map((format) => ({ kind: "full" as const, format }))),
+  w(5, fc.record({ kind: fc.constant("limited" as const), lacks: fc.boolean(), scope: fc.constantFrom(...ALL_SCOPES) })),
+  w(3, fc.constantFrom("none", "badChecksum", "revoked", "expired", "disabled", "duplicate").map((kind) => ({ kind }) as Auth)),
+  w(2, fc.oneof(fc.constantFrom(...MALFORMED_AUTH), fc.string({ unit: printable, maxLength: 60 }))
+    .map((header) => ({ kind: "malformed" as const, header }))),
+  w(1, fc.string({ unit: fc.constantFrom(..."0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"), minLength: 43, maxLength: 43 })
+    .map((body) => ({ kind: "unknown" as const, body }))),
+);
+
+function targetArb(route: Route): fc.Arbitrary<Target> {
+  const names = [...route.path.matchAll(/\{(\w+)\}/g)];
+  if (names.length === 0) return fc.constant({ mode: "unknown", ids: [] });
+  const enc = fc.oneof(w(90, fc.constant("plain")), w(5, fc.constant("upper")), w(5, fc.constant("percent")));
+  const idx = fc.tuple(fc.nat(), fc.nat(), enc);
+  const segment = fc.oneof(w(3, fc.constantFrom(...MALFORMED_SEGMENTS)),
+    w(1, fc.string({ unit: "binary", minLength: 1, maxLength: 30 }).map(pct)));
+  return fc.oneof(
+    w(50, idx.map(([t, c, e]) => ({ mode: "A" as const, t, c, enc: e }))),
+    w(6, idx.map(([t, c, e]) => ({ mode: "A-cross" as const, t, c, enc: e }))),
+    w(14, idx.map(([t, c, e]) => ({ mode: "B" as const, t, c, enc: e }))),
+    w(names.length > 1 ? 5 : 0, idx.map(([t, c, e]) => ({ mode: "AB" as const, t, c, enc: e }))),
+    w(8, fc.array(fc.oneof(w(9, fc.uuid()), w(1, fc.constantFrom("00000000-0000-0000-0000-000000000000",
+      "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"))), { minLength: names.length, maxLength: names.length })
+      .map((ids) => ({ mode: "unknown" as const, ids }))),
+    w(17, fc.tuple(fc.nat(), fc.nat(), segment).map(([t, c, s]) => ({ mode: "bad" as const, t, c, segment: s, enc: "plain" }))),
+  );
+}
+
+function specArb(route: Route, fx: Fixtures): fc.Arbitrary<Spec> {
+  const body: fc.Arbitrary<Body | null> = route.body
+    ? fc.oneof(w(25, schemaBody(route, fx, true)), w(35, schemaBody(route, fx, false)), w(22, targetedBody(route, fx)),
+      w(18, arbitraryBody))
+    : fc.oneof(w(9, fc.constant(null)), w(1, arbitraryBody));
+  return fc.record({
+    method: fc.oneof(w(85, fc.constant(route.method)),
+      w(15, fc.constantFrom("GET", "POST", "PATCH", "DELETE", "PUT", "HEAD", "OPTIONS", "TRACE", "PROPFIND"))),
+    target: targetArb(route),
+    mutation: fc.oneof(w(88, fc.constant(null)), w(12, fc.constantFrom(...Object.keys(MUTATIONS)))),
+    query: route.query ? queryArb : fc.oneof(w(9, fc.constant("")), w(1, queryArb)),
+    auth: authArb,
+    contentType: fc.oneof(w(85, fc.constantFrom(...JSON_TYPES)), w(15, fc.constantFrom(...OTHER_TYPES))),
+    body,
+    idem: fc.oneof(w(85, fc.constant(null)), w(10, fc.string({ unit: printable, minLength: 1, maxLength: 40 })),
+      w(5, fc.constantFrom("", " ", "x".repeat(256), "\xff\xfe", "a\tb", "tmk_", SQL[0]))),
+  }).map((s) => ({
+    ...s,
+    template: route.path,
+    pathKind: s.mutation ? MUTATIONS[s.mutation] : "canonical",
+    label: s.body?.label ?? "no body",
+  }));
+}
+
+/** A request to any route. */
+export function requestArb(fx: Fixtures): fc.Arbitrary<Spec> {
+  return fc.oneof(...routes.map((route) => specArb(route, fx)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// on the wire
+
+const usage = new Map<string, number>();
+let turn = 0;
+let spare = 0;
+
+/** The next key of a pool with room left in its rate-limit window (95 of 100, for safety). */
+function takeKey(pool: Key[]): Key {
+  for (let i = 0; i < pool.length; i++) {
+    const key = pool[(turn + i) % pool.length];
+    const used = usage.get(key.id) ?? 0;
+    if (used < 95) {
+      turn = (turn + i + 1) % 1_000_000;
+      usage.set(key.id, used + 1);
+      return key;
+    }
+  }
+  throw new Error("the fuzzer ran out of API keys: make more in fixtures()");
+}
+
+function unknownKey(body: string): string {
+  const head = `tmk_${body}`;
+  return head + base62(crc32(new TextEncoder().encode(head)), 6);
+}
+
+function authHeader(auth: Auth, fx: Fixtures): { header?: string | string[]; key: Key | null; scopes: readonly string[] | null } {
+  const any = () => fx.keys.full[spare++ % fx.keys.full.length].key; // refused before the rate limit
+  switch (auth.kind) {
+    case "full": {
+      const key = takeKey(fx.keys.full);
+      return { header: auth.format.replace("%s", key.key), key, scopes: key.scopes };
+    }
+    case "limited": {
+      const pool = fx.keys.limited.filter((k) => k.scopes.includes(auth.scope) !== auth.lacks);
+      const fit = pool.filter((k) => auth.lacks || k.scopes.length === 1);
+      const key = takeKey(fit);
+      return { header: `Bearer ${key.key}`, key, scopes: key.scopes };
+    }
+    case "none":
+      return { key: null, scopes: null };
+    case "badChecksum": {
+      const key = any();
+      const i = key.length - 2;
+      return { header: `Bearer ${key.slice(0, i)}${key[i] === "0" ? "1" : "0"}${key.slice(i + 1)}`, key: null, scopes: null };
+    }
+    case "revoked":
+      return { header: `Bearer ${fx.keys.revoked}`, key: null, scopes: null };
+    case "expired":
+      return { header: `Bearer ${fx.keys.expired}`, key: null, scopes: null };
+    case "disabled":
+      return { header: `Bearer ${fx.keys.disabled}`, key: null, scopes: null };
+    case "duplicate": {
+      const key = any();
+      return { header: [`Bearer ${key}`, `Bearer ${key}`], key: null, scopes: null };
+    }
+    case "unknown":
+      return { header: `Bearer ${unknownKey(auth.body)}`, key: null, scopes: null };
+    case "malformed": {
+      const key = any();
+      const header = auth.header.replaceAll("%KEY%", key).replaceAll("%TRUNC%", key.slice(0, -1))
+        .replaceAll("%UPPER%", key.toUpperCase()).replaceAll("%LOWER%", key.toLowerCase()).replaceAll("%BODY%", key.slice(4));
+      return { header, key: null, scopes: null };
+    }
+  }
+}
+
+interface Resolved { segments: string[]; owner: Wire["owner"]; coherent: boolean; tid: string | null }
+
+function resolveTarget(spec: Spec, fx: Fixtures): Resolved {
+  const names = [...spec.template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+  if (names.length === 0) return { segments: [], owner: "A", coherent: true, tid: null };
+  const target = spec.target;
+  if (target.mode === "unknown") return { segments: target.ids.slice(0, names.length), owner: "none", coherent: false, tid: null };
+  const child = names[1];
+  const kids = (t: TournamentFx) => (child === "registration_id" ? t.regs : t.matches);
+  const pick = <T>(list: T[], i: number) => list[i % list.length];
+  const isDelete = spec.method === "DELETE" && spec.template === "/tournaments/{id}";
+  const aPool: TournamentFx[] = isDelete
+    ? [...fx.aDisposable, ...fx.created.map((id) => ({ id, regs: [], matches: [] }))]
+    : [...fx.aCore, ...fx.aDisposable];
+  const aKids = fx.aCore.flatMap(kids);
+  const encode = (id: string) => target.enc === "upper" ? id.toUpperCase() : target.enc === "percent" ? pct(id) : id;
+
+  let t = pick(aPool, target.t);
+  let c = kids(t).length ? pick(kids(t), target.c) : pick(aKids, target.c);
+  let owner: Wire["owner"] = "A";
+  let coherent = kids(t).includes(c) || !child;
+  switch (target.mode) {
+    case "A-cross": {
+      // the child of another tournament, or an id of the wrong kind
+      const others = aKids.filter((k) => !kids(t).includes(k));
+      if (child) c = pick(others, target.c);
+      else t = { ...t, id: pick(fx.aCore.flatMap((x) => [...x.regs, ...x.matches]), target.c) };
+      coherent = false;
+      break;
+    }
+    case "B": {
+      const withKids = child ? fx.b.filter((x) => kids(x).length) : fx.b;
+      const bt = pick(withKids, target.t);
+      return { segments: [encode(bt.id), ...(child ? [encode(pick(kids(bt), target.c))] : [])], owner: "B", coherent: false, tid: null };
+    }
+    case "AB": {
+      const bt = pick(fx.b.filter((x) => kids(x).length), target.t);
+      const bc = pick(kids(bt), target.c);
+      const segments = target.c % 2 ? [encode(t.id), encode(bc)] : [encode(bt.id), encode(c)];
+      return { segments, owner: "B", coherent: false, tid: target.c % 2 ? t.id : null };
+    }
+    case "bad": {
+      const segments = [t.id, ...(child ? [c] : [])];
+      const at = target.c % segments.length;
+      segments[at] = target.segment!.replaceAll("%ID%", segments[at]);
+      // a dot segment would change the path itself
+      if (/^(\.|%2e){1,2}$/i.test(segments[at]) || segments[at] === "") segments[at] = `x${segments[at]}`;
+      return { segments, owner: "bad", coherent: false, tid: t.id };
+    }
+  }
+  return { segments: [encode(t.id), ...(child ? [encode(c)] : [])], owner, coherent, tid: t.id };
+}
+
+function mutate(path: string, mutation: string | null): string {
+  switch (mutation) {
+    case null: return PREFIX + path;
+    case "trailing-slash": return `${PREFIX}${path}/`;
+    case "api-prefix": return `/api/v1${path}`;
+    case "dot-segment": return `${PREFIX}/x/..${path}`;
+    case "encoded-dot": return `${PREFIX}/%2e${path}`;
+    case "double-slash": return `${PREFIX}/${path}`;
+    case "upper-case": return PREFIX + path.replace("/tournaments", "/TOURNAMENTS");
+    case "traversal": return `${PREFIX}${path}/../../../../../../etc/passwd`;
+    case "encoded-traversal": return `${PREFIX}${path}/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/admin`;
+    case "encoded-slash": {
+      const at = path.lastIndexOf("/");
+      return PREFIX + path.slice(0, at) + "%2F" + path.slice(at + 1);
+    }
+    case "v2": return `/functions/v1/api/v2${path}`;
+    case "no-prefix": return path;
+    case "prefix-junk": return `${PREFIX}x${path}`;
+    case "suffix": return `${PREFIX}${path}/nope`;
+    case "semicolon": return `${PREFIX}${path};a=b`;
+    default: throw new Error(`unknown mutation ${mutation}`);
+  }
+}
+
+/** Fills in ids and a key, and lays the request out as bytes. */
+export function materialize(spec: Spec, fx: Fixtures): Wire {
+  const target = resolveTarget(spec, fx);
+  let i = 0;
+  const path = mutate(spec.template.replace(/\{\w+\}/g, () => target.segments[i++]), spec.mutation);
+  const headers: Record<string, string | string[]> = {};
+  const auth = authHeader(spec.auth, fx);
+  if (auth.header !== undefined) headers.authorization = auth.header;
+  const type = spec.body?.type !== undefined ? spec.body.type : spec.contentType;
+  if (type !== null) headers["content-type"] = type;
+  if (spec.idem !== null) headers["idempotency-key"] = spec.idem;
+  let body: Buffer | undefined;
+  let chunks: Buffer[] | undefined;
+  if (spec.body && spec.method !== "HEAD" && spec.method !== "TRACE") {
+    const data = spec.body.data;
+    body = typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data);
+    if (spec.body.chunked && ["POST", "PATCH", "PUT", "PROPFIND"].includes(spec.method)) {
+      chunks = [];
+      for (let at = 0; at < body.length; at += 16_384) chunks.push(body.subarray(at, at + 16_384));
+      body = undefined;
+    }
+  }
+  // Node frames a GET or DELETE body only when told its length.
+  if (body) headers["content-length"] = String(body.length);
+  const size = body?.length ?? chunks?.reduce((n, c) => n + c.length, 0) ?? 0;
+  return {
+    method: spec.method, path: path + (spec.query ? `?${spec.query}` : ""), headers, body, chunks,
+    fresh: size > MAX_BODY, scopes: auth.scopes, keyId: auth.key?.id ?? null,
+    owner: target.owner, coherent: target.coherent, tid: target.tid,
+  };
+}
+
+/** What the body reader must answer for a body route: the error codes, or the parsed value. */
+export function bodyVerdict(wire: Wire): { codes: string[] } | { value: unknown } {
+  const bytes = wire.body ?? (wire.chunks ? Buffer.concat(wire.chunks) : Buffer.alloc(0));
+  if (bytes.length > MAX_BODY) return { codes: ["payload_too_large"] };
+  const header = wire.headers["content-type"];
+  const type = header === undefined ? null : Array.isArray(header) ? header.join(", ") : header;
+  const media = type === null ? null : type.split(";")[0].trim().toLowerCase();
+  if (bytes.length === 0) return { codes: media === null || media === "application/json" ? ["invalid_json"] : ["invalid_json", "unsupported_media_type"] };
+  if (media !== "application/json") return { codes: ["unsupported_media_type"] };
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    return { codes: ["invalid_json"] };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { codes: ["invalid_json"] };
+  return { value };
+}

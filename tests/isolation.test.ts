@@ -1,0 +1,528 @@
+// Tenant isolation (issue 6, part 5). Over HTTP: for every route, both directions between two
+// accounts and three scope sets (every scope, only the route's, all but the route's), the other
+// account's ids answer exactly like ids that exist nowhere (403 when the scope is missing, since
+// the scope check comes before existence; 404 otherwise), and its rows stay unchanged. In SQL:
+// the function's role (no account bound, or bound to the other account) and a Supabase user who
+// is a member of the other account can neither read nor change an account's rows, not even
+// through the operation functions (tests/rls.test.ts covers anon and strangers). Keys: no plaintext key in the function's log, in any table of app, auth and public,
+// nor in pg_stat_statements, after requests that fail in every way a key can.
+import fs from "node:fs";
+import { createHash } from "node:crypto";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { routes } from "../functions/api/routes.ts";
+import type { Route } from "../functions/api/route.ts";
+import { base62, crc32 } from "../functions/api/keys.ts";
+import {
+  admin, ALL_SCOPES, type ApiResponse, createAccount, createKey, createTeams, createTournament, expectStatus,
+  request, sql, type Tenant, tenant,
+} from "./helpers.ts";
+
+/** An account with data in every table: tournaments in two states, registrations, matches, an idempotency record, a member. */
+interface World {
+  name: string;
+  t: Tenant;
+  game: string;
+  open: { id: string };
+  ongoing: { id: string };
+  reg: string;
+  ongoingReg: string;
+  ready: string;
+  completed: string;
+  spareTeam: string;
+  member: string;
+  /** Everything that identifies this account's data. */
+  secrets: string[];
+}
+
+async function world(name: string, game: string): Promise<World> {
+  const t = await tenant();
+  await sql("update app.accounts set name = $2 where id = $1", [t.accountId, `${name} Esports`]);
+  const teams = await createTeams(6, `${name} Team`);
+  const open = await createTournament(t, { name: `${name} Open`, game_id: game, max_teams: 8 });
+  const ongoing = await createTournament(t, { name: `${name} Ongoing`, game_id: game, max_teams: 8 });
+  for (const team_id of teams.slice(0, 2)) {
+    expectStatus(await t.request("POST", `/tournaments/${open.id}/registrations`, { body: { team_id } }), 201);
+  }
+  for (const team_id of teams.slice(0, 4)) {
+    expectStatus(await t.request("POST", `/tournaments/${ongoing.id}/registrations`, { body: { team_id } }), 201);
+  }
+  expectStatus(await t.request("PATCH", `/tournaments/${ongoing.id}`, { body: { status: "ongoing" } }), 200);
+  const [first] = await sql("select id from app.matches where tournament_id = $1 and status = 'ready' order by position limit 1", [ongoing.id]);
+  expectStatus(await t.request("PATCH", `/tournaments/${ongoing.id}/matches/${first.id}`, { body: { team1_score: 3, team2_score: 1 } }), 200);
+  // An idempotency record for a success and one for a saved state error.
+  expectStatus(await t.request("POST", "/tournaments", { body: { ...baseBody(game), name: `${name} Retried` },
+    headers: { "idempotency-key": `${name}-create` } }), 201);
+  expectStatus(await t.request("POST", `/tournaments/${ongoing.id}/registrations`, { body: { team_id: teams[5] },
+    headers: { "idempotency-key": `${name}-late` } }), 409);
+  const [{ id: member }] = await sql("insert into auth.users (email) values (gen_random_uuid() || '@example.com') returning id");
+  await sql("select admin.add_account_member($1, $2)", [t.accountId, member]);
+
+  const [reg] = await sql("select id from app.registrations where tournament_id = $1 order by seq limit 1", [open.id]);
+  const [ongoingReg] = await sql("select id from app.registrations where tournament_id = $1 order by seq limit 1", [ongoing.id]);
+  const [ready] = await sql("select id from app.matches where tournament_id = $1 and status = 'ready' order by position limit 1", [ongoing.id]);
+  const ids = await sql(
+    `select id::text from app.tournaments where account_id = $1 union all select id::text from app.registrations where account_id = $1
+     union all select id::text from app.matches where account_id = $1`, [t.accountId]);
+  return {
+    name, t, game, open, ongoing, reg: reg.id, ongoingReg: ongoingReg.id, ready: ready.id, completed: first.id,
+    spareTeam: teams[5], member,
+    secrets: [t.accountId, game, `${name} Open`, `${name} Ongoing`, `${name} Retried`, ...ids.map((r) => r.id)],
+  };
+}
+
+const baseBody = (game: string) => ({
+  name: "Cup", game_id: game, team_size: 5, max_teams: 8, starts_at: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+});
+
+/** Every row of the account, in every table that holds account data (the rate-limit state aside). */
+async function fingerprint(accountId: string): Promise<string> {
+  const [row] = await sql(
+    `select json_build_object(
+       'account', (select to_json(a) from app.accounts a where a.id = $1),
+       'keys', (select json_agg(json_build_object('id', k.id, 'name', k.name, 'prefix', k.prefix, 'hash', k.key_hash,
+                  'scopes', k.scopes, 'expires_at', k.expires_at, 'revoked_at', k.revoked_at) order by k.id)
+                  from app.api_keys k where k.account_id = $1),
+       'tournaments', (select json_agg(t order by t.id) from app.tournaments t where t.account_id = $1),
+       'registrations', (select json_agg(r order by r.id) from app.registrations r where r.account_id = $1),
+       'matches', (select json_agg(m order by m.id) from app.matches m where m.account_id = $1),
+       'idempotency', (select json_agg(i order by i.api_key_id, i.idempotency_key) from app.idempotency_keys i where i.account_id = $1),
+       'members', (select json_agg(m order by m.user_id) from app.account_members m where m.account_id = $1))::text s`,
+    [accountId]);
+  return row.s;
+}
+
+let x: World;
+let y: World;
+beforeAll(async () => {
+  [x, y] = await Promise.all([world("Ampere", "a0a0a0a0-0000-4000-8000-00000000a0a0"), world("Bolt", "b0b0b0b0-0000-4000-8000-00000000b0b0")]);
+  for (const w of [x, y]) {
+    for (const table of ["tournaments", "registrations", "matches", "idempotency_keys", "account_members"]) {
+      const [{ n }] = await sql(`select count(*)::int n from app.${table} where account_id = $1`, [w.t.accountId]);
+      expect(n, `${w.name} has rows in ${table}`).toBeGreaterThan(0);
+    }
+  }
+}, 60_000);
+
+// ---------------------------------------------------------------------------------------------
+describe("over HTTP, another account's data is invisible and unchanged", () => {
+  const routeName = (r: Route) => `${r.method} ${r.path}`;
+  const SCOPE_SETS = {
+    "every scope": (_r: Route) => [...ALL_SCOPES],
+    "only the route's scope": (r: Route) => [r.scope],
+    "every scope but the route's": (r: Route) => ALL_SCOPES.filter((s) => s !== r.scope),
+  };
+
+  /** A request that would change or reveal the victim's data if isolation failed. */
+  function sampleBody(route: Route, victim: World): unknown {
+    switch (route.op) {
+      case "tournaments.create": return baseBody("6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b");
+      case "tournaments.update": return { name: "Hijacked", max_teams: 64 };
+      case "registrations.create": return { team_id: victim.spareTeam };
+      case "matches.report": return { team1_score: 0, team2_score: 9 };
+      default:
+        if (route.body) throw new Error(`no sample body for ${routeName(route)}: add one to the isolation suite`);
+        return undefined;
+    }
+  }
+
+  /** The same request with a body the schema refuses (input comes before existence). */
+  function invalidBody(route: Route): unknown {
+    switch (route.op) {
+      case "tournaments.update": return { max_teams: 0 };
+      case "registrations.create": return { team_id: "not-a-uuid" };
+      case "matches.report": return { team1_score: 1, team2_score: 1 };
+      default: return undefined;
+    }
+  }
+
+  /** The paths to try: the victim's resource chain, and the two mixes of the intruder's and the victim's ids. */
+  function paths(route: Route, intruder: World, victim: World): { label: string; ids: [string, "victim" | "own"][] }[] {
+    const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+    const tournamentOf = (w: World) => (names[1] === "match_id" || route.path.endsWith("/results") ? w.ongoing.id : w.open.id);
+    const childOf = (w: World) => (names[1] === "match_id" ? w.ready : w.reg);
+    if (names.length === 0) return [{ label: "no id", ids: [] }];
+    if (names.length === 1) return [{ label: "the victim's tournament", ids: [[tournamentOf(victim), "victim"]] }];
+    return [
+      { label: "the victim's tournament and child", ids: [[tournamentOf(victim), "victim"], [childOf(victim), "victim"]] },
+      { label: "the intruder's tournament, the victim's child", ids: [[tournamentOf(intruder), "own"], [childOf(victim), "victim"]] },
+      { label: "the victim's tournament, the intruder's child", ids: [[tournamentOf(victim), "victim"], [childOf(intruder), "own"]] },
+    ];
+  }
+
+  const fill = (route: Route, ids: string[]) => {
+    let i = 0;
+    return route.path.replace(/\{\w+\}/g, () => ids[i++]);
+  };
+
+  function expectNoTrace(res: ApiResponse, victim: World) {
+    for (const s of victim.secrets) expect(res.text, `the response names ${s}`).not.toContain(s);
+  }
+
+  const directions = [["Bolt", "Ampere"], ["Ampere", "Bolt"]] as const;
+  describe.each(directions)("%s's keys against %s's data", (intruderName, victimName) => {
+    const pick = () => (intruderName === "Bolt" ? [y, x] : [x, y]) as [World, World];
+
+    describe.each(routes.map((r) => [routeName(r), r] as const))("%s", (_name, route) => {
+      it.each(Object.keys(SCOPE_SETS) as (keyof typeof SCOPE_SETS)[])("with %s", async (set) => {
+        const [intruder, victim] = pick();
+        const before = await fingerprint(victim.t.accountId);
+        const scopes = SCOPE_SETS[set](route);
+        const { key } = await createKey(intruder.t.accountId, scopes);
+        const send = (path: string, body: unknown) => request(route.method, path, { key, body });
+        const hasScope = scopes.includes(route.scope);
+
+        const sample = sampleBody(route, victim);
+        for (const { label, ids } of paths(route, intruder, victim)) {
+          const bodies = [sample, ...(hasScope && invalidBody(route) ? [invalidBody(route)] : [])];
+          for (const body of bodies) {
+            const res = await send(fill(route, ids.map(([id]) => id)), body);
+            // The same request with the victim's ids replaced by ids that exist nowhere.
+            const nowhere = await send(fill(route, ids.map(([id, whose]) => (whose === "victim" ? crypto.randomUUID() : id))), body);
+            expectNoTrace(res, victim);
+            const what = `${label}, body ${JSON.stringify(body)}: ${res.text}`;
+            if (!hasScope) {
+              expect(res.status, what).toBe(403);
+              expect(res.body.error.code, what).toBe("insufficient_scope");
+              expect(res.body.error.message, what).toContain(route.scope);
+            } else if (ids.length === 0) {
+              expect(res.status, what).toBe(route.method === "POST" ? 201 : 200);
+            } else if (body === sample) {
+              expect(res.status, what).toBe(404);
+              expect(res.body.error.code, what).toBe("not_found");
+            } else {
+              expect(res.status, what).toBe(400);
+              expect(res.body.error.code, what).toBe("validation_error");
+            }
+            if (ids.length > 0) {
+              // No oracle: the victim's ids answer exactly as ids that exist nowhere.
+              expect(nowhere.status, `${what}\nvs nowhere: ${nowhere.text}`).toBe(res.status);
+              expect(nowhere.body.error, `${what}\nvs nowhere: ${nowhere.text}`).toEqual(res.body.error);
+            }
+            if (hasScope && ids.length === 0 && route.method === "GET") {
+              // The intruder's list is its own, complete.
+              const own = (await sql("select id from app.tournaments where account_id = $1", [intruder.t.accountId])).map((r) => r.id);
+              expect(res.body.pagination.total).toBe(own.length);
+              for (const t of res.body.data) expect(own).toContain(t.id);
+            }
+            if (hasScope && ids.length === 0 && route.method === "POST") {
+              const [made] = await sql("select account_id from app.tournaments where id = $1", [res.body.data.id]);
+              expect(made.account_id).toBe(intruder.t.accountId);
+            }
+          }
+        }
+        expect(await fingerprint(victim.t.accountId), `${victimName}'s rows changed`).toBe(before);
+      });
+    });
+  });
+
+  it.each([["Ampere"], ["Bolt"]])("%s's own lists, reads and results never show the other account's data", async (name) => {
+    const [self, other] = name === "Ampere" ? [x, y] : [y, x];
+    const own = await sql("select id, status, game_id from app.tournaments where account_id = $1", [self.t.accountId]);
+    const listings = [
+      ["", own.length], ["?status=registration", own.filter((t) => t.status === "registration").length],
+      ["?status=ongoing", own.filter((t) => t.status === "ongoing").length], [`?game_id=${other.game}`, 0],
+      [`?game_id=${self.game}`, own.filter((t) => t.game_id === self.game).length], ["?page=2&limit=1", own.length],
+      ["?limit=100", own.length],
+    ] as const;
+    for (const [query, total] of listings) {
+      const res = await self.t.request("GET", `/tournaments${query}`);
+      expectStatus(res, 200);
+      expect(res.body.pagination.total, query).toBe(total);
+      for (const t of res.body.data) expect(own.map((r) => r.id), query).toContain(t.id);
+      expectNoTrace(res, other);
+    }
+    for (const path of [`/tournaments/${self.open.id}`, `/tournaments/${self.open.id}/registrations`,
+      `/tournaments/${self.ongoing.id}/registrations?status=complete`, `/tournaments/${self.open.id}/registrations/${self.reg}`,
+      `/tournaments/${self.ongoing.id}/results`]) {
+      const res = await self.t.request("GET", path);
+      expectStatus(res, 200);
+      expectNoTrace(res, other);
+    }
+    const results = await self.t.request("GET", `/tournaments/${self.ongoing.id}/results`);
+    const matches = await sql("select id from app.matches where tournament_id = $1 order by round, position", [self.ongoing.id]);
+    expect(results.body.data.matches.map((m: { id: string }) => m.id)).toEqual(matches.map((m) => m.id));
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+describe("in SQL, the other account's rows can be neither read nor written", () => {
+  interface Outcome { rows: Record<string, unknown>[]; rowCount: number | null; code?: string; message?: string }
+
+  /** A caller as PostgREST or the function would run it: one transaction, committed when it succeeds. */
+  interface Caller { label: string; role: string; account?: () => string; sub?: () => string }
+  const CALLERS: Caller[] = [
+    { label: "tournament_api with no account bound", role: "tournament_api" },
+    { label: "tournament_api bound to the other account", role: "tournament_api", account: () => y.t.accountId },
+    // anon and a stranger are refused everything in app by tests/rls.test.ts; a member of another
+    // account is the case left.
+    { label: "authenticated as a member of the other account", role: "authenticated", sub: () => y.member },
+  ];
+
+  async function run(caller: Caller, text: string, values: unknown[] = [], commit = true): Promise<Outcome> {
+    const client = await admin().connect();
+    try {
+      await client.query("begin");
+      await client.query(`set local role ${caller.role}`);
+      if (caller.account) await client.query("select set_config('app.account_id', $1, true)", [caller.account()]);
+      if (caller.sub) {
+        await client.query("select set_config('request.jwt.claims', $1, true)",
+          [JSON.stringify({ role: caller.role, sub: caller.sub(), aud: caller.role })]);
+      }
+      const r = await client.query(text, values);
+      await client.query(commit ? "commit" : "rollback");
+      return { rows: r.rows, rowCount: r.rowCount };
+    } catch (err) {
+      await client.query("rollback").catch(() => {});
+      const e = err as { code: string; message: string };
+      return { rows: [], rowCount: null, code: e.code, message: e.message };
+    } finally {
+      client.release();
+    }
+  }
+
+  /** For each private table, a select, insert, update and delete aimed at account X's rows. */
+  function statements(): [string, string, unknown[]][] {
+    const a = x.t.accountId;
+    return [
+      ["tournaments", "select * from app.tournaments where id = $1 or account_id = $2", [x.open.id, a]],
+      ["tournaments", `insert into app.tournaments (account_id, name, slug, game_id, team_size, max_teams, starts_at, registration_closes)
+        values ($1, 'Planted', 'planted-' || gen_random_uuid(), gen_random_uuid(), 5, 8, now() + interval '1 day', now() + interval '1 day')`, [a]],
+      ["tournaments", "update app.tournaments set name = 'Hijacked', max_teams = 2 where id = $1 or account_id = $2", [x.open.id, a]],
+      ["tournaments", "delete from app.tournaments where id = $1 or account_id = $2", [x.open.id, a]],
+      ["registrations", "select * from app.registrations where id = $1 or account_id = $2", [x.reg, a]],
+      ["registrations", "insert into app.registrations (tournament_id, account_id, team_id, payment_status) values ($1, $2, $3, 'complete')",
+        [x.open.id, a, x.spareTeam]],
+      ["registrations", "update app.registrations set payment_status = 'refunded' where id = $1 or account_id = $2", [x.reg, a]],
+      ["registrations", "delete from app.registrations where id = $1 or account_id = $2", [x.reg, a]],
+      ["matches", "select * from app.matches where id = $1 or account_id = $2", [x.ready, a]],
+      ["matches", "insert into app.matches (tournament_id, account_id, round, position) values ($1, $2, 9, 9)", [x.ongoing.id, a]],
+      ["matches", "update app.matches set team1_score = 99, status = 'completed' where id = $1 or account_id = $2", [x.ready, a]],
+      ["matches", "delete from app.matches where id = $1 or account_id = $2", [x.ready, a]],
+      ["api_keys", "select id, prefix from app.api_keys where account_id = $1", [a]],
+      ["api_keys", `insert into app.api_keys (account_id, name, prefix, key_hash, scopes)
+        values ($1, 'planted', 'tmk_planted', extensions.digest(gen_random_uuid()::text, 'sha256'), array['read:tournaments']::app.scope[])`, [a]],
+      ["api_keys", "update app.api_keys set revoked_at = now() where account_id = $1", [a]],
+      ["api_keys", "delete from app.api_keys where account_id = $1", [a]],
+      ["accounts", "select * from app.accounts where id = $1", [a]],
+      ["accounts", "insert into app.accounts (id, name, api_access_enabled) values (gen_random_uuid(), 'Planted', true)", []],
+      ["accounts", "update app.accounts set api_access_enabled = false, name = 'Hijacked' where id = $1", [a]],
+      ["accounts", "delete from app.accounts where id = $1", [a]],
+      ["idempotency_keys", "select * from app.idempotency_keys where account_id = $1", [a]],
+      ["idempotency_keys", `insert into app.idempotency_keys (api_key_id, account_id, idempotency_key, request_hash, request_id, requested_at, result)
+        values ($1, $2, 'planted', '\\x00', gen_random_uuid(), now(), '{"planted": true}')`, [x.t.keyId, a]],
+      ["idempotency_keys", `update app.idempotency_keys set result = '{"planted": true}' where account_id = $1`, [a]],
+      ["idempotency_keys", "delete from app.idempotency_keys where account_id = $1", [a]],
+      ["account_members", "select * from app.account_members where account_id = $1", [a]],
+      ["account_members", "insert into app.account_members (account_id, user_id) values ($1, $2)", [a, y.member]],
+      ["account_members", "update app.account_members set user_id = $2 where account_id = $1", [a, y.member]],
+      ["account_members", "delete from app.account_members where account_id = $1", [a]],
+      ["teams", "update app.teams set name = 'Hijacked' where id = $1", [x.spareTeam]],
+      ["teams", "insert into app.teams (name, tag) values ('Planted', 'PL')", []],
+      ["teams", "delete from app.teams where id = $1", [x.spareTeam]],
+      ["operations", "insert into app.operations (name, fn) values ('planted', 'app.iso(timestamptz)')", []],
+      ["operations", "update app.operations set fn = 'app.delete_tournament(jsonb)' where name = 'tournaments.get'", []],
+      ["operations", "delete from app.operations where name = 'tournaments.get'", []],
+    ];
+  }
+
+  const worldPrint = async () => `${await fingerprint(x.t.accountId)}
+${JSON.stringify(await sql("select * from app.teams where id = $1", [x.spareTeam]))}
+${JSON.stringify(await sql("select name, fn::text from app.operations order by name"))}`;
+
+  it("the statements reach account X's rows when its own account is bound (so the refusals below mean something)", async () => {
+    const owner: Caller = { label: "owner", role: "tournament_api", account: () => x.t.accountId };
+    const reached: Record<string, number> = {};
+    for (const [table, text, values] of statements()) {
+      if (!/^(select|update|delete)/.test(text) || !["tournaments", "matches", "idempotency_keys", "accounts", "registrations"].includes(table)) continue;
+      const r = await run(owner, text, values, false);
+      if (!r.code) reached[`${table} ${text.split(" ")[0]}`] = r.rowCount ?? 0;
+    }
+    expect(reached).toMatchObject({
+      "tournaments select": expect.any(Number), "tournaments update": expect.any(Number), "tournaments delete": expect.any(Number),
+      "registrations select": expect.any(Number), "matches select": expect.any(Number), "matches update": expect.any(Number),
+      "idempotency_keys select": expect.any(Number), "idempotency_keys update": expect.any(Number),
+      "idempotency_keys delete": expect.any(Number), "accounts select": 1,
+    });
+    for (const [k, n] of Object.entries(reached)) expect(n, k).toBeGreaterThan(0);
+  });
+
+  it.each(CALLERS.map((c) => [c.label, c] as const))("%s: every statement is refused or touches nothing, and nothing changes", async (_l, caller) => {
+    const before = await worldPrint();
+    for (const [, text, values] of statements()) {
+      const r = await run(caller, text, values);
+      const what = `${caller.label}: ${text.replace(/\s+/g, " ")} → ${r.code ?? `${r.rowCount} rows`} ${r.message ?? ""}`;
+      if (r.code) {
+        // refused: no privilege, or a row-level security check on the new row
+        expect(r.code, what).toBe("42501");
+      } else {
+        expect(r.rows, what).toEqual([]);
+        expect(r.rowCount, what).toBe(0);
+      }
+    }
+    expect(await worldPrint()).toBe(before);
+  });
+
+  it.each(CALLERS.filter((c) => c.role === "tournament_api").map((c) => [c.label, c] as const))(
+    "%s: the operation functions answer not_found for account X's ids and change nothing", async (_l, caller) => {
+      const before = await worldPrint();
+      const calls: [string, unknown][] = [
+        ["app.get_tournament", { id: x.open.id }],
+        ["app.update_tournament", { id: x.open.id, body: { name: "Hijacked" } }],
+        ["app.update_tournament", { id: x.ongoing.id, body: { status: "completed" } }],
+        ["app.delete_tournament", { id: x.open.id }],
+        ["app.list_registrations", { tournament_id: x.open.id, query: {} }],
+        ["app.get_registration", { tournament_id: x.open.id, registration_id: x.reg }],
+        ["app.create_registration", { tournament_id: x.open.id, body: { team_id: x.spareTeam } }],
+        ["app.report_match", { tournament_id: x.ongoing.id, match_id: x.ready, body: { team1_score: 0, team2_score: 9 } }],
+        ["app.tournament_results", { tournament_id: x.ongoing.id }],
+      ];
+      for (const [fn, args] of calls) {
+        const r = await run(caller, `select ${fn}($1::jsonb) r`, [JSON.stringify(args)]);
+        expect(r.code, `${fn}: ${r.message}`).toBe("P0001");
+        expect(r.message, fn).toMatch(/not found/i);
+      }
+      const list = await run(caller, "select app.list_tournaments('{}'::jsonb) r");
+      expect(list.code, list.message).toBeUndefined();
+      const listed = JSON.stringify(list.rows[0].r);
+      for (const s of x.secrets) expect(listed).not.toContain(s);
+      const own = caller.account ? (await sql("select count(*)::int n from app.tournaments where account_id = $1", [caller.account()]))[0].n : 0;
+      expect((list.rows[0].r as { pagination: { total: number } }).pagination.total).toBe(own);
+      // X's saved responses cannot be replayed (or cleared) from another account.
+      const [saved] = await sql("select api_key_id, idempotency_key, encode(request_hash, 'hex') h from app.idempotency_keys where account_id = $1 limit 1", [x.t.accountId]);
+      const begin = await run(caller, "select conflict, replay from app.idempotency_begin($1, $2::jsonb)",
+        [saved.api_key_id, JSON.stringify({ key: saved.idempotency_key, hash: saved.h })]);
+      expect(begin.code, begin.message).toBeUndefined();
+      expect(begin.rows).toEqual([{ conflict: null, replay: null }]);
+      expect(await worldPrint()).toBe(before);
+    });
+});
+
+// ---------------------------------------------------------------------------------------------
+describe("keys never appear in plaintext", () => {
+  const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  const used: string[] = [];
+  const responses: ApiResponse[] = [];
+
+  /** A well-formed key that no account holds. */
+  function unknownKey(): string {
+    let body = "tmk_";
+    for (const b of crypto.getRandomValues(new Uint8Array(43))) body += ALPHABET[b % 62];
+    return body + base62(crc32(new TextEncoder().encode(body)), 6);
+  }
+
+  beforeAll(async () => {
+    // pg_stat_statements is preloaded by the local stack; created here so that its query texts
+    // cover the requests below.
+    await sql("create extension if not exists pg_stat_statements with schema extensions");
+    const owner = await tenant();
+    const accountId = owner.accountId;
+    const all = { id: owner.keyId, key: owner.key };
+    const narrow = await createKey(accountId, ["read:results"]);
+    const revoked = await createKey(accountId);
+    await sql("select admin.revoke_api_key($1)", [revoked.id]);
+    const expired = await createKey(accountId, ALL_SCOPES, new Date(Date.now() + 60_000));
+    await sql("update app.api_keys set expires_at = now() - interval '1 second' where id = $1", [expired.id]);
+    const disabled = await createKey(await createAccount(false, "Key Hygiene Off"));
+    // A key a member makes for themselves, through the RPC supabase-js would call.
+    const [{ id: user }] = await sql("insert into auth.users (email) values (gen_random_uuid() || '@example.com') returning id");
+    await sql("select admin.add_account_member($1, $2)", [accountId, user]);
+    const client = await admin().connect();
+    let memberKey: string;
+    try {
+      await client.query("begin");
+      await client.query("set local role authenticated");
+      await client.query("select set_config('request.jwt.claims', $1, true)", [JSON.stringify({ role: "authenticated", sub: user })]);
+      ({ rows: [{ key: memberKey }] } = await client.query(
+        "select key from public.create_account_api_key(p_account_id => $1, p_name => 'member', p_scopes => $2)", [accountId, ALL_SCOPES]));
+      await client.query("commit");
+    } finally {
+      client.release();
+    }
+    const flip = (k: string) => k.slice(0, -3) + (k.at(-3) === "A" ? "B" : "A") + k.slice(-2);
+    const unknown = unknownKey();
+    used.push(all.key, narrow.key, revoked.key, expired.key, disabled.key, memberKey!, unknown, x.t.key, y.t.key);
+
+    const t = await createTournament(owner, { name: "Key Hygiene Cup" });
+    const body = baseBody(x.game);
+    const sends: [string, string, Parameters<typeof request>[2]][] = [
+      ["GET", "/tournaments", { key: all.key }],
+      ["GET", "/tournaments", { key: memberKey! }],
+      ["POST", "/tournaments", { key: all.key, body, headers: { "idempotency-key": "hygiene-1" } }],
+      ["POST", "/tournaments", { key: all.key, body, headers: { "idempotency-key": "hygiene-1" } }], // replay
+      ["POST", "/tournaments", { key: all.key, body: { ...body, name: "Other" }, headers: { "idempotency-key": "hygiene-1" } }], // 422
+      ["POST", `/tournaments/${t.id}/registrations`, { key: all.key, body: { team_id: crypto.randomUUID() }, headers: { "idempotency-key": "hygiene-2" } }], // saved 404
+      ["POST", "/tournaments", { key: all.key, body: { api_key: all.key } }], // 400, the key in the body
+      ["GET", `/tournaments?api_key=${all.key}`, { key: all.key }], // the key in the query string
+      ["GET", `/tournaments/${all.key}`, { key: all.key }], // the key as an id: 404
+      ["GET", `/nope/${all.key}`, {}],
+      ["POST", "/tournaments", { key: narrow.key, body }], // 403 scope
+      ["GET", "/tournaments", { key: revoked.key }],
+      ["GET", "/tournaments", { key: expired.key }],
+      ["GET", "/tournaments", { key: disabled.key }], // 403 api_access_disabled
+      ["GET", "/tournaments", { key: unknown }],
+      ["GET", "/tournaments", { key: flip(all.key) }],
+      ["GET", "/tournaments", { key: flip(memberKey!) }],
+      ["GET", "/tournaments", { headers: { authorization: `Basic ${Buffer.from(`${all.key}:`).toString("base64")}` } }],
+      ["GET", "/tournaments", { headers: { authorization: `Token ${all.key}` } }],
+      ["GET", "/tournaments", { headers: { authorization: `Bearer ${all.key} ${all.key}` } }],
+      ["GET", "/tournaments", { headers: { authorization: `Bearer ${all.key.slice(0, -1)}` } }],
+      ["PATCH", `/tournaments/${t.id}`, { key: all.key, rawBody: `{"name": "${all.key}"`, headers: { "content-type": "application/json" } }], // invalid JSON
+      ["PATCH", `/tournaments/${t.id}`, { key: all.key, body: { status: "completed" } }], // 409
+    ];
+    for (const [method, path, options] of sends) responses.push(await request(method, path, options));
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 201, 201, 422, 404, 400, 200, 404, 404, 403, 401, 401, 403, 401,
+      401, 401, 401, 401, 401, 401, 400, 409]);
+  }, 60_000);
+
+  /** The key itself and its secret part (everything past the visible 12-character prefix). */
+  const forms = (key: string) => [key, key.slice(12), key.slice(4, -6)];
+
+  it("no response carries a key", () => {
+    for (const res of responses) expect(res.text).not.toMatch(/tmk_[0-9A-Za-z]{20,}/);
+  });
+
+  it("the function's log holds no key", async () => {
+    await new Promise((r) => setTimeout(r, 300));
+    const log = fs.readFileSync(inject("logFile"), "utf8");
+    const ids = responses.map((r) => r.headers.get("x-request-id"));
+    for (const id of ids) expect(log, `a log line for ${id}`).toContain(id!);
+    for (const key of used) for (const form of forms(key)) expect(log.includes(form), `${form.slice(0, 16)}… in the log`).toBe(false);
+    expect(log).not.toMatch(/tmk_[0-9A-Za-z]{20,}/);
+  });
+
+  it("no table in app, auth or public holds a key, as text or as bytes", async () => {
+    const tables = await sql<{ t: string }>(
+      `select format('%I.%I', table_schema, table_name) t from information_schema.tables
+        where table_schema in ('app', 'auth', 'public') and table_type = 'BASE TABLE' order by 1`);
+    expect(tables.map((r) => r.t)).toEqual(expect.arrayContaining(["app.api_keys", "app.idempotency_keys", "app.tournaments", "auth.users"]));
+    const byteColumns = await sql<{ t: string; c: string }>(
+      `select format('%I.%I', table_schema, table_name) t, quote_ident(column_name) c from information_schema.columns
+        where table_schema in ('app', 'auth', 'public') and data_type = 'bytea'`);
+    for (const key of used) {
+      for (const form of forms(key)) {
+        const hex = Buffer.from(form).toString("hex");
+        for (const { t } of tables) {
+          const [{ n }] = await sql(`select count(*)::int n from ${t} r where strpos(r::text, $1) > 0 or strpos(r::text, $2) > 0`, [form, hex]);
+          expect(n, `${form.slice(0, 16)}… in ${t}`).toBe(0);
+        }
+        for (const { t, c } of byteColumns) {
+          const [{ n }] = await sql(`select count(*)::int n from ${t} where position(convert_to($1, 'UTF8') in ${c}) > 0`, [form]);
+          expect(n, `${form.slice(0, 16)}… in ${t}.${c}`).toBe(0);
+        }
+      }
+      // What is stored is the hash, and the prefix (used keys only: the refused ones are stored nowhere).
+      const [{ n }] = await sql("select count(*)::int n from app.api_keys where key_hash = $1", [createHash("sha256").update(key).digest()]);
+      expect(n).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it("pg_stat_statements holds no key in its query texts", async () => {
+    const rows = await sql<{ query: string }>("select query from extensions.pg_stat_statements");
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.some((r) => r.query.includes("api.call"))).toBe(true); // the function's statements are there
+    for (const { query } of rows) {
+      expect(query).not.toMatch(/tmk_[0-9A-Za-z]{20,}/);
+      for (const key of used) for (const form of forms(key)) expect(query.includes(form)).toBe(false);
+    }
+  });
+});
