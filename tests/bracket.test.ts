@@ -2,30 +2,13 @@
 // any number of teams, computed here independently of the database's own seeding code.
 import { describe, expect, it } from "vitest";
 import {
-  createTeams, createTournament, expectStatus, request, sql, tenant, type ApiResponse, type Tenant,
+  createTeams, createTournament, expectStatus, request, sql, tenant, type ApiResponse, type Tenant, expectError, type Match,
 } from "./helpers.ts";
 
-interface Match {
-  id: string;
-  round: number;
-  position: number;
-  team1_id: string | null;
-  team2_id: string | null;
-  team1_score: number | null;
-  team2_score: number | null;
-  winner_id: string | null;
-  status: "pending" | "ready" | "completed" | "bye";
-  next_match_id: string | null;
-  completed_at: string | null;
-}
 
 const MATCH_FIELDS = ["completed_at", "id", "next_match_id", "position", "round", "status", "team1_id",
   "team1_score", "team2_id", "team2_score", "winner_id"];
 
-function expectError(res: ApiResponse, status: number, code: string): void {
-  expectStatus(res, status);
-  expect(res.body.error.code).toBe(code);
-}
 
 function nextPowerOfTwo(n: number): number {
   let p = 1;

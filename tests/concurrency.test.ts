@@ -8,27 +8,10 @@
 // key on purpose.
 import { describe, expect, it } from "vitest";
 import {
-  createTeams, createTournament, expectStatus, request, sql, tenant, tournamentBody, type ApiResponse, type Tenant,
+  createTeams, createTournament, expectStatus, request, sql, tenant, tournamentBody, type ApiResponse, type Tenant, expectError, type Match,
 } from "./helpers.ts";
 
-interface Match {
-  id: string;
-  round: number;
-  position: number;
-  team1_id: string | null;
-  team2_id: string | null;
-  team1_score: number | null;
-  team2_score: number | null;
-  winner_id: string | null;
-  status: string;
-  next_match_id: string | null;
-}
 
-function expectError(res: ApiResponse, status: number, code: string): void {
-  expectStatus(res, status);
-  expect(res.body.success).toBe(false);
-  expect(res.body.error.code).toBe(code);
-}
 
 /** How many responses have each status (or status and error code), e.g. {"201": 5, "409 tournament_full": 15}. */
 function tally(responses: ApiResponse[]): Record<string, number> {

@@ -1,6 +1,6 @@
 // Test harness: a fresh account and key per test, an HTTP client for the real function, and
 // SQL access as the operator (postgres) or as the function's role.
-import { inject } from "vitest";
+import { expect, inject } from "vitest";
 import pg from "pg";
 
 export const ALL_SCOPES = [
@@ -120,6 +120,31 @@ export function expectStatus(res: ApiResponse, status: number): void {
   if (res.status !== status) {
     throw new Error(`expected HTTP ${status}, got ${res.status}: ${res.text}`);
   }
+}
+
+/** Asserts an error response: status, `success: false`, the code, and that `details` name `fields`. */
+export function expectError(res: ApiResponse, status: number, code: string, fields: string[] = []): void {
+  expectStatus(res, status);
+  expect(res.body.success, res.text).toBe(false);
+  expect(res.body.error.code, res.text).toBe(code);
+  expect(typeof res.body.error.message).toBe("string");
+  const named = (res.body.error.details ?? []).map((d: { field: string }) => d.field);
+  for (const field of fields) expect(named, res.text).toContain(field);
+}
+
+/** A match as GET /results returns it. */
+export interface Match {
+  id: string;
+  round: number;
+  position: number;
+  team1_id: string | null;
+  team2_id: string | null;
+  team1_score: number | null;
+  team2_score: number | null;
+  winner_id: string | null;
+  status: "pending" | "ready" | "completed" | "bye";
+  next_match_id: string | null;
+  completed_at: string | null;
 }
 
 /** Runs `fn` in a transaction as the function's role (tournament_api), optionally bound to an account. */

@@ -2,7 +2,7 @@
 // registrations, the order of the checks, and capacity under concurrency.
 import { describe, expect, it } from "vitest";
 import {
-  admin, apiUrl, createTeams, createTournament, expectStatus, request, sql, tenant, type ApiResponse, type Tenant,
+  admin, apiUrl, createTeams, createTournament, expectStatus, request, sql, tenant, type ApiResponse, type Tenant, expectError,
 } from "./helpers.ts";
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
@@ -12,11 +12,6 @@ function register(t: Tenant, tournamentId: string, teamId: string) {
   return t.request("POST", `/tournaments/${tournamentId}/registrations`, { body: { team_id: teamId } });
 }
 
-function expectError(res: ApiResponse, status: number, code: string): void {
-  expectStatus(res, status);
-  expect(res.body.success).toBe(false);
-  expect(res.body.error.code).toBe(code);
-}
 
 async function teamRow(id: string) {
   const [row] = await sql<{ id: string; name: string; tag: string; logo_url: string | null }>(

@@ -2,22 +2,9 @@
 // whole tournaments run through the API, corrections, every 409, scopes, tenancy, races.
 import { describe, expect, it } from "vitest";
 import {
-  createTournament, expectStatus, request, sql, tenant, type ApiResponse, type Tenant,
+  createTournament, expectStatus, request, sql, tenant, type ApiResponse, type Tenant, expectError, type Match,
 } from "./helpers.ts";
 
-interface Match {
-  id: string;
-  round: number;
-  position: number;
-  team1_id: string | null;
-  team2_id: string | null;
-  team1_score: number | null;
-  team2_score: number | null;
-  winner_id: string | null;
-  status: "pending" | "ready" | "completed" | "bye";
-  next_match_id: string | null;
-  completed_at: string | null;
-}
 
 interface Standing {
   position: number;
@@ -37,11 +24,6 @@ const MATCH_FIELDS = ["completed_at", "id", "next_match_id", "position", "round"
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
 
-function expectError(res: ApiResponse, status: number, code: string): void {
-  expectStatus(res, status);
-  expect(res.body.success).toBe(false);
-  expect(res.body.error.code).toBe(code);
-}
 
 let teamBatch = 0;
 /**

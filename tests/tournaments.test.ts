@@ -2,8 +2,7 @@
 // and a real Postgres. Every test seeds its own account, so tests never share data.
 import { describe, expect, it } from "vitest";
 import {
-  apiUrl, type ApiResponse, createTeams, createTournament, expectStatus, sql, type Tenant, tenant,
-  tournamentBody,
+  apiUrl, type ApiResponse, createTeams, createTournament, expectStatus, sql, type Tenant, tenant, tournamentBody, expectError,
 } from "./helpers.ts";
 
 const FIELDS = [
@@ -18,14 +17,6 @@ const OTHER_GAME = "0e0b7a3c-9d1f-4b6a-8c2e-5f4d3c2b1a09";
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
 
 /** Asserts an error envelope with the status and code, and (optionally) details naming `fields`. */
-function expectError(res: ApiResponse, status: number, code: string, fields: string[] = []) {
-  expectStatus(res, status);
-  expect(res.body.success, res.text).toBe(false);
-  expect(res.body.error.code, res.text).toBe(code);
-  expect(typeof res.body.error.message).toBe("string");
-  const named = (res.body.error.details ?? []).map((d: { field: string }) => d.field);
-  for (const field of fields) expect(named, res.text).toContain(field);
-}
 
 /** Registers `count` fresh teams directly in SQL (as the operator). */
 async function registerTeams(t: Tenant, tournamentId: string, count: number, prefix = "Reg"): Promise<string[]> {
