@@ -4,6 +4,8 @@ import { inject } from "vitest";
 import { createHandler, type LogLine } from "../functions/api/app.ts";
 import { connect } from "../functions/api/db.ts";
 import { base62, crc32, isWellFormedKey } from "../functions/api/keys.ts";
+import { hex, sha256 } from "../functions/api/sha256.ts";
+import { createHash, randomBytes } from "node:crypto";
 import { asFunctionRole, createKey, createAccount, sql, tournamentBody } from "./helpers.ts";
 import { hashKey } from "../functions/api/keys.ts";
 import { loadConfig, MIN_QUERY_TIMEOUT_MS } from "../functions/api/config.ts";
@@ -63,6 +65,13 @@ describe("API key format", () => {
     const body = key.slice(0, 10) + (key[10] === "a" ? "b" : "a") + key.slice(11);
     expect(isWellFormedKey(body)).toBe(false);
     expect(isWellFormedKey(key.slice(0, -1))).toBe(false);
+  });
+
+  it("hashes like node:crypto's SHA-256 for every length around the block boundaries", () => {
+    for (let length = 0; length < 200; length++) {
+      const bytes = new Uint8Array(randomBytes(length));
+      expect(hex(sha256(bytes)), `length ${length}`).toBe(createHash("sha256").update(bytes).digest("hex"));
+    }
   });
 
   it("encodes base62 with left padding", () => {

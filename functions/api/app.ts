@@ -1,6 +1,7 @@
 import { ApiError } from "./errors.ts";
 import { baseHeaders, failure, preflight, success } from "./envelope.ts";
 import { bearerKey, hashKey } from "./keys.ts";
+import { hex, sha256 } from "./sha256.ts";
 import { type AuthOutcome, type Database, type Idempotency, operationError } from "./db.ts";
 import { Router, type Route } from "./route.ts";
 import { routes } from "./routes.ts";
@@ -157,9 +158,7 @@ async function idempotencyOf(req: Request, path: string, raw: unknown, ctx: Cont
     throw new ApiError("validation_error", "The Idempotency-Key header is invalid.",
       [{ field: "Idempotency-Key", message: "must be 1 to 255 printable ASCII characters" }]);
   }
-  const digest = await crypto.subtle.digest("SHA-256",
-    new TextEncoder().encode(`${req.method} ${path}\n${canonicalJson(raw)}`));
-  const hash = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const hash = hex(sha256(new TextEncoder().encode(`${req.method} ${path}\n${canonicalJson(raw)}`)));
   return { key, hash, request_id: ctx.requestId, timestamp: ctx.timestamp };
 }
 
@@ -208,7 +207,7 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps): Promise<Re
     inputError = err;
   }
 
-  const outcome = await deps.db.call(await hashKey(key), route.scope, inputError ? null : route.op, input,
+  const outcome = await deps.db.call(hashKey(key), route.scope, inputError ? null : route.op, input,
     idempotency);
   ctx.keyId = outcome.auth.key_id ?? null;
   rateLimitHeaders(outcome.auth, ctx.headers);

@@ -3,6 +3,8 @@
  * CRC32 of everything before it. The checksum lets a mistyped or made-up key be refused
  * without a database lookup, and lets secret scanners recognise leaked keys offline.
  */
+import { sha256 } from "./sha256.ts";
+
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const KEY_PATTERN = /^tmk_[0-9A-Za-z]{43}[0-9A-Za-z]{6}$/;
 
@@ -42,8 +44,8 @@ export function isWellFormedKey(key: string): boolean {
 }
 
 /** The SHA-256 of a key: what the database stores and looks keys up by. */
-export async function hashKey(key: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
+export function hashKey(key: string): Uint8Array {
+  return sha256(new TextEncoder().encode(key));
 }
 
 /** The key from an `Authorization: Bearer <key>` header, or null when absent or malformed. */

@@ -7,6 +7,12 @@
 --   admin  operator functions (dashboard SQL editor, Supabase CLI, npm run admin); no
 --          client role can execute them
 --
+-- search_path: every security definer function pins `set search_path = ''`. Security invoker
+-- functions (all the rest) qualify every name and run with the caller's rights, so they do
+-- without the SET clause, which would stop Postgres inlining the SQL helpers and costs a
+-- configuration switch on every call (measured: a 20-row list page 4.1 -> 1.9 ms; GET by id
+-- through api.call 2,069 -> 2,339 requests/s on this 2-core machine).
+--
 -- The edge function connects as `tournament_api`: a login role without BYPASSRLS. Each
 -- request is one statement, `select api.call(...)`, so one transaction: the caller's account
 -- is bound with set_config(..., is_local => true) and dies with the transaction, which keeps
@@ -94,9 +100,6 @@ create index api_keys_account_id_idx on app.api_keys (account_id);
 -- ============================================================================
 -- functions: helpers
 -- ============================================================================
--- Hot helpers (this one, app.iso and the *_json builders) carry no `set search_path`: they
--- are security invoker and qualify every name, and a SET clause would stop Postgres from
--- inlining them and cost a configuration switch per call (a 20-row page: 4.1 ms -> 1.9 ms).
 create function app.current_account_id() returns uuid
 language sql stable
 as $$
@@ -114,7 +117,6 @@ comment on function app.iso(timestamptz) is 'ISO 8601 UTC with milliseconds and 
 create function app.raise_error(p_code text, p_message text, p_details jsonb default null)
 returns void
 language plpgsql
-set search_path = ''
 as $$
 begin
   raise exception using errcode = 'P0001', message = p_message, hint = p_code,
@@ -126,7 +128,6 @@ comment on function app.raise_error(text, text, jsonb) is
 
 create function app.raise_invalid(p_field text, p_message text) returns void
 language sql
-set search_path = ''
 as $$
   select app.raise_error('validation_error', 'The request is invalid.',
     jsonb_build_array(jsonb_build_object('field', p_field, 'message', p_message)))
@@ -135,7 +136,6 @@ $$;
 -- Base62 with the alphabet 0-9A-Za-z, big-endian, left-padded with '0' to p_width.
 create function app.base62(p_value numeric, p_width int) returns text
 language plpgsql immutable strict
-set search_path = ''
 as $$
 declare
   v_alphabet constant text := '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -152,7 +152,6 @@ $$;
 
 create function app.crc32(p_data bytea) returns bigint
 language plpgsql immutable strict
-set search_path = ''
 as $$
 declare
   v_crc bigint := 4294967295;
@@ -173,7 +172,6 @@ $$;
 
 create function app.new_api_key() returns text
 language plpgsql volatile
-set search_path = ''
 as $$
 declare
   v_bytes bytea := extensions.gen_random_bytes(32);
@@ -277,7 +275,6 @@ create function api.call(p_key_hash bytea, p_scope text, p_op text, p_args jsonb
                          p_idempotency jsonb default null,
                          out auth json, out error json, out result json, out replay json)
 language plpgsql volatile
-set search_path = ''
 as $$
 declare
   v_fn regprocedure;

@@ -66,7 +66,6 @@ create policy "Tournaments are deleted by their account" on app.tournaments
 -- ============================================================================
 create function app.slugify(p_name text) returns text
 language plpgsql immutable strict
-set search_path = ''
 as $$
 declare
   v text := lower(normalize(p_name, nfkd));
@@ -84,7 +83,6 @@ comment on function app.slugify(text) is
 
 create function app.random_suffix() returns text
 language sql volatile
-set search_path = ''
 as $$
   select string_agg(substr('abcdefghijklmnopqrstuvwxyz0123456789', get_byte(b, i) % 36 + 1, 1), '' order by i)
     from extensions.gen_random_bytes(6) b, generate_series(0, 5) i
@@ -106,7 +104,6 @@ comment on function app.tournament_json(app.tournaments) is 'A tournament as the
 -- Loads a tournament of the bound account for change, or raises not_found.
 create function app.lock_tournament(p_id uuid) returns app.tournaments
 language plpgsql volatile
-set search_path = ''
 as $$
 declare
   v_t app.tournaments;
@@ -121,7 +118,6 @@ $$;
 
 create function app.list_tournaments(p_args jsonb) returns json
 language plpgsql stable
-set search_path = ''
 as $$
 declare
   v_page int := coalesce((p_args #>> '{query,page}')::int, 1);
@@ -148,7 +144,6 @@ $$;
 
 create function app.get_tournament(p_args jsonb) returns json
 language plpgsql stable
-set search_path = ''
 as $$
 declare
   v_t app.tournaments;
@@ -163,7 +158,6 @@ $$;
 
 create function app.create_tournament(p_args jsonb) returns json
 language plpgsql volatile
-set search_path = ''
 as $$
 declare
   v_body jsonb := p_args -> 'body';
@@ -198,7 +192,6 @@ $$;
 
 create function app.update_tournament(p_args jsonb) returns json
 language plpgsql volatile
-set search_path = ''
 as $$
 declare
   v_body jsonb := p_args -> 'body';
@@ -271,7 +264,6 @@ comment on function app.update_tournament(jsonb) is
 -- -> completed (final decided). The caller holds the tournament's row lock.
 create function app.change_status(p_t app.tournaments, p_status text) returns void
 language plpgsql volatile
-set search_path = ''
 as $$
 declare
   v_held int;
@@ -297,7 +289,6 @@ $$;
 
 create function app.delete_tournament(p_args jsonb) returns json
 language plpgsql volatile
-set search_path = ''
 as $$
 begin
   delete from app.tournaments where id = (p_args ->> 'id')::uuid;

@@ -61,7 +61,6 @@ $$;
 
 create function app.create_registration(p_args jsonb) returns json
 language plpgsql volatile
-set search_path = ''
 as $$
 declare
   v_t app.tournaments := app.lock_tournament((p_args ->> 'tournament_id')::uuid);
@@ -97,7 +96,6 @@ comment on function app.create_registration(jsonb) is
 
 create function app.list_registrations(p_args jsonb) returns json
 language plpgsql stable
-set search_path = ''
 as $$
 declare
   v_tid uuid := (p_args ->> 'tournament_id')::uuid;
@@ -117,7 +115,6 @@ $$;
 
 create function app.get_registration(p_args jsonb) returns json
 language plpgsql stable
-set search_path = ''
 as $$
 declare
   v_data json;

@@ -65,7 +65,6 @@ create policy "Matches are updated by their account" on app.matches
 -- (2 * size + 1 - s) right after it.
 create function app.seed_order(p_size int) returns int[]
 language plpgsql immutable strict
-set search_path = ''
 as $$
 declare
   v_order int[] := array[1];
@@ -86,7 +85,6 @@ $$;
 
 create function app.generate_bracket(p_tournament_id uuid) returns void
 language plpgsql volatile
-set search_path = ''
 as $$
 declare
   v_account uuid;
@@ -150,7 +148,6 @@ comment on function app.generate_bracket(uuid) is
 
 create function app.final_decided(p_tournament_id uuid) returns boolean
 language sql stable
-set search_path = ''
 as $$
   select exists (select from app.matches m
                   where m.tournament_id = p_tournament_id and m.next_match_id is null
@@ -168,7 +165,6 @@ $$;
 
 create function app.report_match(p_args jsonb) returns json
 language plpgsql volatile
-set search_path = ''
 as $$
 declare
   v_t app.tournaments := app.lock_tournament((p_args ->> 'tournament_id')::uuid);
@@ -229,7 +225,6 @@ comment on function app.report_match(jsonb) is
 
 create function app.tournament_results(p_args jsonb) returns json
 language plpgsql stable
-set search_path = ''
 as $$
 declare
   v_tid uuid := (p_args ->> 'tournament_id')::uuid;

@@ -54,7 +54,6 @@ create policy "Idempotency records are deleted by their account" on app.idempote
 create function app.idempotency_begin(p_api_key_id uuid, p_idempotency jsonb,
                                       out conflict json, out replay json)
 language plpgsql volatile
-set search_path = ''
 as $$
 declare
   v_key text := p_idempotency ->> 'key';
@@ -81,7 +80,6 @@ $$;
 create function app.idempotency_save(p_api_key_id uuid, p_idempotency jsonb, p_result json, p_error json)
 returns void
 language sql volatile
-set search_path = ''
 as $$
   insert into app.idempotency_keys (api_key_id, account_id, idempotency_key, request_hash, request_id,
                                     requested_at, result, error)
