@@ -1,0 +1,122 @@
+// The load generator of `npm run bench`, run as its own process (node scripts/bench/load.mjs
+// <plan.json>) so that it never shares an event loop with what it measures. It drives one
+// workload with autocannon and prints one JSON line with the figures.
+//
+// Keys rotate per request (request n uses key n mod K), so each of K keys takes about N/K of
+// the N requests and the rate limit (100 per key per 60 s) is not what gets measured; the
+// `hammer` workload sends everything with one key on purpose.
+import fs from "node:fs";
+import autocannon from "autocannon";
+
+const plan = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+const { keys, tournaments, targets, teams } = plan;
+const keyUses = new Uint32Array(keys?.length ?? 0);
+const unexpected = []; // a few bodies of unexpected answers, to say what went wrong
+let latencies = new Float64Array(1 << 16); // every response time, in ms (autocannon's are whole ms)
+let responses = 0;
+let n = 0;
+
+const JSON_HEADERS = { "content-type": "application/json" };
+const pick = (list) => list[Math.floor(Math.random() * list.length)];
+
+/** The next key, in rotation: {key, account}. */
+function nextKey() {
+  const i = n++ % keys.length;
+  keyUses[i]++;
+  return keys[i];
+}
+
+const fillCounters = new Map(); // per target list: how many registrations it was sent
+
+// One request of each kind for the account of `k`: [method, path, body?].
+const kinds = {
+  get: (k) => ["GET", `/tournaments/${pick(tournaments[k.account])}`],
+  list: () => ["GET", "/tournaments?page=1&limit=20&status=registration"],
+  create: () => ["POST", "/tournaments", {
+    name: "Bench Open", game_id: plan.gameId, team_size: 5, max_teams: 16, entry_fee: 10,
+    prize_pool: 2500, starts_at: "2031-06-01T18:00:00+02:00", registration_closes: "2031-05-30T18:00:00+02:00",
+  }],
+  // A fresh (tournament, team) pair each time: the account's targets, filled team by team.
+  register: (k, role = "register") => {
+    const list = targets[role][k.account];
+    const c = fillCounters.get(list) ?? 0;
+    fillCounters.set(list, c + 1);
+    const tournament = list[Math.floor(c / teams.length) % list.length];
+    return ["POST", `/tournaments/${tournament}/registrations`, { team_id: teams[c % teams.length] }];
+  },
+  results: () => ["GET", `/tournaments/${plan.resultsId}/results`],
+  // 90% reads, 10% writes: of every 20 requests, 10 GET by id, 8 list, 1 create, 1 registration.
+  mix: (k) => {
+    const slot = n % 20; // n already counts this request
+    if (slot === 0) return kinds.create(k);
+    if (slot === 1) return kinds.register(k, "mix");
+    return slot <= 11 ? kinds.get(k) : kinds.list(k);
+  },
+  hammer: (k) => kinds.get(k),
+};
+
+function setupRequest(req) {
+  if (plan.workload === "floor") return { ...req, method: "GET", path: "/" };
+  const k = nextKey();
+  const [method, path, body] = kinds[plan.workload](k);
+  return {
+    ...req,
+    method,
+    path: plan.basePath + path,
+    headers: { authorization: `Bearer ${k.key}`, ...(body ? JSON_HEADERS : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  };
+}
+
+function onResponse(status, body) {
+  const expected = status < 300 || (status === 429 && plan.workload === "hammer");
+  if (!expected && unexpected.length < 5) unexpected.push(`${status} ${String(body).slice(0, 300)}`);
+}
+
+const instance = autocannon({
+  url: plan.origin,
+  connections: plan.connections,
+  duration: plan.duration,
+  timeout: 10,
+  requests: [{ setupRequest, onResponse }],
+}, (err, result) => {
+  if (err) {
+    console.error(err);
+    process.exit(1);
+  }
+  const codes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([c, s]) => [c, s.count]));
+  const ok = Object.entries(codes).filter(([c]) => c < 300).reduce((sum, [, v]) => sum + v, 0);
+  const limited = plan.workload === "hammer" ? (codes[429] ?? 0) : 0;
+  const cpu = process.resourceUsage();
+  const sorted = latencies.subarray(0, responses).sort();
+  const at = (q) => Math.round(sorted[Math.min(responses - 1, Math.floor(q * responses))] * 100) / 100;
+  console.log(JSON.stringify({
+    workload: plan.workload,
+    duration_s: result.duration,
+    connections: plan.connections,
+    sent: result.requests.sent,
+    completed: result.requests.total,
+    rps: result.requests.total / result.duration,
+    latency_ms: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1),
+      mean: Math.round((sorted.reduce((a, b) => a + b, 0) / responses) * 100) / 100 },
+    status_codes: codes,
+    ok,
+    rate_limited: limited,
+    socket_errors: result.errors,
+    timeouts: result.timeouts,
+    errors: result.requests.total - ok - limited + result.errors,
+    keys: keys?.length ?? 0,
+    max_requests_per_key: keys ? Math.max(...keyUses) : 0,
+    unexpected,
+    load_cpu_s: (cpu.userCPUTime + cpu.systemCPUTime) / 1e6,
+  }));
+});
+instance.on("response", (client, status, bytes, ms) => {
+  if (responses === latencies.length) {
+    const grown = new Float64Array(latencies.length * 2);
+    grown.set(latencies);
+    latencies = grown;
+  }
+  latencies[responses++] = ms;
+});
+process.once("SIGTERM", () => instance.stop());

@@ -1,0 +1,222 @@
+// Bench data, made as the operator (a superuser connection) with set-based SQL: accounts,
+// teams, tournaments with mixed statuses, registrations, the tournaments the registration
+// workloads fill, API keys, and real brackets (started through the API, as a client would).
+import crypto from "node:crypto";
+
+export const ALL_SCOPES = ["read:tournaments", "write:tournaments", "read:registrations",
+  "write:registrations", "read:results", "write:results"];
+
+/** Twenty game ids, so that tournaments spread over games as they would. */
+export const GAMES = Array.from({ length: 20 }, (_, i) =>
+  `6f1c2b1a-3c4d-4e5f-8a9b-${String(i + 1).padStart(12, "0")}`);
+
+/** A tag that keeps this run's slugs and names apart from any earlier run's (--url mode). */
+export const RUN = crypto.randomBytes(4).toString("hex");
+
+async function transaction(db, fn) {
+  await db.query("begin");
+  try {
+    await fn();
+    await db.query("commit");
+  } catch (err) {
+    await db.query("rollback");
+    throw err;
+  }
+}
+
+/** Accounts with API access on; returns their ids in order. */
+export async function createAccounts(db, count, from = 1) {
+  const { rows } = await db.query(
+    `select id from (select i, admin.create_account('Bench ' || $3 || ' account ' || i) as id
+                       from generate_series($1::int, $1::int + $2::int - 1) i) a order by i`,
+    [from, count, RUN]);
+  const ids = rows.map((r) => r.id);
+  await db.query("select admin.set_api_access(id, true) from unnest($1::uuid[]) id", [ids]);
+  return ids;
+}
+
+/** Platform teams; returns their ids in order. */
+export async function createTeams(db, count) {
+  const { rows } = await db.query(
+    `select id from (select i, admin.create_team('Bench ' || $2 || ' team ' || i, 'B' || i) as id
+                       from generate_series(1, $1::int) i) t order by i`, [count, RUN]);
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Tournaments numbered `from`..`from + count - 1`, spread round-robin over `accountIds`: half in
+ * registration (opening in the next 90 days), a fifth ongoing, the rest completed, created
+ * over the past year, over twenty games. `bulk` skips the foreign-key triggers (the account
+ * ids are known to exist), which makes a million rows about a third faster.
+ */
+export async function createTournaments(db, accountIds, count, from = 1, { bulk = false } = {}) {
+  await transaction(db, async () => {
+    if (bulk) await db.query("set local session_replication_role = replica");
+    await db.query(
+      `insert into app.tournaments (account_id, name, slug, game_id, status, team_size, max_teams,
+                                    entry_fee, prize_pool, starts_at, registration_closes, created_at, updated_at)
+       select ($1::uuid[])[1 + n % cardinality($1::uuid[])], 'Bench Cup ' || n, 'bench-' || $4 || '-' || n,
+              ($5::uuid[])[1 + h % 20], s.status, 1 + h / 20 % 5, (array[8, 16, 32, 64])[1 + h / 100 % 4],
+              h / 400 % 3 * 5, h / 1200 % 7 * 250, s.starts, s.starts - interval '1 hour', s.created, s.created
+         from generate_series($2::int, $2::int + $3::int - 1) n,
+              -- h: the top 16 bits of Knuth's multiplicative hash of n, so that an account's tournaments
+              -- (every cardinality-th n) still mix statuses, games and sizes
+              lateral (select n::bigint * 2654435761 % 4294967296 / 65536 as h) x,
+              lateral (select case when h % 10 < 5 then 'registration' when h % 10 < 7 then 'ongoing'
+                                   else 'completed' end as status,
+                              now() - (n::bigint * 7919 % 525600) * interval '1 minute' as created) c,
+              lateral (select c.status, c.created,
+                              case c.status when 'registration' then now() + (1 + h % 90) * interval '1 day'
+                                            when 'ongoing' then now() - (1 + h % 48) * interval '1 hour'
+                                            else c.created + interval '7 days' end as starts) s`,
+      [accountIds, from, count, RUN, GAMES]);
+  });
+}
+
+/** 0–8 registrations (the first teams, in order) for each open tournament of this run. */
+export async function createRegistrations(db, teamIds) {
+  const { rowCount } = await db.query(
+    `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
+     select t.id, t.account_id, tm.id, case when t.entry_fee = 0 then 'complete' else 'pending' end
+       from app.tournaments t,
+            lateral (select id from unnest($2::uuid[]) with ordinality u(id, i)
+                      order by i limit abs(hashtext(t.slug)) % 9) tm
+      where t.slug like 'bench-' || $1 || '-%' and t.status = 'registration'`, [RUN, teamIds.slice(0, 8)]);
+  return rowCount;
+}
+
+/**
+ * Room for `requests` registrations over the accounts: open tournaments for 1024 teams each,
+ * which a registration workload fills with one fresh (tournament, team) pair per request.
+ * Created two years ago, so that they stay off page 1 of the list. Returns ids by account.
+ */
+export async function createTargets(db, accountIds, requests, role) {
+  const perAccount = Math.max(1, Math.ceil(requests / (accountIds.length * 1024)));
+  const { rows } = await db.query(
+    `insert into app.tournaments (account_id, name, slug, game_id, team_size, max_teams, starts_at,
+                                  registration_closes, created_at, updated_at)
+     select a.id, 'Bench ' || $3 || ' ' || a.i || '.' || j, 'bench-' || $4 || '-' || $3 || '-' || a.i || '-' || j,
+            $5::uuid, 5, 1024, now() + interval '1 year', now() + interval '300 days',
+            now() - interval '2 years', now() - interval '2 years'
+       from unnest($1::uuid[]) with ordinality a(id, i), generate_series(1, $2::int) j
+     returning account_id, id`, [accountIds, perAccount, role, RUN, GAMES[0]]);
+  return accountIds.map((id) => rows.filter((r) => r.account_id === id).map((r) => r.id));
+}
+
+/** `count` keys with every scope, spread round-robin over the accounts: [{key, account}]. */
+export async function createKeys(db, accountIds, count, name) {
+  const perAccount = Math.ceil(count / accountIds.length);
+  const { rows } = await db.query(
+    `select a.i - 1 as account, k.key
+       from generate_series(1, $2::int) g, unnest($1::uuid[]) with ordinality a(id, i),
+            admin.create_api_key(a.id, $3 || ' ' || g, $4) k -- the name varies with g: one call per row
+      order by g, a.i`, [accountIds, perAccount, `bench ${name}`, ALL_SCOPES]);
+  return rows.slice(0, count).map((r) => ({ key: r.key, account: Number(r.account) }));
+}
+
+/** Up to `sample` random tournament ids of each account, by account (for GET by id). */
+export async function sampleTournaments(db, accountIds, sample) {
+  const { rows } = await db.query(
+    `select a.id, array(select t.id from app.tournaments t where t.account_id = a.id
+                         order by random() limit $2) as ids
+       from unnest($1::uuid[]) a(id)`, [accountIds, sample]);
+  const byId = new Map(rows.map((r) => [r.id, r.ids]));
+  return accountIds.map((id) => byId.get(id));
+}
+
+/** Sends one API request as a client would; throws unless it succeeds. */
+export async function api(base, key, method, path, body) {
+  const res = await fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json.error)}`);
+  return json.data;
+}
+
+/**
+ * A tournament of `teamIds.length` teams (registered in order, so team i is seed i), started
+ * through the API so that the bracket is the real one. Returns its id.
+ */
+export async function startBracket(db, base, key, accountId, teamIds) {
+  const { rows: [t] } = await db.query(
+    `insert into app.tournaments (account_id, name, slug, game_id, team_size, max_teams, starts_at,
+                                  registration_closes)
+     values ($1, $2, $3, $4, 5, $5, now() + interval '30 days', now() + interval '29 days') returning id`,
+    [accountId, `Bench ${teamIds.length}-team major`, `bench-${RUN}-major-${teamIds.length}`, GAMES[1], teamIds.length]);
+  await db.query(
+    `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
+     select $1, $2, u.id, 'complete' from unnest($3::uuid[]) with ordinality u(id, i) order by i`,
+    [t.id, accountId, teamIds]);
+  await api(base, key, "PATCH", `/tournaments/${t.id}`, { status: "ongoing" });
+  return t.id;
+}
+
+/** Reports `count` ready matches through the API (team 1 wins 2–1); returns them. */
+export async function reportSome(base, key, tournamentId, count) {
+  const { matches } = await api(base, key, "GET", `/tournaments/${tournamentId}/results`);
+  const ready = matches.filter((m) => m.status === "ready").slice(0, count);
+  const done = [];
+  for (const m of ready) {
+    done.push(await api(base, key, "PATCH", `/tournaments/${tournamentId}/matches/${m.id}`,
+      { team1_score: 2, team2_score: 1 }));
+  }
+  return done;
+}
+
+/**
+ * Reports every ready match of the given rounds in SQL, as the function's role with the
+ * account bound (the way api.call runs operations): a bracket well under way, quickly.
+ */
+export async function reportRounds(db, accountId, tournamentId, rounds) {
+  for (const round of rounds) {
+    await transaction(db, async () => {
+      await db.query("set local role tournament_api");
+      await db.query("select set_config('app.account_id', $1, true)", [accountId]);
+      await db.query(
+        `select app.report_match(jsonb_build_object('tournament_id', m.tournament_id, 'match_id', m.id,
+                  'body', jsonb_build_object('team1_score', 3, 'team2_score', 1 + m.position % 2)))
+           from app.matches m
+          where m.tournament_id = $1 and m.round = $2 and m.status = 'ready'
+          order by m.position`, [tournamentId, round]);
+    });
+  }
+}
+
+/** Deletes what this run made (--url mode): its accounts, with everything they own, and its teams. */
+export async function removeRun(db) {
+  await db.query("delete from app.accounts where name like $1", [`Bench ${RUN} account %`]);
+  await db.query("delete from app.teams where name like $1", [`Bench ${RUN} team %`]);
+}
+
+/**
+ * The data set: `accounts` accounts of `perAccount` tournaments each, 1024 teams, registrations,
+ * and the 256- and 1024-team brackets (the latter two rounds in). Fills `data` (what the load
+ * generator needs).
+ */
+export async function scenario(db, base, data, { accounts: count, perAccount }) {
+  const timings = {};
+  const timed = async (name, fn) => {
+    const t0 = performance.now();
+    const out = await fn();
+    timings[name] = Math.round(performance.now() - t0);
+    return out;
+  };
+  const accounts = await timed("accounts", () => createAccounts(db, count));
+  data.teams = await timed("teams", () => createTeams(db, 1024));
+  await timed("tournaments", () => createTournaments(db, accounts, count * perAccount));
+  await timed("registrations", () => createRegistrations(db, data.teams));
+  const [{ key }] = await createKeys(db, [accounts[0]], 1, "seed");
+  data.resultsId = await timed("bracket_256", () => startBracket(db, base, key, accounts[0], data.teams.slice(0, 256)));
+  const reported = await reportSome(base, key, data.resultsId, 8);
+  const major = await timed("bracket_1024", () => startBracket(db, base, key, accounts[0], data.teams));
+  await timed("report_1024", () => reportRounds(db, accounts[0], major, [1, 2]));
+  await timed("vacuum", () => db.query("vacuum (analyze) app.tournaments, app.registrations, app.matches, app.api_keys"));
+  data.tournaments = await sampleTournaments(db, accounts, 200);
+  const { rows: [counts] } = await db.query(
+    `select (select count(*) from app.tournaments)::int as tournaments,
+            (select count(*) from app.registrations)::int as registrations`);
+  return { accounts, major, reported, counts, timings };
+}
