@@ -82,6 +82,20 @@ describe("API key format", () => {
   });
 });
 
+describe("the rate limit's 429", () => {
+  it("takes no lock and writes nothing when the window is already full", async () => {
+    const account = await createAccount();
+    const { key, id } = await createKey(account);
+    await sql("update app.api_keys set rate_hits = array(select now() - i * interval '100 ms' from generate_series(1, 100) i order by 1) where id = $1", [id]);
+    const [before] = await sql<{ xmin: string }>("select xmin::text from app.api_keys where id = $1", [id]);
+    const res = await handler(new Request("http://local/api/v1/tournaments", { headers: { authorization: `Bearer ${key}` } }));
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(50);
+    const [after] = await sql<{ xmin: string }>("select xmin::text from app.api_keys where id = $1", [id]);
+    expect(after.xmin).toBe(before.xmin);
+  });
+});
+
 describe("commit durability", () => {
   async function syncCommitAfter(op: string | null, scope: string, args: unknown) {
     const account = await createAccount();
