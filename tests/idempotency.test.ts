@@ -85,6 +85,8 @@ describe("Idempotency-Key", () => {
       const second = await post(t, path, { team_id: team }, "in-flight");
       expectStatus(second, 409);
       expect(second.body.error.code).toBe("idempotency_conflict");
+      expect(second.headers.get("ratelimit-limit")).toBe("100");
+      expect(Number(second.headers.get("ratelimit-remaining"))).toBeGreaterThan(0);
       await blocker.query("commit");
       const done = await first;
       expectStatus(done, 201);
@@ -144,6 +146,14 @@ describe("Idempotency-Key", () => {
     expectStatus(bad, 400);
     const good = await post(t, "/tournaments", tournamentBody(), "fix-and-retry");
     expectStatus(good, 201);
+  });
+
+  it("does not save a validation error raised by the database rules either (starts_at in the past)", async () => {
+    const t = await tenant();
+    const past = await post(t, "/tournaments", tournamentBody({ starts_at: "2020-01-01T00:00:00Z" }), "past-then-fixed");
+    expectStatus(past, 400);
+    expect(past.body.error.details[0].field).toBe("starts_at");
+    expectStatus(await post(t, "/tournaments", tournamentBody(), "past-then-fixed"), 201);
   });
 
   it("rejects an Idempotency-Key that is empty, too long or not printable ASCII with 400, writing nothing", async () => {

@@ -133,7 +133,7 @@ function operation(route: Route): Json {
   if (route.method === "POST") {
     params.push({ name: "Idempotency-Key", in: "header", required: false,
       schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]+$" },
-      description: "Makes a retry safe (Stripe's semantics): scoped to the API key and kept 24 hours. The same key and body replays the first response (with `Idempotent-Replayed: true`); another body is 422 `idempotency_mismatch`; the same key while the first request is in flight is 409 `idempotency_conflict`. Validation errors (400) are not saved." });
+      description: "Makes a retry safe (Stripe's semantics): scoped to the API key and kept 24 hours. The same key and body replays the first response (with `Idempotent-Replayed: true`); another body is 422 `idempotency_mismatch`; the same key while the first request is in flight is 409 `idempotency_conflict` (answered at once and not counted toward the rate limit). Validation errors (400) are not saved." });
   }
   const conflicts = [...(route.conflicts ?? []), ...(route.method === "POST" ? ["idempotency_conflict"] : [])];
   const isArray = (route.response as unknown as { def: { type: string } }).def.type === "array";

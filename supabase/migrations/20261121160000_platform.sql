@@ -250,7 +250,8 @@ $$;
 comment on function app.authenticate(bytea, text) is
   'Key lookup, account check, rolling-window rate limit (100 per key per 60 s) and scope check, in the contract''s order.';
 
--- The key check alone: no lock, no count (for a request answered before the rate limit).
+-- The key check alone, with the rate-limit state as of an unlocked read: no lock, no count.
+-- For a retry whose Idempotency-Key is in flight (answered 409 without waiting for the key).
 create function app.check_key(p_key_hash bytea, p_scope text) returns json
 language sql stable security definer
 set search_path = ''
@@ -258,11 +259,18 @@ as $$
   select coalesce(
     (select case
               when not a.api_access_enabled then json_build_object('error', 'api_access_disabled', 'key_id', k.id)
-              when p_scope is not null and not coalesce(p_scope = any (k.scopes::text[]), false)
-                then json_build_object('error', 'insufficient_scope', 'key_id', k.id)
-              else json_build_object('error', null, 'key_id', k.id, 'account_id', k.account_id)
+              else json_build_object(
+                'error', case when w.n >= 100 then 'rate_limited'
+                              when p_scope is not null and not coalesce(p_scope = any (k.scopes::text[]), false)
+                                then 'insufficient_scope' end,
+                'key_id', k.id, 'account_id', k.account_id, 'limit', 100, 'remaining', greatest(0, 100 - w.n),
+                'reset', greatest(1, ceil(extract(epoch from w.oldest + interval '60 seconds' - clock_timestamp())))::int,
+                'window', 60)
             end
-       from app.api_keys k join app.accounts a on a.id = k.account_id
+       from app.api_keys k
+       join app.accounts a on a.id = k.account_id
+       cross join lateral (select count(*)::int as n, min(h) as oldest from unnest(k.rate_hits) h
+                            where h > clock_timestamp() - interval '60 seconds') w
       where k.key_hash = p_key_hash and k.revoked_at is null
         and (k.expires_at is null or k.expires_at > clock_timestamp())),
     json_build_object('error', 'unauthorized'))
@@ -351,7 +359,8 @@ begin
   end;
 
   -- Saved in the same transaction as the operation's writes: both or neither.
-  if p_idempotency is not null and (error is null or (error ->> 'sqlstate') = 'P0001') then
+  if p_idempotency is not null
+     and (error is null or ((error ->> 'sqlstate') = 'P0001' and (error ->> 'code') <> 'validation_error')) then
     perform app.idempotency_save((auth ->> 'key_id')::uuid, p_idempotency, result, error);
   end if;
 end

@@ -38,7 +38,7 @@ export const UpdateTournament = z.strictObject({
 }).refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" });
 
 export const ListTournamentsQuery = z.object({
-  page: queryInt(1, 1_000_000).optional(),
+  page: queryInt(1, 999_999_999).optional(),
   limit: queryInt(1, 100).optional(),
   status: TournamentStatus.optional(),
   game_id: uuid().optional(),
