@@ -151,7 +151,7 @@ function bindIds(args: Record<string, unknown>, params: Record<string, string>):
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 
 /** The Idempotency-Key of a POST, with a hash of the request it came with; null without one. */
-async function idempotencyOf(req: Request, path: string, raw: unknown, ctx: Context): Promise<Idempotency | null> {
+function idempotencyOf(req: Request, path: string, raw: unknown, ctx: Context): Idempotency | null {
   const key = req.headers.get("idempotency-key");
   if (key === null || req.method !== "POST") return null;
   if (!IDEMPOTENCY_KEY.test(key)) {
@@ -193,14 +193,14 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps): Promise<Re
 
   // Input is read before the database call (it has no side effects) so that the key check,
   // rate limit, scope check and the operation take one round trip; its errors are answered
-  // only after the checks that come first in the contract's order.
+  // only after the checks that come first in the contract's order. Input (400/413/415) is
+  // checked before a malformed path id (404, the existence step).
   let input: Record<string, unknown> | null = null;
   let idempotency: Idempotency | null = null;
   let inputError: unknown = null;
   try {
-    // Input (400/413/415) comes before existence (404) in the contract's order.
     const { args, raw } = await readInput(req, route, url);
-    idempotency = await idempotencyOf(req, where.path, raw, ctx);
+    idempotency = idempotencyOf(req, where.path, raw, ctx);
     bindIds(args, params);
     input = args;
   } catch (err) {
