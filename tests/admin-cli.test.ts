@@ -101,7 +101,7 @@ describe("operator CLI", () => {
     expectExit(created, 0);
     const keys = created.stdout.match(KEY) ?? [];
     expect(keys).toHaveLength(1);
-    const key = keys[0];
+    const key = keys[0]!;
     expect(created.stderr).toMatch(/only time it is shown.*not stored/);
     const [row] = await sql("select id, name, prefix, scopes::text[] as scopes, expires_at, encode(key_hash, 'hex') as hash from app.api_keys where account_id = $1", [account]);
     expect(row).toMatchObject({ name: "bracket bot", prefix: key.slice(0, 12), scopes: ["read:tournaments", "write:results"] });

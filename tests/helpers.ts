@@ -97,7 +97,7 @@ export async function createTeams(count: number, prefix = "Team"): Promise<strin
 }
 
 /** A valid tournament body, starting in 30 days. */
-export function tournamentBody(overrides: Record<string, unknown> = {}) {
+export function tournamentBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     name: "Winter Cup",
     game_id: "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",

@@ -176,7 +176,7 @@ describe("routing", () => {
   it.each(paths)("returns 405 method_not_allowed with Allow listing the methods of %s", async (path) => {
     const concrete = path.replace(/\{\w+\}/g, () => crypto.randomUUID());
     const expected = routes.filter((r) => r.path === path).map((r) => r.method).sort();
-    for (const method of ["PUT", ...["GET", "POST", "PATCH", "DELETE"].filter((m) => !expected.includes(m))]) {
+    for (const method of ["PUT", ...["GET", "POST", "PATCH", "DELETE"].filter((m) => !(expected as string[]).includes(m))]) {
       const res = await request(method, concrete); // no key: the route check comes first
       expectError(res, 405, "method_not_allowed");
       expect(res.headers.get("allow")!.split(/\s*,\s*/).sort()).toEqual(expected);
