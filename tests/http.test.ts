@@ -175,10 +175,12 @@ describe("routing", () => {
   const paths = [...new Set(routes.map((r) => r.path))];
   it.each(paths)("returns 405 method_not_allowed with Allow listing the methods of %s", async (path) => {
     const concrete = path.replace(/\{\w+\}/g, () => crypto.randomUUID());
-    const expected = routes.filter((r) => r.path === path).map((r) => r.method).sort();
-    for (const method of ["PUT", ...["GET", "POST", "PATCH", "DELETE"].filter((m) => !(expected as string[]).includes(m))]) {
+    const methods: string[] = routes.filter((r) => r.path === path).map((r) => r.method);
+    const expected = [...methods, ...(methods.includes("GET") ? ["HEAD"] : [])].sort();
+    for (const method of ["PUT", ...["GET", "HEAD", "POST", "PATCH", "DELETE"].filter((m) => !expected.includes(m))]) {
       const res = await request(method, concrete); // no key: the route check comes first
-      expectError(res, 405, "method_not_allowed");
+      if (method === "HEAD") expect([res.status, res.text]).toEqual([405, ""]); // HEAD: no body
+      else expectError(res, 405, "method_not_allowed");
       expect(res.headers.get("allow")!.split(/\s*,\s*/).sort()).toEqual(expected);
     }
   });

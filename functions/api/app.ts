@@ -5,10 +5,10 @@ import { hex, sha256 } from "./sha256.ts";
 import { type AuthOutcome, type Database, type Idempotency, operationError } from "./db.ts";
 import { Router, type Route } from "./route.ts";
 import { routes } from "./routes.ts";
-import { readJsonObject } from "./body.ts";
+import { ClientGone, readJsonObject } from "./body.ts";
 import { parse, UUID_PATTERN } from "./validation.ts";
 import { openApiDocument } from "./openapi.ts";
-import { DOCS_ASSETS, docsPage, readAsset } from "./docs.ts";
+import { assetType, docsPage, readAsset } from "./docs.ts";
 
 /** One structured log line per request. Never holds a key. */
 export interface LogLine {
@@ -35,7 +35,8 @@ export interface HandlerDeps {
 
 const API_PREFIX = "/api/v1";
 const router = new Router(routes);
-let openApiJson: string | undefined;
+/** The served OpenAPI document, by the server URL it names. */
+const openApiJson = new Map<string, string>();
 
 interface Context {
   requestId: string;
@@ -56,10 +57,16 @@ export function createHandler(deps: HandlerDeps): (req: Request) => Promise<Resp
     let res: Response;
     let internal: string | undefined;
     let errorCode: string | undefined;
+    let msg = "request";
     try {
       res = await handle(req, ctx, deps);
     } catch (err) {
-      if (err instanceof ApiError) {
+      if (err instanceof ClientGone) {
+        // Nobody is left to read an answer; 499 (nginx's "client closed request") in the log
+        // only. Not an error of ours, and the database was not called.
+        msg = "client disconnected";
+        res = new Response(null, { status: 499, headers: ctx.headers });
+      } else if (err instanceof ApiError) {
         errorCode = err.code;
         res = failure(err, ctx.requestId, ctx.headers, ctx.timestamp);
       } else {
@@ -69,9 +76,11 @@ export function createHandler(deps: HandlerDeps): (req: Request) => Promise<Resp
           ctx.requestId, ctx.headers, ctx.timestamp);
       }
     }
+    // HEAD answers exactly as GET would, without the body (RFC 9110).
+    if (req.method === "HEAD" && res.body) res = new Response(null, { status: res.status, headers: res.headers });
     const line: LogLine = {
-      level: res.status >= 500 ? "error" : "info",
-      msg: "request",
+      level: res.status >= 500 && res.status !== 499 ? "error" : "info",
+      msg,
       request_id: ctx.requestId,
       method: req.method,
       route: ctx.route ? `${ctx.route.method} ${ctx.route.path}` : null,
@@ -177,7 +186,7 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps): Promise<Re
   const url = new URL(req.url);
   if (req.method === "OPTIONS") return preflight(ctx.requestId);
   const where = apiPath(url);
-  const open = where && await openRoute(req, where.path, ctx, deps);
+  const open = where && await openRoute(req, where.path, where.base, ctx, deps);
   if (open) return open;
   const found = where && router.match(req.method, where.path);
   if (!where || !found) throw new ApiError("not_found", "No such route.");
@@ -204,6 +213,7 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps): Promise<Re
     bindIds(args, params);
     input = args;
   } catch (err) {
+    if (err instanceof ClientGone) throw err;
     inputError = err;
   }
 
@@ -235,27 +245,34 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps): Promise<Re
 }
 
 // The routes that need no key: the OpenAPI document and the reference page with its assets.
-async function openRoute(req: Request, path: string, ctx: Context, deps: HandlerDeps): Promise<Response | null> {
+async function openRoute(req: Request, path: string, base: string, ctx: Context, deps: HandlerDeps): Promise<Response | null> {
   const asset = path.startsWith("/docs/") ? path.slice("/docs/".length) : null;
-  if (path !== "/openapi.json" && path !== "/docs" && !(asset && asset in DOCS_ASSETS)) return null;
+  const assetMediaType = asset === null ? null : assetType(asset);
+  if (path !== "/openapi.json" && path !== "/docs" && !assetMediaType) return null;
   if (req.method !== "GET" && req.method !== "HEAD") {
     throw new ApiError("method_not_allowed", "Use GET on this path.", undefined, { Allow: "GET, HEAD" });
   }
   const headers = ctx.headers;
   const body = (bytes: BodyInit) => (req.method === "HEAD" ? null : bytes);
   if (path === "/openapi.json") {
-    openApiJson ??= JSON.stringify(openApiDocument(), null, 2);
-    return new Response(body(openApiJson), { status: 200, headers });
+    // The first server is where this document was served from (or PUBLIC_BASE_URL).
+    const server = `${deps.publicBaseUrl ?? `${new URL(req.url).origin}${base}`}${API_PREFIX}`;
+    let json = openApiJson.get(server);
+    if (!json) {
+      json = JSON.stringify(openApiDocument({ serverUrl: server }), null, 2);
+      if (openApiJson.size < 16) openApiJson.set(server, json);
+    }
+    return new Response(body(json), { status: 200, headers });
   }
   if (path === "/docs") {
     headers.set("Content-Type", "text/html; charset=utf-8");
     headers.set("Content-Security-Policy",
       "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:");
-    return new Response(body(docsPage()), { status: 200, headers });
+    return new Response(body(docsPage(new URL(req.url).pathname.endsWith("/"))), { status: 200, headers });
   }
   if (!deps.readFile) throw new ApiError("not_found", "No such route.");
   const bytes = await readAsset(asset!, deps.readFile);
-  headers.set("Content-Type", DOCS_ASSETS[asset!]);
+  headers.set("Content-Type", assetMediaType!);
   headers.set("Cache-Control", "public, max-age=3600");
   return new Response(body(bytes as Uint8Array<ArrayBuffer>), { status: 200, headers });
 }

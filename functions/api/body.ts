@@ -3,6 +3,13 @@ import { ApiError } from "./errors.ts";
 /** The largest request body accepted (contract: 64 KiB). */
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/** The client disconnected while its request body was being read: there is no one to answer. */
+export class ClientGone extends Error {
+  constructor() {
+    super("the client disconnected before its request body was complete");
+  }
+}
+
 function tooLarge(): ApiError {
   return new ApiError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
 }
@@ -15,7 +22,13 @@ async function readLimited(req: Request): Promise<Uint8Array> {
   let size = 0;
   const reader = req.body.getReader();
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      throw new ClientGone(); // the connection closed before the body was complete
+    }
+    const { done, value } = chunk;
     if (done) break;
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {

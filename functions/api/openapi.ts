@@ -187,7 +187,15 @@ function operation(route: Route): Json {
 }
 
 /** The OpenAPI 3.1 document of /api/v1. */
-export function openApiDocument(): Json {
+/** The default first server: the local stack of `npm start`. */
+export const LOCAL_SERVER_URL = "http://127.0.0.1:54321/functions/v1/api/v1";
+
+/**
+ * The OpenAPI 3.1 document. `serverUrl` is the first server listed: where the document is
+ * served from (the function passes its public base URL); the committed copy names the local
+ * stack's default.
+ */
+export function openApiDocument({ serverUrl = LOCAL_SERVER_URL }: { serverUrl?: string } = {}): Json {
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
@@ -207,7 +215,7 @@ export function openApiDocument(): Json {
       ].join("\n\n"),
     },
     servers: [
-      { url: "http://127.0.0.1:54321/functions/v1/api/v1", description: "Local (npm start)" },
+      { url: serverUrl, description: serverUrl === LOCAL_SERVER_URL ? "Local (npm start)" : "This server" },
       { url: "https://{project_ref}.supabase.co/functions/v1/api/v1", description: "Supabase",
         variables: { project_ref: { default: "your-project-ref" } } },
     ],

@@ -65,11 +65,14 @@ export class Router {
     | { allow: string[] }
     | null {
     const allow: string[] = [];
+    // HEAD is GET without a body (RFC 9110 9.3.2): it matches the GET route of a path.
+    const wanted = method === "HEAD" ? "GET" : method;
     for (const c of this.compiled) {
       const m = c.pattern.exec(path);
       if (!m) continue;
-      if (c.route.method !== method) {
+      if (c.route.method !== wanted) {
         allow.push(c.route.method);
+        if (c.route.method === "GET") allow.push("HEAD");
         continue;
       }
       const params: Record<string, string> = {};
