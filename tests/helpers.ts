@@ -3,11 +3,8 @@
 import { expect, inject } from "vitest";
 import pg from "pg";
 
-export const ALL_SCOPES = [
-  "read:tournaments", "write:tournaments", "read:registrations",
-  "write:registrations", "read:results", "write:results",
-] as const;
-export type Scope = (typeof ALL_SCOPES)[number];
+export { SCOPES as ALL_SCOPES, type Scope } from "../functions/api/contract.ts";
+import { SCOPES as ALL_SCOPES } from "../functions/api/contract.ts";
 
 export const apiUrl = () => inject("apiUrl");
 

@@ -2,7 +2,7 @@
 // the function validates with, so the document cannot drift from the behaviour.
 import { z } from "zod";
 import { API_VERSION } from "./envelope.ts";
-import type { ErrorCode } from "./errors.ts";
+import { type ErrorCode, PAGE_SIZE, RATE_LIMIT, SCOPES } from "./contract.ts";
 import type { Route } from "./route.ts";
 import { documentedAs } from "./validation.ts";
 import { routes } from "./routes.ts";
@@ -76,7 +76,7 @@ const ERROR_RESPONSES: Record<string, { description: string; code: ErrorCode; me
   "422": { description: "The Idempotency-Key was already used with a different request.", code: "idempotency_mismatch", message: "This Idempotency-Key was used with a different request; use a new key for a new request." },
   "413": { description: "The body is over 64 KiB.", code: "payload_too_large", message: "The request body is larger than 65536 bytes." },
   "415": { description: "The body is not `application/json`.", code: "unsupported_media_type", message: "The request body must be application/json." },
-  "429": { description: "Over 100 requests in the rolling 60 seconds for this key.", code: "rate_limited", message: "Rate limit exceeded: 100 requests per 60 seconds per key.", headers: { "Retry-After": { schema: { type: "integer" }, description: "Seconds until a request is accepted again." } } },
+  "429": { description: `Over ${RATE_LIMIT.limit} requests in the rolling ${RATE_LIMIT.window} seconds for this key.`, code: "rate_limited", message: `Rate limit exceeded: ${RATE_LIMIT.limit} requests per ${RATE_LIMIT.window} seconds per key.`, headers: { "Retry-After": { schema: { type: "integer" }, description: "Seconds until a request is accepted again." } } },
   "500": { description: "A bug on our side; nothing internal leaks.", code: "internal_error", message: "Something went wrong on our side. The request id identifies it." },
   "503": { description: "The database cannot be reached; the request did nothing.", code: "service_unavailable", message: "The service is temporarily unavailable; the request did nothing. Try again shortly." },
 };
@@ -102,10 +102,10 @@ function errorComponents(): Json {
 function headerComponents(): Json {
   return {
     "X-Request-Id": { description: "This request's id (also `meta.request_id`).", schema: { type: "string", format: "uuid" } },
-    "RateLimit-Limit": { description: "Requests allowed per window (100).", schema: { type: "integer" } },
+    "RateLimit-Limit": { description: `Requests allowed per window (${RATE_LIMIT.limit}).`, schema: { type: "integer" } },
     "RateLimit-Remaining": { description: "Requests left in the rolling window.", schema: { type: "integer" } },
     "RateLimit-Reset": { description: "Seconds until the oldest counted request leaves the window.", schema: { type: "integer" } },
-    "RateLimit-Policy": { description: "IETF draft: `\"default\";q=100;w=60`.", schema: { type: "string" } },
+    "RateLimit-Policy": { description: `IETF draft: \`"default";q=${RATE_LIMIT.limit};w=${RATE_LIMIT.window}\`.`, schema: { type: "string" } },
     "RateLimit": { description: "IETF draft: `\"default\";r=<remaining>;t=<seconds>`.", schema: { type: "string" } },
     "Location": { description: "The created resource's URL.", schema: { type: "string", format: "uri" } },
     "Idempotent-Replayed": { description: "`true` when this is the saved response to an earlier request with the same Idempotency-Key.", schema: { type: "string", enum: ["true"] } },
@@ -127,7 +127,7 @@ function operation(route: Route): Json {
       const inner = field instanceof z.ZodOptional ? (field.unwrap() as z.ZodType) : field;
       const schema = documentedAs.get(inner) ?? z.toJSONSchema(field, { io: "input", unrepresentable: "any" }) as Json;
       delete schema.$schema;
-      params.push({ name, in: "query", required: !field.safeParse(undefined).success, schema, ...(name === "page" ? { description: "≥ 1 (default 1)." } : name === "limit" ? { description: "1–100 (default 20)." } : {}) });
+      params.push({ name, in: "query", required: !field.safeParse(undefined).success, schema, ...(name === "page" ? { description: "≥ 1 (default 1)." } : name === "limit" ? { description: `1–${PAGE_SIZE.max} (default ${PAGE_SIZE.default}).` } : {}) });
     }
   }
   if (route.method === "POST") {
@@ -210,7 +210,7 @@ export function openApiDocument({ serverUrl = LOCAL_SERVER_URL }: { serverUrl?: 
         "Every request carries `Authorization: Bearer <API key>`; every operation needs a scope on the key.",
         "Successes are `{success: true, data, pagination?, meta}`; errors are `{success: false, error: {code, message, details?}, meta}`.",
         "Checks run in this order: route (404/405) → key (401) → account enabled (403) → rate limit (429) → scope (403) → input (400/413/415) → existence (404) → state (409).",
-        "Rate limit: 100 accepted requests per key in any rolling 60 seconds; `RateLimit-*` headers on every authenticated response.",
+        `Rate limit: ${RATE_LIMIT.limit} accepted requests per key in any rolling ${RATE_LIMIT.window} seconds; \`RateLimit-*\` headers on every authenticated response.`,
         "A known path with another method answers 405 with `Allow`. Browsers get CORS (`OPTIONS` preflight).",
       ].join("\n\n"),
     },
@@ -227,7 +227,7 @@ export function openApiDocument({ serverUrl = LOCAL_SERVER_URL }: { serverUrl?: 
     components: {
       securitySchemes: {
         apiKey: { type: "http", scheme: "bearer", bearerFormat: "tmk_<43 base62><6 base62 checksum>",
-          description: "An API key made by the operator or in the account settings. Scopes: read:tournaments, write:tournaments, read:registrations, write:registrations, read:results, write:results." },
+          description: `An API key made by the operator or in the account settings. Scopes: ${SCOPES.join(", ")}.` },
       },
       schemas: componentSchemas(),
       responses: errorComponents(),

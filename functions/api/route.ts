@@ -1,14 +1,7 @@
 import type { z } from "zod";
-import type { ErrorCode } from "./errors.ts";
+import type { ErrorCode, Scope } from "./contract.ts";
 
-/** A permission a key can carry. */
-export type Scope =
-  | "read:tournaments"
-  | "write:tournaments"
-  | "read:registrations"
-  | "write:registrations"
-  | "read:results"
-  | "write:results";
+export type { Scope } from "./contract.ts";
 
 export type Method = "GET" | "POST" | "PATCH" | "DELETE";
 

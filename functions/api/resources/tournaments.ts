@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PAGE_SIZE } from "../contract.ts";
 import { dateTime, money, queryInt, text, uuid } from "../validation.ts";
 import type { Route } from "../route.ts";
 import { DeleteResult, EXAMPLE_IDS, Tournament } from "./models.ts";
@@ -38,8 +39,8 @@ export const UpdateTournament = z.strictObject({
 }).refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" });
 
 export const ListTournamentsQuery = z.object({
-  page: queryInt(1, 999_999_999).optional(),
-  limit: queryInt(1, 100).optional(),
+  page: queryInt(1, PAGE_SIZE.maxPage).optional(),
+  limit: queryInt(1, PAGE_SIZE.max).optional(),
   status: TournamentStatus.optional(),
   game_id: uuid().optional(),
 });

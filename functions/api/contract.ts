@@ -1,0 +1,51 @@
+// The contract's constants, defined once: the scopes a key can carry, the page size, the rate
+// limit and every error code with its HTTP status. zod schemas, the OpenAPI document, the
+// admin CLI and the tests read them from here; the SQL side holds the same values (the
+// app.scope type, the rate-limit ring) and tests/contract.test.ts fails if the two drift.
+
+/** Every permission a key can carry, in the order documentation lists them. */
+export const SCOPES = [
+  "read:tournaments",
+  "write:tournaments",
+  "read:registrations",
+  "write:registrations",
+  "read:results",
+  "write:results",
+] as const;
+
+/** A permission a key can carry. */
+export type Scope = (typeof SCOPES)[number];
+
+/** List pagination: `limit` is 1..max (default `default`), `page` 1..maxPage. */
+export const PAGE_SIZE = { default: 20, max: 100, maxPage: 999_999_999 } as const;
+
+/** At most `limit` accepted requests per key in any rolling `window` seconds (contract 6). */
+export const RATE_LIMIT = { limit: 100, window: 60 } as const;
+
+/** Every error code the API can answer with, and its HTTP status (contract section 2). */
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  validation_error: 400,
+  unauthorized: 401,
+  api_access_disabled: 403,
+  insufficient_scope: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  registration_closed: 409,
+  tournament_full: 409,
+  already_registered: 409,
+  invalid_status_transition: 409,
+  tournament_locked: 409,
+  match_not_ready: 409,
+  match_locked: 409,
+  idempotency_conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_mismatch: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const satisfies Record<string, number>;
+
+/** An error code of the API. */
+export type ErrorCode = keyof typeof ERROR_STATUS;
