@@ -1,4 +1,4 @@
-// What `npm run bench` measures besides the HTTP figures: processes (RSS, CPU time) from
+// What `npm run bench` (and the soak's RSS sampling) measures besides the HTTP figures: processes (RSS, CPU time) from
 // /proc, database round trips and server time from pg_stat_statements, WAL from pg_stat_wal,
 // and the server-side time of a big bracket's results.
 import fs from "node:fs";
@@ -12,6 +12,17 @@ function readProc(pid, file) {
   } catch {
     return null;
   }
+}
+
+/** Whether a process runs (a zombie, dead but not yet reaped, does not). */
+export function alive(pid) {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const stat = readProc(pid, "stat");
+  return stat !== null && !/^\d+ \(.*\) Z/.test(stat);
 }
 
 /** CPU seconds (user + system) a process has used so far, or null when it is gone. */

@@ -11,15 +11,19 @@
 // paced below their limit, so a 429 there is unexpected) and flat memory: the average RSS of
 // the last quarter within 20% of the second quarter's. Exit code 0 on a pass, 1 otherwise.
 //
+// It shares the bench's helpers (bench/lib): the throwaway stack and its teardown by PID
+// (stack.mjs), the paced keys and the request (client.mjs), the seeding (seed.mjs) and the
+// process measurement (measure.mjs).
+//
 //   npm run soak                          # 10 minutes
 //   npm run soak -- --duration 60         # a quick run
 //   npm run soak -- --duration 600 --concurrency 12
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { freePort, functionDatabaseUrl, prepareDatabase, startFunction, startPostgres } from "./stack.mjs";
+import { KEY_BUDGET, KeyRing, send } from "./lib/client.mjs";
+import { rssMb } from "./lib/measure.mjs";
+import { createAccounts, createKeys, createTeams, GAMES } from "./lib/seed.mjs";
+import { startThrowawayStack } from "./lib/stack.mjs";
 
 const { values: opt } = parseArgs({ options: {
   duration: { type: "string", default: "600" },
@@ -30,104 +34,19 @@ const DURATION_S = Number(opt.duration);
 const CONCURRENCY = Number(opt.concurrency);
 const READERS = Number(opt.readers);
 if (!(DURATION_S > 0) || !(CONCURRENCY > 0) || !(READERS >= 0)) {
-  console.error("usage: node scripts/soak.mjs [--duration seconds] [--concurrency lifecycles] [--readers n]");
+  console.error("usage: node bench/soak.mjs [--duration seconds] [--concurrency lifecycles] [--readers n]");
   process.exit(2);
 }
 
 const ACCOUNTS = 8;
-const KEYS_PER_ACCOUNT = 200; // 8 × 200 keys × 90 per minute: enough for ~2,400 requests/s
-const KEY_BUDGET = 90; // requests per key per rolling 60 s, paced by the client (the limit is 100)
+const KEYS_PER_ACCOUNT = 200; // 8 × 200 keys × KEY_BUDGET (90) per minute: enough for ~2,400 requests/s
 const TEAMS = 64;
 const FLATNESS = 0.2;
 const SAMPLE_MS = Math.min(5000, Math.max(1000, (DURATION_S * 1000) / 60));
-const ALL_SCOPES = ["read:tournaments", "write:tournaments", "read:registrations",
-  "write:registrations", "read:results", "write:results"];
 
-// ---------------------------------------------------------------------------------------------
-// The stack, torn down by PID whatever happens (normal end, error, Ctrl-C)
-// ---------------------------------------------------------------------------------------------
-let dir = null;
-let dataDir = null;
-let db = null;
-let fn = null;
-let tornDown = false;
-
-/** Whether a process runs (a zombie, dead but not yet reaped by this process, does not). */
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
-function postmasterPid() {
-  try {
-    return Number(fs.readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]) || null;
-  } catch {
-    return null;
-  }
-}
-
-/** This process's direct children (the function, Postgres, a migration run), from /proc. */
-function children() {
-  const out = [];
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === process.pid) out.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
-
-/**
- * Synchronous teardown for signals and exit, by PID: the function (and any other child) is
- * killed, Postgres gets a fast shutdown and is waited for, then the folder goes.
- */
-function teardownNow() {
-  if (tornDown) return;
-  tornDown = true;
-  const pgPid = dataDir ? postmasterPid() : null;
-  const others = new Set([...(fn?.pid ? [fn.pid] : []), ...children()]);
-  others.delete(pgPid);
-  for (const pid of others) {
-    if (alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
-  }
-  if (pgPid && alive(pgPid)) {
-    try { process.kill(pgPid, "SIGINT"); } catch { /* gone */ } // fast shutdown
-    const until = Date.now() + 10_000;
-    const nap = new Int32Array(new SharedArrayBuffer(4));
-    while (alive(pgPid) && Date.now() < until) Atomics.wait(nap, 0, 0, 50);
-    if (alive(pgPid)) try { process.kill(pgPid, "SIGKILL"); } catch { /* gone */ }
-  }
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
-}
-
-async function teardown() {
-  if (tornDown) return;
-  await fn?.stop().catch(() => {});
-  await db?.stop().catch(() => {});
-  teardownNow();
-}
-
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
-  process.on(signal, () => {
-    console.error(`\n${signal}: stopping the stack…`);
-    teardownNow();
-    process.exit(130);
-  });
-}
-process.on("exit", teardownNow);
+// The stack (bench/lib/stack.mjs), torn down by PID whatever happens
+let stack = null;
+const KEY_RATE = (ACCOUNTS * KEYS_PER_ACCOUNT * KEY_BUDGET) / 60; // requests/s the paced keys allow
 
 // ---------------------------------------------------------------------------------------------
 // Traffic
@@ -149,67 +68,28 @@ let base = "";
 let deadline = 0;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** An account's keys, each paced to KEY_BUDGET requests per rolling 60 s. */
-class KeyRing {
-  constructor(keys) {
-    this.keys = keys.map((key) => ({ key, sent: [] }));
-    this.next = 0;
-  }
-
-  async take() {
-    for (;;) {
-      const now = performance.now();
-      for (let i = 0; i < this.keys.length; i++) {
-        const k = this.keys[(this.next + i) % this.keys.length];
-        while (k.sent.length && k.sent[0] <= now - 61_000) k.sent.shift();
-        if (k.sent.length < KEY_BUDGET) {
-          this.next = (this.next + i + 1) % this.keys.length;
-          k.sent.push(now);
-          return k.key;
-        }
-      }
-      stats.waitsForKey++;
-      await sleep(50);
-    }
-  }
-}
-
 /**
  * Sends one request and checks it got one of the answers it must get: `expect` maps an
  * allowed status to its error code (null for a success). Returns the parsed body.
  */
 async function call(key, method, route, pathname, body, expect) {
   stats.tried++;
-  const started = performance.now();
-  let status = null;
-  let parsed;
+  const res = await send(base, key, method, pathname, body);
+  const { status, body: parsed } = res;
   let problem = null;
-  try {
-    const res = await fetch(base + pathname, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-      signal: AbortSignal.timeout(30_000),
-    });
-    status = res.status;
-    const text = await res.text();
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      problem = `not JSON: ${text.slice(0, 120)}`;
-    }
-    if (!problem) {
-      const want = expect[status];
-      const code = parsed?.success === false ? parsed.error?.code : null;
-      if (want === undefined) problem = `unexpected ${status} ${code ?? ""} ${parsed?.error?.message ?? ""}`.trim();
-      else if (want !== code) problem = `expected ${status} ${want ?? "success"}, got ${code ?? "success"}`;
-      else if (parsed.meta?.request_id !== res.headers.get("x-request-id")) problem = "meta.request_id differs from X-Request-Id";
-      else if (status === 429 && !(Number(res.headers.get("retry-after")) >= 1)) problem = "429 without Retry-After";
-    }
-  } catch (err) {
-    problem = `no response: ${err?.cause?.code ?? err?.name ?? ""} ${err?.message ?? err}`;
+  if (status === null) {
+    problem = `no response: ${res.error}`;
+  } else if (parsed === undefined) {
+    problem = `not JSON: ${res.text.slice(0, 120)}`;
+  } else {
+    const want = expect[status];
+    const code = parsed?.success === false ? parsed.error?.code : null;
+    if (want === undefined) problem = `unexpected ${status} ${code ?? ""} ${parsed?.error?.message ?? ""}`.trim();
+    else if (want !== code) problem = `expected ${status} ${want ?? "success"}, got ${code ?? "success"}`;
+    else if (parsed.meta?.request_id !== res.headers.get("x-request-id")) problem = "meta.request_id differs from X-Request-Id";
+    else if (status === 429 && !(Number(res.headers.get("retry-after")) >= 1)) problem = "429 without Retry-After";
   }
-  stats.latencies.push(performance.now() - started);
+  stats.latencies.push(res.ms);
   const label = status === null ? "none" : String(status);
   bump(stats.byStatus, label);
   bump(stats.byRoute, `${method} ${route} ${label}`);
@@ -254,7 +134,7 @@ async function lifecycle(account, n) {
   const k = () => account.ring.take();
   const size = pick([2, 3, 4, 6, 8, 11, 16]);
   const created = must(await call(await k(), "POST", "/tournaments", "/tournaments", {
-    name: `Soak ${account.index}-${n}`, game_id: "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b", team_size: 5,
+    name: `Soak ${account.index}-${n}`, game_id: GAMES[0], team_size: 5,
     max_teams: size, entry_fee: n % 3 === 0 ? 10 : 0, prize_pool: 250.5,
     starts_at: new Date(Date.now() + 7 * 86_400_000).toISOString(),
   }, CREATED)).data;
@@ -353,13 +233,8 @@ async function hotKeyActor(hotKey) {
 // ---------------------------------------------------------------------------------------------
 const rss = []; // [seconds since start, KiB]
 function sampleRss(pid, t0) {
-  try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
-    const kib = Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1]);
-    if (kib) rss.push([(performance.now() - t0) / 1000, kib]);
-  } catch {
-    // the process is gone: the traffic reports it
-  }
+  const mb = rssMb(pid); // null once the process is gone: the traffic reports it
+  if (mb) rss.push([(performance.now() - t0) / 1000, mb * 1024]);
 }
 
 const avg = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -375,27 +250,13 @@ async function seed(adminUrl) {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    const teams = (await client.query(
-      "select admin.create_team('Soak team ' || i, 'S' || i) as id from generate_series(1, $1) i", [TEAMS])).rows.map((r) => r.id);
-    // Keys are made in SQL (a random key and its CRC32 checksum each): one connection per account.
-    const accounts = await Promise.all(Array.from({ length: ACCOUNTS }, async (_, i) => {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      try {
-        const [{ id }] = (await c.query("select admin.create_account($1) as id", [`Soak account ${i}`])).rows;
-        await c.query("select admin.set_api_access($1, true)", [id]);
-        const keys = (await c.query(
-          "select k.key from generate_series(1, $2) g, lateral admin.create_api_key($1, 'soak ' || g, $3) k",
-          [id, KEYS_PER_ACCOUNT, ALL_SCOPES])).rows.map((r) => r.key);
-        return { index: i, id, ring: new KeyRing(keys), teams, kept: [] };
-      } finally {
-        await c.end();
-      }
-    }));
-    const [{ id: hotAccount }] = (await client.query("select admin.create_account('Soak hot key') as id")).rows;
-    await client.query("select admin.set_api_access($1, true)", [hotAccount]);
-    const [{ key: hotKey }] = (await client.query(
-      "select key from admin.create_api_key($1, 'hot', array['read:tournaments'])", [hotAccount])).rows;
+    const teams = await createTeams(client, TEAMS, { prefix: "Soak team", tag: "S" });
+    const ids = await createAccounts(client, ACCOUNTS, 0, { prefix: "Soak account" });
+    const keys = await createKeys(client, ids, ACCOUNTS * KEYS_PER_ACCOUNT, "soak");
+    const accounts = ids.map((id, i) => ({ index: i, id, teams, kept: [],
+      ring: new KeyRing(keys.filter((k) => k.account === i).map((k) => k.key), { onWait: () => stats.waitsForKey++ }) }));
+    const [hotAccount] = await createAccounts(client, 1, 0, { prefix: "Soak hot key" });
+    const [{ key: hotKey }] = await createKeys(client, [hotAccount], 1, "hot", { scopes: ["read:tournaments"] });
     return { accounts, hotKey };
   } finally {
     await client.end();
@@ -427,21 +288,16 @@ async function invariants(adminUrl) {
 }
 
 async function main() {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "tournament-api-soak-"));
-  fs.chmodSync(dir, 0o755); // Postgres runs as the postgres user, below this folder
-  dataDir = path.join(dir, "pg", "data");
-  console.log(`soak: starting a throwaway stack in ${dir}…`);
-  db = await startPostgres({ dataDir, port: await freePort(), persistent: false });
-  await prepareDatabase(db.url);
-  fn = await startFunction({ port: await freePort(), databaseUrl: functionDatabaseUrl(db.url) });
-  base = `${fn.url}/functions/v1/api/v1`;
+  stack = await startThrowawayStack({ name: "soak", log: (msg) => console.log(`soak: ${msg}`) });
+  base = stack.base;
+  const fn = { pid: stack.fnPid, child: stack.fnChild };
   const seeding = performance.now();
-  const { accounts, hotKey } = await seed(db.url);
+  const { accounts, hotKey } = await seed(stack.adminUrl);
   console.log(`soak: seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
   let fnExited = null;
   fn.child.on("exit", (code, signal) => (fnExited = `${code ?? signal}`));
   console.log(`soak: function pid ${fn.pid}, ${ACCOUNTS} accounts × ${KEYS_PER_ACCOUNT} keys, ${TEAMS} teams; ` +
-    `${CONCURRENCY} lifecycles + ${READERS} readers + 1 hot key for ${DURATION_S} s`);
+    `${CONCURRENCY} lifecycles + ${READERS} readers + 1 hot key for ${DURATION_S} s (keys paced to ${KEY_RATE.toFixed(0)} req/s)`);
 
   const t0 = performance.now();
   deadline = t0 + DURATION_S * 1000;
@@ -467,8 +323,8 @@ async function main() {
   sampleRss(fn.pid, t0);
   const elapsed = (performance.now() - t0) / 1000;
   const exitedDuringRun = fnExited;
-  const inv = await invariants(db.url);
-  await teardown();
+  const inv = await invariants(stack.adminUrl);
+  await stack.stop();
 
   // Flatness: the last quarter's average RSS against the second quarter's (the first is warm-up).
   const quarter = (q) => rss.filter(([s]) => s >= (q - 1) * elapsed / 4 && s < q * elapsed / 4 + (q === 4 ? 1 : 0));
@@ -508,6 +364,6 @@ main().then(
   (pass) => process.exit(pass ? 0 : 1),
   async (err) => {
     console.error(`soak: ${err?.stack ?? err}`);
-    await teardown().catch(() => {});
+    await stack?.stop().catch(() => {});
     process.exit(1);
   });

@@ -1,7 +1,10 @@
-// Bench data, made as the operator (a superuser connection) with set-based SQL: accounts,
-// teams, tournaments with mixed statuses, registrations, the tournaments the registration
-// workloads fill, API keys, and real brackets (started through the API, as a client would).
+// Bench and soak data, made as the operator (a superuser connection) with set-based SQL:
+// accounts, teams, tournaments with mixed statuses, registrations, the tournaments the
+// registration workloads fill, API keys, and real brackets (started through the API, as a
+// client would). Written in terms of the tables' columns (app.tournaments, app.registrations,
+// app.matches) and the operator's admin.* functions.
 import crypto from "node:crypto";
+import { api } from "./client.mjs";
 
 export const ALL_SCOPES = ["read:tournaments", "write:tournaments", "read:registrations",
   "write:registrations", "read:results", "write:results"];
@@ -25,21 +28,21 @@ async function transaction(db, fn) {
 }
 
 /** Accounts with API access on; returns their ids in order. */
-export async function createAccounts(db, count, from = 1) {
+export async function createAccounts(db, count, from = 1, { prefix = `Bench ${RUN} account` } = {}) {
   const { rows } = await db.query(
-    `select id from (select i, admin.create_account('Bench ' || $3 || ' account ' || i) as id
+    `select id from (select i, admin.create_account($3 || ' ' || i) as id
                        from generate_series($1::int, $1::int + $2::int - 1) i) a order by i`,
-    [from, count, RUN]);
+    [from, count, prefix]);
   const ids = rows.map((r) => r.id);
   await db.query("select admin.set_api_access(id, true) from unnest($1::uuid[]) id", [ids]);
   return ids;
 }
 
 /** Platform teams; returns their ids in order. */
-export async function createTeams(db, count) {
+export async function createTeams(db, count, { prefix = `Bench ${RUN} team`, tag = "B" } = {}) {
   const { rows } = await db.query(
-    `select id from (select i, admin.create_team('Bench ' || $2 || ' team ' || i, 'B' || i) as id
-                       from generate_series(1, $1::int) i) t order by i`, [count, RUN]);
+    `select id from (select i, admin.create_team($2 || ' ' || i, $3 || i) as id
+                       from generate_series(1, $1::int) i) t order by i`, [count, prefix, tag]);
   return rows.map((r) => r.id);
 }
 
@@ -73,7 +76,7 @@ export async function createTournaments(db, accountIds, count, from = 1, { bulk 
   });
 }
 
-/** 0–8 registrations (the first teams, in order) for each open tournament of this run. */
+/** 0–8 registrations (the first teams, in order) for each open tournament of this run so far. */
 export async function createRegistrations(db, teamIds) {
   const { rowCount } = await db.query(
     `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
@@ -103,14 +106,17 @@ export async function createTargets(db, accountIds, requests, role) {
   return accountIds.map((id) => rows.filter((r) => r.account_id === id).map((r) => r.id));
 }
 
-/** `count` keys with every scope, spread round-robin over the accounts: [{key, account}]. */
-export async function createKeys(db, accountIds, count, name) {
+/**
+ * `count` keys (every scope unless `scopes`), spread round-robin over the accounts:
+ * [{key, account}] where `account` is the index in `accountIds`.
+ */
+export async function createKeys(db, accountIds, count, name, { scopes = ALL_SCOPES } = {}) {
   const perAccount = Math.ceil(count / accountIds.length);
   const { rows } = await db.query(
     `select a.i - 1 as account, k.key
        from generate_series(1, $2::int) g, unnest($1::uuid[]) with ordinality a(id, i),
             admin.create_api_key(a.id, $3 || ' ' || g, $4) k -- the name varies with g: one call per row
-      order by g, a.i`, [accountIds, perAccount, `bench ${name}`, ALL_SCOPES]);
+      order by g, a.i`, [accountIds, perAccount, `bench ${name}`, scopes]);
   return rows.slice(0, count).map((r) => ({ key: r.key, account: Number(r.account) }));
 }
 
@@ -122,18 +128,6 @@ export async function sampleTournaments(db, accountIds, sample) {
        from unnest($1::uuid[]) a(id)`, [accountIds, sample]);
   const byId = new Map(rows.map((r) => [r.id, r.ids]));
   return accountIds.map((id) => byId.get(id));
-}
-
-/** Sends one API request as a client would; throws unless it succeeds. */
-export async function api(base, key, method, path, body) {
-  const res = await fetch(base + path, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json.error)}`);
-  return json.data;
 }
 
 /**
@@ -192,11 +186,12 @@ export async function removeRun(db) {
 }
 
 /**
- * The data set: `accounts` accounts of `perAccount` tournaments each, 1024 teams, registrations,
- * and the 256- and 1024-team brackets (the latter two rounds in). Fills `data` (what the load
- * generator needs).
+ * The data set, in three accounts: W (the workloads' account: `perAccount` tournaments,
+ * registrations, the 256- and 1024-team brackets, the latter two rounds in), S (the small
+ * account, `perAccount` tournaments) and B (the account that grows, `perAccount` tournaments to
+ * start with), plus 1024 teams. Fills `data.teams` and `data.resultsId`.
  */
-export async function scenario(db, base, data, { accounts: count, perAccount }) {
+export async function scenario(db, base, data, { perAccount }) {
   const timings = {};
   const timed = async (name, fn) => {
     const t0 = performance.now();
@@ -204,19 +199,42 @@ export async function scenario(db, base, data, { accounts: count, perAccount }) 
     timings[name] = Math.round(performance.now() - t0);
     return out;
   };
-  const accounts = await timed("accounts", () => createAccounts(db, count));
+  const [w, s, b] = await timed("accounts", () => createAccounts(db, 3));
   data.teams = await timed("teams", () => createTeams(db, 1024));
-  await timed("tournaments", () => createTournaments(db, accounts, count * perAccount));
+  await timed("tournaments", async () => {
+    await createTournaments(db, [w], perAccount, 1);
+    await createTournaments(db, [s], perAccount, perAccount + 1);
+    await createTournaments(db, [b], perAccount, 2 * perAccount + 1);
+  });
   await timed("registrations", () => createRegistrations(db, data.teams));
-  const [{ key }] = await createKeys(db, [accounts[0]], 1, "seed");
-  data.resultsId = await timed("bracket_256", () => startBracket(db, base, key, accounts[0], data.teams.slice(0, 256)));
+  const [{ key }] = await createKeys(db, [w], 1, "seed");
+  data.resultsId = await timed("bracket_256", () => startBracket(db, base, key, w, data.teams.slice(0, 256)));
   const reported = await reportSome(base, key, data.resultsId, 8);
-  const major = await timed("bracket_1024", () => startBracket(db, base, key, accounts[0], data.teams));
-  await timed("report_1024", () => reportRounds(db, accounts[0], major, [1, 2]));
+  const major = await timed("bracket_1024", () => startBracket(db, base, key, w, data.teams));
+  await timed("report_1024", () => reportRounds(db, w, major, [1, 2]));
   await timed("vacuum", () => db.query("vacuum (analyze) app.tournaments, app.registrations, app.matches, app.api_keys"));
-  data.tournaments = await sampleTournaments(db, accounts, 200);
-  const { rows: [counts] } = await db.query(
-    `select (select count(*) from app.tournaments)::int as tournaments,
-            (select count(*) from app.registrations)::int as registrations`);
-  return { accounts, major, reported, counts, timings };
+  return { accounts: { w, s, b }, major, reported, timings, nextNumber: 3 * perAccount + 1 };
+}
+
+/**
+ * Grows one account by `count` tournaments (numbered from `from`), set-based, then vacuums and
+ * analyzes the table so that the plans see the new size. Returns the milliseconds each took.
+ */
+export async function grow(db, accountId, count, from) {
+  const t0 = performance.now();
+  const step = 250_000; // one transaction per quarter million rows: bounded memory for the sort of the indexes
+  for (let done = 0; done < count; done += step) {
+    await createTournaments(db, [accountId], Math.min(step, count - done), from + done, { bulk: true });
+  }
+  const t1 = performance.now();
+  await db.query("vacuum (analyze) app.tournaments");
+  return { insert_ms: Math.round(t1 - t0), vacuum_ms: Math.round(performance.now() - t1) };
+}
+
+/** How many tournaments each account holds: {id: n}. */
+export async function countByAccount(db, accountIds) {
+  const { rows } = await db.query(
+    `select a.id, (select count(*) from app.tournaments t where t.account_id = a.id)::int as n
+       from unnest($1::uuid[]) a(id)`, [accountIds]);
+  return Object.fromEntries(rows.map((r) => [r.id, r.n]));
 }

@@ -2,7 +2,7 @@
 // generator. Every child is tracked, so that it is stopped by pid whatever happens.
 import path from "node:path";
 import { spawn } from "node:child_process";
-import { ROOT, freePort, stopChild } from "../stack.mjs";
+import { ROOT, freePort, stopChild } from "../../scripts/stack.mjs";
 
 /** Every child process still running; killed when this process exits. */
 export const children = new Set();
@@ -36,9 +36,9 @@ export async function startFloor(databaseUrl) {
   return { origin: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
 }
 
-/** Runs scripts/bench/load.mjs on a plan file; resolves with the JSON line it prints. */
+/** Runs bench/lib/loadgen.mjs on a plan file; resolves with the JSON line it prints. */
 export function runLoad(planFile) {
-  const child = spawnTracked(process.execPath, [path.join(ROOT, "scripts", "bench", "load.mjs"), planFile],
+  const child = spawnTracked(process.execPath, [path.join(ROOT, "bench", "lib", "loadgen.mjs"), planFile],
     { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   child.stdout.on("data", (d) => (out += d));

@@ -1,4 +1,4 @@
-// The load generator of `npm run bench`, run as its own process (node scripts/bench/load.mjs
+// The load generator of `npm run bench`, run as its own process (node bench/lib/loadgen.mjs
 // <plan.json>) so that it never shares an event loop with what it measures. It drives one
 // workload with autocannon and prints one JSON line with the figures.
 //
@@ -10,6 +10,7 @@ import autocannon from "autocannon";
 
 const plan = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 const { keys, tournaments, targets, teams } = plan;
+const kind = plan.kind ?? plan.workload; // the list variants (page 500, the cursor's page) are "list" with a query
 const keyUses = new Uint32Array(keys?.length ?? 0);
 const unexpected = []; // a few bodies of unexpected answers, to say what went wrong
 let latencies = new Float64Array(1 << 16); // every response time, in ms (autocannon's are whole ms)
@@ -31,7 +32,7 @@ const fillCounters = new Map(); // per target list: how many registrations it wa
 // One request of each kind for the account of `k`: [method, path, body?].
 const kinds = {
   get: (k) => ["GET", `/tournaments/${pick(tournaments[k.account])}`],
-  list: () => ["GET", "/tournaments?page=1&limit=20&status=registration"],
+  list: () => ["GET", `/tournaments${plan.query ?? "?page=1&limit=20&status=registration"}`],
   create: () => ["POST", "/tournaments", {
     name: "Bench Open", game_id: plan.gameId, team_size: 5, max_teams: 16, entry_fee: 10,
     prize_pool: 2500, starts_at: "2031-06-01T18:00:00+02:00", registration_closes: "2031-05-30T18:00:00+02:00",
@@ -50,15 +51,15 @@ const kinds = {
     const slot = n % 20; // n already counts this request
     if (slot === 0) return kinds.create(k);
     if (slot === 1) return kinds.register(k, "mix");
-    return slot <= 11 ? kinds.get(k) : kinds.list(k);
+    return slot <= 11 ? kinds.get(k) : ["GET", "/tournaments?page=1&limit=20&status=registration"];
   },
   hammer: (k) => kinds.get(k),
 };
 
 function setupRequest(req) {
-  if (plan.workload === "floor") return { ...req, method: "GET", path: "/" };
+  if (kind === "floor") return { ...req, method: "GET", path: "/" };
   const k = nextKey();
-  const [method, path, body] = kinds[plan.workload](k);
+  const [method, path, body] = kinds[kind](k);
   return {
     ...req,
     method,

@@ -1,0 +1,117 @@
+// The bench's verdicts and its printed tables: every figure as a ratio to the floor measured in
+// the same run, with its target beside it and MET / NOT MET.
+
+/** Issue 11's targets. Throughput: the workload's req/s ÷ the floor's req/s, at least this. */
+export const RATIO_TARGETS = { get: 0.4, list: 0.25, create: 0.2 };
+export const MAX_ROUND_TRIPS = 1; // per request, from pg_stat_statements
+const ROUND_TRIP_SLACK = 0.01; // a request counted as sent whose statement had not run yet, and the like
+export const MAX_RSS_MB = 150;
+export const MAX_SLOWDOWN = 1.5; // scale (1k → 100k/1M in one account) and the neighbour (alone → beside a big one)
+const MAX_RESULTS_MS = 20;
+
+export const verdict = (ok) => (ok === null || ok === undefined ? "–" : ok ? "MET" : "NOT MET");
+export const fixed = (x, d = 0) => (x === null || x === undefined || Number.isNaN(x) ? "–" : x.toFixed(d));
+
+/** The throughput target of a row's kind, if any (every list variant is judged as the list). */
+export const ratioTarget = (row) => RATIO_TARGETS[row.kind] ?? null;
+
+/**
+ * A comparison of the same request measured twice (`base`, then `after`): how much more each
+ * request costs, relative to the floor measured next to each, i.e. (base × floor) ÷ (after ×
+ * floor). Under saturation req/s is the inverse of the cost per request; dividing each by its own
+ * floor cancels the machine's drift between the two measurements. The raw p50 ratio is shown too.
+ */
+export function compare(label, base, after) {
+  const slowdown = base.ratio_to_floor / after.ratio_to_floor;
+  return {
+    label, base: `${base.data}`, after: `${after.data}`,
+    base_ratio: base.ratio_to_floor, after_ratio: after.ratio_to_floor, slowdown,
+    p50_ratio: after.latency_ms.p50 / base.latency_ms.p50,
+    db_ms: [base.db_ms_per_request, after.db_ms_per_request],
+    ok: Number.isFinite(slowdown) ? slowdown <= MAX_SLOWDOWN : null,
+  };
+}
+
+/** Judges the run: the list of targets, each {target, value, result}. */
+export function judge({ rows, results1024, idleRss, scale, neighbour, cursor }) {
+  const targets = [];
+  const add = (target, value, ok) => targets.push({ target, value, result: verdict(ok) });
+  for (const [kind, min] of Object.entries(RATIO_TARGETS)) {
+    const of = rows.filter((r) => r.kind === kind && r.workload !== "floor");
+    if (!of.length) continue;
+    const worst = of.reduce((a, b) => (b.ratio_to_floor < a.ratio_to_floor ? b : a));
+    add(`${kind === "get" ? "GET by id" : kind === "list" ? "list (every variant)" : "POST /tournaments"} ≥ ${min}× the floor's req/s`,
+      `worst ${worst.ratio_to_floor.toFixed(2)}× (${worst.label} [${worst.data}]: ${worst.rps.toFixed(0)} / ` +
+      `${worst.floor_rps.toFixed(0)} req/s)`, worst.ratio_to_floor >= min);
+  }
+  const api = rows.filter((r) => r.workload !== "floor");
+  const trips = api.map((r) => r.round_trips_per_request).filter((x) => x !== null && x !== undefined);
+  const worstTrips = Math.max(...trips);
+  add(`${MAX_ROUND_TRIPS} database round trip per request, every workload (pg_stat_statements)`,
+    `max ${fixed(worstTrips, 2)}`, trips.length ? worstTrips <= MAX_ROUND_TRIPS + ROUND_TRIP_SLACK : null);
+  const rss = Math.max(...api.map((r) => r.fn_rss_peak_mb ?? NaN));
+  const floorRss = Math.max(...rows.filter((r) => r.workload === "floor").map((r) => r.fn_rss_peak_mb ?? NaN));
+  add(`function RSS < ${MAX_RSS_MB} MB under load (peak VmRSS, every workload)`, Number.isFinite(rss)
+    ? `${rss.toFixed(0)} MB (idle at start ${fixed(idleRss?.function_mb)} MB; the floor server: idle ` +
+      `${fixed(idleRss?.floor_mb)}, peak ${fixed(floorRss)} MB)` : "not measured (no function pid)",
+  Number.isFinite(rss) ? rss < MAX_RSS_MB : null);
+  for (const c of [...scale, ...neighbour]) {
+    add(`${c.label}: ${c.after} ≤ ${MAX_SLOWDOWN}× ${c.base}`, `${fixed(c.slowdown, 2)}×`, c.ok);
+  }
+  if (cursor?.unavailable) add(`scale: the cursor's 500th page ≤ ${MAX_SLOWDOWN}× at 1k`, `cursor: not available (${cursor.unavailable})`, null);
+  if (results1024) {
+    const e = results1024.explain_ms;
+    const kib = (results1024.response_bytes / 1024).toFixed(0);
+    add(`results of a 1024-team bracket < ${MAX_RESULTS_MS} ms on the server (EXPLAIN ANALYZE, warm median)`,
+      `${e.median.toFixed(1)} ms (cold ${e.cold.toFixed(1)}, max ${e.max.toFixed(1)}; ${kib} KiB of JSON)`,
+      e.median < MAX_RESULTS_MS);
+  }
+  return targets;
+}
+
+function markdown(head, lines, leftColumns) {
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const fmt = (cells) => `| ${cells.map((c, i) => (i < leftColumns ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(" | ")} |`;
+  return [fmt(head), `|${widths.map((w, i) => (i < leftColumns ? `:${"-".repeat(w + 1)}` : `${"-".repeat(w + 1)}:`)).join("|")}|`,
+    ...lines.map(fmt)].join("\n");
+}
+
+/**
+ * One line per workload, as a Markdown table. "floor req/s" is the higher of the floors measured
+ * just before and just after the workload, which its "× floor" compares with.
+ */
+export function table(rows) {
+  const head = ["workload", "data", "req/s", "floor req/s", "× floor", "target", "", "p50 ms", "p99 ms", "errors",
+    "round trips/req", "db ms/req", "WAL B/req", "CPU % fn/pg/load/other", "RSS MB"];
+  const lines = rows.map((r) => {
+    const min = r.workload === "floor" ? null : ratioTarget(r);
+    const pct = (s) => fixed(s === null || s === undefined ? null : Math.max(0, (100 * s) / r.duration_s));
+    return [
+      r.label, r.data, fixed(r.rps), fixed(r.floor_rps), fixed(r.ratio_to_floor, 2),
+      min ? `≥ ${min}` : "", min ? verdict(r.ratio_to_floor >= min) : "",
+      fixed(r.latency_ms.p50, 1), fixed(r.latency_ms.p99, 1),
+      r.workload === "hammer" ? `${r.errors} (+${r.rate_limited} 429)` : String(r.errors),
+      fixed(r.round_trips_per_request, 2),
+      fixed(r.db_ms_per_request, 2), fixed(r.wal_bytes_per_request),
+      [r.fn_cpu_s, r.pg_cpu_s, r.load_cpu_s, r.other_cpu_s].map(pct).join("/"), fixed(r.fn_rss_peak_mb),
+    ];
+  });
+  return markdown(head, lines, 2);
+}
+
+/** The scale and neighbour comparisons, as a Markdown table. */
+export function comparisonTable(comparisons) {
+  const head = ["comparison", "baseline", "× floor", "measured", "× floor", "slowdown", "target", "", "p50 ratio",
+    "db ms/req"];
+  const lines = comparisons.map((c) => [
+    c.label, c.base, fixed(c.base_ratio, 2), c.after, fixed(c.after_ratio, 2), `${fixed(c.slowdown, 2)}×`,
+    `≤ ${MAX_SLOWDOWN}×`, verdict(c.ok), `${fixed(c.p50_ratio, 2)}×`, `${fixed(c.db_ms[0], 2)} → ${fixed(c.db_ms[1], 2)}`,
+  ]);
+  return markdown(head, lines, 2);
+}
+
+/** The targets as a list. */
+export function targetList(targets) {
+  const width = Math.max(...targets.map((t) => t.result.length));
+  return targets.map((t) => `  ${t.result.padEnd(width)}  ${t.target}: ${t.value}`).join("\n");
+}

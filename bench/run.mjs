@@ -1,0 +1,315 @@
+// `npm run bench`: load figures for the API, each as a ratio to a floor measured in the same run.
+//
+// Starts a throwaway stack (bench/lib/stack.mjs: Postgres in a temp folder and the `api`
+// function, on free ports) or uses a running one (--url <api base> --db <superuser URL>), seeds
+// data as the operator (bench/lib/seed.mjs), then drives each workload from a separate process
+// (bench/lib/loadgen.mjs, autocannon) right after a probe of the floor (bench/floor.ts: Deno, pg,
+// Pool max 10, one `select 1` per request). Every row: req/s ÷ the floor's req/s next to it,
+// against its target; round trips per request (pg_stat_statements), server time, WAL, CPU and the
+// function's peak RSS. Then the comparisons: one account grown from 1,000 tournaments to
+// 100,000 (--scale: 1,000,000), and a small account alone and then beside the grown one. The
+// figures also go to .bench/results-<timestamp>.json and .bench/latest.json.
+//
+//   npm run bench [-- --duration 8 --connections 16]
+//   npm run bench -- --scale                       # the account grows to 1,000,000 tournaments
+//   npm run bench -- --url http://127.0.0.1:54321/functions/v1/api/v1 \
+//                    --db postgres://postgres:postgres@127.0.0.1:54322/postgres     # a running stack
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { ROOT, functionDatabaseUrl } from "../scripts/stack.mjs";
+import { KEY_BUDGET, KeyRing, walkCursor } from "./lib/client.mjs";
+import { children, runLoad, startFloor } from "./lib/processes.mjs";
+import * as seed from "./lib/seed.mjs";
+import {
+  gitState, listenerPid, postmasterPid, readStats, resetStats, rssMb, statementsView, timeResults, watch,
+} from "./lib/measure.mjs";
+import { compare, comparisonTable, judge, table, targetList } from "./lib/report.mjs";
+import { startThrowawayStack } from "./lib/stack.mjs";
+
+const USAGE = `npm run bench [-- options]
+  --duration <s>      seconds per workload (8); each is preceded by a floor probe of half that
+  --connections <n>   concurrent connections of the load generator (16)
+  --scale             grow the one big account to 1,000,000 tournaments (default: 100,000)
+  --large <n>         grow it to <n> tournaments instead
+  --url <base>        a running stack's API base (…/functions/v1/api/v1), with --db <superuser URL>;
+                      --fn-db <url> the function role's URL for the floor, --fn-pid <pid> the function's pid`;
+
+const { values: opt } = parseArgs({ options: {
+  help: { type: "boolean", default: false },
+  duration: { type: "string", default: "8" },
+  connections: { type: "string", default: "16" },
+  scale: { type: "boolean", default: false },
+  large: { type: "string" },
+  url: { type: "string" },
+  db: { type: "string" },
+  "fn-db": { type: "string" },
+  "fn-pid": { type: "string" },
+} });
+if (opt.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const DURATION = Number(opt.duration);
+const CONNECTIONS = Number(opt.connections);
+const SMALL = 1000; // tournaments of the small account, and of the big one before it grows
+const LARGE = Number(opt.large ?? (opt.scale ? 1_000_000 : 100_000));
+if (!(DURATION >= 1 && Number.isInteger(CONNECTIONS) && CONNECTIONS >= 1 && Number.isInteger(LARGE) && LARGE > SMALL)) {
+  console.error("--duration (seconds, ≥ 1), --connections (≥ 1) and --large (> 1000) take numbers");
+  process.exit(2);
+}
+const DEEP_PAGE = 500;
+// Page 500 and the cursor's 500th page at a page size of 2: the last page at 1,000 tournaments,
+// so that the same request exists (and returns 2 rows) at both sizes.
+const DEEP_LIMIT = 2;
+
+const LABELS = {
+  floor: "floor: select 1 (bench/floor.ts)",
+  get: "GET /tournaments/{id}",
+  list: "GET /tournaments?status=registration&limit=20 (page 1)",
+  page500: `GET /tournaments?page=${DEEP_PAGE}&limit=${DEEP_LIMIT}`,
+  cursor500: `GET /tournaments?cursor=… (page ${DEEP_PAGE}, limit ${DEEP_LIMIT})`,
+  create: "POST /tournaments",
+  register: "POST /tournaments/{id}/registrations",
+  results: "GET /tournaments/{id}/results (256 teams)",
+  mix: "mix: 90% reads, 10% writes",
+  hammer: "one key hammered (429s)",
+};
+const KINDS = { page500: "list", cursor500: "list" };
+const size = (n) => (n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6}M` : n >= 1000 ? `${Math.round(n / 1000)}k` : String(n));
+
+const cleanups = [];
+const log = (msg) => console.log(`[bench] ${msg}`);
+
+async function teardown() {
+  while (cleanups.length) {
+    const step = cleanups.pop();
+    await Promise.race([step().catch((err) => log(`cleanup: ${err.message}`)),
+      new Promise((r) => setTimeout(r, 15_000))]);
+  }
+}
+
+/** The stack to measure: a throwaway one, or the running one given by --url and --db. */
+async function openStack() {
+  if (opt.url || opt.db) {
+    if (!opt.url || !opt.db) throw new Error("--url and --db go together");
+    const base = new URL(opt.url.replace(/\/$/, ""));
+    const fnPid = opt["fn-pid"] ? Number(opt["fn-pid"]) : listenerPid(Number(base.port || 80));
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "tournament-api-bench-"));
+    cleanups.push(async () => fs.rmSync(scratch, { recursive: true, force: true }));
+    for (const signal of ["SIGINT", "SIGTERM"]) {
+      process.once(signal, async () => {
+        log(`${signal}: stopping…`);
+        for (const child of children) child.kill("SIGTERM");
+        await teardown();
+        process.exit(130);
+      });
+    }
+    return { adminUrl: opt.db, fnDbUrl: opt["fn-db"] ?? functionDatabaseUrl(opt.db), origin: base.origin,
+      basePath: base.pathname, fnPid, pgPid: null, scratch };
+  }
+  const stack = await startThrowawayStack({ name: "bench", log });
+  cleanups.push(() => stack.stop());
+  return stack;
+}
+
+async function main() {
+  const started = new Date();
+  const stack = await openStack();
+  const scratch = stack.scratch;
+  const floorServer = await startFloor(stack.fnDbUrl);
+  cleanups.push(() => floorServer.stop());
+  const idleRss = { function_mb: stack.fnPid ? rssMb(stack.fnPid) : null, floor_mb: rssMb(floorServer.pid) };
+  const db = new pg.Client({ connectionString: stack.adminUrl });
+  await db.connect();
+  cleanups.push(() => db.end());
+  if (opt.url) cleanups.push(() => seed.removeRun(db)); // leave a running stack's data as it was
+  const view = await statementsView(db);
+  const pgPid = stack.pgPid ?? (await postmasterPid(db));
+  const base = stack.origin + stack.basePath;
+  const data = { targets: {}, teams: [], resultsId: null, gameId: seed.GAMES[2] };
+  const rows = [];
+  let floorRps = 0;
+
+  // Keys per workload: enough for the floor's rate (which the API does not reach), so that no
+  // key nears the limit.
+  const keysFor = (seconds) => Math.max(20, Math.ceil((floorRps * seconds) / KEY_BUDGET));
+
+  /** Drives one workload for `duration` s: a fresh key pool, the load process, the database's side. */
+  async function measure(workload, { keyAccounts = [], tournaments = null, query, duration }) {
+    const t0 = performance.now();
+    const keys = workload === "floor" ? null
+      : await seed.createKeys(db, keyAccounts, workload === "hammer" ? 1 : keysFor(duration), workload);
+    const keyMs = Math.round(performance.now() - t0);
+    const target = workload === "floor" ? { origin: floorServer.origin, basePath: "", pid: floorServer.pid }
+      : { origin: stack.origin, basePath: stack.basePath, pid: stack.fnPid };
+    const planFile = path.join(scratch, `plan-${workload}.json`);
+    fs.writeFileSync(planFile, JSON.stringify({ ...data, workload, kind: KINDS[workload] ?? workload, query, keys,
+      tournaments, connections: CONNECTIONS, duration, origin: target.origin, basePath: target.basePath }));
+    await resetStats(db, view);
+    const rssBefore = target.pid ? rssMb(target.pid) : null;
+    const watcher = watch({ fnPid: target.pid, pgPid });
+    const ownCpu = process.cpuUsage();
+    let result, procs;
+    try {
+      result = await runLoad(planFile);
+    } finally {
+      procs = watcher.stop();
+    }
+    const own = process.cpuUsage(ownCpu);
+    const row = { ...result, ...procs, fn_rss_before_mb: rssBefore, keys_made_ms: keyMs,
+      ...(await readStats(db, view, result.sent)) };
+    row.bench_cpu_s = (own.user + own.system) / 1e6;
+    row.other_cpu_s = row.machine_cpu_s - (row.fn_cpu_s ?? 0) - (row.pg_cpu_s ?? 0) - row.load_cpu_s - row.bench_cpu_s;
+    if (workload === "floor") floorRps = Math.max(floorRps, row.rps);
+    return row;
+  }
+
+  // This machine's speed drifts (a shared VM: the floor alone has moved 2x within minutes), so
+  // each workload is compared with the floor measured just before or just after it, the higher
+  // (a probe can dip too).
+  const PROBE_S = Math.max(3, Math.round(DURATION / 2));
+  let previous = null; // the last workload's row, which the next floor measurement also bounds
+
+  /** One row of the table: a workload, after a floor probe unless it is the floor. */
+  async function run(workload, { data: dataLabel, label = LABELS[workload], ...how }) {
+    const probe = workload === "floor" ? null : await measure("floor", { duration: PROBE_S });
+    const row = { label, data: dataLabel, kind: KINDS[workload] ?? workload,
+      ...(await measure(workload, { ...how, duration: DURATION })) };
+    const floor = probe ?? row;
+    previous?.floor_probes.push(floor.rps);
+    row.floor_probes = [floor.rps];
+    previous = probe ? row : null;
+    rows.push(row);
+    log(`${workload} [${dataLabel}]: ${row.rps.toFixed(0)} req/s (floor just before: ${floor.rps.toFixed(0)}), ` +
+      `p50 ${row.latency_ms.p50} ms, p99 ${row.latency_ms.p99} ms, errors ${row.errors}` +
+      (row.unexpected.length ? ` (${row.unexpected[0]})` : "") +
+      (row.keys ? `; ${row.keys} keys, at most ${row.max_requests_per_key} requests each` : ""));
+    return row;
+  }
+
+  log(`floor: ${DURATION} s per workload, ${PROBE_S} s per floor probe, ${CONNECTIONS} connections`);
+  await measure("floor", { duration: 3 }); // warm-up
+  await run("floor", { data: "–" });
+
+  // Three accounts of 1,000 tournaments: W (the workloads' own, with the brackets), S (small,
+  // stays so) and B (grows to LARGE later).
+  log(`seeding accounts W, S and B with ${SMALL} tournaments each, 1024 teams and two brackets…`);
+  const { accounts: { w, s, b }, major, reported, timings, nextNumber } = await seed.scenario(db, base, data,
+    { perAccount: SMALL });
+  log(`256-team bracket ${data.resultsId} started through the API; reported ${reported.length} matches, e.g. ` +
+    reported.slice(0, 3).map((m) => `round ${m.round} #${m.position} → ${m.team1_score}-${m.team2_score}`).join(", "));
+  log(`seeded in ${JSON.stringify(timings)} ms`);
+  const samples = async (id) => seed.sampleTournaments(db, [id], 200);
+  const on = async (id) => ({ keyAccounts: [id], tournaments: await samples(id) });
+  const S = await on(s);
+  const W = await on(w);
+  let B = await on(b);
+
+  /** Follows B's cursor to page 500 (keys of its own, paced), or says why it cannot. */
+  const cursor = {};
+  async function walk(dataLabel) {
+    const keys = await seed.createKeys(db, [b], Math.ceil(DEEP_PAGE / 80) + 2, "cursor walk");
+    const ring = new KeyRing(keys.map((k) => k.key), { budget: 80 });
+    const out = await walkCursor(base, ring, { limit: DEEP_LIMIT, pages: DEEP_PAGE });
+    cursor[dataLabel] = out;
+    if (out.unavailable) log(`cursor: not available at ${dataLabel} (${out.unavailable})`);
+    else log(`cursor: followed next_cursor ${DEEP_PAGE - 1} times in ${out.walk_ms} ms to page ${DEEP_PAGE}`);
+    return out;
+  }
+  /** Page 1, page 500 and the cursor's page 500 of B, and GET by id; returns the rows by workload. */
+  async function bigAccount(dataLabel) {
+    const out = {
+      get: await run("get", { data: dataLabel, ...B }),
+      list: await run("list", { data: dataLabel, ...B }),
+      page500: await run("page500", { data: dataLabel, ...B, query: `?page=${DEEP_PAGE}&limit=${DEEP_LIMIT}` }),
+    };
+    const c = await walk(dataLabel);
+    if (!c.unavailable) out.cursor500 = await run("cursor500", { data: dataLabel, ...B, query: c.query });
+    return out;
+  }
+
+  await measure("get", { ...S, duration: 3 }); // warm-up
+  const alone = { get: await run("get", { data: `S ${size(SMALL)}, alone`, ...S }),
+    list: await run("list", { data: `S ${size(SMALL)}, alone`, ...S }) };
+  const before = await bigAccount(`B ${size(SMALL)}`);
+
+  log(`growing account B to ${LARGE.toLocaleString("en")} tournaments (set-based)…`);
+  timings.grow = await seed.grow(db, b, LARGE - SMALL, nextNumber);
+  const counts = await seed.countByAccount(db, [w, s, b]);
+  log(`B holds ${counts[b]} tournaments (insert ${timings.grow.insert_ms} ms, vacuum ${timings.grow.vacuum_ms} ms)`);
+  if (counts[b] !== LARGE) throw new Error(`B holds ${counts[b]} tournaments, not ${LARGE}`);
+  B = await on(b);
+  await measure("get", { ...B, duration: 3 }); // warm-up
+  const after = await bigAccount(`B ${size(LARGE)}`);
+  const beside = { get: await run("get", { data: `S ${size(SMALL)}, beside B ${size(LARGE)}`, ...S }),
+    list: await run("list", { data: `S ${size(SMALL)}, beside B ${size(LARGE)}`, ...S }) };
+
+  // The other workloads, on W, with B large in the same database.
+  const wLabel = `W ${size(SMALL)}, B ${size(LARGE)}`;
+  await run("create", { data: wLabel, ...W });
+  data.targets.register = await seed.createTargets(db, [w], floorRps * DURATION, "register");
+  await run("register", { data: wLabel, ...W });
+  await run("results", { data: wLabel, ...W });
+  data.targets.mix = await seed.createTargets(db, [w], floorRps * DURATION / 20, "mix");
+  await run("mix", { data: wLabel, ...W });
+  await run("hammer", { data: wLabel, ...W });
+  await run("floor", { data: "–", label: "floor again, at the end" });
+  for (const row of rows) {
+    row.floor_rps = Math.max(...row.floor_probes);
+    row.ratio_to_floor = row.rps / row.floor_rps;
+  }
+
+  const scale = ["get", "list", "page500", "cursor500"].filter((k) => before[k] && after[k])
+    .map((k) => compare(`scale: ${LABELS[k]}`, before[k], after[k]));
+  const neighbour = ["get", "list"].map((k) => compare(`neighbour: ${LABELS[k]}`, alone[k], beside[k]));
+  const cursorState = Object.values(cursor).find((c) => c.unavailable) ?? null;
+
+  log("timing the results of the 1024-team bracket (768 matches reported) as tournament_api…");
+  const results1024 = await timeResults(async () => {
+    const c = new pg.Client({ connectionString: stack.adminUrl });
+    await c.connect();
+    return c;
+  }, w, major);
+
+  const targets = judge({ rows, results1024, idleRss, scale, neighbour, cursor: cursorState });
+  console.log(`\n${table(rows)}\n\n${comparisonTable([...scale, ...neighbour])}\n` +
+    (cursorState ? `\ncursor: not available (${cursorState.unavailable})\n` : "") +
+    `\nTargets (issue 11)\n${targetList(targets)}\n`);
+
+  const report = {
+    started_at: started.toISOString(), finished_at: new Date().toISOString(),
+    options: { duration_s: DURATION, probe_s: PROBE_S, connections: CONNECTIONS, scale: opt.scale, small: SMALL,
+      large: LARGE, stack: opt.url ? "running" : "throwaway" },
+    git: gitState(ROOT),
+    machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, node: process.version, loadavg: os.loadavg() },
+    seed: {
+      accounts: { w, s, b }, tournaments_by_account: counts, teams: data.teams.length, timings_ms: timings,
+      bracket_256: data.resultsId, bracket_1024: major,
+      bracket_256_reported: reported.map((m) => ({ round: m.round, position: m.position, winner_id: m.winner_id,
+        score: `${m.team1_score}-${m.team2_score}` })),
+    },
+    cursor, idle_rss_at_start: idleRss, workloads: rows, comparisons: { scale, neighbour }, results_1024: results1024,
+    targets,
+  };
+  const dir = path.join(ROOT, ".bench");
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `results-${started.toISOString().replace(/[:.]/g, "-")}.json`);
+  fs.writeFileSync(file, JSON.stringify(report, null, 2) + "\n");
+  fs.copyFileSync(file, path.join(dir, "latest.json"));
+  log(`written ${path.relative(ROOT, file)} and .bench/latest.json`);
+}
+
+let failed = false;
+main()
+  .catch((err) => {
+    failed = true;
+    console.error(err.stack ?? err);
+  })
+  .finally(async () => {
+    for (const child of children) child.kill("SIGTERM");
+    await teardown();
+    process.exit(failed ? 1 : 0);
+  });
