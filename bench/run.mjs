@@ -20,11 +20,11 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { ROOT, functionDatabaseUrl } from "../scripts/stack.mjs";
-import { KEY_BUDGET, KeyRing, walkCursor } from "./lib/client.mjs";
+import { KEY_BUDGET, KeyRing, send, walkCursor } from "./lib/client.mjs";
 import { children, runLoad, startFloor } from "./lib/processes.mjs";
 import * as seed from "./lib/seed.mjs";
 import {
-  gitState, listenerPid, postmasterPid, readStats, resetStats, rssMb, statementsView, timeResults, watch,
+  gitState, listenerPid, postmasterPid, readStats, resetStats, rssMb, statementsView, timeServer, watch,
 } from "./lib/measure.mjs";
 import { compare, comparisonTable, judge, table, targetList } from "./lib/report.mjs";
 import { startThrowawayStack } from "./lib/stack.mjs";
@@ -267,12 +267,13 @@ async function main() {
   const neighbour = ["get", "list"].map((k) => compare(`neighbour: ${LABELS[k]}`, alone[k], beside[k]));
   const cursorState = Object.values(cursor).find((c) => c.unavailable) ?? null;
 
-  log("timing the results of the 1024-team bracket (768 matches reported) as tournament_api…");
-  const results1024 = await timeResults(async () => {
-    const c = new pg.Client({ connectionString: stack.adminUrl });
-    await c.connect();
-    return c;
-  }, w, major);
+  log("timing the results of the 1024-team bracket (768 matches reported) on the server…");
+  const [{ key: resultsKey }] = await seed.createKeys(db, [w], 1, "results 1024");
+  const results1024 = await timeServer(db, view, async () => {
+    const res = await send(base, resultsKey, "GET", `/tournaments/${major}/results`);
+    if (res.status !== 200) throw new Error(`GET results of the 1024-team bracket: ${res.status}`);
+    return res.text.length;
+  }).catch((err) => ({ error: err.message }));
 
   const targets = judge({ rows, results1024, idleRss, scale, neighbour, cursor: cursorState });
   console.log(`\n${table(rows)}\n\n${comparisonTable([...scale, ...neighbour])}\n` +

@@ -147,37 +147,27 @@ export async function readStats(db, view, requests) {
 }
 
 /**
- * The server-side time of app.tournament_results for one tournament: as tournament_api with
- * the account bound in a transaction, like api.call. One cold call on a fresh session, then
- * `runs` warm ones; EXPLAIN ANALYZE's execution time and the client's wall time of the query.
+ * The server-side time of one request, from pg_stat_statements: `runs` requests sent one after
+ * the other through the API (after one cold request, timed on its own), and the function role's
+ * top-level statement time per request (api.call: the key check, the rate limit, the operation
+ * and its JSON). Measured through the API so that it holds whatever the operations are called.
  */
-export async function timeResults(connect, accountId, tournamentId, runs = 20) {
-  const db = await connect();
-  const args = JSON.stringify({ tournament_id: tournamentId });
-  const explained = [];
-  const wall = [];
-  let bytes = 0;
-  try {
-    for (let i = 0; i <= runs; i++) {
-      await db.query("begin");
-      await db.query("set local role tournament_api");
-      await db.query("select set_config('app.account_id', $1, true)", [accountId]);
-      const { rows } = await db.query("explain (analyze, format json) select app.tournament_results($1)", [args]);
-      explained.push(rows[0]["QUERY PLAN"][0]["Execution Time"]);
-      const t0 = performance.now();
-      const { rows: [r] } = await db.query("select app.tournament_results($1)::text as json", [args]);
-      wall.push(performance.now() - t0);
-      bytes = r.json.length;
-      await db.query("commit");
-    }
-  } finally {
-    await db.end();
-  }
-  const stats = (xs) => {
-    const warm = xs.slice(1).sort((a, b) => a - b);
-    return { cold: xs[0], median: warm[Math.floor(warm.length / 2)], max: warm[warm.length - 1] };
+export async function timeServer(db, view, send, runs = 20) {
+  const per = async (n) => {
+    const { rows: [s] } = await db.query(
+      `select coalesce(sum(calls), 0)::float8 as calls, coalesce(sum(total_exec_time), 0)::float8 as total,
+              coalesce(max(max_exec_time), 0)::float8 as max, coalesce(min(min_exec_time), 0)::float8 as min
+         from ${view} where userid = 'tournament_api'::regrole and toplevel`);
+    return { ms: s.total / n, max: s.max, min: s.min, calls_per_request: s.calls / n };
   };
-  return { explain_ms: stats(explained), wall_ms: stats(wall), response_bytes: bytes };
+  await resetStats(db, view);
+  let bytes = await send();
+  const cold = await per(1);
+  await resetStats(db, view);
+  for (let i = 0; i < runs; i++) bytes = await send();
+  const warm = await per(runs);
+  return { cold_ms: cold.ms, warm_mean_ms: warm.ms, warm_min_ms: warm.min, warm_max_ms: warm.max,
+    calls_per_request: warm.calls_per_request, runs, response_bytes: bytes };
 }
 
 /** The pid of the process listening on 127.0.0.1:`port` (to watch a stack started elsewhere). */
@@ -206,7 +196,7 @@ export function listenerPid(port) {
 /** The commit measured, and the files of the stack (function, migrations, stack.mjs) changed since. */
 export function gitState(root) {
   try {
-    const git = (...args) => execFileSync("git", args, { cwd: root, encoding: "utf8" }).trim();
+    const git = (...args) => execFileSync("git", args, { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
     return { commit: git("rev-parse", "HEAD"),
       changed: git("status", "--porcelain", "--", "functions", "supabase", "sql", "scripts/stack.mjs")
         .split("\n").filter(Boolean) };

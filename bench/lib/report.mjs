@@ -59,12 +59,13 @@ export function judge({ rows, results1024, idleRss, scale, neighbour, cursor }) 
     add(`${c.label}: ${c.after} ≤ ${MAX_SLOWDOWN}× ${c.base}`, `${fixed(c.slowdown, 2)}×`, c.ok);
   }
   if (cursor?.unavailable) add(`scale: the cursor's 500th page ≤ ${MAX_SLOWDOWN}× at 1k`, `cursor: not available (${cursor.unavailable})`, null);
-  if (results1024) {
-    const e = results1024.explain_ms;
-    const kib = (results1024.response_bytes / 1024).toFixed(0);
-    add(`results of a 1024-team bracket < ${MAX_RESULTS_MS} ms on the server (EXPLAIN ANALYZE, warm median)`,
-      `${e.median.toFixed(1)} ms (cold ${e.cold.toFixed(1)}, max ${e.max.toFixed(1)}; ${kib} KiB of JSON)`,
-      e.median < MAX_RESULTS_MS);
+  if (results1024?.error) {
+    add(`results of a 1024-team bracket < ${MAX_RESULTS_MS} ms on the server`, `not measured: ${results1024.error}`, null);
+  } else if (results1024) {
+    const r = results1024;
+    add(`results of a 1024-team bracket < ${MAX_RESULTS_MS} ms on the server (pg_stat_statements, mean of ${r.runs} warm)`,
+      `${r.warm_mean_ms.toFixed(1)} ms (cold ${r.cold_ms.toFixed(1)}, min ${r.warm_min_ms.toFixed(1)}, max ` +
+      `${r.warm_max_ms.toFixed(1)}; ${(r.response_bytes / 1024).toFixed(0)} KiB of JSON)`, r.warm_mean_ms < MAX_RESULTS_MS);
   }
   return targets;
 }
