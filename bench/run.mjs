@@ -24,7 +24,7 @@ import { KEY_BUDGET, KeyRing, send, walkCursor } from "./lib/client.mjs";
 import { children, runLoad, startFloor } from "./lib/processes.mjs";
 import * as seed from "./lib/seed.mjs";
 import {
-  gitState, listenerPid, postmasterPid, readStats, resetStats, rssMb, statementsView, timeServer, watch,
+  drain, gitState, listenerPid, postmasterPid, readStats, resetStats, rssMb, statementsView, timeServer, watch,
 } from "./lib/measure.mjs";
 import { compare, comparisonTable, judge, table, targetList } from "./lib/report.mjs";
 import { startThrowawayStack } from "./lib/stack.mjs";
@@ -159,6 +159,7 @@ async function main() {
       procs = watcher.stop();
     }
     const own = process.cpuUsage(ownCpu);
+    await drain(db);
     const row = { ...result, ...procs, fn_rss_before_mb: rssBefore, keys_made_ms: keyMs,
       ...(await readStats(db, view, result.sent)) };
     row.bench_cpu_s = (own.user + own.system) / 1e6;

@@ -126,6 +126,22 @@ export async function resetStats(db, view) {
 }
 
 /**
+ * Waits (up to `maxMs`) until the function's role runs no statement: the requests still in
+ * flight when the load generator stopped finish theirs, so that statements ÷ requests sent
+ * counts every request once.
+ */
+export async function drain(db, maxMs = 10_000) {
+  const until = performance.now() + maxMs;
+  for (;;) {
+    const { rows: [{ n }] } = await db.query(
+      `select count(*)::int as n from pg_stat_activity
+        where usename = 'tournament_api' and state = 'active' and pid <> pg_backend_pid()`);
+    if (n === 0 || performance.now() > until) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
  * What the function's role ran since the reset, per request: statements (round trips), their
  * server time, the buffers they touched and the WAL they wrote.
  */
