@@ -1,6 +1,7 @@
 // Operator CLI: `npm run admin -- <command>`. A thin layer over the admin.* SQL functions
-// (supabase/migrations) against DATABASE_URL: it checks the arguments, calls one function and
-// prints the outcome. The rules stay in SQL; lists read the app.* tables directly.
+// (supabase/migrations) against DATABASE_URL, else the local stack on DB_PORT (as `npm start`):
+// it checks the arguments, calls one function and prints the outcome. The rules stay in SQL;
+// lists read the app.* tables directly. `--help` (or `-h`) works on every command and group.
 // Exit codes: 0 done, 1 the database refused or could not be reached, 2 usage error.
 import pg from "pg";
 import {
@@ -8,8 +9,30 @@ import {
 } from "./admin/args.ts";
 import { describeError, json, redact, table, when } from "./admin/output.ts";
 
-const LOCAL_DATABASE_URL = "postgres://postgres:postgres@127.0.0.1:54322/postgres";
+const DEFAULT_DB_PORT = 54322;
 const CLI = "npm run admin --";
+const HELP = ["--help", "-h"];
+
+/** The database to use, as `npm start` chooses it: DATABASE_URL, else the local stack on DB_PORT. */
+function database(): { url: string; source: string } {
+  const url = Deno.env.get("DATABASE_URL");
+  if (url) {
+    if (!/^postgres(ql)?:\/\//.test(url)) throw new UsageError("DATABASE_URL must be a postgres:// URL");
+    return { url, source: "DATABASE_URL" };
+  }
+  const raw = Deno.env.get("DB_PORT");
+  let port = DEFAULT_DB_PORT;
+  if (raw) {
+    port = Number(raw);
+    if (!/^\d+$/.test(raw) || port < 1 || port > 65535) {
+      throw new UsageError(`DB_PORT must be a port number from 1 to 65535, got ${JSON.stringify(raw)}`);
+    }
+  }
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+    source: `the local stack${raw ? ` on DB_PORT=${port}` : ""}: is npm start running? Or set DATABASE_URL`,
+  };
+}
 
 /** One command: its arguments, a check that turns them into input, and the SQL it runs. */
 interface Command<T> {
@@ -17,6 +40,8 @@ interface Command<T> {
   options?: Record<string, OptionType>;
   usage: string;
   summary: string;
+  /** The command's own options and what they take, for its --help. */
+  optionHelp?: [string, string][];
   check(p: Parsed): T;
   run(db: pg.Client, input: T, asJson: boolean): Promise<void>;
 }
@@ -28,6 +53,7 @@ const commands: Record<string, Command<unknown>> = {
   "accounts create": command({
     args: ["<name>"], options: { enable: "boolean" },
     usage: "<name> [--enable]", summary: "create an account (API access off unless --enable)",
+    optionHelp: [["--enable", "turn its API access on at once"]],
     check: (p) => ({ name: p.args[0], enable: p.opts.enable === true }),
     async run(db, { name, enable }, asJson) {
       await db.query("begin");
@@ -60,6 +86,12 @@ const commands: Record<string, Command<unknown>> = {
     args: ["<account-id>"], options: { name: "string", scopes: "string", expires: "string", "expires-in": "string" },
     usage: "<account-id> --name <name> --scopes <scope,...|all> [--expires <date-time> | --expires-in <N>d]",
     summary: "create a key and print it, once",
+    optionHelp: [
+      ["--name <name>", "what the key is for (1-200 characters)"],
+      ["--scopes <scope,...|all>", `comma-separated, from: ${SCOPES.join(", ")}; or all`],
+      ["--expires <date-time>", "ISO 8601 with a time zone (2027-01-31T18:00:00Z), or a date (midnight UTC)"],
+      ["--expires-in <N>d", "expire N days from now (instead of --expires); no expiry when neither is given"],
+    ],
     check: (p) => ({
       account: accountId(p), name: required(p.opts, "name"), scopes: scopes(required(p.opts, "scopes")),
       expiresAt: expiry(p.opts.expires as string | undefined, p.opts["expires-in"] as string | undefined),
@@ -81,6 +113,7 @@ const commands: Record<string, Command<unknown>> = {
   "keys list": command({
     args: [], options: { account: "string" },
     usage: "[--account <account-id>]", summary: "list keys (prefix, scopes, expiry, revocation, last use)",
+    optionHelp: [["--account <account-id>", "only that account's keys"]],
     check: (p) => ({ account: p.opts.account === undefined ? null : uuid("--account", p.opts.account as string) }),
     async run(db, { account }, asJson) {
       const { rows } = await db.query(`
@@ -113,6 +146,7 @@ const commands: Record<string, Command<unknown>> = {
   "teams create": command({
     args: ["<name>", "<tag>"], options: { logo: "string" },
     usage: "<name> <tag> [--logo <url>]", summary: "create a platform team",
+    optionHelp: [["--logo <url>", "an http:// or https:// URL of the team's logo"]],
     check: (p) => ({ name: p.args[0], tag: p.args[1], logo: (p.opts.logo as string | undefined) ?? null }),
     async run(db, t, asJson) {
       const [{ id }] = (await db.query("select admin.create_team($1, $2, $3) as id", [t.name, t.tag, t.logo])).rows;
@@ -154,16 +188,49 @@ function accessCommand(enabled: boolean) {
   });
 }
 
+const GROUPS = [...new Set(Object.keys(commands).map((name) => name.split(" ")[0]))];
+
+/** Aligned "  flag  text" lines. */
+function optionLines(options: [string, string][]): string[] {
+  const width = Math.max(...options.map(([flag]) => flag.length));
+  return options.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`);
+}
+
+const COMMON_OPTIONS: [string, string][] = [["--json", "machine-readable output (JSON on stdout)"], ["-h, --help", "show this help"]];
+
+function databaseHelp(): string {
+  return `The database: DATABASE_URL, else the local stack (npm start) at 127.0.0.1:$DB_PORT (default ${DEFAULT_DB_PORT}).`;
+}
+
+function commandList(names: string[]): string[] {
+  return names.map((name) => `  ${`${name} ${commands[name].usage}`.trim()}\n      ${commands[name].summary}`);
+}
+
 function usage(): string {
-  const lines = Object.entries(commands).map(([name, c]) => `  ${`${name} ${c.usage}`.trim()}\n      ${c.summary}`);
-  return [`Usage: ${CLI} <command> [options]`, "", "Commands:", ...lines, "",
-    "Options:",
-    "  --json      machine-readable output",
-    "  -h, --help  show this help", "",
+  return [`Usage: ${CLI} <command> [options]`, "", "Commands:", ...commandList(Object.keys(commands)), "",
+    "Options:", ...optionLines(COMMON_OPTIONS), "",
+    `Run '${CLI} <command> --help' for a command's options, '${CLI} <group> --help' for a group (${GROUPS.join(", ")}).`,
     `Scopes: ${SCOPES.join(", ")}, or all.`,
-    `--expires takes an ISO 8601 date-time with a time zone (2027-01-31T18:00:00Z) or a date (midnight UTC).`,
-    `DATABASE_URL selects the database (default: the local stack, ${LOCAL_DATABASE_URL.replace(/:[^:@/]+@/, ":***@")}).`,
+    databaseHelp(),
+    `For JSON without npm's banner: npm run -s admin -- <command> --json | jq`,
     "Exit status: 0 done, 1 refused by the database or unreachable, 2 usage error.",
+  ].join("\n");
+}
+
+function groupUsage(group: string): string {
+  const names = Object.keys(commands).filter((name) => name.startsWith(group + " "));
+  return [`Usage: ${CLI} ${group} <command> [options]`, "", "Commands:", ...commandList(names), "",
+    "Options:", ...optionLines(COMMON_OPTIONS), "",
+    `Run '${CLI} ${group} <command> --help' for a command's options.`,
+    databaseHelp(),
+  ].join("\n");
+}
+
+function commandUsage(name: string): string {
+  const cmd = commands[name];
+  return [`Usage: ${CLI} ${name} ${cmd.usage}`.trim(), "", `${cmd.summary[0].toUpperCase()}${cmd.summary.slice(1)}.`, "",
+    "Options:", ...optionLines([...(cmd.optionHelp ?? []), ...COMMON_OPTIONS]), "",
+    databaseHelp(),
   ].join("\n");
 }
 
@@ -174,46 +241,60 @@ function usageError(message: string, hint: string): number {
 }
 
 async function main(argv: string[]): Promise<number> {
-  if (argv.length === 0 || ["help", "--help", "-h"].includes(argv[0])) {
+  // `help [<group> [<command>]]` reads as `<group> <command> --help`.
+  if (argv[0] === "help") argv = [...argv.slice(1), "--help"];
+  const end = argv.indexOf("--");
+  const wantsHelp = (end === -1 ? argv : argv.slice(0, end)).some((a) => HELP.includes(a));
+  if (argv.length === 0 || HELP.includes(argv[0])) {
     console.log(usage());
+    return 0;
+  }
+  const group = argv[0];
+  if (GROUPS.includes(group) && (argv.length === 1 || HELP.includes(argv[1]) || argv[1] === "help")) {
+    console.log(groupUsage(group));
     return 0;
   }
   const name = argv.slice(0, 2).join(" ");
   const cmd = commands[name];
   if (!cmd) {
-    const group = Object.keys(commands).filter((n) => n.startsWith(argv[0] + " "));
-    const what = group.length ? `unknown ${argv[0]} command ${JSON.stringify(argv[1] ?? "")}` : `unknown command ${JSON.stringify(argv[0])}`;
-    return usageError(what, group.length ? `Commands: ${group.join(", ")}` : `Run '${CLI} help' for the commands.`);
+    const what = GROUPS.includes(group) ? `unknown ${group} command ${JSON.stringify(argv[1] ?? "")}` : `unknown command ${JSON.stringify(group)}`;
+    const names = Object.keys(commands).filter((n) => n.startsWith(group + " "));
+    return usageError(what, names.length ? `Commands: ${names.join(", ")}` : `Run '${CLI} --help' for the commands.`);
+  }
+  if (wantsHelp) {
+    console.log(commandUsage(name));
+    return 0;
   }
   const synopsis = `Usage: ${CLI} ${name} ${cmd.usage}`.trim();
   let parsed: Parsed;
   let input: unknown;
+  let db: { url: string; source: string };
   try {
     parsed = parse(argv.slice(2), cmd.args, cmd.options ?? {});
-    if (parsed.help) {
-      console.log(`${synopsis}\n\n${cmd.summary[0].toUpperCase()}${cmd.summary.slice(1)}.`);
-      return 0;
-    }
     input = cmd.check(parsed);
   } catch (err) {
     if (err instanceof UsageError) return usageError(err.message, synopsis);
     throw err;
   }
-
-  const url = Deno.env.get("DATABASE_URL") || LOCAL_DATABASE_URL;
-  if (!/^postgres(ql)?:\/\//.test(url)) return usageError("DATABASE_URL must be a postgres:// URL", "");
-  const db = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000, application_name: "tournament-admin" });
-  db.on("error", () => {}); // a dropped connection surfaces as the failed query
   try {
-    await db.connect();
-    await cmd.run(db, input, parsed.json);
+    db = database();
+  } catch (err) {
+    if (err instanceof UsageError) return usageError(err.message, "");
+    throw err;
+  }
+
+  const client = new pg.Client({ connectionString: db.url, connectionTimeoutMillis: 10_000, application_name: "tournament-admin" });
+  client.on("error", () => {}); // a dropped connection surfaces as the failed query
+  try {
+    await client.connect();
+    await cmd.run(client, input, parsed.json);
     return 0;
   } catch (err) {
     const args = parsed.args;
-    console.error(`error: ${describeError(err, url, { account: args[0], user: args[1] })}`);
+    console.error(`error: ${describeError(err, db.url, { account: args[0], user: args[1] }, db.source)}`);
     return 1;
   } finally {
-    await db.end().catch(() => {});
+    await client.end().catch(() => {});
   }
 }
 

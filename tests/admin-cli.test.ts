@@ -2,6 +2,7 @@
 // the test database and checks each command's effect there, its output and its exit status.
 import { execFile } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
+import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, inject, it } from "vitest";
@@ -17,10 +18,22 @@ interface Run { code: number; stdout: string; stderr: string }
 
 /** Runs `npm run admin -- ...args` (the same command line) and collects its output. */
 function admin(args: string[], databaseUrl = inject("adminDbUrl")): Promise<Run> {
+  return adminWith(args, { DATABASE_URL: databaseUrl });
+}
+
+/** The same, with DATABASE_URL and DB_PORT exactly as given in `env` (unset unless there). */
+function adminWith(args: string[], env: Record<string, string>): Promise<Run> {
+  return runCommand(DENO, [...FLAGS, ...args], env);
+}
+
+function runCommand(file: string, args: string[], env: Record<string, string>): Promise<Run> {
+  const base = { ...process.env };
+  delete base.DATABASE_URL;
+  delete base.DB_PORT;
   return new Promise((resolve, reject) => {
-    execFile(DENO, [...FLAGS, ...args], {
+    execFile(file, args, {
       cwd: root, timeout: 20_000,
-      env: { ...process.env, DATABASE_URL: databaseUrl, NO_COLOR: "1" },
+      env: { ...base, NO_COLOR: "1", ...env },
     }, (err, stdout, stderr) => {
       const code = err ? (err as { code?: unknown }).code : 0;
       if (typeof code !== "number") return reject(err);
@@ -46,13 +59,26 @@ function expectOneLineError(run: Run, pattern: RegExp): void {
 }
 
 const KEY = /tmk_[0-9A-Za-z]{49}/g;
+const COMMANDS = ["accounts create", "accounts enable", "accounts disable", "accounts list", "keys create",
+  "keys list", "keys revoke", "teams create", "teams list", "members add"];
+
+/** A free TCP port on 127.0.0.1 (nothing listens there). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 describe("operator CLI", () => {
   it("prints the usage with every command and exits 0 when given no command", async () => {
     const run = await admin([]);
     expectExit(run, 0);
-    for (const cmd of ["accounts create", "accounts enable", "accounts disable", "accounts list", "keys create",
-      "keys list", "keys revoke", "teams create", "teams list", "members add"]) {
+    for (const cmd of COMMANDS) {
       expect(run.stdout).toContain(`  ${cmd}`);
     }
     expect(run.stdout).not.toContain("postgres:postgres@");
@@ -229,5 +255,96 @@ describe("operator CLI", () => {
     expectExit(run, 1);
     expectOneLineError(run, /cannot use the database at 127\.0\.0\.1:1\/postgres/);
     expect(run.stdout + run.stderr).not.toContain("pw-Secret-123");
+  });
+
+  it("uses the local stack on DB_PORT when DATABASE_URL is unset or empty, as npm start does", async () => {
+    const port = new URL(inject("adminDbUrl")).port;
+    const created = await adminWith(["accounts", "create", "Port Esports", "--json"], { DB_PORT: port });
+    expectExit(created, 0);
+    const { id } = JSON.parse(created.stdout);
+    expect(await sql("select name from app.accounts where id = $1", [id])).toEqual([{ name: "Port Esports" }]);
+    const list = await adminWith(["accounts", "list", "--json"], { DATABASE_URL: "", DB_PORT: port });
+    expectExit(list, 0);
+    expect(JSON.parse(list.stdout)).toContainEqual(expect.objectContaining({ id, name: "Port Esports" }));
+  });
+
+  it("prefers DATABASE_URL over DB_PORT", async () => {
+    const run = await adminWith(["accounts", "list", "--json"], { DATABASE_URL: inject("adminDbUrl"), DB_PORT: "1" });
+    expectExit(run, 0);
+    expect(Array.isArray(JSON.parse(run.stdout))).toBe(true);
+  });
+
+  it("names the local stack and DB_PORT when nothing answers there, and refuses a DB_PORT that is not a port", async () => {
+    const port = String(await freePort());
+    const down = await adminWith(["accounts", "list"], { DB_PORT: port });
+    expectExit(down, 1);
+    expectOneLineError(down, new RegExp(`cannot use the database at 127\\.0\\.0\\.1:${port}/postgres \\(the local stack on DB_PORT=${port}: is npm start running\\? Or set DATABASE_URL\\)`));
+    for (const bad of ["54322x", "0", "70000"]) {
+      const refused = await adminWith(["accounts", "list"], { DB_PORT: bad });
+      expectExit(refused, 2);
+      expect(refused.stderr).toBe(`error: DB_PORT must be a port number from 1 to 65535, got ${JSON.stringify(bad)}\n`);
+      expect(refused.stdout).toBe("");
+    }
+  });
+
+  it("prints usage and exits 0 for --help, -h and help on the CLI, every group and every command, without a database", async () => {
+    // Help needs no database: DATABASE_URL points at nothing, and arguments around --help are not checked.
+    const offline = { DATABASE_URL: "postgres://postgres:postgres@127.0.0.1:1/postgres" };
+    const groups = [...new Set(COMMANDS.map((c) => c.split(" ")[0]))];
+    const cases: [string[], string][] = [
+      [[], ""], [["--help"], ""], [["-h"], ""], [["help"], ""],
+      ...groups.flatMap((g): [string[], string][] => [[[g], g], [[g, "--help"], g], [[g, "-h"], g], [["help", g], g]]),
+      ...COMMANDS.flatMap((c): [string[], string][] => [
+        [[...c.split(" "), "--help"], c], [[...c.split(" "), "-h"], c], [["help", ...c.split(" ")], c],
+        [[...c.split(" "), "not-a-uuid", "--no-such-option", "--help", "--json"], c],
+      ]),
+    ];
+    const runs = await Promise.all(cases.map(([args]) => adminWith(args, offline)));
+    runs.forEach((run, i) => {
+      const [args, what] = cases[i];
+      const label = `admin ${args.join(" ")}`;
+      expect(run.code, label).toBe(0);
+      expect(run.stderr, label).toBe("");
+      expect(run.stdout, label).toMatch(new RegExp(`^Usage: npm run admin -- ${what ? `${what}(\\s|$)` : "<command>"}`));
+      expect(run.stdout, label).toContain("DATABASE_URL");
+      expect(run.stdout, label).toContain("DB_PORT");
+      // A group lists its commands; a command lists its options and --json.
+      if (COMMANDS.includes(what)) {
+        expect(run.stdout, label).toMatch(/^ {2}--json +machine-readable output/m);
+      } else {
+        for (const c of COMMANDS.filter((c) => !what || c.startsWith(what + " "))) expect(run.stdout, label).toContain(`  ${c}`);
+      }
+    });
+    const keysCreate = runs[cases.findIndex(([a]) => a.join(" ") === "keys create --help")].stdout;
+    for (const option of ["--name <name>", "--scopes <scope,...|all>", "--expires <date-time>", "--expires-in <N>d"]) {
+      expect(keysCreate).toContain(`  ${option}`);
+    }
+  });
+
+  it("prints nothing but JSON on stdout with --json, through `npm run -s admin` too (for jq)", async () => {
+    const t = await tenant();
+    const steps: string[][] = [
+      ["accounts", "create", "Json Esports"], ["accounts", "list"], ["accounts", "disable", t.accountId],
+      ["accounts", "enable", t.accountId], ["keys", "create", t.accountId, "--name", "json", "--scopes", "all"],
+      ["keys", "list", "--account", t.accountId], ["teams", "create", `Json ${randomUUID().slice(0, 8)}`, "JSN"], ["teams", "list"],
+    ];
+    for (const args of steps) {
+      const run = await admin([...args, "--json"]);
+      expectExit(run, 0);
+      expect(() => JSON.parse(run.stdout), args.join(" ")).not.toThrow();
+    }
+    const keys = JSON.parse((await admin(["keys", "list", "--account", t.accountId, "--json"])).stdout);
+    const revoked = await admin(["keys", "revoke", keys[0].id, "--json"]);
+    expectExit(revoked, 0);
+    expect(JSON.parse(revoked.stdout)).toMatchObject({ id: keys[0].id, revoked_at: expect.any(String) });
+
+    // The README's pipeline: npm's banner ("> tournament-api@… admin") goes to stdout unless -s.
+    const env = { DATABASE_URL: inject("adminDbUrl") };
+    const silent = await runCommand("npm", ["run", "-s", "admin", "--", "accounts", "list", "--json"], env);
+    expectExit(silent, 0);
+    expect(JSON.parse(silent.stdout)).toContainEqual(expect.objectContaining({ id: t.accountId }));
+    const loud = await runCommand("npm", ["run", "admin", "--", "accounts", "list", "--json"], env);
+    expectExit(loud, 0);
+    expect(loud.stdout).toMatch(/^\s*> tournament-api@[^ ]+ admin/);
   });
 });

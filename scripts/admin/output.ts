@@ -67,8 +67,14 @@ interface PgError {
   constraint?: string;
 }
 
-/** One line that says what went wrong, for an error from pg (never its detail, which may hold row data). */
-export function describeError(err: unknown, databaseUrl: string, ids: { account?: string; user?: string }): string {
+/**
+ * One line that says what went wrong, for an error from pg (never its detail, which may hold row
+ * data). `source` says where the URL came from: DATABASE_URL (its password is scrubbed) or the
+ * local stack.
+ */
+export function describeError(
+  err: unknown, databaseUrl: string, ids: { account?: string; user?: string }, source = "DATABASE_URL",
+): string {
   const e = (err ?? {}) as PgError;
   const message = String(e.message ?? err);
   const code = e.code ?? "";
@@ -88,9 +94,10 @@ export function describeError(err: unknown, databaseUrl: string, ids: { account?
   } else if (code === "42501") {
     text = `${message}: connect as the database owner (postgres)`;
   } else if (CONNECTION.test(code) || NETWORK.has(code) || /connect|terminated|timeout/i.test(message)) {
-    text = `cannot use the database at ${describeUrl(databaseUrl)} (DATABASE_URL): ${message}`;
+    text = `cannot use the database at ${describeUrl(databaseUrl)} (${source}): ${message}`;
   } else {
     text = message;
   }
-  return redact(text.replace(/\s+/g, " ").trim(), databaseUrl);
+  // The local stack's password is the well-known "postgres" (also the database's name): not a secret.
+  return redact(text.replace(/\s+/g, " ").trim(), source === "DATABASE_URL" ? databaseUrl : undefined);
 }
