@@ -172,7 +172,10 @@ export function functionDatabaseUrl(adminUrl) {
 
 /**
  * Starts the `api` function on Deno at 127.0.0.1:`port`. Resolves once it listens.
- * `onLine` receives each line it prints (one JSON log line per request).
+ * `onLine` receives each line it prints (one JSON log line per request: LOG_REQUESTS is on
+ * unless `env` says otherwise). Without `databaseUrl` it starts without DATABASE_URL (with a
+ * deployed-looking `env`, such as SB_REGION, it then answers 503 to everything). npm packages
+ * come from the Deno cache as pinned by functions/api/deno.lock (`--frozen`: a stale lock fails).
  * @param {{ port: number, databaseUrl?: string, env?: Record<string, string>, onLine?: (line: string) => void }} options
  */
 export function startFunction({ port, databaseUrl, env = {}, onLine = () => {} }) {
@@ -180,11 +183,11 @@ export function startFunction({ port, databaseUrl, env = {}, onLine = () => {} }
     // A smaller young generation keeps the function's RSS near Supabase's 150 MB per worker
     // (V8 otherwise grows each semi-space to tens of MB): bench peak 246 MB with V8's default,
     // 110-125 MB at 4 MB on GET, list and writes, 165 MB on 256-team results.
-    "run", "--v8-flags=--max-semi-space-size=4", "--no-lock", "--allow-net", "--allow-env", "--allow-read",
+    "run", "--v8-flags=--max-semi-space-size=4", "--frozen", "--allow-net", "--allow-env", "--allow-read",
     "--config", "functions/api/deno.json", "functions/api/index.ts",
   ], {
     cwd: ROOT,
-    env: { ...process.env, NO_COLOR: "1", DATABASE_URL: databaseUrl, API_PORT: String(port), ...env },
+    env: { ...process.env, NO_COLOR: "1", DATABASE_URL: databaseUrl, API_PORT: String(port), LOG_REQUESTS: "true", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const base = `http://127.0.0.1:${port}`;

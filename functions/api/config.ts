@@ -1,11 +1,20 @@
 /** The function's settings, read from the environment. */
 export interface Config {
-  databaseUrl: string;
+  /**
+   * The function's connection (as `tournament_api`). null when running on Supabase without
+   * DATABASE_URL: the function then answers 503 to every request (index.ts) and never falls
+   * back to the local stack's URL.
+   */
+  databaseUrl: string | null;
   poolSize: number;
   connectTimeoutMs: number;
   queryTimeoutMs: number;
   /** Public base URL up to /api/v1 (exclusive), for Location headers. */
   publicBaseUrl?: string;
+  /** Running in Supabase's edge runtime (see onSupabase). */
+  onSupabase: boolean;
+  /** Log every request; otherwise only error lines (5xx) are logged. */
+  logRequests: boolean;
 }
 
 /** The local stack's URL for the function's role (see sql/local.sql). */
@@ -14,22 +23,63 @@ export const LOCAL_DATABASE_URL = "postgres://tournament_api:tournament_api@127.
 /** The role's statement_timeout (10 s, set in the platform migration) plus 2 s. */
 export const MIN_QUERY_TIMEOUT_MS = 12_000;
 
+/**
+ * Connections per function instance. Locally one long-lived process serves everything, so 10.
+ * On Supabase the platform runs many short-lived instances side by side and each keeps its own
+ * pool, all of them clients of Supavisor (transaction mode), whose client-connection limit
+ * is set by the compute size (200 on the smallest). A request holds a connection for one
+ * statement (about 1 ms of database time on a GET), so 3 lets an instance overlap a few
+ * requests without queueing while 60 busy instances stay within 180 pooler clients. Supabase's
+ * pooler guidance for serverless deployments is one to four connections per process.
+ */
+export const DEFAULT_POOL_SIZE = { local: 10, onSupabase: 3 } as const;
+
+/**
+ * Variables that only Supabase's edge runtime sets: SB_REGION, SB_EXECUTION_ID and
+ * DENO_DEPLOYMENT_ID on the hosted platform, SUPABASE_URL there and under
+ * `supabase functions serve`. `npm start` and the tests set none of them.
+ */
+export const SUPABASE_RUNTIME_MARKERS = ["SB_REGION", "SB_EXECUTION_ID", "DENO_DEPLOYMENT_ID", "SUPABASE_URL"] as const;
+
+type Env = (name: string) => string | undefined;
+
+function set(env: Env, name: string): string | undefined {
+  const value = env(name)?.trim();
+  return value ? value : undefined;
+}
+
 function int(value: string | undefined, fallback: number): number {
   const n = Number(value);
   return Number.isInteger(n) && n > 0 ? n : fallback;
 }
 
+function flag(value: string | undefined): boolean {
+  return /^(1|true|yes|on)$/i.test(value ?? "");
+}
+
+/** Whether the function runs in Supabase's edge runtime (hosted, or `supabase functions serve`). */
+export function onSupabase(env: Env): boolean {
+  return SUPABASE_RUNTIME_MARKERS.some((name) => set(env, name) !== undefined);
+}
+
 /** Reads the configuration through `env` (Deno.env.get on Deno, process.env in tests). */
-export function loadConfig(env: (name: string) => string | undefined): Config {
-  const supabaseUrl = env("SUPABASE_URL");
+export function loadConfig(env: Env): Config {
+  const supabase = onSupabase(env);
+  const supabaseUrl = set(env, "SUPABASE_URL");
   return {
-    databaseUrl: env("DATABASE_URL") ?? LOCAL_DATABASE_URL,
-    poolSize: int(env("DB_POOL_SIZE"), 10),
+    // On Supabase the local default would be wrong (and, behind the pooler, misleading): no
+    // DATABASE_URL means the function refuses to serve.
+    databaseUrl: set(env, "DATABASE_URL") ?? (supabase ? null : LOCAL_DATABASE_URL),
+    poolSize: int(env("DB_POOL_SIZE"), supabase ? DEFAULT_POOL_SIZE.onSupabase : DEFAULT_POOL_SIZE.local),
     connectTimeoutMs: int(env("DB_CONNECT_TIMEOUT_MS"), 3000),
     // Never below the role's statement_timeout (10 s) plus a margin: the server must cancel (and
     // roll back) first, so that a 503 means the request did nothing. This bound only catches
     // a connection that went silent.
     queryTimeoutMs: Math.max(int(env("DB_QUERY_TIMEOUT_MS"), 15000), MIN_QUERY_TIMEOUT_MS),
-    publicBaseUrl: env("PUBLIC_BASE_URL") ?? (supabaseUrl ? `${supabaseUrl.replace(/\/$/, "")}/functions/v1` : undefined),
+    publicBaseUrl: set(env, "PUBLIC_BASE_URL") ?? (supabaseUrl ? `${supabaseUrl.replace(/\/$/, "")}/functions/v1` : undefined),
+    onSupabase: supabase,
+    // Hosted function logs are rate-limited and Supabase records every invocation's status and
+    // duration anyway, so request lines are opt-in; errors are always logged.
+    logRequests: flag(env("LOG_REQUESTS")),
   };
 }

@@ -1,13 +1,46 @@
 // The `api` edge function's Deno entry: configuration from the environment, then Deno.serve.
 // On Supabase the platform chooses the port; locally (npm start, tests) API_PORT sets it.
-import { createHandler } from "./app.ts";
+import { createHandler, type LogLine } from "./app.ts";
 import { loadConfig } from "./config.ts";
 import { connect } from "./db.ts";
+import { baseHeaders, failure } from "./envelope.ts";
+import { ApiError } from "./errors.ts";
 
 const config = loadConfig((name) => Deno.env.get(name));
-const handler = createHandler({
-  db: connect(config),
-  log: (line) => console.log(JSON.stringify(line)),
+
+// Error lines (5xx) always, on stderr (the error level in Supabase's function logs); every
+// other request line only with LOG_REQUESTS=true (`npm start` and the tests turn it on).
+function log(line: LogLine | Record<string, unknown>): void {
+  if (line.level === "error") console.error(JSON.stringify(line));
+  else if (config.logRequests) console.log(JSON.stringify(line));
+}
+
+/**
+ * Deployed without DATABASE_URL: refuse to serve rather than guess a database. Every request
+ * answers 503 service_unavailable in the usual envelope (it did nothing), and is logged as an
+ * error naming the missing secret.
+ */
+function unconfigured(): (req: Request) => Promise<Response> {
+  const reason = "DATABASE_URL is not set: set it as a secret (supabase secrets set DATABASE_URL=...)";
+  log({ level: "error", msg: `refusing to serve: ${reason}; every request answers 503 service_unavailable` });
+  return (req) => {
+    const started = performance.now();
+    const requestId = crypto.randomUUID();
+    const res = failure(
+      new ApiError("service_unavailable", "The service is temporarily unavailable; the request did nothing. Try again shortly."),
+      requestId, baseHeaders(requestId));
+    log({
+      level: "error", msg: "request", request_id: requestId, method: req.method, route: null, status: res.status,
+      duration_ms: Math.round((performance.now() - started) * 10) / 10, key_id: null,
+      error_code: "service_unavailable", error: reason,
+    } satisfies LogLine);
+    return Promise.resolve(res);
+  };
+}
+
+const handler = config.databaseUrl === null ? unconfigured() : createHandler({
+  db: connect({ ...config, databaseUrl: config.databaseUrl }),
+  log,
   publicBaseUrl: config.publicBaseUrl,
   readFile: (url) => Deno.readFile(url),
 });
@@ -17,6 +50,7 @@ if (port) {
   Deno.serve({
     hostname: Deno.env.get("API_HOST") ?? "127.0.0.1",
     port: Number(port),
+    // Always printed: `npm start` and the tests wait for this line.
     onListen: ({ hostname, port }) =>
       console.log(JSON.stringify({ level: "info", msg: "listening", url: `http://${hostname}:${port}` })),
   }, handler);
