@@ -8,7 +8,7 @@
 // key on purpose.
 import { describe, expect, it } from "vitest";
 import {
-  createTeams, createTournament, expectStatus, request, sql, tenant, tournamentBody, type ApiResponse, type Tenant, expectError, type Match,
+  createTeams, createTournament, expectStatus, rateHits, request, setRateHits, sql, tenant, tournamentBody, type ApiResponse, type Tenant, expectError, type Match,
 } from "./helpers.ts";
 
 
@@ -256,8 +256,7 @@ describe("reports of one match racing", () => {
 });
 
 describe("one key at the rate-limit boundary", () => {
-  const hits = async (keyId: string): Promise<number> =>
-    (await sql<{ n: number }>("select cardinality(rate_hits) as n from app.api_keys where id = $1", [keyId]))[0].n;
+  const hits = rateHits;
 
   /** Spends `n` of the key's 100 requests through the API. */
   async function spend(t: Tenant, n: number): Promise<void> {
@@ -302,21 +301,16 @@ describe("one key at the rate-limit boundary", () => {
 
   it("counts only the last 60 seconds: a key with 100 hits, 5 of them older than 60 s, lets exactly 5 of 20 through", async () => {
     const t = await tenant();
-    await sql(
-      `update app.api_keys
-          set rate_hits = array(select now() - interval '61 seconds' - i * interval '1 millisecond' from generate_series(1, 5) i
-                                union all
-                                select now() - interval '10 seconds' from generate_series(1, 95))
-        where id = $1`, [t.keyId]);
+    await setRateHits(t.keyId, [...Array.from({ length: 5 }, (_, i) => 61 + i / 1000), ...Array(95).fill(10)]);
 
     const responses = await Promise.all(Array.from({ length: 20 }, () => t.request("GET", "/tournaments?limit=1")));
 
     expect(tally(responses)).toEqual({ "200": 5, "429 rate_limited": 15 });
-    // The expired hits are pruned: the window holds the 95 recent hits and the 5 new ones.
+    // The expired hits were overwritten: the ring holds the 95 recent hits and the 5 new ones.
     const [{ n, old }] = await sql<{ n: number; old: number }>(
-      `select cardinality(rate_hits) as n,
-              (select count(*)::int from unnest(rate_hits) h where h < now() - interval '60 seconds') as old
-         from app.api_keys where id = $1`, [t.keyId]);
+      `select (select count(*)::int from unnest(slots) h where h > now() - interval '60 seconds') as n,
+              (select count(*)::int from unnest(slots) h where h < now() - interval '60 seconds') as old
+         from app.rate_limits where api_key_id = $1`, [t.keyId]);
     expect({ n, old }).toEqual({ n: 100, old: 0 });
   });
 });

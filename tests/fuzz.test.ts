@@ -317,7 +317,6 @@ async function fingerprint(fx: Fixtures): Promise<Print> {
                  from app.api_keys k where k.account_id = any($1)
      union all select 'member', m.account_id || ' ' || m.user_id, null, md5(m::text) from app.account_members m where m.account_id = any($1)
      union all select 'team', tm.id::text, null, md5(tm::text) from app.teams tm where tm.id = any($2::uuid[])
-     union all select 'operation', o.name, null, md5(o::text) from app.operations o
      -- what an injected statement could drop or add: the tables, functions and roles themselves
      union all select 'schema', 'objects', null, md5(string_agg(x, ',' order by x)) from (
        select c.oid::regclass::text x from pg_class c join pg_namespace n on n.oid = c.relnamespace
@@ -325,7 +324,7 @@ async function fingerprint(fx: Fixtures): Promise<Print> {
        union all select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace
         where n.nspname in ('app', 'api', 'admin')
        union all select r.rolname || r.rolsuper::text || r.rolbypassrls::text from pg_roles r
-        where r.rolname in ('tournament_api', 'anon', 'authenticated')) objects`,
+        where r.rolname in ('tournament_api', 'tournament_api_owner', 'anon', 'authenticated')) objects`,
     [fx.accounts, fx.teams]);
   return new Map(rows.map((r) => [`${r.kind} ${r.id}`, r]));
 }

@@ -6,7 +6,7 @@ import { connect } from "../functions/api/db.ts";
 import { base62, crc32, isWellFormedKey } from "../functions/api/keys.ts";
 import { hex, sha256 } from "../functions/api/sha256.ts";
 import { createHash, randomBytes } from "node:crypto";
-import { asFunctionRole, createKey, createAccount, sql, tournamentBody } from "./helpers.ts";
+import { asFunctionRole, createKey, createAccount, setRateHits, sql, tournamentBody } from "./helpers.ts";
 import { hashKey } from "../functions/api/keys.ts";
 import { loadConfig, MIN_QUERY_TIMEOUT_MS } from "../functions/api/config.ts";
 
@@ -86,12 +86,12 @@ describe("the rate limit's 429", () => {
   it("takes no lock and writes nothing when the window is already full", async () => {
     const account = await createAccount();
     const { key, id } = await createKey(account);
-    await sql("update app.api_keys set rate_hits = array(select now() - i * interval '100 ms' from generate_series(1, 100) i order by 1) where id = $1", [id]);
-    const [before] = await sql<{ xmin: string }>("select xmin::text from app.api_keys where id = $1", [id]);
+    await setRateHits(id, Array.from({ length: 100 }, (_, i) => (i + 1) / 10));
+    const [before] = await sql<{ xmin: string }>("select xmin::text from app.rate_limits where api_key_id = $1", [id]);
     const res = await handler(new Request("http://local/api/v1/tournaments", { headers: { authorization: `Bearer ${key}` } }));
     expect(res.status).toBe(429);
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(50);
-    const [after] = await sql<{ xmin: string }>("select xmin::text from app.api_keys where id = $1", [id]);
+    const [after] = await sql<{ xmin: string }>("select xmin::text from app.rate_limits where api_key_id = $1", [id]);
     expect(after.xmin).toBe(before.xmin);
   });
 });

@@ -144,7 +144,10 @@ export interface Match {
   completed_at: string | null;
 }
 
-/** Runs `fn` in a transaction as the function's role (tournament_api), optionally bound to an account. */
+/**
+ * Runs `fn` in a transaction as the function's role (tournament_api), optionally with
+ * app.account_id set first (which binds nothing: only api.call binds the account).
+ */
 export async function asFunctionRole<T>(accountId: string | null, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await admin().connect();
   try {
@@ -156,4 +159,47 @@ export async function asFunctionRole<T>(accountId: string | null, fn: (c: pg.Poo
     await client.query("rollback").catch(() => {});
     client.release();
   }
+}
+
+/**
+ * Runs `fn` in a transaction as tournament_api_owner, the role api.call runs as, with the
+ * account bound the way api.call binds it: what the operations and RLS see inside api.call.
+ */
+export async function asOwnerRole<T>(accountId: string | null, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await admin().connect();
+  try {
+    await client.query("begin");
+    await client.query("set local role tournament_api_owner");
+    if (accountId) await client.query("select set_config('app.account_id', $1, true)", [accountId]);
+    return await fn(client);
+  } finally {
+    await client.query("rollback").catch(() => {});
+    client.release();
+  }
+}
+
+/**
+ * Sets a key's rate-limit ring (app.rate_limits) to hold requests made `agesSeconds` ago
+ * (at most 100), as if they had been counted: oldest first, free slots after them.
+ */
+export async function setRateHits(keyId: string, agesSeconds: number[]): Promise<void> {
+  await sql(
+    `insert into app.rate_limits (api_key_id, account_id, next_slot, slots)
+     select k.id, k.account_id, case when h.n < 100 then h.n + 1 else 1 end,
+            h.hits || array_fill('-infinity'::timestamptz, array[100 - h.n])
+       from app.api_keys k,
+            lateral (select count(*)::int as n,
+                            coalesce(array_agg(clock_timestamp() - make_interval(secs => a) order by a desc), '{}') as hits
+                       from unnest($2::float8[]) a) h
+      where k.id = $1
+     on conflict (api_key_id) do update set next_slot = excluded.next_slot, slots = excluded.slots`,
+    [keyId, agesSeconds]);
+}
+
+/** How many of the key's counted requests are inside the rolling 60-second window. */
+export async function rateHits(keyId: string): Promise<number> {
+  const [{ n }] = await sql<{ n: number }>(
+    `select count(*)::int as n from app.rate_limits r, unnest(r.slots) s
+      where r.api_key_id = $1 and s > clock_timestamp() - interval '60 seconds'`, [keyId]);
+  return n;
 }

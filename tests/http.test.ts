@@ -6,7 +6,7 @@ import { routes } from "../functions/api/routes.ts";
 import { base62, crc32 } from "../functions/api/keys.ts";
 import { freePort, startFunction } from "../scripts/stack.mjs";
 import {
-  apiUrl, type ApiResponse, createAccount, createKey, createTournament, expectStatus, request, sql,
+  apiUrl, type ApiResponse, createAccount, createKey, createTournament, expectStatus, request, setRateHits, sql,
   tenant, tournamentBody,
 } from "./helpers.ts";
 
@@ -50,10 +50,7 @@ function expectError(res: ApiResponse, status: number, code: string) {
 
 /** Sets a key's rate-limit window to `count` accepted requests made `agoSeconds` ago. */
 async function fillWindow(keyId: string, count: number, agoSeconds: number) {
-  await sql(
-    `update app.api_keys set rate_hits = array(select clock_timestamp() - make_interval(secs => $2)
-                                                 from generate_series(1, $3))
-      where id = $1`, [keyId, agoSeconds, count]);
+  await setRateHits(keyId, Array(count).fill(agoSeconds));
 }
 
 const origin = () => new URL(apiUrl()).origin;

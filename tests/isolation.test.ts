@@ -251,8 +251,11 @@ describe("in SQL, the other account's rows can be neither read nor written", () 
   /** A caller as PostgREST or the function would run it: one transaction, committed when it succeeds. */
   interface Caller { label: string; role: string; account?: () => string; sub?: () => string }
   const CALLERS: Caller[] = [
-    { label: "tournament_api with no account bound", role: "tournament_api" },
-    { label: "tournament_api bound to the other account", role: "tournament_api", account: () => y.t.accountId },
+    // The function's role: refused everything (it can execute api.call alone; tests/door.test.ts).
+    { label: "tournament_api, even with app.account_id set to the other account", role: "tournament_api", account: () => y.t.accountId },
+    // The role api.call runs the operations as: row-level security keeps the accounts apart.
+    { label: "tournament_api_owner with no account bound", role: "tournament_api_owner" },
+    { label: "tournament_api_owner bound to the other account", role: "tournament_api_owner", account: () => y.t.accountId },
     // anon and a stranger are refused everything in app by tests/rls.test.ts; a member of another
     // account is the case left.
     { label: "authenticated as a member of the other account", role: "authenticated", sub: () => y.member },
@@ -319,29 +322,30 @@ describe("in SQL, the other account's rows can be neither read nor written", () 
       ["teams", "update app.teams set name = 'Hijacked' where id = $1", [x.spareTeam]],
       ["teams", "insert into app.teams (name, tag) values ('Planted', 'PL')", []],
       ["teams", "delete from app.teams where id = $1", [x.spareTeam]],
-      ["operations", "insert into app.operations (name, fn) values ('planted', 'app.iso(timestamptz)')", []],
-      ["operations", "update app.operations set fn = 'app.delete_tournament(jsonb)' where name = 'tournaments.get'", []],
-      ["operations", "delete from app.operations where name = 'tournaments.get'", []],
+      ["rate_limits", "select * from app.rate_limits where account_id = $1", [a]],
+      ["rate_limits", "insert into app.rate_limits (api_key_id, account_id, next_slot, slots) values ($1, $2, 1, array_fill(now(), array[100]))", [x.t.keyId, a]],
+      ["rate_limits", "update app.rate_limits set slots = array_fill(now(), array[100]) where account_id = $1", [a]],
+      ["rate_limits", "delete from app.rate_limits where account_id = $1", [a]],
     ];
   }
 
   const worldPrint = async () => `${await fingerprint(x.t.accountId)}
 ${JSON.stringify(await sql("select * from app.teams where id = $1", [x.spareTeam]))}
-${JSON.stringify(await sql("select name, fn::text from app.operations order by name"))}`;
+${JSON.stringify(await sql("select * from app.rate_limits where account_id = $1", [x.t.accountId]))}`;
 
   it("the statements reach account X's rows when its own account is bound (so the refusals below mean something)", async () => {
-    const owner: Caller = { label: "owner", role: "tournament_api", account: () => x.t.accountId };
+    const owner: Caller = { label: "owner", role: "tournament_api_owner", account: () => x.t.accountId };
     const reached: Record<string, number> = {};
     for (const [table, text, values] of statements()) {
-      if (!/^(select|update|delete)/.test(text) || !["tournaments", "matches", "idempotency_keys", "accounts", "registrations"].includes(table)) continue;
+      if (!/^(select|update|delete)/.test(text) || !["tournaments", "matches", "idempotency_keys", "accounts", "registrations", "rate_limits"].includes(table)) continue;
       const r = await run(owner, text, values, false);
       if (!r.code) reached[`${table} ${text.split(" ")[0]}`] = r.rowCount ?? 0;
     }
     expect(reached).toMatchObject({
       "tournaments select": expect.any(Number), "tournaments update": expect.any(Number), "tournaments delete": expect.any(Number),
       "registrations select": expect.any(Number), "matches select": expect.any(Number), "matches update": expect.any(Number),
-      "idempotency_keys select": expect.any(Number), "idempotency_keys update": expect.any(Number),
-      "idempotency_keys delete": expect.any(Number), "accounts select": 1,
+      "idempotency_keys select": expect.any(Number), "idempotency_keys delete": expect.any(Number),
+      "rate_limits select": expect.any(Number), "rate_limits update": expect.any(Number), "accounts select": 1,
     });
     for (const [k, n] of Object.entries(reached)) expect(n, k).toBeGreaterThan(0);
   });
@@ -362,7 +366,7 @@ ${JSON.stringify(await sql("select name, fn::text from app.operations order by n
     expect(await worldPrint()).toBe(before);
   });
 
-  it.each(CALLERS.filter((c) => c.role === "tournament_api").map((c) => [c.label, c] as const))(
+  it.each(CALLERS.filter((c) => c.role === "tournament_api_owner").map((c) => [c.label, c] as const))(
     "%s: the operation functions answer not_found for account X's ids and change nothing", async (_l, caller) => {
       const before = await worldPrint();
       const calls: [string, unknown][] = [

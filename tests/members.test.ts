@@ -130,9 +130,9 @@ describe("what a member reads", () => {
   it.each([
     ["select * from app.api_keys"],
     ["select key_hash from app.api_keys"],
-    ["select rate_hits from app.api_keys"],
+    ["select * from app.rate_limits"],
     ["select id from app.api_keys where key_hash = $1"],
-    ["select id from app.api_keys order by rate_hits"],
+    ["select id from app.api_keys order by key_hash"],
   ])("%s is a permission error, so a hash can be neither read nor probed", async (statement) => {
     const values = statement.includes("$1") ? [createHash("sha256").update(keyA1.key).digest()] : [];
     const r = await asUser(alice, statement, values);

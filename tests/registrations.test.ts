@@ -314,7 +314,8 @@ describe("capacity under concurrency", () => {
     const [ca, cb] = [await admin().connect(), await admin().connect()];
     const asApi = async (c: typeof ca) => {
       await c.query("begin");
-      await c.query("set local role tournament_api");
+      // as api.call runs an operation: its owner role, with the account bound
+      await c.query("set local role tournament_api_owner");
       await c.query("select set_config('app.account_id', $1, true)", [t.accountId]);
     };
     const registerSql = (c: typeof ca, team: string) =>

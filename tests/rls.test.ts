@@ -1,19 +1,21 @@
 // SQL-level isolation (contract section 1) and the operator functions (section 6), through `pg`
-// as the function's role (tournament_api), as Supabase's client roles and as the operator.
+// as the role the operations run as inside api.call (tournament_api_owner, with the account
+// bound the way api.call binds it), as Supabase's client roles and as the operator. What the
+// function's own role (tournament_api) cannot do is in tests/door.test.ts.
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { isWellFormedKey } from "../functions/api/keys.ts";
 import {
-  ALL_SCOPES, asFunctionRole, createAccount, createKey, createTeams, createTournament, expectStatus, sql,
+  ALL_SCOPES, asOwnerRole, createAccount, createKey, createTeams, createTournament, expectStatus, sql,
   type Tenant, tenant,
 } from "./helpers.ts";
 
 interface Outcome { rows: Record<string, unknown>[]; rowCount: number | null; code?: string; message?: string }
 
-/** Runs one statement in its own transaction as tournament_api (optionally bound to an account). */
+/** Runs one statement in its own transaction as tournament_api_owner (optionally bound to an account). */
 function asApi(accountId: string | null, text: string, values: unknown[] = []): Promise<Outcome> {
-  return asFunctionRole(accountId, async (c) => {
+  return asOwnerRole(accountId, async (c) => {
     try {
       const r = await c.query(text, values);
       return { rows: r.rows, rowCount: r.rowCount };
@@ -75,7 +77,7 @@ beforeAll(async () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-describe("row-level security for tournament_api", () => {
+describe("row-level security inside api.call (tournament_api_owner)", () => {
   it("every app table holding account data has rows (so the checks below mean something)", async () => {
     for (const table of ["accounts", "api_keys", "teams", "tournaments", "registrations", "matches"]) {
       expect(appTables).toContain(table);
@@ -86,7 +88,6 @@ describe("row-level security for tournament_api", () => {
 
   it("shows nothing in any app table when no account is bound (api_keys, account_members: no access at all)", async () => {
     for (const table of appTables) {
-      if (table === "operations") continue; // the operation registry: configuration, not account data
       const r = await asApi(null, `select * from app.${table}`);
       if (table === "api_keys" || table === "account_members") {
         expect(r.code, table).toBe("42501");
@@ -97,12 +98,23 @@ describe("row-level security for tournament_api", () => {
     }
   });
 
-  it("reads the operation registry, which holds no account data", async () => {
-    const r = await asApi(null, "select * from app.operations");
-    expect(r.code).toBeUndefined();
-    expect(r.rows.length).toBeGreaterThan(0);
-    const columns = await sql("select column_name from information_schema.columns where table_schema = 'app' and table_name = 'operations'");
-    expect(columns.map((c) => c.column_name)).not.toContain("account_id");
+  it("stores no reg* column anywhere in app (such columns block pg_upgrade), and no operation registry", async () => {
+    const reg = await sql(
+      `select c.relname, a.attname, a.atttypid::regtype::text t
+         from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname in ('app', 'api', 'admin') and a.attnum > 0 and not a.attisdropped
+          and a.atttypid::regtype::text ~ '^reg'`);
+    expect(reg).toEqual([]);
+    expect(appTables).not.toContain("operations");
+  });
+
+  it("shows a key's rate-limit ring only to its own account", async () => {
+    const mine = await asApi(a.accountId, "select api_key_id, account_id from app.rate_limits");
+    expect(mine.code, mine.message).toBeUndefined();
+    expect(mine.rows.length).toBeGreaterThan(0);
+    expect(new Set(mine.rows.map((r) => r.account_id))).toEqual(new Set([a.accountId]));
+    const theirs = await asApi(a.accountId, "update app.rate_limits set next_slot = 1 where account_id = $1", [b.accountId]);
+    expect(theirs.rowCount).toBe(0);
   });
 
   it("shows only the bound account's tournaments, registrations, matches and account row", async () => {
@@ -180,12 +192,11 @@ describe("row-level security for tournament_api", () => {
     expect(await sql("select * from app.tournaments where account_id = $1 order by id", [b.accountId])).toEqual(before);
   });
 
-  it("cannot write accounts, teams or the operation registry, nor change registrations", async () => {
+  it("cannot write accounts or teams, nor change registrations", async () => {
     for (const statement of [
       "insert into app.accounts (name) values ('Sneaky')",
       "update app.accounts set api_access_enabled = true",
       "insert into app.teams (name, tag) values ('Sneaky', 'SN')",
-      "insert into app.operations (name, fn) values ('x', 'app.iso(timestamptz)')",
       "update app.registrations set payment_status = 'refunded'",
       "delete from app.registrations",
     ]) {
@@ -194,7 +205,7 @@ describe("row-level security for tournament_api", () => {
     }
   });
 
-  it("cannot read app.api_keys nor app.account_members at all, even with an account bound", async () => {
+  it("cannot read app.api_keys (keys are found through app.find_api_key) nor app.account_members, even with an account bound", async () => {
     for (const statement of [
       "select * from app.api_keys", "select count(*) from app.api_keys", "select key_hash from app.api_keys where account_id = $1",
       "select * from app.account_members", "select user_id from app.account_members where account_id = $1",
@@ -214,8 +225,10 @@ describe("row-level security for tournament_api", () => {
       "admin.add_account_member(uuid,uuid)",
     ]));
     for (const f of fns) {
-      const [{ ok }] = await sql("select has_function_privilege('tournament_api', $1::oid, 'execute') ok", [f.oid]);
-      expect(ok, f.sig).toBe(false);
+      for (const role of ["tournament_api", "tournament_api_owner"]) {
+        const [{ ok }] = await sql("select has_function_privilege($1, $2::oid, 'execute') ok", [role, f.oid]);
+        expect(ok, `${role}: ${f.sig}`).toBe(false);
+      }
     }
     for (const call of [
       "select admin.create_account('Sneaky')",
@@ -248,8 +261,7 @@ describe("row-level security for tournament_api", () => {
       expect(listed).toEqual(own);
       const { rows: [after] } = await client.query("select coalesce(current_setting('app.account_id', true), '') v");
       expect(after.v).toBe("");
-      const { rows: [count] } = await client.query("select count(*)::int n from app.tournaments");
-      expect(count.n).toBe(0);
+      await expect(client.query("select count(*)::int n from app.tournaments")).rejects.toThrow(/permission denied/);
       const { rows: [refused] } = await client.query(
         "select auth, result from api.call($1, 'read:tournaments', 'tournaments.list', '{}'::jsonb)", [sha256("tmk_nope")]);
       expect(refused.auth.error).toBe("unauthorized");
@@ -294,12 +306,12 @@ describe("Supabase client roles", () => {
       const r = await asRole("authenticated", `select * from app.${table} limit 1`);
       expect(r.code, `authenticated reading ${table}: ${r.message}`).toBe("42501");
     }
-    for (const table of ["tournaments", "registrations", "matches", "teams", "operations"]) expect(appTables).toContain(table);
+    for (const table of ["tournaments", "registrations", "matches", "teams", "rate_limits"]) expect(appTables).toContain(table);
     for (const [table, columns] of Object.entries(memberColumns)) {
       const r = await asRole("authenticated", `select ${columns.join(", ")} from app.${table}`);
       expect(r.code, `${table}: ${r.message}`).toBeUndefined();
     }
-    for (const statement of ["select * from app.api_keys", "select key_hash from app.api_keys", "select rate_hits from app.api_keys",
+    for (const statement of ["select * from app.api_keys", "select key_hash from app.api_keys", "select * from app.rate_limits",
       "select id from app.api_keys where key_hash = '\\x00'::bytea"]) {
       expect((await asRole("authenticated", statement)).code, statement).toBe("42501");
     }

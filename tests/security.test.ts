@@ -8,7 +8,7 @@ import { base62, crc32 } from "../functions/api/keys.ts";
 import { freePort, startFunction } from "../scripts/stack.mjs";
 import {
   ALL_SCOPES, apiUrl, type ApiResponse, createAccount, createKey, createTeams, createTournament,
-  expectStatus, request, sql, type Tenant, tenant, tournamentBody,
+  expectStatus, rateHits, request, sql, type Tenant, tenant, tournamentBody,
 } from "./helpers.ts";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -253,8 +253,7 @@ describe("rate limit", () => {
       limited: responses.filter((r) => r.status === 429),
     };
   };
-  const hits = async (keyId: string) =>
-    (await sql("select cardinality(rate_hits) n from app.api_keys where id = $1", [keyId]))[0].n;
+  const hits = rateHits;
 
   it("lets exactly 100 of 150 parallel requests with one fresh key through; the 50 others get 429 with Retry-After", async () => {
     const t = await tenant();

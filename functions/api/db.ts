@@ -1,7 +1,7 @@
 import pg from "pg";
 import { ApiError, type ErrorCode, type ErrorDetail, isErrorCode } from "./errors.ts";
 
-/** The outcome of the key check, rate limit and scope check (app.authenticate). */
+/** The outcome of the key check, rate limit and scope check (api.call). */
 export interface AuthOutcome {
   error: "unauthorized" | "api_access_disabled" | "rate_limited" | "insufficient_scope" | null;
   key_id?: string;
@@ -40,6 +40,12 @@ export interface Database {
 const JSON_OID = 114;
 const rawJson = { getTypeParser: (oid: number, format?: string) =>
   oid === JSON_OID ? (value: string) => value : pg.types.getTypeParser(oid, format as "text") };
+
+/** What api.call raises when the window filled up while the operation ran (see its migration). */
+const RATE_LIMITED_STATE = "TA429";
+// The transaction was rolled back before it did anything durable: serialization failure,
+// deadlock, lock not available, statement timeout. The request did nothing (503).
+const ABORTED_STATES = /^(40001|40P01|55P03|57014)$/;
 
 // Connection-level failures: the database cannot be reached or went away mid-request.
 const UNAVAILABLE_STATES = /^(08|57P0[1-3]|53300)/;
@@ -93,8 +99,15 @@ export function connect(options: DatabaseOptions): Database {
         }));
       } catch (err) {
         if (/Query read timeout/i.test((err as Error)?.message ?? "")) throw silent();
+        const e = err as { code?: string; detail?: string; message?: string };
+        // The window filled up while the operation ran: api.call undid it all (nothing counted).
+        if (e?.code === RATE_LIMITED_STATE && e.detail) {
+          return { auth: JSON.parse(e.detail), error: null, result: null, replay: null };
+        }
+        if (typeof e?.code === "string" && ABORTED_STATES.test(e.code)) throw unavailable();
         if (isUnavailable(err)) throw unavailable();
-        throw err;
+        // Anything else is a bug: a 500, logged with the request id (never sent to the client).
+        throw new Error(`database error ${e?.code ?? "?"}: ${e?.message ?? String(err)}`);
       }
       const row = rows[0];
       return {
@@ -108,15 +121,15 @@ export function connect(options: DatabaseOptions): Database {
   };
 }
 
-/** Maps an operation's SQL error to the API error it stands for. */
+/**
+ * Maps an operation's SQL error to the API error it stands for: a business error (P0001 with
+ * the API code as its hint; validation errors are raised this way where SQL casts the caller's
+ * input). Any other SQL error is a bug: thrown, so the handler answers 500 and logs it.
+ */
 export function operationError(error: NonNullable<CallOutcome["error"]>): ApiError {
   if (error.sqlstate === "P0001" && isErrorCode(error.code)) {
     return new ApiError(error.code as ErrorCode, error.message, error.details ?? undefined);
   }
-  if (/^(57014|40001|40P01|55P03)$/.test(error.sqlstate)) return unavailable();
-  // A data exception that got past validation: still the client's input, never a 500.
-  if (/^(22|23514)/.test(error.sqlstate)) {
-    return new ApiError("validation_error", "A value in the request is out of range or malformed.");
-  }
+  if (ABORTED_STATES.test(error.sqlstate)) return unavailable();
   throw new Error(`operation failed: ${error.sqlstate} ${error.message}`);
 }

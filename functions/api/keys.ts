@@ -45,7 +45,7 @@ export function isWellFormedKey(key: string): boolean {
 
 /** The SHA-256 of a key: what the database stores and looks keys up by. */
 export function hashKey(key: string): Uint8Array {
-  return sha256(new TextEncoder().encode(key));
+  return sha256(key);
 }
 
 /** The key from an `Authorization: Bearer <key>` header, or null when absent or malformed. */

@@ -28,7 +28,8 @@ comment on column app.registrations.account_id is 'The tournament''s account, co
 -- indexes
 -- ============================================================================
 create index registrations_tournament_seq_idx on app.registrations (tournament_id, seq);
-create index registrations_account_idx on app.registrations (account_id);
+-- (account_id, tournament_id): the RLS column first, and the tournament foreign key's columns.
+create index registrations_account_idx on app.registrations (account_id, tournament_id);
 create index registrations_team_idx on app.registrations (team_id);
 
 -- ============================================================================
@@ -37,37 +38,40 @@ create index registrations_team_idx on app.registrations (team_id);
 alter table app.registrations enable row level security;
 
 create policy "Registrations are visible to their account" on app.registrations
-  for select to tournament_api using (account_id = (select app.current_account_id()));
+  for select to tournament_api_owner using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
 create policy "Registrations are created in the bound account" on app.registrations
-  for insert to tournament_api with check (account_id = (select app.current_account_id()));
+  for insert to tournament_api_owner with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+
+-- ============================================================================
+-- views
+-- ============================================================================
+-- A registration as the API returns it, with its team (a view: see app.tournament_documents).
+create view app.registration_documents with (security_invoker = true) as
+  select r.id, r.tournament_id, r.payment_status, r.seq,
+         json_build_object('id', r.id, 'tournament_id', r.tournament_id, 'team_id', r.team_id,
+           'payment_status', r.payment_status,
+           'registered_at', to_char(r.registered_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+           'teams', json_build_object('id', tm.id, 'name', tm.name, 'tag', tm.tag, 'logo_url', tm.logo_url)) as doc
+    from app.registrations r
+    join app.teams tm on tm.id = r.team_id;
+comment on view app.registration_documents is 'Each registration with its API representation (doc).';
 
 -- ============================================================================
 -- functions
 -- ============================================================================
-create function app.team_json(p_team app.teams) returns json
-language sql stable
-as $$
-  select json_build_object('id', p_team.id, 'name', p_team.name, 'tag', p_team.tag,
-                           'logo_url', p_team.logo_url)
-$$;
-
-create function app.registration_json(r app.registrations, p_team app.teams) returns json
-language sql stable
-as $$
-  select json_build_object('id', r.id, 'tournament_id', r.tournament_id, 'team_id', r.team_id,
-    'payment_status', r.payment_status, 'registered_at', app.iso(r.registered_at),
-    'teams', app.team_json(p_team))
-$$;
-
 create function app.create_registration(p_args jsonb) returns json
 language plpgsql volatile
+set search_path = ''
 as $$
 declare
-  v_t app.tournaments := app.lock_tournament((p_args ->> 'tournament_id')::uuid);
+  v_t app.tournaments;
   v_team app.teams;
   v_reg app.registrations;
   v_held int;
 begin
+  perform app.check_input(p_args, '{"tournament_id": "uuid"}');
+  perform app.check_input(p_args -> 'body', '{"team_id": "uuid"}');
+  v_t := app.lock_tournament((p_args ->> 'tournament_id')::uuid);
   select * into v_team from app.teams where id = (p_args #>> '{body,team_id}')::uuid;
   if not found then
     perform app.raise_error('not_found', 'Team not found.');
@@ -88,7 +92,7 @@ begin
   values (v_t.id, v_t.account_id, v_team.id,
           case when v_t.entry_fee = 0 then 'complete' else 'pending' end)
   returning * into v_reg;
-  return app.registration_json(v_reg, v_team);
+  return (select d.doc from app.registration_documents d where d.id = v_reg.id);
 end
 $$;
 comment on function app.create_registration(jsonb) is
@@ -96,34 +100,39 @@ comment on function app.create_registration(jsonb) is
 
 create function app.list_registrations(p_args jsonb) returns json
 language plpgsql stable
+set search_path = ''
 as $$
 declare
-  v_tid uuid := (p_args ->> 'tournament_id')::uuid;
-  v_status text := p_args #>> '{query,status}';
+  v_tid uuid;
+  v_status text;
   v_data json;
 begin
+  perform app.check_input(p_args, '{"tournament_id": "uuid"}');
+  perform app.check_input(coalesce(p_args -> 'query', '{}'), '{"status": "app.payment_status"}');
+  v_tid := (p_args ->> 'tournament_id')::uuid;
+  v_status := p_args #>> '{query,status}';
   if not exists (select from app.tournaments t where t.id = v_tid) then
     perform app.raise_error('not_found', 'Tournament not found.');
   end if;
-  select coalesce(json_agg(app.registration_json(r, tm) order by r.seq), '[]') into v_data
-    from app.registrations r
-    join app.teams tm on tm.id = r.team_id
-   where r.tournament_id = v_tid and (v_status is null or r.payment_status = v_status);
+  select coalesce(json_agg(d.doc order by d.seq), '[]') into v_data
+    from app.registration_documents d
+   where d.tournament_id = v_tid and (v_status is null or d.payment_status = v_status);
   return v_data;
 end
 $$;
 
 create function app.get_registration(p_args jsonb) returns json
 language plpgsql stable
+set search_path = ''
 as $$
 declare
   v_data json;
 begin
-  select app.registration_json(r, tm) into v_data
-    from app.registrations r
-    join app.teams tm on tm.id = r.team_id
-   where r.id = (p_args ->> 'registration_id')::uuid
-     and r.tournament_id = (p_args ->> 'tournament_id')::uuid;
+  perform app.check_input(p_args, '{"tournament_id": "uuid", "registration_id": "uuid"}');
+  select d.doc into v_data
+    from app.registration_documents d
+   where d.id = (p_args ->> 'registration_id')::uuid
+     and d.tournament_id = (p_args ->> 'tournament_id')::uuid;
   if v_data is null then
     perform app.raise_error('not_found', 'Registration not found.');
   end if;
@@ -134,17 +143,9 @@ $$;
 -- ============================================================================
 -- grants
 -- ============================================================================
--- PUBLIC gets EXECUTE on new functions by a global default (see the platform migration).
-revoke execute on all functions in schema app from public;
-grant select, insert on app.registrations to tournament_api;
+grant select, insert on app.registrations to tournament_api_owner;
+grant select on app.registration_documents to tournament_api_owner;
 
-grant execute on function app.team_json(app.teams) to tournament_api;
-grant execute on function app.registration_json(app.registrations, app.teams) to tournament_api;
-grant execute on function app.create_registration(jsonb) to tournament_api;
-grant execute on function app.list_registrations(jsonb) to tournament_api;
-grant execute on function app.get_registration(jsonb) to tournament_api;
-
-insert into app.operations (name, fn, read_only) values
-  ('registrations.list', 'app.list_registrations(jsonb)', true),
-  ('registrations.create', 'app.create_registration(jsonb)', false),
-  ('registrations.get', 'app.get_registration(jsonb)', true);
+grant execute on function app.create_registration(jsonb) to tournament_api_owner;
+grant execute on function app.list_registrations(jsonb) to tournament_api_owner;
+grant execute on function app.get_registration(jsonb) to tournament_api_owner;

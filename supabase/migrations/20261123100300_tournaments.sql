@@ -1,6 +1,7 @@
 -- Tournaments: the table, slugs, and the list/get/create/update/delete operations with every
 -- field and status rule of the contract (section 3). Shapes and types are validated by the
--- function (zod) first; the rules that need the clock or the stored row live here.
+-- function (zod) first and again, before any cast, by app.check_input; the rules that need the
+-- clock or the stored row live here.
 
 -- ============================================================================
 -- types
@@ -51,21 +52,43 @@ create index tournaments_account_game_created_idx
 alter table app.tournaments enable row level security;
 
 create policy "Tournaments are visible to their account" on app.tournaments
-  for select to tournament_api using (account_id = (select app.current_account_id()));
+  for select to tournament_api_owner using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
 create policy "Tournaments are created in the bound account" on app.tournaments
-  for insert to tournament_api with check (account_id = (select app.current_account_id()));
+  for insert to tournament_api_owner with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
 create policy "Tournaments are updated by their account" on app.tournaments
-  for update to tournament_api
-  using (account_id = (select app.current_account_id()))
-  with check (account_id = (select app.current_account_id()));
+  for update to tournament_api_owner
+  using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid))
+  with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
 create policy "Tournaments are deleted by their account" on app.tournaments
-  for delete to tournament_api using (account_id = (select app.current_account_id()));
+  for delete to tournament_api_owner using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+
+-- ============================================================================
+-- views
+-- ============================================================================
+-- A tournament as the API returns it. A view rather than a function so that the planner
+-- inlines it (a function with `set search_path` is not inlined) and the list page builds only
+-- the rows it returns; security_invoker, so the tables' RLS applies.
+create view app.tournament_documents with (security_invoker = true) as
+  select t.id, t.account_id, t.status, t.game_id, t.created_at,
+         json_build_object(
+           'id', t.id, 'name', t.name, 'slug', t.slug, 'description', t.description,
+           'game_id', t.game_id, 'status', t.status, 'format', t.format,
+           'team_size', t.team_size, 'max_teams', t.max_teams,
+           'entry_fee', t.entry_fee, 'prize_pool', t.prize_pool,
+           'starts_at', to_char(t.starts_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+           'registration_closes', to_char(t.registration_closes at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+           'rules', t.rules,
+           'created_at', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+           'updated_at', to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as doc
+    from app.tournaments t;
+comment on view app.tournament_documents is 'Each tournament with its API representation (doc).';
 
 -- ============================================================================
 -- functions
 -- ============================================================================
 create function app.slugify(p_name text) returns text
 language plpgsql immutable strict
+set search_path = ''
 as $$
 declare
   v text := lower(normalize(p_name, nfkd));
@@ -82,28 +105,31 @@ comment on function app.slugify(text) is
   'The slug stem: lower-case ASCII, accents folded, other runs turned into one -, at most 60 chars.';
 
 create function app.random_suffix() returns text
-language sql volatile
+language plpgsql volatile
+set search_path = ''
 as $$
-  select string_agg(substr('abcdefghijklmnopqrstuvwxyz0123456789', get_byte(b, i) % 36 + 1, 1), '' order by i)
-    from extensions.gen_random_bytes(6) b, generate_series(0, 5) i
+begin
+  return (select string_agg(substr('abcdefghijklmnopqrstuvwxyz0123456789', get_byte(b, i) % 36 + 1, 1), '' order by i)
+            from extensions.gen_random_bytes(6) b, generate_series(0, 5) i);
+end
 $$;
 
-create function app.tournament_json(t app.tournaments) returns json
-language sql stable
+-- The types of a tournament's fields as the caller sends them (for app.check_input).
+create function app.tournament_input_types() returns jsonb
+language plpgsql immutable
+set search_path = ''
 as $$
-  select json_build_object(
-    'id', t.id, 'name', t.name, 'slug', t.slug, 'description', t.description,
-    'game_id', t.game_id, 'status', t.status, 'format', t.format,
-    'team_size', t.team_size, 'max_teams', t.max_teams,
-    'entry_fee', t.entry_fee, 'prize_pool', t.prize_pool,
-    'starts_at', app.iso(t.starts_at), 'registration_closes', app.iso(t.registration_closes),
-    'rules', t.rules, 'created_at', app.iso(t.created_at), 'updated_at', app.iso(t.updated_at))
+begin
+  return '{"game_id": "uuid", "team_size": "int", "max_teams": "int", "entry_fee": "numeric(9,2)",
+           "prize_pool": "numeric(11,2)", "starts_at": "timestamptz", "registration_closes": "timestamptz",
+           "status": "app.tournament_status"}';
+end
 $$;
-comment on function app.tournament_json(app.tournaments) is 'A tournament as the API returns it.';
 
 -- Loads a tournament of the bound account for change, or raises not_found.
 create function app.lock_tournament(p_id uuid) returns app.tournaments
 language plpgsql volatile
+set search_path = ''
 as $$
 declare
   v_t app.tournaments;
@@ -118,24 +144,35 @@ $$;
 
 create function app.list_tournaments(p_args jsonb) returns json
 language plpgsql stable
+set search_path = ''
 as $$
 declare
-  v_page int := coalesce((p_args #>> '{query,page}')::int, 1);
-  v_limit int := coalesce((p_args #>> '{query,limit}')::int, 20);
-  v_status text := p_args #>> '{query,status}';
-  v_game uuid := (p_args #>> '{query,game_id}')::uuid;
+  v_query jsonb := coalesce(p_args -> 'query', '{}');
+  v_page int;
+  v_limit int;
+  v_status text;
+  v_game uuid;
   v_total bigint;
   v_data json;
 begin
+  perform app.check_input(v_query, '{"page": "int", "limit": "int", "status": "app.tournament_status", "game_id": "uuid"}');
+  v_page := coalesce((v_query ->> 'page')::int, 1);
+  v_limit := coalesce((v_query ->> 'limit')::int, 20);
+  v_status := v_query ->> 'status';
+  v_game := (v_query ->> 'game_id')::uuid;
+  if v_page < 1 or v_limit not between 1 and 100 then
+    perform app.raise_invalid(case when v_page < 1 then 'page' else 'limit' end, 'out of range');
+  end if;
+
   select count(*) into v_total from app.tournaments t
    where (v_status is null or t.status = v_status) and (v_game is null or t.game_id = v_game);
 
-  select coalesce(json_agg(app.tournament_json(t) order by t.created_at desc, t.id desc), '[]')
+  select coalesce(json_agg(d.doc order by d.created_at desc, d.id desc), '[]')
     into v_data
-    from (select * from app.tournaments t
-           where (v_status is null or t.status = v_status) and (v_game is null or t.game_id = v_game)
-           order by t.created_at desc, t.id desc
-           limit v_limit offset (v_page - 1)::bigint * v_limit) t;
+    from (select d.doc, d.created_at, d.id from app.tournament_documents d
+           where (v_status is null or d.status = v_status) and (v_game is null or d.game_id = v_game)
+           order by d.created_at desc, d.id desc
+           limit v_limit offset (v_page - 1)::bigint * v_limit) d;
 
   return json_build_object('data', v_data,
     'pagination', json_build_object('page', v_page, 'limit', v_limit, 'total', v_total));
@@ -144,35 +181,42 @@ $$;
 
 create function app.get_tournament(p_args jsonb) returns json
 language plpgsql stable
+set search_path = ''
 as $$
 declare
-  v_t app.tournaments;
+  v_doc json;
 begin
-  select * into v_t from app.tournaments where id = (p_args ->> 'id')::uuid;
+  perform app.check_input(p_args, '{"id": "uuid"}');
+  select d.doc into v_doc from app.tournament_documents d where d.id = (p_args ->> 'id')::uuid;
   if not found then
     perform app.raise_error('not_found', 'Tournament not found.');
   end if;
-  return app.tournament_json(v_t);
+  return v_doc;
 end
 $$;
 
 create function app.create_tournament(p_args jsonb) returns json
 language plpgsql volatile
+set search_path = ''
 as $$
 declare
   v_body jsonb := p_args -> 'body';
-  v_starts timestamptz := (v_body ->> 'starts_at')::timestamptz;
-  v_closes timestamptz := coalesce((v_body ->> 'registration_closes')::timestamptz, v_starts);
-  v_stem text := app.slugify(v_body ->> 'name');
+  v_starts timestamptz;
+  v_closes timestamptz;
+  v_stem text;
   v_t app.tournaments;
 begin
-  if v_starts <= now() then
+  perform app.check_input(v_body, app.tournament_input_types());
+  v_starts := (v_body ->> 'starts_at')::timestamptz;
+  v_closes := coalesce((v_body ->> 'registration_closes')::timestamptz, v_starts);
+  if v_starts is null or v_starts <= now() then
     perform app.raise_invalid('starts_at', 'must be in the future');
   end if;
   if v_closes > v_starts then
     perform app.raise_invalid('registration_closes', 'must not be after starts_at');
   end if;
 
+  v_stem := app.slugify(coalesce(v_body ->> 'name', ''));
   loop -- a slug collision (one in ~2 billion per stem) just draws another suffix
     insert into app.tournaments (account_id, name, slug, description, game_id, format, team_size,
                                  max_teams, entry_fee, prize_pool, starts_at, registration_closes, rules)
@@ -186,12 +230,13 @@ begin
     returning * into v_t;
     exit when found;
   end loop;
-  return app.tournament_json(v_t);
+  return (select d.doc from app.tournament_documents d where d.id = v_t.id);
 end
 $$;
 
 create function app.update_tournament(p_args jsonb) returns json
 language plpgsql volatile
+set search_path = ''
 as $$
 declare
   v_body jsonb := p_args -> 'body';
@@ -201,13 +246,16 @@ declare
   v_locked text[];
   v_held int;
 begin
-  if v_body ? 'starts_at' and (v_body ->> 'starts_at')::timestamptz <= now() then
-    perform app.raise_invalid('starts_at', 'must be in the future');
-  end if;
+  perform app.check_input(p_args, '{"id": "uuid"}');
+  perform app.check_input(v_body, app.tournament_input_types());
 
   v_old := app.lock_tournament((p_args ->> 'id')::uuid);
   v_new := jsonb_populate_record(v_old, v_body);
 
+  -- Clients send back the object they read: only a starts_at that changes must be in the future.
+  if v_new.starts_at is distinct from v_old.starts_at and v_new.starts_at <= now() then
+    perform app.raise_invalid('starts_at', 'must be in the future');
+  end if;
   if v_new.registration_closes > v_new.starts_at then
     perform app.raise_invalid(case when v_body ? 'registration_closes' then 'registration_closes'
                                    else 'starts_at' end,
@@ -243,7 +291,8 @@ begin
   if v_new.status is distinct from v_old.status then
     perform app.change_status(v_old, v_new.status);
   elsif to_jsonb(v_new) = to_jsonb(v_old) then
-    return app.tournament_json(v_old); -- nothing changes: a no-op, updated_at included
+    -- nothing changes: a no-op, updated_at included
+    return (select d.doc from app.tournament_documents d where d.id = v_old.id);
   end if;
 
   update app.tournaments t
@@ -252,9 +301,8 @@ begin
        = (v_new.name, v_new.description, v_new.game_id, v_new.status, v_new.format, v_new.team_size,
           v_new.max_teams, v_new.entry_fee, v_new.prize_pool, v_new.starts_at,
           v_new.registration_closes, v_new.rules, now())
-   where t.id = v_old.id
-  returning * into v_new;
-  return app.tournament_json(v_new);
+   where t.id = v_old.id;
+  return (select d.doc from app.tournament_documents d where d.id = v_old.id);
 end
 $$;
 comment on function app.update_tournament(jsonb) is
@@ -264,6 +312,7 @@ comment on function app.update_tournament(jsonb) is
 -- -> completed (final decided). The caller holds the tournament's row lock.
 create function app.change_status(p_t app.tournaments, p_status text) returns void
 language plpgsql volatile
+set search_path = ''
 as $$
 declare
   v_held int;
@@ -289,8 +338,10 @@ $$;
 
 create function app.delete_tournament(p_args jsonb) returns json
 language plpgsql volatile
+set search_path = ''
 as $$
 begin
+  perform app.check_input(p_args, '{"id": "uuid"}');
   delete from app.tournaments where id = (p_args ->> 'id')::uuid;
   if not found then
     perform app.raise_error('not_found', 'Tournament not found.');
@@ -302,24 +353,16 @@ $$;
 -- ============================================================================
 -- grants
 -- ============================================================================
--- PUBLIC gets EXECUTE on new functions by a global default (see the platform migration).
-revoke execute on all functions in schema app from public;
-grant select, insert, update, delete on app.tournaments to tournament_api;
+grant select, insert, update, delete on app.tournaments to tournament_api_owner;
+grant select on app.tournament_documents to tournament_api_owner;
 
-grant execute on function app.slugify(text) to tournament_api;
-grant execute on function app.random_suffix() to tournament_api;
-grant execute on function app.tournament_json(app.tournaments) to tournament_api;
-grant execute on function app.lock_tournament(uuid) to tournament_api;
-grant execute on function app.list_tournaments(jsonb) to tournament_api;
-grant execute on function app.get_tournament(jsonb) to tournament_api;
-grant execute on function app.create_tournament(jsonb) to tournament_api;
-grant execute on function app.update_tournament(jsonb) to tournament_api;
-grant execute on function app.change_status(app.tournaments, text) to tournament_api;
-grant execute on function app.delete_tournament(jsonb) to tournament_api;
-
-insert into app.operations (name, fn, read_only) values
-  ('tournaments.list', 'app.list_tournaments(jsonb)', true),
-  ('tournaments.get', 'app.get_tournament(jsonb)', true),
-  ('tournaments.create', 'app.create_tournament(jsonb)', false),
-  ('tournaments.update', 'app.update_tournament(jsonb)', false),
-  ('tournaments.delete', 'app.delete_tournament(jsonb)', false);
+grant execute on function app.slugify(text) to tournament_api_owner;
+grant execute on function app.random_suffix() to tournament_api_owner;
+grant execute on function app.tournament_input_types() to tournament_api_owner;
+grant execute on function app.lock_tournament(uuid) to tournament_api_owner;
+grant execute on function app.list_tournaments(jsonb) to tournament_api_owner;
+grant execute on function app.get_tournament(jsonb) to tournament_api_owner;
+grant execute on function app.create_tournament(jsonb) to tournament_api_owner;
+grant execute on function app.update_tournament(jsonb) to tournament_api_owner;
+grant execute on function app.change_status(app.tournaments, text) to tournament_api_owner;
+grant execute on function app.delete_tournament(jsonb) to tournament_api_owner;

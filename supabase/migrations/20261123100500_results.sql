@@ -40,8 +40,13 @@ comment on column app.matches.account_id is 'The tournament''s account, copied s
 -- ============================================================================
 -- indexes
 -- ============================================================================
-create index matches_account_idx on app.matches (account_id);
+-- (account_id, tournament_id): the RLS column first, and the tournament foreign key's columns.
+create index matches_account_idx on app.matches (account_id, tournament_id);
 create index matches_next_match_idx on app.matches (next_match_id);
+-- The team foreign keys: deleting a team must not scan every match.
+create index matches_team1_idx on app.matches (team1_id);
+create index matches_team2_idx on app.matches (team2_id);
+create index matches_winner_idx on app.matches (winner_id);
 
 -- ============================================================================
 -- RLS + policies
@@ -49,13 +54,27 @@ create index matches_next_match_idx on app.matches (next_match_id);
 alter table app.matches enable row level security;
 
 create policy "Matches are visible to their account" on app.matches
-  for select to tournament_api using (account_id = (select app.current_account_id()));
+  for select to tournament_api_owner using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
 create policy "Matches are created in the bound account" on app.matches
-  for insert to tournament_api with check (account_id = (select app.current_account_id()));
+  for insert to tournament_api_owner with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
 create policy "Matches are updated by their account" on app.matches
-  for update to tournament_api
-  using (account_id = (select app.current_account_id()))
-  with check (account_id = (select app.current_account_id()));
+  for update to tournament_api_owner
+  using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid))
+  with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+
+-- ============================================================================
+-- views
+-- ============================================================================
+-- A match as the API returns it (a view: see app.tournament_documents).
+create view app.match_documents with (security_invoker = true) as
+  select m.id, m.tournament_id, m.round, m.position,
+         json_build_object('id', m.id, 'round', m.round, 'position', m.position,
+           'team1_id', m.team1_id, 'team2_id', m.team2_id, 'team1_score', m.team1_score,
+           'team2_score', m.team2_score, 'winner_id', m.winner_id, 'status', m.status,
+           'next_match_id', m.next_match_id,
+           'completed_at', to_char(m.completed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as doc
+    from app.matches m;
+comment on view app.match_documents is 'Each match with its API representation (doc).';
 
 -- ============================================================================
 -- functions
@@ -65,6 +84,7 @@ create policy "Matches are updated by their account" on app.matches
 -- (2 * size + 1 - s) right after it.
 create function app.seed_order(p_size int) returns int[]
 language plpgsql immutable strict
+set search_path = ''
 as $$
 declare
   v_order int[] := array[1];
@@ -85,6 +105,7 @@ $$;
 
 create function app.generate_bracket(p_tournament_id uuid) returns void
 language plpgsql volatile
+set search_path = ''
 as $$
 declare
   v_account uuid;
@@ -147,33 +168,37 @@ comment on function app.generate_bracket(uuid) is
   'Makes all P-1 matches of a tournament''s bracket from its registrations; does nothing if they exist.';
 
 create function app.final_decided(p_tournament_id uuid) returns boolean
-language sql stable
+language plpgsql stable
+set search_path = ''
 as $$
-  select exists (select from app.matches m
+begin
+  return exists (select from app.matches m
                   where m.tournament_id = p_tournament_id and m.next_match_id is null
-                    and m.status = 'completed')
-$$;
-
-create function app.match_json(m app.matches) returns json
-language sql stable
-as $$
-  select json_build_object('id', m.id, 'round', m.round, 'position', m.position,
-    'team1_id', m.team1_id, 'team2_id', m.team2_id, 'team1_score', m.team1_score,
-    'team2_score', m.team2_score, 'winner_id', m.winner_id, 'status', m.status,
-    'next_match_id', m.next_match_id, 'completed_at', app.iso(m.completed_at))
+                    and m.status = 'completed');
+end
 $$;
 
 create function app.report_match(p_args jsonb) returns json
 language plpgsql volatile
+set search_path = ''
 as $$
 declare
-  v_t app.tournaments := app.lock_tournament((p_args ->> 'tournament_id')::uuid);
+  v_t app.tournaments;
   v_m app.matches;
   v_next app.matches;
-  v_s1 int := (p_args #>> '{body,team1_score}')::int;
-  v_s2 int := (p_args #>> '{body,team2_score}')::int;
+  v_s1 int;
+  v_s2 int;
   v_winner uuid;
 begin
+  perform app.check_input(p_args, '{"tournament_id": "uuid", "match_id": "uuid"}');
+  perform app.check_input(p_args -> 'body', '{"team1_score": "int", "team2_score": "int"}');
+  v_s1 := (p_args #>> '{body,team1_score}')::int;
+  v_s2 := (p_args #>> '{body,team2_score}')::int;
+  if v_s1 is null or v_s2 is null or v_s1 < 0 or v_s2 < 0 then
+    perform app.raise_invalid(case when v_s1 is null or v_s1 < 0 then 'team1_score' else 'team2_score' end,
+      'must be an integer of at least 0');
+  end if;
+  v_t := app.lock_tournament((p_args ->> 'tournament_id')::uuid);
   select * into v_m from app.matches m
    where m.id = (p_args ->> 'match_id')::uuid and m.tournament_id = v_t.id;
   if not found then
@@ -217,7 +242,7 @@ begin
        set status = case when m.team1_id is not null and m.team2_id is not null then 'ready' else 'pending' end
      where m.id = v_next.id;
   end if;
-  return app.match_json(v_m);
+  return (select d.doc from app.match_documents d where d.id = v_m.id);
 end
 $$;
 comment on function app.report_match(jsonb) is
@@ -225,12 +250,15 @@ comment on function app.report_match(jsonb) is
 
 create function app.tournament_results(p_args jsonb) returns json
 language plpgsql stable
+set search_path = ''
 as $$
 declare
-  v_tid uuid := (p_args ->> 'tournament_id')::uuid;
+  v_tid uuid;
   v_t app.tournaments;
   v_rounds int;
 begin
+  perform app.check_input(p_args, '{"tournament_id": "uuid"}');
+  v_tid := (p_args ->> 'tournament_id')::uuid;
   select * into v_t from app.tournaments t where t.id = v_tid;
   if not found then
     perform app.raise_error('not_found', 'Tournament not found.');
@@ -239,8 +267,8 @@ begin
 
   return json_build_object(
     'tournament', json_build_object('id', v_t.id, 'format', v_t.format, 'status', v_t.status),
-    'matches', (select coalesce(json_agg(app.match_json(m) order by m.round, m.position), '[]')
-                  from app.matches m where m.tournament_id = v_tid),
+    'matches', (select coalesce(json_agg(d.doc order by d.round, d.position), '[]')
+                  from app.match_documents d where d.tournament_id = v_tid),
     'standings', (
       with placed as (
         -- the loser of a completed match in round r is out with 2^(rounds - r + 1) teams left
@@ -265,17 +293,11 @@ comment on function app.tournament_results(jsonb) is
 -- ============================================================================
 -- grants
 -- ============================================================================
--- PUBLIC gets EXECUTE on new functions by a global default (see the platform migration).
-revoke execute on all functions in schema app from public;
-grant select, insert, update on app.matches to tournament_api;
+grant select, insert, update on app.matches to tournament_api_owner;
+grant select on app.match_documents to tournament_api_owner;
 
-grant execute on function app.seed_order(int) to tournament_api;
-grant execute on function app.generate_bracket(uuid) to tournament_api;
-grant execute on function app.final_decided(uuid) to tournament_api;
-grant execute on function app.match_json(app.matches) to tournament_api;
-grant execute on function app.report_match(jsonb) to tournament_api;
-grant execute on function app.tournament_results(jsonb) to tournament_api;
-
-insert into app.operations (name, fn, read_only) values
-  ('matches.report', 'app.report_match(jsonb)', false),
-  ('results.get', 'app.tournament_results(jsonb)', true);
+grant execute on function app.seed_order(int) to tournament_api_owner;
+grant execute on function app.generate_bracket(uuid) to tournament_api_owner;
+grant execute on function app.final_decided(uuid) to tournament_api_owner;
+grant execute on function app.report_match(jsonb) to tournament_api_owner;
+grant execute on function app.tournament_results(jsonb) to tournament_api_owner;
