@@ -167,7 +167,7 @@ function idempotencyOf(req: Request, path: string, raw: unknown, ctx: Context): 
     throw new ApiError("validation_error", "The Idempotency-Key header is invalid.",
       [{ field: "Idempotency-Key", message: "must be 1 to 255 printable ASCII characters" }]);
   }
-  const hash = hex(sha256(new TextEncoder().encode(`${req.method} ${path}\n${canonicalJson(raw)}`)));
+  const hash = hex(sha256(`${req.method} ${path}\n${canonicalJson(raw)}`));
   return { key, hash, request_id: ctx.requestId, timestamp: ctx.timestamp };
 }
 
