@@ -10,7 +10,7 @@ import {
   admin, ALL_SCOPES, type ApiResponse, createAccount, createKey, expectStatus, request, sql,
 } from "./helpers.ts";
 
-interface Outcome { rows: Record<string, unknown>[]; code?: string; message?: string }
+interface Outcome { rows: Record<string, unknown>[]; code?: string; message?: string; hint?: string; detail?: string }
 
 /** The claims Supabase Auth puts in an access token (PostgREST copies them to request.jwt.claims). */
 function claimsFor(role: "authenticated" | "anon", sub: string | null): string {
@@ -37,8 +37,8 @@ async function as(role: "authenticated" | "anon", sub: string | null, text: stri
     return { rows: r.rows };
   } catch (err) {
     await client.query("rollback").catch(() => {});
-    const e = err as { code: string; message: string };
-    return { rows: [], code: e.code, message: e.message };
+    const e = err as { code: string; message: string; hint?: string; detail?: string };
+    return { rows: [], code: e.code, message: e.message, hint: e.hint, detail: e.detail };
   } finally {
     client.release();
   }
@@ -305,5 +305,38 @@ describe("refusals", () => {
     await sql("delete from auth.users where id = $1", [leaving]);
     expect(await sql("select * from app.account_members where user_id = $1", [leaving])).toEqual([]);
     expect((await asUser(leaving, CREATE, [a1, "ghost", ["read:tournaments"]])).code).toBe("42501");
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+describe("documented errors (README, Self-service keys): a stable SQLSTATE and hint, a clean message", () => {
+  it.each([
+    ["an empty name", "  ", ["read:tournaments"], null, "22023", "invalid_name"],
+    ["a name over 200 characters", "n".repeat(201), ["read:tournaments"], null, "22023", "invalid_name"],
+    ["a null name", null, ["read:tournaments"], null, "22023", "invalid_name"],
+    ["no scope", "ci", [], null, "22023", "invalid_scopes"],
+    ["an unknown scope", "ci", ["admin:everything"], null, "22023", "invalid_scopes"],
+    ["a null scope", "ci", [null], null, "22023", "invalid_scopes"],
+    ["an expiry in the past", "ci", ["read:tournaments"], new Date(Date.now() - 60_000), "22023", "invalid_expiry"],
+  ])("refuses %s with %s and never echoes a row", async (_what, name, scopes, expires, code, hint) => {
+    const [account] = [await createAccount(true)];
+    const user = await member(account);
+    const before = await sql("select count(*)::int n from app.api_keys where account_id = $1", [account]);
+    const r = await asUser(user, CREATE_EXPIRING, [account, name, scopes, expires]);
+    expect({ code: r.code, hint: r.hint }, r.message).toEqual({ code, hint });
+    for (const text of [r.message ?? "", r.detail ?? ""]) {
+      expect(text).not.toMatch(/failing row|tmk_|\\x/i);
+      expect(text).not.toContain(account);
+    }
+    expect(await sql("select count(*)::int n from app.api_keys where account_id = $1", [account])).toEqual(before);
+  });
+
+  it("answers a non-member 42501 not_a_member and an unknown key P0002 key_not_found", async () => {
+    const account = await createAccount(true);
+    const outsider = await member();
+    const create = await asUser(outsider, CREATE, [account, "x", ["read:tournaments"]]);
+    expect({ code: create.code, hint: create.hint }).toEqual({ code: "42501", hint: "not_a_member" });
+    const revoke = await asUser(outsider, REVOKE, [crypto.randomUUID()]);
+    expect({ code: revoke.code, hint: revoke.hint }).toEqual({ code: "P0002", hint: "key_not_found" });
   });
 });
