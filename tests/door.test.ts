@@ -179,3 +179,30 @@ describe("api.call binds the account itself", () => {
     expect(await sql("select id from app.tournaments where id = $1", [bTournament])).toHaveLength(1);
   });
 });
+
+describe("database hygiene (what Supabase's linter asks for)", () => {
+  it("pins search_path = '' on every function in app, api and admin, and on the public RPCs", async () => {
+    const loose = await sql(
+      `select p.oid::regprocedure::text sig from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+        where (n.nspname in ('app', 'api', 'admin') or p.proname in ('create_account_api_key', 'revoke_account_api_key'))
+          and not coalesce(p.proconfig @> array['search_path=""'], false)`);
+    expect(loose).toEqual([]);
+  });
+
+  it("indexes every foreign key in app (its columns lead some index)", async () => {
+    const unindexed = await sql(
+      `select c.conrelid::regclass::text tbl, c.conname from pg_constraint c
+        where c.contype = 'f' and c.connamespace = 'app'::regnamespace
+          and not exists (select from pg_index i where i.indrelid = c.conrelid
+                             and (i.indkey::int2[])[0:cardinality(c.conkey) - 1] @> c.conkey)`);
+    expect(unindexed).toEqual([]);
+  });
+
+  it("gives PUBLIC no EXECUTE on any function in app, api or admin", async () => {
+    const open = await sql(
+      `select p.oid::regprocedure::text sig from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+        where n.nspname in ('app', 'api', 'admin')
+          and (p.proacl is null or exists (select from aclexplode(p.proacl) x where x.grantee = 0))`);
+    expect(open).toEqual([]);
+  });
+});
