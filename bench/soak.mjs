@@ -279,7 +279,9 @@ async function invariants(adminUrl) {
                or (status = 'registration' and matches <> 0)
                or (status <> 'registration' and (regs < 2 or matches <> (
                      select min(p) from (select 1 << g as p from generate_series(0, 11) g) x where p >= regs) - 1)))::int as broken,
-             (select count(*)::int from app.api_keys where cardinality(rate_hits) > 100) as over_limit
+             (select count(*)::int from app.rate_limits r
+               where (select count(*) from unnest(r.slots) s where s > now() - interval '60 seconds') > 100
+                  or exists (select from unnest(r.slots) s where s < r.slots[r.next_slot])) as over_limit
         from t`);
     return rows[0];
   } finally {

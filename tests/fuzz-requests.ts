@@ -75,8 +75,10 @@ export const MAX_BODY = 64 * 1024;
 const GAME = "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b";
 const PREFIX = "/functions/v1/api/v1";
 
+/** The route a method and path template reach; HEAD reaches the GET route (RFC 9110). */
 export function routeOf(template: string, method: string): Route | undefined {
-  return routes.find((r) => r.path === template && r.method === method);
+  const wanted = method === "HEAD" ? "GET" : method;
+  return routes.find((r) => r.path === template && r.method === wanted);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ export interface Route {
   /** Path below /api/v1, with `{name}` UUID parameters. */
   path: string;
   scope: Scope;
-  /** The operation name in app.operations. */
+  /** The operation name: a branch of api.call's static `case` (supabase/migrations/*_api.sql). */
   op: string;
   query?: z.ZodType;
   body?: z.ZodType;
