@@ -326,7 +326,7 @@ describe("GET /tournaments", () => {
     const res = await t.request("GET", "/tournaments");
     expectStatus(res, 200);
     expect(res.body.success).toBe(true);
-    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 3 });
+    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 3, next_cursor: null });
     const byRecency = [a, b, c].sort((x, y) =>
       y.created_at.localeCompare(x.created_at) || y.id.localeCompare(x.id));
     expect(res.body.data.map((d: { id: string }) => d.id)).toEqual(byRecency.map((d) => d.id));
@@ -340,7 +340,7 @@ describe("GET /tournaments", () => {
     const res = await t.request("GET", "/tournaments");
     expectStatus(res, 200);
     expect(res.body.data).toHaveLength(20);
-    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 23 });
+    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 23, next_cursor: expect.stringMatching(/^[0-9a-f]{48}$/) });
     expect(res.body.data.map((d: { id: string }) => d.id)).toEqual((await expectedOrder(t)).slice(0, 20));
   });
 
@@ -362,14 +362,14 @@ describe("GET /tournaments", () => {
     for (const page of [1, 2, 3, 4]) {
       const res = await t.request("GET", `/tournaments?page=${page}&limit=2`);
       expectStatus(res, 200);
-      expect(res.body.pagination).toEqual({ page, limit: 2, total: 5 });
+      expect(res.body.pagination).toEqual({ page, limit: 2, total: 5, next_cursor: page < 3 ? expect.stringMatching(/^[0-9a-f]{48}$/) : null });
       pages.push(res.body.data.map((d: { id: string }) => d.id));
     }
     expect(pages).toEqual([order.slice(0, 2), order.slice(2, 4), order.slice(4, 5), []]);
     const far = await t.request("GET", "/tournaments?page=1000000&limit=100");
     expectStatus(far, 200);
     expect(far.body.data).toEqual([]);
-    expect(far.body.pagination).toEqual({ page: 1000000, limit: 100, total: 5 });
+    expect(far.body.pagination).toEqual({ page: 1000000, limit: 100, total: 5, next_cursor: null });
   });
 
   it("accepts limit 1 and limit 100", async () => {
@@ -378,7 +378,7 @@ describe("GET /tournaments", () => {
     const one = await t.request("GET", "/tournaments?limit=1");
     expectStatus(one, 200);
     expect(one.body.data).toHaveLength(1);
-    expect(one.body.pagination).toEqual({ page: 1, limit: 1, total: 3 });
+    expect(one.body.pagination).toEqual({ page: 1, limit: 1, total: 3, next_cursor: expect.stringMatching(/^[0-9a-f]{48}$/) });
     const hundred = await t.request("GET", "/tournaments?limit=100");
     expectStatus(hundred, 200);
     expect(hundred.body.data).toHaveLength(3);
@@ -425,7 +425,7 @@ describe("GET /tournaments", () => {
     const res = await t.request("GET", "/tournaments?sort=name&foo=bar&page_size=1");
     expectStatus(res, 200);
     expect(res.body.data).toEqual(plain.body.data);
-    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 2 });
+    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 2, next_cursor: null });
   });
 
   it.each([

@@ -36,6 +36,21 @@ create table app.tournaments (
 comment on table app.tournaments is 'A single-elimination tournament owned by one account.';
 comment on column app.tournaments.slug is 'Generated from the name at creation; stable afterwards.';
 
+-- The list's pagination.total without counting the account's rows on every page: per account,
+-- the number of tournaments by status, for all games (game_id = the nil UUID) and per game.
+-- Kept by statement-level triggers in the same transaction as the change, so it is exact under
+-- concurrency (the row lock of a count serialises its writers; each statement takes its count
+-- rows in one fixed order, so writers cannot deadlock on them).
+create table app.tournament_counts (
+  account_id uuid not null references app.accounts (id) on delete cascade,
+  game_id uuid not null,
+  status app.tournament_status not null,
+  n bigint not null, -- no check (n >= 0): INSERT … ON CONFLICT checks the proposed row (a -1) first
+  primary key (account_id, game_id, status)
+);
+comment on table app.tournament_counts is
+  'Tournaments per account, status and game (game_id 00000000-… = every game): the list''s total.';
+
 -- ============================================================================
 -- indexes
 -- ============================================================================
@@ -47,9 +62,78 @@ create index tournaments_account_game_created_idx
   on app.tournaments (account_id, game_id, created_at desc, id desc);
 
 -- ============================================================================
+-- triggers
+-- ============================================================================
+-- Applies the net change of one statement to app.tournament_counts: +1 for each new row's
+-- (account, status) and (account, game, status), -1 for each old row's. Decrements never
+-- insert, so a cascade from a deleted account cannot recreate its counts.
+create function app.count_tournaments() returns trigger
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_rows jsonb; -- [{account_id, game_id, status, d}], d = +1 for a new row, -1 for an old one
+begin
+  -- Transition tables exist only for the events that have them, so each event reads its own.
+  if tg_op = 'INSERT' then
+    v_rows := (select jsonb_agg(jsonb_build_object('account_id', n.account_id, 'game_id', n.game_id,
+                                                   'status', n.status, 'd', 1)) from new_rows n);
+  elsif tg_op = 'DELETE' then
+    v_rows := (select jsonb_agg(jsonb_build_object('account_id', o.account_id, 'game_id', o.game_id,
+                                                   'status', o.status, 'd', -1)) from old_rows o);
+  else
+    v_rows := (select jsonb_agg(r) from (
+                 select jsonb_build_object('account_id', n.account_id, 'game_id', n.game_id, 'status', n.status, 'd', 1) r
+                   from new_rows n join old_rows o on o.id = n.id
+                  where (n.status, n.game_id, n.account_id) is distinct from (o.status, o.game_id, o.account_id)
+                 union all
+                 select jsonb_build_object('account_id', o.account_id, 'game_id', o.game_id, 'status', o.status, 'd', -1)
+                   from new_rows n join old_rows o on o.id = n.id
+                  where (n.status, n.game_id, n.account_id) is distinct from (o.status, o.game_id, o.account_id)) x);
+  end if;
+  if v_rows is null then
+    return null;
+  end if;
+
+  with delta as (
+    select r.account_id, g.game_id, r.status, sum(r.d)::bigint as d
+      from jsonb_to_recordset(v_rows) r (account_id uuid, game_id uuid, status text, d int)
+     cross join lateral (values ('00000000-0000-0000-0000-000000000000'::uuid), (r.game_id)) g (game_id)
+     group by 1, 2, 3
+    having sum(r.d) <> 0)
+  insert into app.tournament_counts as tc (account_id, game_id, status, n)
+  select d.account_id, d.game_id, d.status, d.d from delta d
+   where d.d > 0 or exists (select from app.tournament_counts x
+                             where (x.account_id, x.game_id, x.status) = (d.account_id, d.game_id, d.status))
+   order by d.account_id, d.game_id, d.status
+  on conflict (account_id, game_id, status) do update set n = tc.n + excluded.n;
+  return null;
+end
+$$;
+comment on function app.count_tournaments() is
+  'Statement trigger: applies the statement''s net change to app.tournament_counts.';
+
+create trigger tournaments_count_insert after insert on app.tournaments
+  referencing new table as new_rows for each statement execute function app.count_tournaments();
+create trigger tournaments_count_update after update on app.tournaments
+  referencing old table as old_rows new table as new_rows for each statement execute function app.count_tournaments();
+create trigger tournaments_count_delete after delete on app.tournaments
+  referencing old table as old_rows for each statement execute function app.count_tournaments();
+
+-- ============================================================================
 -- RLS + policies
 -- ============================================================================
 alter table app.tournaments enable row level security;
+alter table app.tournament_counts enable row level security;
+
+create policy "Tournament counts are visible to their account" on app.tournament_counts
+  for select to tournament_api_owner using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+create policy "Tournament counts are created in the bound account" on app.tournament_counts
+  for insert to tournament_api_owner with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+create policy "Tournament counts are updated by their account" on app.tournament_counts
+  for update to tournament_api_owner
+  using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid))
+  with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
 
 create policy "Tournaments are visible to their account" on app.tournaments
   for select to tournament_api_owner using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
@@ -142,16 +226,27 @@ begin
 end
 $$;
 
+-- The list: newest first, by page (OFFSET) or by keyset cursor. The cursor is opaque to clients:
+-- 48 hex digits, the last row's created_at in microseconds since the epoch (16) and its id (32).
+-- Ids are picked first from the covering indexes (one static query per filter shape, so each
+-- gets its own plan), then only the page's rows are built; the total comes from the counts.
 create function app.list_tournaments(p_args jsonb) returns json
 language plpgsql stable
 set search_path = ''
 as $$
 declare
+  c_nil constant uuid := '00000000-0000-0000-0000-000000000000';
   v_query jsonb := coalesce(p_args -> 'query', '{}');
   v_page int;
   v_limit int;
   v_status text;
   v_game uuid;
+  v_cursor text := v_query ->> 'cursor';
+  v_after_ts timestamptz := 'infinity';
+  v_after_id uuid := 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+  v_offset bigint;
+  v_ids uuid[];
+  v_next text;
   v_total bigint;
   v_data json;
 begin
@@ -163,19 +258,49 @@ begin
   if v_page < 1 or v_limit not between 1 and 100 then
     perform app.raise_invalid(case when v_page < 1 then 'page' else 'limit' end, 'out of range');
   end if;
+  if v_cursor is not null then
+    if v_cursor !~ '^[0-9a-f]{48}$' or v_query ? 'page' then
+      perform app.raise_invalid('cursor', case when v_query ? 'page' then 'use either page or cursor, not both'
+                                               else 'must be a next_cursor value from a previous page' end);
+    end if;
+    v_after_ts := timestamptz 'epoch' + ('x' || left(v_cursor, 16))::bit(64)::bigint * interval '1 microsecond';
+    v_after_id := right(v_cursor, 32)::uuid;
+    v_page := null;
+  end if;
+  v_offset := case when v_page is null then 0 else (v_page - 1)::bigint * v_limit end;
 
-  select count(*) into v_total from app.tournaments t
-   where (v_status is null or t.status = v_status) and (v_game is null or t.game_id = v_game);
+  -- One more id than the page holds tells whether a next page exists.
+  if v_status is null and v_game is null then
+    v_ids := array(select t.id from app.tournaments t
+                    where (t.created_at, t.id) < (v_after_ts, v_after_id)
+                    order by t.created_at desc, t.id desc offset v_offset limit v_limit + 1);
+  elsif v_game is null then
+    v_ids := array(select t.id from app.tournaments t
+                    where t.status = v_status and (t.created_at, t.id) < (v_after_ts, v_after_id)
+                    order by t.created_at desc, t.id desc offset v_offset limit v_limit + 1);
+  elsif v_status is null then
+    v_ids := array(select t.id from app.tournaments t
+                    where t.game_id = v_game and (t.created_at, t.id) < (v_after_ts, v_after_id)
+                    order by t.created_at desc, t.id desc offset v_offset limit v_limit + 1);
+  else
+    v_ids := array(select t.id from app.tournaments t
+                    where t.game_id = v_game and t.status = v_status and (t.created_at, t.id) < (v_after_ts, v_after_id)
+                    order by t.created_at desc, t.id desc offset v_offset limit v_limit + 1);
+  end if;
 
-  select coalesce(json_agg(d.doc order by d.created_at desc, d.id desc), '[]')
-    into v_data
-    from (select d.doc, d.created_at, d.id from app.tournament_documents d
-           where (v_status is null or d.status = v_status) and (v_game is null or d.game_id = v_game)
-           order by d.created_at desc, d.id desc
-           limit v_limit offset (v_page - 1)::bigint * v_limit) d;
+  if cardinality(v_ids) > v_limit then
+    select lpad(to_hex(((extract(epoch from t.created_at) * 1000000)::bigint)), 16, '0') || replace(t.id::text, '-', '')
+      into v_next from app.tournaments t where t.id = v_ids[v_limit];
+  end if;
+
+  select coalesce(sum(c.n), 0) into v_total from app.tournament_counts c
+   where c.game_id = coalesce(v_game, c_nil) and (v_status is null or c.status = v_status);
+
+  select coalesce(json_agg(d.doc order by d.created_at desc, d.id desc), '[]') into v_data
+    from app.tournament_documents d where d.id = any (v_ids[1:v_limit]);
 
   return json_build_object('data', v_data,
-    'pagination', json_build_object('page', v_page, 'limit', v_limit, 'total', v_total));
+    'pagination', json_build_object('page', v_page, 'limit', v_limit, 'total', v_total, 'next_cursor', v_next));
 end
 $$;
 
@@ -354,8 +479,10 @@ $$;
 -- grants
 -- ============================================================================
 grant select, insert, update, delete on app.tournaments to tournament_api_owner;
+grant select, insert, update on app.tournament_counts to tournament_api_owner;
 grant select on app.tournament_documents to tournament_api_owner;
 
+grant execute on function app.count_tournaments() to tournament_api_owner;
 grant execute on function app.slugify(text) to tournament_api_owner;
 grant execute on function app.random_suffix() to tournament_api_owner;
 grant execute on function app.tournament_input_types() to tournament_api_owner;

@@ -114,9 +114,10 @@ export const Results = z.object({
 export const DeleteResult = z.object({ message: z.string() }).meta({ example: { message: "Tournament deleted" } });
 
 export const Pagination = z.object({
-  page: z.int(),
+  page: z.int().nullable().meta({ description: "The page number asked for (1 by default); null when the page was reached with `cursor`." }),
   limit: z.int(),
   total: z.int().meta({ description: "All matching items, whatever the page." }),
+  next_cursor: z.string().nullable().meta({ description: "Pass as `cursor` for the page after this one; null when there is none." }),
 });
 
 export const Meta = z.object({

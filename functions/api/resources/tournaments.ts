@@ -40,10 +40,13 @@ export const UpdateTournament = z.strictObject({
 
 export const ListTournamentsQuery = z.object({
   page: queryInt(1, PAGE_SIZE.maxPage).optional(),
+  cursor: z.string().regex(/^[A-Za-z0-9_-]{1,200}$/, { message: "must be a next_cursor value from a previous page" })
+    .optional().meta({ description: "Opaque: the `pagination.next_cursor` of the previous page. Deep pages cost as little as the first. Not with `page`." }),
   limit: queryInt(1, PAGE_SIZE.max).optional(),
   status: TournamentStatus.optional(),
   game_id: uuid().optional(),
-});
+}).refine((q) => q.page === undefined || q.cursor === undefined,
+  { message: "use either page or cursor, not both", path: ["cursor"] });
 
 const tournamentLocation = (data: { id: string }) => `/tournaments/${data.id}`;
 
@@ -51,7 +54,7 @@ export const tournamentRoutes: Route[] = [
   { method: "GET", path: "/tournaments", scope: "read:tournaments", op: "tournaments.list",
     query: ListTournamentsQuery, paginated: true, response: z.array(Tournament),
     summary: "List the account's tournaments",
-    description: "Newest first (`created_at desc, id desc`). A page past the end is an empty `data` with the true `total`. Unknown query parameters are ignored." },
+    description: "Newest first (`created_at desc, id desc`). A page past the end is an empty `data` with the true `total`. Unknown query parameters are ignored. For deep pages follow `pagination.next_cursor` with `cursor` (keyset pagination: stable while tournaments are created, and as fast on page 500 as on page 1); `page` still works." },
   { method: "POST", path: "/tournaments", scope: "write:tournaments", op: "tournaments.create",
     body: CreateTournament, location: tournamentLocation, response: Tournament,
     summary: "Create a tournament",
