@@ -211,12 +211,11 @@ begin
   end if;
   -- A null scope would read as "not refused" in a scope check: refused like an unknown one.
   v_unknown := array(select coalesce(s, 'null') from unnest(p_scopes) s
-    where s is null or s not in ('read:tournaments', 'write:tournaments', 'read:registrations',
-                                 'write:registrations', 'read:results', 'write:results'));
+    where s is null or s <> all (app.scopes()));
   if cardinality(v_unknown) > 0 then
     raise exception 'unknown scope(s): %', array_to_string(v_unknown, ', ') using errcode = '22023',
       hint = 'invalid_scopes',
-      detail = 'Scopes: read:tournaments, write:tournaments, read:registrations, write:registrations, read:results, write:results';
+      detail = 'Scopes: ' || array_to_string(app.scopes(), ', ');
   end if;
   if p_expires_at is not null and p_expires_at <= now() then
     raise exception 'expires_at must be in the future' using errcode = '22023', hint = 'invalid_expiry';
