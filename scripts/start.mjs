@@ -38,8 +38,6 @@ for (const signal of STOP_SIGNALS) process.removeAllListeners(signal);
 process.stdout.on("error", () => {});
 process.stderr.on("error", () => {});
 
-const ALL_SCOPES = ["read:tournaments", "write:tournaments", "read:registrations",
-  "write:registrations", "read:results", "write:results"];
 const STOP_TIMEOUT_MS = 8000;
 
 /** Ends the process with one line on stderr, before anything was started. */
@@ -133,8 +131,8 @@ async function demoKey(adminUrl) {
       if (rowCount) return key;
     }
     const { rows } = await client.query(
-      `select k.key from app.accounts a, admin.create_api_key(a.id, 'demo key', $1) k
-        where a.name = 'Demo Esports' order by a.created_at limit 1`, [ALL_SCOPES]);
+      `select k.key from app.accounts a, admin.create_api_key(a.id, 'demo key', app.scopes()) k
+        where a.name = 'Demo Esports' order by a.created_at limit 1`); // every scope there is
     fs.mkdirSync(DATA_DIR, { recursive: true });
     fs.writeFileSync(KEY_FILE, rows[0].key + "\n", { mode: 0o600 });
     return rows[0].key;

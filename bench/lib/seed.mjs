@@ -6,8 +6,6 @@
 import crypto from "node:crypto";
 import { KeyRing, api } from "./client.mjs";
 
-export const ALL_SCOPES = ["read:tournaments", "write:tournaments", "read:registrations",
-  "write:registrations", "read:results", "write:results"];
 
 /** Twenty game ids, so that tournaments spread over games as they would. */
 export const GAMES = Array.from({ length: 20 }, (_, i) =>
@@ -110,12 +108,12 @@ export async function createTargets(db, accountIds, requests, role) {
  * `count` keys (every scope unless `scopes`), spread round-robin over the accounts:
  * [{key, account}] where `account` is the index in `accountIds`.
  */
-export async function createKeys(db, accountIds, count, name, { scopes = ALL_SCOPES } = {}) {
+export async function createKeys(db, accountIds, count, name, { scopes = null } = {}) {
   const perAccount = Math.ceil(count / accountIds.length);
   const { rows } = await db.query(
     `select a.i - 1 as account, k.key
        from generate_series(1, $2::int) g, unnest($1::uuid[]) with ordinality a(id, i),
-            admin.create_api_key(a.id, $3 || ' ' || g, $4) k -- the name varies with g: one call per row
+            admin.create_api_key(a.id, $3 || ' ' || g, coalesce($4, app.scopes())) k -- the name varies with g: one call per row
       order by g, a.i`, [accountIds, perAccount, `bench ${name}`, scopes]);
   return rows.slice(0, count).map((r) => ({ key: r.key, account: Number(r.account) }));
 }

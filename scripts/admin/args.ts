@@ -1,10 +1,9 @@
 // Argument checks for the operator CLI (scripts/admin.ts). Pure: no database, no I/O. Whatever
 // fails here is a usage error (exit 2) and nothing reaches SQL.
-/** The scopes a key can carry (the app.scope domain). */
-export const SCOPES = [
-  "read:tournaments", "write:tournaments", "read:registrations",
-  "write:registrations", "read:results", "write:results",
-] as const;
+import { SCOPES } from "../../functions/api/contract.ts";
+
+/** The scopes a key can carry (defined once, in functions/api/contract.ts). */
+export { SCOPES };
 
 /** Bad input, found before any SQL runs. */
 export class UsageError extends Error {}
