@@ -13,8 +13,10 @@ try {
 }
 const passed = report?.numPassedTests ?? 0;
 const failed = report?.numFailedTests ?? 0;
-const files = report?.numTotalTestSuites ?? 0;
-const failedFiles = report?.numFailedTestSuites ?? 0;
+// One entry of testResults per test file (numTotalTestSuites also counts every describe block).
+const fileResults = report?.testResults ?? [];
+const files = fileResults.length;
+const failedFiles = fileResults.filter((r) => r.status !== "passed").length;
 const problems = [];
 if (status !== 0) problems.push(`the test command exited ${status}`);
 if (!report) problems.push("no test report was written");

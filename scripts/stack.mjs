@@ -11,7 +11,10 @@ import pg from "pg";
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = path.join(ROOT, "node_modules", ".bin");
 
-/** A free TCP port on 127.0.0.1. */
+/**
+ * A free TCP port on 127.0.0.1.
+ * @returns {Promise<number>}
+ */
 export function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();

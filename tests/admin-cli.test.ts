@@ -2,9 +2,9 @@
 // the test database and checks each command's effect there, its output and its exit status.
 import { execFile } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
-import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "../scripts/stack.mjs";
 import { describe, expect, inject, it } from "vitest";
 import { ALL_SCOPES, createAccount, expectStatus, request, sql, tenant } from "./helpers.ts";
 
@@ -63,17 +63,6 @@ const COMMANDS = ["accounts create", "accounts enable", "accounts disable", "acc
   "keys list", "keys revoke", "teams create", "teams list", "members add"];
 
 /** A free TCP port on 127.0.0.1 (nothing listens there). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 describe("operator CLI", () => {
   it("prints the usage with every command and exits 0 when given no command", async () => {
     const run = await admin([]);

@@ -329,6 +329,7 @@ describe("the function killed mid-request", () => {
     try {
       await holder.query("begin");
       await holder.query("select 1 from app.tournaments where id = any($1) for update", [[big, open]]);
+      const [{ pid: holderPid }] = (await holder.query<{ pid: number }>("select pg_backend_pid() as pid")).rows;
       inFlight = [
         send("start", big, key(0), "PATCH", `/tournaments/${big}`, { status: "ongoing" }, big),
         ...Array.from({ length: 10 }, (_, i) =>
@@ -339,13 +340,21 @@ describe("the function killed mid-request", () => {
           return send("create", name, key(15 + i), "POST", "/tournaments", tournamentBody({ name }));
         }),
       ];
-      // Wait until the 11 requests on the held rows are inside their transactions, waiting.
+      // Wait until the 11 requests on the held rows are inside their transactions, waiting on the
+      // holder directly or in the queue behind one that does. (Counted by blocker: the creates and
+      // medium starts of the same account also wait, briefly, on each other's per-account counter
+      // rows, and must not count here.)
       const deadline = Date.now() + 10_000;
       let waiting = 0;
       while (Date.now() < deadline) {
         [{ waiting }] = await sql<{ waiting: number }>(
-          `select count(*)::int as waiting from pg_stat_activity
-            where usename = 'tournament_api' and state = 'active' and wait_event_type = 'Lock'`);
+          `with recursive behind(pid) as (
+             select $1::int
+             union
+             select a.pid from pg_stat_activity a join behind b on b.pid = any(pg_blocking_pids(a.pid))
+              where a.usename = 'tournament_api' and a.state = 'active')
+           select count(*)::int - 1 as waiting from behind`,
+          [holderPid]);
         if (waiting >= 11) break;
         await new Promise((r) => setTimeout(r, 20));
       }

