@@ -39,17 +39,23 @@ comment on column app.tournaments.slug is 'Generated from the name at creation; 
 -- The list's pagination.total without counting the account's rows on every page: per account,
 -- the number of tournaments by status, for all games (game_id = the nil UUID) and per game.
 -- Kept by statement-level triggers in the same transaction as the change, so it is exact under
--- concurrency (the row lock of a count serialises its writers; each statement takes its count
--- rows in one fixed order, so writers cannot deadlock on them).
+-- concurrency. Each count is split over 16 slots (the writer's backend pid mod 16) whose sum is
+-- the count: a slot's row lock, held to commit, serialises only the writers that share it, so
+-- one account's concurrent creates do not queue on one row (measured: one row per count cut
+-- 16-connection creates in one account from ~660 to ~385 req/s). A slot's n may be negative (a
+-- tournament created through one slot and deleted through another); only the sum means anything.
+-- A transaction stays on one backend, so it uses one slot, and each statement takes its count
+-- rows in one fixed order: writers cannot deadlock on them.
 create table app.tournament_counts (
   account_id uuid not null references app.accounts (id) on delete cascade,
   game_id uuid not null,
   status app.tournament_status not null,
-  n bigint not null, -- no check (n >= 0): INSERT … ON CONFLICT checks the proposed row (a -1) first
-  primary key (account_id, game_id, status)
+  slot smallint not null check (slot between 0 and 15),
+  n bigint not null,
+  primary key (account_id, game_id, status, slot)
 );
 comment on table app.tournament_counts is
-  'Tournaments per account, status and game (game_id 00000000-… = every game): the list''s total.';
+  'Tournaments per account, status and game (game_id 00000000-… = every game), in 16 slots to sum: the list''s total.';
 
 -- ============================================================================
 -- indexes
@@ -65,8 +71,9 @@ create index tournaments_account_game_created_idx
 -- triggers
 -- ============================================================================
 -- Applies the net change of one statement to app.tournament_counts: +1 for each new row's
--- (account, status) and (account, game, status), -1 for each old row's. Decrements never
--- insert, so a cascade from a deleted account cannot recreate its counts.
+-- (account, status) and (account, game, status), -1 for each old row's, into the slot of this
+-- backend. A decrement for an account that is gone (the cascade of its deletion) is skipped, so
+-- it cannot recreate the account's counts.
 create function app.count_tournaments() returns trigger
 language plpgsql volatile
 set search_path = ''
@@ -101,12 +108,12 @@ begin
      cross join lateral (values ('00000000-0000-0000-0000-000000000000'::uuid), (r.game_id)) g (game_id)
      group by 1, 2, 3
     having sum(r.d) <> 0)
-  insert into app.tournament_counts as tc (account_id, game_id, status, n)
-  select d.account_id, d.game_id, d.status, d.d from delta d
-   where d.d > 0 or exists (select from app.tournament_counts x
-                             where (x.account_id, x.game_id, x.status) = (d.account_id, d.game_id, d.status))
+  insert into app.tournament_counts as tc (account_id, game_id, status, slot, n)
+  select d.account_id, d.game_id, d.status::app.tournament_status, (pg_backend_pid() % 16)::smallint, d.d
+    from delta d
+   where d.d > 0 or exists (select from app.accounts a where a.id = d.account_id)
    order by d.account_id, d.game_id, d.status
-  on conflict (account_id, game_id, status) do update set n = tc.n + excluded.n;
+  on conflict (account_id, game_id, status, slot) do update set n = tc.n + excluded.n;
   return null;
 end
 $$;
