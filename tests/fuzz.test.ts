@@ -183,7 +183,7 @@ function expectFor(spec: Spec, wire: Wire): string[] | null {
   // key → account → rate limit → scope
   if (spec.auth.kind === "disabled") return ["api_access_disabled"];
   if (!wire.scopes) return ["unauthorized"];
-  if (!wire.scopes.includes(route.scope)) return ["insufficient_scope"];
+  if (route.scope && !wire.scopes.includes(route.scope)) return ["insufficient_scope"];
   // input
   if (route.query) {
     const query = Object.fromEntries(new URL(`http://x/?${spec.query}`).searchParams);

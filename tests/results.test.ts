@@ -19,8 +19,8 @@ interface Team {
   tag: string;
 }
 
-const MATCH_FIELDS = ["completed_at", "id", "next_match_id", "position", "round", "status", "team1_id",
-  "team1_score", "team2_id", "team2_score", "winner_id"];
+const MATCH_FIELDS = ["completed_at", "forfeit", "id", "next_match_id", "position", "round", "scheduled_at", "status",
+  "team1_id", "team1_score", "team1_seed", "team2_id", "team2_score", "team2_seed", "winner_id"];
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
 
@@ -317,7 +317,7 @@ describe("PATCH /tournaments/{id}/matches/{match_id}: validation", () => {
     ["a score given as a string", { team1_score: "3", team2_score: 1 }, ["team1_score"]],
     ["a null score", { team1_score: 3, team2_score: null }, ["team2_score"]],
     ["a missing score", { team1_score: 3 }, ["team2_score"]],
-    ["an empty body", {}, ["team1_score", "team2_score"]],
+    ["an empty body", {}, ["body"]],
     ["an unknown field", { team1_score: 3, team2_score: 1, winner_id: UNKNOWN_ID }, ["winner_id"]],
     ["a score beyond a 32-bit integer", { team1_score: 2 ** 31, team2_score: 0 }, ["team1_score"]],
   ];

@@ -192,17 +192,30 @@ describe("row-level security inside api.call (tournament_api_owner)", () => {
     expect(await sql("select * from app.tournaments where account_id = $1 order by id", [b.accountId])).toEqual(before);
   });
 
-  it("cannot write accounts or teams, nor change registrations", async () => {
+  it("cannot write accounts, make teams for another account, nor change what RLS keeps from it", async () => {
     for (const statement of [
       "insert into app.accounts (name) values ('Sneaky')",
       "update app.accounts set api_access_enabled = true",
-      "insert into app.teams (name, tag) values ('Sneaky', 'SN')",
-      "update app.registrations set payment_status = 'refunded'",
-      "delete from app.registrations",
+      "insert into app.teams (name, tag) values ('Sneaky', 'SN')", // no owner: a platform team
+      "delete from app.teams",
+      "update app.registrations set team_id = gen_random_uuid()",
+      "update app.teams set account_id = null",
     ]) {
       const r = await asApi(a.accountId, statement);
       expect(r.code, statement).toBe("42501");
     }
+    // Its own account's registrations and teams it may change; the others' are out of sight.
+    const [team] = await sql<{ id: string }>("select admin.create_team('Platform RLS', 'PR') as id");
+    for (const statement of [
+      "update app.registrations set payment_status = 'refunded' where account_id <> $1",
+      "delete from app.registrations where account_id <> $1",
+      `update app.teams set name = 'Hijacked' where account_id is distinct from $1 or id = '${team.id}'`,
+    ]) {
+      const r = await asApi(a.accountId, statement, [a.accountId]);
+      expect({ code: r.code, rowCount: r.rowCount }, statement).toEqual({ code: undefined, rowCount: 0 });
+    }
+    const theirs = await asApi(a.accountId, "insert into app.teams (name, tag, account_id) values ('Sneaky', 'SN', $1)", [b.accountId]);
+    expect(theirs.code).toBe("42501");
   });
 
   it("cannot read app.api_keys (keys are found through app.find_api_key) nor app.account_members, even with an account bound", async () => {

@@ -6,7 +6,7 @@ import {
 } from "./helpers.ts";
 
 const FIELDS = [
-  "created_at", "description", "entry_fee", "format", "game_id", "id", "max_teams", "name",
+  "check_in_opens", "created_at", "description", "entry_fee", "format", "game_id", "id", "max_teams", "name",
   "prize_pool", "registration_closes", "rules", "slug", "starts_at", "status", "team_size", "updated_at",
 ].sort();
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

@@ -116,7 +116,7 @@ function rateLimitHeaders(auth: AuthOutcome, headers: Headers): void {
   headers.set("RateLimit", `"default";r=${auth.remaining};t=${auth.reset}`);
 }
 
-function authError(auth: AuthOutcome, scope: string): ApiError | null {
+function authError(auth: AuthOutcome, scope: string | null): ApiError | null {
   switch (auth.error) {
     case null:
       return null;
@@ -233,7 +233,12 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps): Promise<Re
   }
   if (outcome.error) throw operationError(outcome.error);
 
-  const result = outcome.result ?? "null";
+  let result = outcome.result ?? "null";
+  if (route.withRateLimit && result.endsWith("}")) {
+    // The key's state after this request was counted (api.call counts after the operation).
+    const { limit, remaining, reset, window } = outcome.auth;
+    result = `${result.slice(0, -1)},"rate_limit":${JSON.stringify({ limit, remaining, reset, window })}}`;
+  }
   // A paginated result is {"data": [...], "pagination": {...}}: its members join the envelope.
   if (route.paginated) return success(200, ctx.requestId, result.slice(1, -1), ctx.headers, ctx.timestamp);
   if (route.location) {

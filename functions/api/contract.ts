@@ -11,6 +11,8 @@ export const SCOPES = [
   "write:registrations",
   "read:results",
   "write:results",
+  "read:teams",
+  "write:teams",
 ] as const;
 
 /** A permission a key can carry. */
@@ -29,6 +31,7 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   api_access_disabled: 403,
   insufficient_scope: 403,
+  team_not_owned: 403,
   not_found: 404,
   method_not_allowed: 405,
   registration_closed: 409,
@@ -39,6 +42,9 @@ export const ERROR_STATUS = {
   match_not_ready: 409,
   match_locked: 409,
   idempotency_conflict: 409,
+  team_in_use: 409,
+  seed_taken: 409,
+  check_in_closed: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_mismatch: 422,

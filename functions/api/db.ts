@@ -32,7 +32,7 @@ export interface Idempotency {
 }
 
 export interface Database {
-  call(keyHash: Uint8Array, scope: string, op: string | null, args: unknown,
+  call(keyHash: Uint8Array, scope: string | null, op: string | null, args: unknown,
     idempotency?: Idempotency | null): Promise<CallOutcome>;
   end(): Promise<void>;
 }

@@ -8,8 +8,9 @@ import { documentedAs } from "./validation.ts";
 import { routes } from "./routes.ts";
 import * as models from "./resources/models.ts";
 import { CreateTournament, ListTournamentsQuery, UpdateTournament } from "./resources/tournaments.ts";
-import { CreateRegistration } from "./resources/registrations.ts";
+import { CreateRegistration, UpdateRegistration } from "./resources/registrations.ts";
 import { ReportMatch } from "./resources/results.ts";
+import { CreateTeam, UpdateTeam } from "./resources/teams.ts";
 
 type Json = Record<string, unknown>;
 const ref = (name: string, kind = "schemas") => ({ $ref: `#/components/${kind}/${name}` });
@@ -18,12 +19,13 @@ const ref = (name: string, kind = "schemas") => ({ $ref: `#/components/${kind}/$
 const named: Record<string, z.ZodType> = {
   Tournament: models.Tournament, TeamSummary: models.TeamSummary, Registration: models.Registration,
   Match: models.Match, Standing: models.Standing, Results: models.Results, DeleteResult: models.DeleteResult,
+  Team: models.Team, Me: models.Me,
   Pagination: models.Pagination, Meta: models.Meta, Error: models.ErrorBody,
-  CreateTournament, UpdateTournament, CreateRegistration, ReportMatch,
+  CreateTournament, UpdateTournament, CreateRegistration, UpdateRegistration, ReportMatch, CreateTeam, UpdateTeam,
 };
 
 const OUTPUTS = new Set(["Tournament", "TeamSummary", "Registration", "Match", "Standing", "Results",
-  "DeleteResult", "Pagination", "Meta", "Error"]);
+  "Team", "Me", "DeleteResult", "Pagination", "Meta", "Error"]);
 
 function componentSchemas(): Json {
   const registry = z.registry<{ id: string }>();
@@ -41,7 +43,7 @@ function componentSchemas(): Json {
     delete schema.$id;
     schemas[id] = schema;
   }
-  schemas.UpdateTournament.minProperties = 1;
+  for (const id of ["UpdateTournament", "UpdateRegistration", "UpdateTeam", "ReportMatch"]) schemas[id].minProperties = 1;
   return schemas;
 }
 
@@ -70,7 +72,7 @@ function schemaOf(schema: z.ZodType): Json {
 const ERROR_RESPONSES: Record<string, { description: string; code: ErrorCode; message: string; headers?: Json }> = {
   "400": { description: "Invalid JSON (`invalid_json`) or invalid fields (`validation_error`, with `details`).", code: "validation_error", message: "The request body is invalid." },
   "401": { description: "No key, not `Bearer <key>`, or an unknown, revoked or expired key.", code: "unauthorized", message: "A valid API key is required: send Authorization: Bearer <key>.", headers: { "WWW-Authenticate": { schema: { type: "string" }, description: "`Bearer realm=\"api\"`" } } },
-  "403": { description: "The account's API access is not enabled (`api_access_disabled`), or the key lacks the scope (`insufficient_scope`).", code: "insufficient_scope", message: "This API key lacks the scope read:tournaments that this operation needs." },
+  "403": { description: "The account's API access is not enabled (`api_access_disabled`), the key lacks the scope (`insufficient_scope`), or the team is not your account's to change (`team_not_owned`).", code: "insufficient_scope", message: "This API key lacks the scope read:tournaments that this operation needs." },
   "404": { description: "No such resource, or one of another account.", code: "not_found", message: "Tournament not found." },
   "409": { description: "The resource's state forbids the request.", code: "tournament_full", message: "The tournament is full (16 of 16 teams)." },
   "422": { description: "The Idempotency-Key was already used with a different request.", code: "idempotency_mismatch", message: "This Idempotency-Key was used with a different request; use a new key for a new request." },
@@ -175,15 +177,23 @@ function operation(route: Route): Json {
   return {
     operationId: route.op.replace(/\.(\w)/, (_, c: string) => c.toUpperCase()),
     summary: route.summary,
-    description: `${route.description ? route.description + "\n\n" : ""}Requires the scope \`${route.scope}\`.`,
-    tags: [route.path.includes("/registrations") ? "Registrations" : route.path.includes("/results") || route.path.includes("/matches") ? "Results" : "Tournaments"],
-    security: [{ apiKey: [route.scope] }],
-    "x-required-scope": route.scope,
+    description: `${route.description ? route.description + "\n\n" : ""}${route.scope ? `Requires the scope \`${route.scope}\`.` : "Any valid key, whatever its scopes."}`,
+    tags: [tagOf(route.path)],
+    security: [{ apiKey: route.scope ? [route.scope] : [] }],
+    ...(route.scope ? { "x-required-scope": route.scope } : {}),
     ...(params.length ? { parameters: params } : {}),
     ...(route.body ? { requestBody: { required: true, content: { "application/json": {
       schema: schemaOf(route.body), ...(route.bodyExample ? { example: route.bodyExample } : {}) } } } } : {}),
     responses,
   };
+}
+
+function tagOf(path: string): string {
+  if (path.includes("/registrations")) return "Registrations";
+  if (path.includes("/results") || path.includes("/matches")) return "Results";
+  if (path.startsWith("/teams")) return "Teams";
+  if (path === "/me") return "Keys";
+  return "Tournaments";
 }
 
 /** The OpenAPI 3.1 document of /api/v1. */
@@ -207,7 +217,7 @@ export function openApiDocument({ serverUrl = LOCAL_SERVER_URL }: { serverUrl?: 
       version: API_VERSION,
       summary: "Tournaments, team registrations, brackets and results for esports organisers.",
       description: [
-        "Every request carries `Authorization: Bearer <API key>`; every operation needs a scope on the key.",
+        "Every request carries `Authorization: Bearer <API key>`; every operation but `GET /me` needs a scope on the key.",
         "Successes are `{success: true, data, pagination?, meta}`; errors are `{success: false, error: {code, message, details?}, meta}`.",
         "Checks run in this order: route (404/405) → key (401) → account enabled (403) → rate limit (429) → scope (403) → input (400/413/415) → existence (404) → state (409).",
         `Rate limit: ${RATE_LIMIT.limit} accepted requests per key in any rolling ${RATE_LIMIT.window} seconds; \`RateLimit-*\` headers on every authenticated response.`,
@@ -221,6 +231,7 @@ export function openApiDocument({ serverUrl = LOCAL_SERVER_URL }: { serverUrl?: 
     ],
     tags: [
       { name: "Tournaments" }, { name: "Registrations" }, { name: "Results", description: "Brackets, match reports and standings." },
+      { name: "Teams", description: "Platform teams and your account's own." }, { name: "Keys", description: "The calling key." },
     ],
     security: [{ apiKey: [] }],
     paths,

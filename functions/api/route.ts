@@ -10,13 +10,16 @@ export interface Route {
   method: Method;
   /** Path below /api/v1, with `{name}` UUID parameters. */
   path: string;
-  scope: Scope;
+  /** The scope the route needs; null: any valid key (GET /me). */
+  scope: Scope | null;
   /** The operation name: a branch of api.call's static `case` (supabase/migrations/*_api.sql). */
   op: string;
   query?: z.ZodType;
   body?: z.ZodType;
   /** The result is `{data, pagination}` rather than the data itself. */
   paginated?: boolean;
+  /** `data` gains `rate_limit`: the key's rate-limit state after this request was counted. */
+  withRateLimit?: boolean;
   /** For creating routes (201): the new resource's path below /api/v1. */
   // deno-lint-ignore no-explicit-any
   location?: (data: any) => string;

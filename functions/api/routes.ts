@@ -2,6 +2,7 @@ import type { Route } from "./route.ts";
 import { tournamentRoutes } from "./resources/tournaments.ts";
 import { registrationRoutes } from "./resources/registrations.ts";
 import { resultRoutes } from "./resources/results.ts";
+import { meRoutes, teamRoutes } from "./resources/teams.ts";
 
 /** Every route of /api/v1: the one place routes are registered. */
-export const routes: Route[] = [...tournamentRoutes, ...registrationRoutes, ...resultRoutes];
+export const routes: Route[] = [...tournamentRoutes, ...registrationRoutes, ...resultRoutes, ...teamRoutes, ...meRoutes];

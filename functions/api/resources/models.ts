@@ -14,6 +14,8 @@ export const EXAMPLE_IDS = {
   match: "7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b",
   nextMatch: "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
   request: "2f3e4d5c-6b7a-4988-8776-655443322110",
+  key: "4b5c6d7e-8f90-4a1b-8c2d-3e4f5a6b7c8d",
+  account: "8c9d0e1f-2a3b-4c4d-9e5f-6a7b8c9d0e1f",
 };
 
 export const TournamentExample = {
@@ -21,7 +23,7 @@ export const TournamentExample = {
   description: "Open 5v5 cup", game_id: EXAMPLE_IDS.game, status: "registration",
   format: "single_elimination", team_size: 5, max_teams: 16, entry_fee: 10, prize_pool: 1500.5,
   starts_at: "2027-03-01T17:00:00.000Z", registration_closes: "2027-02-28T23:00:00.000Z",
-  rules: "Best of 3; finals best of 5.", created_at: "2026-11-21T10:00:00.000Z",
+  check_in_opens: null, rules: "Best of 3; finals best of 5.", created_at: "2026-11-21T10:00:00.000Z",
   updated_at: "2026-11-21T10:00:00.000Z",
 };
 
@@ -39,6 +41,7 @@ export const Tournament = z.object({
   prize_pool: z.number().meta({ description: "Exact to 2 decimals." }),
   starts_at: instant("UTC."),
   registration_closes: instant("UTC; registrations are accepted until then."),
+  check_in_opens: instant("UTC; null: no check-in. When set, teams check in from then until the start, and only checked-in teams take part.").nullable(),
   rules: z.string(),
   created_at: instant("UTC."),
   updated_at: instant("UTC."),
@@ -53,7 +56,7 @@ export const TeamSummary = z.object({
 
 export const RegistrationExample = {
   id: EXAMPLE_IDS.registration, tournament_id: EXAMPLE_IDS.tournament, team_id: EXAMPLE_IDS.team1,
-  payment_status: "pending", registered_at: "2026-11-21T10:05:00.000Z",
+  payment_status: "pending", registered_at: "2026-11-21T10:05:00.000Z", seed: null, checked_in_at: null,
   teams: { id: EXAMPLE_IDS.team1, name: "Aurora Gaming", tag: "AUR", logo_url: "https://example.com/aur.png" },
 };
 
@@ -64,14 +67,17 @@ export const Registration = z.object({
   payment_status: z.enum(["pending", "complete", "refunded"]).meta({
     description: "`complete` when the entry fee is 0, else `pending`.",
   }),
-  registered_at: instant("UTC; registration order gives the seeds (first registered = seed 1)."),
+  registered_at: instant("UTC; after the seeded teams, registration order gives the seeds."),
+  seed: z.int().nullable().meta({ description: "The seed asked for (1–1024), null unless set; seeded teams come first at the start, by seed." }),
+  checked_in_at: instant("UTC; null until the team checks in.").nullable(),
   teams: TeamSummary,
 }).meta({ example: RegistrationExample });
 
 export const MatchExample = {
   id: EXAMPLE_IDS.match, round: 1, position: 1, team1_id: EXAMPLE_IDS.team1, team2_id: EXAMPLE_IDS.team2,
-  team1_score: 2, team2_score: 1, winner_id: EXAMPLE_IDS.team1, status: "completed",
-  next_match_id: EXAMPLE_IDS.nextMatch, completed_at: "2027-03-01T18:10:00.000Z",
+  team1_seed: 1, team2_seed: 16, team1_score: 2, team2_score: 1, winner_id: EXAMPLE_IDS.team1,
+  status: "completed", forfeit: null, next_match_id: EXAMPLE_IDS.nextMatch,
+  scheduled_at: "2027-03-01T18:00:00.000Z", completed_at: "2027-03-01T18:10:00.000Z",
 };
 
 export const Match = z.object({
@@ -80,13 +86,17 @@ export const Match = z.object({
   position: z.int().meta({ description: "1-based within the round." }),
   team1_id: z.guid().nullable().meta({ description: "Null while unknown or for a bye." }),
   team2_id: z.guid().nullable().meta({ description: "Null while unknown or for a bye." }),
-  team1_score: z.int().nullable(),
-  team2_score: z.int().nullable(),
+  team1_seed: z.int().nullable().meta({ description: "team1's seed in the bracket (1..N); null when there is no team1." }),
+  team2_seed: z.int().nullable().meta({ description: "team2's seed in the bracket (1..N); null when there is no team2." }),
+  team1_score: z.int().nullable().meta({ description: "Null until reported, and for a forfeit." }),
+  team2_score: z.int().nullable().meta({ description: "Null until reported, and for a forfeit." }),
   winner_id: z.guid().nullable().meta({ description: "For a bye, the team that advances." }),
   status: z.enum(["pending", "ready", "completed", "bye"]).meta({
     description: "`pending` waits for teams, `ready` can be reported, `completed` has a result, `bye` has one team that advances.",
   }),
+  forfeit: z.enum(["team1", "team2"]).nullable().meta({ description: "The team that forfeited this completed match (the other won); null otherwise." }),
   next_match_id: z.guid().nullable().meta({ description: "The match the winner goes to; null for the final." }),
+  scheduled_at: z.iso.datetime().nullable().meta({ description: "UTC; when the match is planned, null unless set." }),
   completed_at: z.iso.datetime().nullable(),
 }).meta({ example: MatchExample });
 
@@ -110,6 +120,43 @@ export const Results = z.object({
     standings: [{ position: 5, team_id: EXAMPLE_IDS.team2, team_name: "Blue Phoenix", team_tag: "BLU" }],
   },
 });
+
+export const TeamExample = {
+  id: EXAMPLE_IDS.team1, name: "Aurora Gaming", tag: "AUR", logo_url: "https://example.com/aur.png",
+  owned: true, created_at: "2026-11-21T09:00:00.000Z",
+};
+
+export const Team = z.object({
+  id: z.guid(),
+  name: z.string(),
+  tag: z.string(),
+  logo_url: z.string().nullable(),
+  owned: z.boolean().meta({ description: "Whether your account owns the team (and so may change or delete it)." }),
+  created_at: instant("UTC."),
+}).meta({ example: TeamExample });
+
+export const Me = z.object({
+  key: z.object({
+    id: z.guid(),
+    name: z.string(),
+    prefix: z.string().meta({ description: "The key's first characters, to recognise it; never the secret." }),
+    scopes: z.array(z.string()),
+    expires_at: instant("UTC; null: never.").nullable(),
+    created_at: instant("UTC."),
+  }),
+  account: z.object({ id: z.guid(), name: z.string() }),
+  rate_limit: z.object({
+    limit: z.int(),
+    remaining: z.int().meta({ description: "After this request, which counts." }),
+    reset: z.int().meta({ description: "Seconds until the oldest counted request leaves the window." }),
+    window: z.int().meta({ description: "Seconds." }),
+  }),
+}).meta({ example: {
+  key: { id: EXAMPLE_IDS.key, name: "Bracket bot", prefix: "tmk_4fGh8k2L", scopes: ["read:tournaments", "read:teams"],
+    expires_at: null, created_at: "2026-11-21T09:00:00.000Z" },
+  account: { id: EXAMPLE_IDS.account, name: "Northern Leagues" },
+  rate_limit: { limit: 100, remaining: 99, reset: 60, window: 60 },
+} });
 
 export const DeleteResult = z.object({ message: z.string() }).meta({ example: { message: "Tournament deleted" } });
 

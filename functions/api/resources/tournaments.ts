@@ -18,6 +18,7 @@ const fields = {
   prize_pool: money(100_000_000).meta({ description: "At most 2 decimals. Default 0." }),
   starts_at: dateTime().meta({ description: "With an offset (`Z` or `±hh:mm`); in the future." }),
   registration_closes: dateTime().meta({ description: "With an offset; not after `starts_at`. Default `starts_at`." }),
+  check_in_opens: dateTime().nullable().meta({ description: "With an offset, not after `starts_at`, or null (the default): no check-in. When set, teams check in from then until the start and only they take part." }),
   rules: text(20_000).meta({ description: "Up to 20,000 characters. Default `\"\"`." }),
 };
 
@@ -28,6 +29,7 @@ export const CreateTournament = z.strictObject({
   entry_fee: fields.entry_fee.optional(),
   prize_pool: fields.prize_pool.optional(),
   registration_closes: fields.registration_closes.optional(),
+  check_in_opens: fields.check_in_opens.optional(),
   rules: fields.rules.optional(),
 });
 
