@@ -155,12 +155,14 @@ const commands: Record<string, Command<unknown>> = {
     },
   }),
   "teams list": command({
-    args: [], usage: "", summary: "list platform teams",
+    args: [], usage: "", summary: "list every team: platform teams and those accounts made through the API",
     check: () => null,
     async run(db, _, asJson) {
-      const { rows } = await db.query("select id, name, tag, logo_url, created_at from app.teams order by name, id");
+      const { rows } = await db.query(
+        "select id, name, tag, logo_url, account_id, created_at from app.teams order by name, id");
       if (asJson) return json(rows);
-      table(["ID", "TAG", "NAME", "LOGO"], rows.map((r) => [r.id, r.tag, r.name, r.logo_url ?? "-"]), "No teams.");
+      table(["ID", "TAG", "NAME", "OWNER", "LOGO"],
+        rows.map((r) => [r.id, r.tag, r.name, r.account_id ?? "platform", r.logo_url ?? "-"]), "No teams.");
     },
   }),
   "members add": command({

@@ -62,7 +62,6 @@ const KEY = /tmk_[0-9A-Za-z]{49}/g;
 const COMMANDS = ["accounts create", "accounts enable", "accounts disable", "accounts list", "keys create",
   "keys list", "keys revoke", "teams create", "teams list", "members add"];
 
-/** A free TCP port on 127.0.0.1 (nothing listens there). */
 describe("operator CLI", () => {
   it("prints the usage with every command and exits 0 when given no command", async () => {
     const run = await admin([]);
@@ -230,7 +229,12 @@ describe("operator CLI", () => {
 
     const list = await admin(["teams", "list"]);
     expectExit(list, 0);
-    expect(list.stdout.split("\n")).toContainEqual(expect.stringMatching(new RegExp(`^${id}\\s+AUR\\s+${name}\\s+https://example.com/aur.png$`)));
+    expect(list.stdout.split("\n")).toContainEqual(expect.stringMatching(new RegExp(`^${id}\\s+AUR\\s+${name}\\s+platform\\s+https://example.com/aur.png$`)));
+    // A team an account made through the API is listed with its owner.
+    const t = await tenant(["write:teams"]);
+    const own = await t.request("POST", "/teams", { body: { name: `Owl ${randomUUID().slice(0, 8)}`, tag: "OWL" } });
+    const again = await admin(["teams", "list"]);
+    expect(again.stdout.split("\n")).toContainEqual(expect.stringMatching(new RegExp(`^${own.body.data.id}\\s+OWL\\s+.+\\s+${t.accountId}\\s+-$`)));
 
     const other = `Nova ${randomUUID().slice(0, 8)}`;
     const refused = await admin(["teams", "create", other, "NOV", "--logo", "ftp://example.com/nova.png"]);
