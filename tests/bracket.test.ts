@@ -6,8 +6,8 @@ import {
 } from "./helpers.ts";
 
 
-const MATCH_FIELDS = ["completed_at", "id", "next_match_id", "position", "round", "status", "team1_id",
-  "team1_score", "team2_id", "team2_score", "winner_id"];
+const MATCH_FIELDS = ["completed_at", "forfeit", "id", "next_match_id", "position", "round", "scheduled_at", "status",
+  "team1_id", "team1_score", "team1_seed", "team2_id", "team2_score", "team2_seed", "winner_id"];
 
 
 function nextPowerOfTwo(n: number): number {
@@ -100,6 +100,8 @@ function checkBracket(matches: Match[], teams: string[]): void {
     expect(top + bottom).toBe(size + 1);
     expect(m.team1_id).toBe(teamOf(top));
     expect(m.team2_id).toBe(teamOf(bottom));
+    expect([m.team1_seed, m.team2_seed]).toEqual([top, bottom <= n ? bottom : null]);
+    expect([m.forfeit, m.scheduled_at]).toEqual([null, null]);
     expect(m.team1_score).toBeNull();
     expect(m.team2_score).toBeNull();
     expect(m.completed_at).toBeNull();
@@ -122,6 +124,7 @@ function checkBracket(matches: Match[], teams: string[]): void {
     const t2 = m.round === 2 ? byeWinners.get(2 * m.position) ?? null : null;
     expect(m.team1_id).toBe(t1);
     expect(m.team2_id).toBe(t2);
+    expect([m.team1_seed, m.team2_seed]).toEqual([t1 && seedOf.get(t1), t2 && seedOf.get(t2)]);
     expect(m.status).toBe(t1 && t2 ? "ready" : "pending");
     expect([m.winner_id, m.team1_score, m.team2_score, m.completed_at]).toEqual([null, null, null, null]);
   }

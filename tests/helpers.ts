@@ -136,11 +136,15 @@ export interface Match {
   position: number;
   team1_id: string | null;
   team2_id: string | null;
+  team1_seed: number | null;
+  team2_seed: number | null;
   team1_score: number | null;
   team2_score: number | null;
   winner_id: string | null;
   status: "pending" | "ready" | "completed" | "bye";
+  forfeit: "team1" | "team2" | null;
   next_match_id: string | null;
+  scheduled_at: string | null;
   completed_at: string | null;
 }
 
