@@ -1,7 +1,9 @@
 // Tenant isolation (issue 6, part 5). Over HTTP: for every route, both directions between two
 // accounts and three scope sets (every scope, only the route's, all but the route's), the other
 // account's ids answer exactly like ids that exist nowhere (403 when the scope is missing, since
-// the scope check comes before existence; 404 otherwise), and its rows stay unchanged. In SQL:
+// the scope check comes before existence; 404 otherwise), and its rows stay unchanged. Teams are
+// shared: another account's team reads as not owned and writing it is 403 team_not_owned, the
+// same answer as for a platform team; /me shows the caller's own key and account. In SQL:
 // the function's role (no account bound, or bound to the other account) and a Supabase user who
 // is a member of the other account can neither read nor change an account's rows, not even
 // through the operation functions (tests/rls.test.ts covers anon and strangers). Keys: no plaintext key in the function's log, in any table of app, auth and public,
@@ -29,6 +31,8 @@ interface World {
   ready: string;
   completed: string;
   spareTeam: string;
+  /** A team the account made through the API: every account reads it, only this one writes it. */
+  ownTeam: string;
   member: string;
   /** Everything that identifies this account's data. */
   secrets: string[];
@@ -54,6 +58,8 @@ async function world(name: string, game: string): Promise<World> {
     headers: { "idempotency-key": `${name}-create` } }), 201);
   expectStatus(await t.request("POST", `/tournaments/${ongoing.id}/registrations`, { body: { team_id: teams[5] },
     headers: { "idempotency-key": `${name}-late` } }), 409);
+  const ownTeam = await t.request("POST", "/teams", { body: { name: `${name} Own Team`, tag: name.slice(0, 3).toUpperCase() } });
+  expectStatus(ownTeam, 201);
   const [{ id: member }] = await sql("insert into auth.users (email) values (gen_random_uuid() || '@example.com') returning id");
   await sql("select admin.add_account_member($1, $2)", [t.accountId, member]);
 
@@ -65,7 +71,7 @@ async function world(name: string, game: string): Promise<World> {
      union all select id::text from app.matches where account_id = $1`, [t.accountId]);
   return {
     name, t, game, open, ongoing, reg: reg.id, ongoingReg: ongoingReg.id, ready: ready.id, completed: first.id,
-    spareTeam: teams[5], member,
+    spareTeam: teams[5], ownTeam: ownTeam.body.data.id, member,
     secrets: [t.accountId, game, `${name} Open`, `${name} Ongoing`, `${name} Retried`, ...ids.map((r) => r.id)],
   };
 }
@@ -86,7 +92,8 @@ async function fingerprint(accountId: string): Promise<string> {
        'registrations', (select json_agg(r order by r.id) from app.registrations r where r.account_id = $1),
        'matches', (select json_agg(m order by m.id) from app.matches m where m.account_id = $1),
        'idempotency', (select json_agg(i order by i.api_key_id, i.idempotency_key) from app.idempotency_keys i where i.account_id = $1),
-       'members', (select json_agg(m order by m.user_id) from app.account_members m where m.account_id = $1))::text s`,
+       'members', (select json_agg(m order by m.user_id) from app.account_members m where m.account_id = $1),
+       'teams', (select json_agg(t order by t.id) from app.teams t where t.account_id = $1))::text s`,
     [accountId]);
   return row.s;
 }
@@ -106,6 +113,9 @@ beforeAll(async () => {
 // ---------------------------------------------------------------------------------------------
 describe("over HTTP, another account's data is invisible and unchanged", () => {
   const routeName = (r: Route) => `${r.method} ${r.path}`;
+  // Teams are shared by every account and /me is the caller's own: they have their own tests below.
+  const isShared = (r: Route) => r.path === "/me" || r.path === "/teams" || r.path.startsWith("/teams/");
+  const accountRoutes = routes.filter((r) => !isShared(r));
   const SCOPE_SETS = {
     "every scope": (_r: Route) => [...ALL_SCOPES],
     "only the route's scope": (r: Route) => (r.scope ? [r.scope] : [ALL_SCOPES[0]]),
@@ -119,6 +129,7 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
       case "tournaments.update": return { name: "Hijacked", max_teams: 64 };
       case "registrations.create": return { team_id: victim.spareTeam };
       case "matches.report": return { team1_score: 0, team2_score: 9 };
+      case "registrations.update": return { seed: 1, payment_status: "refunded", checked_in: true };
       default:
         if (route.body) throw new Error(`no sample body for ${routeName(route)}: add one to the isolation suite`);
         return undefined;
@@ -131,6 +142,7 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
       case "tournaments.update": return { max_teams: 0 };
       case "registrations.create": return { team_id: "not-a-uuid" };
       case "matches.report": return { team1_score: 1, team2_score: 1 };
+      case "registrations.update": return { seed: 0 };
       default: return undefined;
     }
   }
@@ -162,7 +174,7 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
   describe.each(directions)("%s's keys against %s's data", (intruderName, victimName) => {
     const pick = () => (intruderName === "Bolt" ? [y, x] : [x, y]) as [World, World];
 
-    describe.each(routes.map((r) => [routeName(r), r] as const))("%s", (_name, route) => {
+    describe.each(accountRoutes.map((r) => [routeName(r), r] as const))("%s", (_name, route) => {
       it.each(Object.keys(SCOPE_SETS) as (keyof typeof SCOPE_SETS)[])("with %s", async (set) => {
         const [intruder, victim] = pick();
         const before = await fingerprint(victim.t.accountId);
@@ -215,6 +227,73 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
     });
   });
 
+  describe.each(directions)("%s's keys against %s's team: read by all, written by its owner alone", (intruderName, victimName) => {
+    const pick = () => (intruderName === "Bolt" ? [y, x] : [x, y]) as [World, World];
+    const teamRoutes = routes.filter((r) => r.path === "/teams/{team_id}");
+    const cases = teamRoutes.flatMap((r) =>
+      (Object.keys(SCOPE_SETS) as (keyof typeof SCOPE_SETS)[]).map((set) => [routeName(r), set, r] as const));
+
+    it.each(cases)("%s with %s", async (_name, set, route) => {
+      const [intruder, victim] = pick();
+      const before = await fingerprint(victim.t.accountId);
+      const teamBefore = await sql("select * from app.teams where id = $1", [victim.ownTeam]);
+      const scopes = SCOPE_SETS[set](route);
+      const { key } = await createKey(intruder.t.accountId, scopes);
+      const body = route.method === "PATCH" ? { name: "Hijacked", tag: "HJ", logo_url: null } : undefined;
+      const res = await request(route.method, `/teams/${victim.ownTeam}`, { key, body });
+      const what = `${set}: ${res.text}`;
+      expectNoTrace(res, victim);
+      if (!scopes.includes(route.scope!)) {
+        expect(res.status, what).toBe(403);
+        expect(res.body.error.code, what).toBe("insufficient_scope");
+      } else if (route.method === "GET") {
+        expect(res.status, what).toBe(200);
+        expect(res.body.data, what).toMatchObject({ id: victim.ownTeam, name: `${victim.name} Own Team`, owned: false });
+      } else {
+        expect(res.status, what).toBe(403);
+        expect(res.body.error.code, what).toBe("team_not_owned");
+        // The same answer as for a platform team: nothing tells who owns it.
+        const platform = await request(route.method, `/teams/${victim.spareTeam}`, { key, body });
+        expect(platform.body.error, platform.text).toEqual(res.body.error);
+      }
+      expect(await sql("select * from app.teams where id = $1", [victim.ownTeam]), `${victimName}'s team changed`).toEqual(teamBefore);
+      expect(await fingerprint(victim.t.accountId), `${victimName}'s rows changed`).toBe(before);
+    });
+
+    it("GET /teams shows the other account's team as not owned, and owned=true only the caller's own", async () => {
+      const [intruder, victim] = pick();
+      const { key } = await createKey(intruder.t.accountId, ["read:teams"]);
+      const found = await request("GET", `/teams?search=${encodeURIComponent(`${victim.name} Own Team`)}`, { key });
+      expectStatus(found, 200);
+      expect(found.body.data.map((t: { id: string; owned: boolean }) => [t.id, t.owned])).toContainEqual([victim.ownTeam, false]);
+      expectNoTrace(found, victim);
+      const own = await request("GET", "/teams?owned=true&limit=100", { key });
+      expectStatus(own, 200);
+      const mine = (await sql("select id from app.teams where account_id = $1", [intruder.t.accountId])).map((r) => r.id);
+      expect(own.body.pagination.total).toBe(mine.length);
+      expect(own.body.data.map((t: { id: string }) => t.id).sort()).toEqual([...mine].sort());
+      const others = await request("GET", `/teams?owned=false&search=${encodeURIComponent(`${victim.name} Own Team`)}`, { key });
+      expect(others.body.data.map((t: { id: string }) => t.id)).toContain(victim.ownTeam);
+    });
+
+    it("POST /teams makes a team of the caller's account, and GET /me shows only the caller's key and account", async () => {
+      const [intruder, victim] = pick();
+      const before = await fingerprint(victim.t.accountId);
+      const { id: keyId, key } = await createKey(intruder.t.accountId, ["write:teams"]);
+      const made = await request("POST", "/teams", { key, body: { name: `${intruderName} Made`, tag: "MD" } });
+      expectStatus(made, 201);
+      const [row] = await sql("select account_id from app.teams where id = $1", [made.body.data.id]);
+      expect(row.account_id).toBe(intruder.t.accountId);
+      await sql("delete from app.teams where id = $1", [made.body.data.id]); // keeps the owned=true count above exact
+      const me = await request("GET", "/me", { key });
+      expectStatus(me, 200);
+      expect(me.body.data.key.id).toBe(keyId);
+      expect(me.body.data.account.id).toBe(intruder.t.accountId);
+      expectNoTrace(me, victim);
+      expect(await fingerprint(victim.t.accountId)).toBe(before);
+    });
+  });
+
   it.each([["Ampere"], ["Bolt"]])("%s's own lists, reads and results never show the other account's data", async (name) => {
     const [self, other] = name === "Ampere" ? [x, y] : [y, x];
     const own = await sql("select id, status, game_id from app.tournaments where account_id = $1", [self.t.accountId]);
@@ -246,7 +325,7 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
 
 // ---------------------------------------------------------------------------------------------
 describe("in SQL, the other account's rows can be neither read nor written", () => {
-  interface Outcome { rows: Record<string, unknown>[]; rowCount: number | null; code?: string; message?: string }
+  interface Outcome { rows: Record<string, unknown>[]; rowCount: number | null; code?: string; message?: string; hint?: string }
 
   /** A caller as PostgREST or the function would run it: one transaction, committed when it succeeds. */
   interface Caller { label: string; role: string; account?: () => string; sub?: () => string }
@@ -276,8 +355,8 @@ describe("in SQL, the other account's rows can be neither read nor written", () 
       return { rows: r.rows, rowCount: r.rowCount };
     } catch (err) {
       await client.query("rollback").catch(() => {});
-      const e = err as { code: string; message: string };
-      return { rows: [], rowCount: null, code: e.code, message: e.message };
+      const e = err as { code: string; message: string; hint?: string };
+      return { rows: [], rowCount: null, code: e.code, message: e.message, hint: e.hint };
     } finally {
       client.release();
     }
@@ -322,6 +401,10 @@ describe("in SQL, the other account's rows can be neither read nor written", () 
       ["teams", "update app.teams set name = 'Hijacked' where id = $1", [x.spareTeam]],
       ["teams", "insert into app.teams (name, tag) values ('Planted', 'PL')", []],
       ["teams", "delete from app.teams where id = $1", [x.spareTeam]],
+      ["teams", "update app.teams set name = 'Hijacked', logo_url = null where id = $1 or account_id = $2", [x.ownTeam, a]],
+      ["teams", "update app.teams set account_id = null where id = $1", [x.ownTeam]],
+      ["teams", "delete from app.teams where id = $1 or account_id = $2", [x.ownTeam, a]],
+      ["registrations", "update app.registrations set seed = 1, checked_in_at = now() where id = $1 or account_id = $2", [x.reg, a]],
       ["rate_limits", "select * from app.rate_limits where account_id = $1", [a]],
       ["rate_limits", "insert into app.rate_limits (api_key_id, account_id, next_slot, slots) values ($1, $2, 1, array_fill(now(), array[100]))", [x.t.keyId, a]],
       ["rate_limits", "update app.rate_limits set slots = array_fill(now(), array[100]) where account_id = $1", [a]],
@@ -330,7 +413,7 @@ describe("in SQL, the other account's rows can be neither read nor written", () 
   }
 
   const worldPrint = async () => `${await fingerprint(x.t.accountId)}
-${JSON.stringify(await sql("select * from app.teams where id = $1", [x.spareTeam]))}
+${JSON.stringify(await sql("select * from app.teams where id = any($1::uuid[]) order by id", [[x.spareTeam, x.ownTeam]]))}
 ${JSON.stringify(await sql("select * from app.rate_limits where account_id = $1", [x.t.accountId]))}`;
 
   it("the statements reach account X's rows when its own account is bound (so the refusals below mean something)", async () => {
@@ -379,11 +462,21 @@ ${JSON.stringify(await sql("select * from app.rate_limits where account_id = $1"
         ["app.create_registration", { tournament_id: x.open.id, body: { team_id: x.spareTeam } }],
         ["app.report_match", { tournament_id: x.ongoing.id, match_id: x.ready, body: { team1_score: 0, team2_score: 9 } }],
         ["app.tournament_results", { tournament_id: x.ongoing.id }],
+        ["app.update_registration", { tournament_id: x.open.id, registration_id: x.reg, body: { seed: 1 } }],
+        ["app.delete_registration", { tournament_id: x.open.id, registration_id: x.reg }],
       ];
       for (const [fn, args] of calls) {
         const r = await run(caller, `select ${fn}($1::jsonb) r`, [JSON.stringify(args)]);
         expect(r.code, `${fn}: ${r.message}`).toBe("P0001");
         expect(r.message, fn).toMatch(/not found/i);
+      }
+      // X's team is no secret, but only X may change or delete it (with no account bound the
+      // team may not even be visible: not_found is a refusal too).
+      for (const [fn, args] of [["app.update_team", { team_id: x.ownTeam, body: { name: "Hijacked" } }],
+        ["app.delete_team", { team_id: x.ownTeam }]] as const) {
+        const r = await run(caller, `select ${fn}($1::jsonb) r`, [JSON.stringify(args)]);
+        expect(r.code, `${fn}: ${r.message}`).toBe("P0001");
+        expect(caller.account ? ["team_not_owned"] : ["team_not_owned", "not_found"], `${fn}: ${r.message}`).toContain(r.hint);
       }
       const list = await run(caller, "select app.list_tournaments('{}'::jsonb) r");
       expect(list.code, list.message).toBeUndefined();

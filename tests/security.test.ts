@@ -36,6 +36,8 @@ interface Fixture {
   registrationId: string;
   matchId: string;
   spareTeamId: string;
+  /** A team the owner made through the API: readable by every account, writable by the owner alone. */
+  teamId: string;
 }
 let fx: Fixture;
 
@@ -46,6 +48,9 @@ function sampleBody(route: Route): unknown {
     "PATCH /tournaments/{id}": { name: "Hijacked", max_teams: 64 },
     "POST /tournaments/{tournament_id}/registrations": { team_id: fx.spareTeamId },
     "PATCH /tournaments/{tournament_id}/matches/{match_id}": { team1_score: 0, team2_score: 9 },
+    "PATCH /tournaments/{tournament_id}/registrations/{registration_id}": { seed: 1, payment_status: "refunded" },
+    "POST /teams": { name: "Intruder Team", tag: "INT" },
+    "PATCH /teams/{team_id}": { name: "Hijacked", logo_url: null },
   };
   if (!route.body) return undefined;
   if (!(routeName(route) in samples)) throw new Error(`no sample body for ${routeName(route)}: add one to the security suite`);
@@ -57,7 +62,7 @@ function pathFor(route: Route, ids: "fixture" | "random" = "fixture"): string {
   return route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     if (ids === "random") return crypto.randomUUID();
     const value = { id: fx.tournamentId, tournament_id: fx.tournamentId, registration_id: fx.registrationId,
-      match_id: fx.matchId }[name];
+      match_id: fx.matchId, team_id: fx.teamId }[name];
     if (!value) throw new Error(`no fixture id for {${name}} in ${route.path}: add one to the security suite`);
     return value;
   });
@@ -69,7 +74,8 @@ async function snapshot(): Promise<string> {
     `select json_build_object(
        'tournaments', (select json_agg(t order by t.id) from app.tournaments t where t.account_id = $1),
        'registrations', (select json_agg(r order by r.id) from app.registrations r where r.account_id = $1),
-       'matches', (select json_agg(m order by m.id) from app.matches m where m.account_id = $1))::text s`,
+       'matches', (select json_agg(m order by m.id) from app.matches m where m.account_id = $1),
+       'teams', (select json_agg(t order by t.id) from app.teams t where t.account_id = $1))::text s`,
     [fx.owner.accountId]);
   return row.s;
 }
@@ -96,7 +102,9 @@ beforeAll(async () => {
   expectStatus(await owner.request("PATCH", `/tournaments/${tournament.id}`, { body: { status: "ongoing" } }), 200);
   const [reg] = await sql<{ id: string }>("select id from app.registrations where tournament_id = $1 order by seq limit 1", [tournament.id]);
   const [match] = await sql<{ id: string }>("select id from app.matches where tournament_id = $1 and status = 'ready'", [tournament.id]);
-  fx = { owner, tournamentId: tournament.id, registrationId: reg.id, matchId: match.id, spareTeamId: spare };
+  const team = await owner.request("POST", "/teams", { body: { name: "Owner Team", tag: "OWN", logo_url: "https://example.com/own.png" } });
+  expectStatus(team, 201);
+  fx = { owner, tournamentId: tournament.id, registrationId: reg.id, matchId: match.id, spareTeamId: spare, teamId: team.body.data.id };
 });
 
 describe.each(routes.map((r) => [routeName(r), r] as const))("%s", (_name, route) => {
@@ -189,7 +197,17 @@ describe.each(routes.map((r) => [routeName(r), r] as const))("%s", (_name, route
     const before = await snapshot();
     const intruder = await tenant();
     const res = await send(route, {}, intruder.key);
-    if (route.path.includes("{")) {
+    if (route.path === "/teams/{team_id}") {
+      // Teams are shared: every account reads them, only the owner writes them (no owner named).
+      if (route.method === "GET") {
+        expectStatus(res, 200);
+        expect(res.body.data).toMatchObject({ id: fx.teamId, name: "Owner Team", owned: false });
+      } else {
+        expectStatus(res, 403);
+        expect(res.body.error.code).toBe("team_not_owned");
+      }
+      expect(res.text).not.toContain(fx.owner.accountId);
+    } else if (route.path.includes("{")) {
       expectStatus(res, 404);
       expect(res.body.error.code).toBe("not_found");
       // Same answer as for an id that exists nowhere.
@@ -202,7 +220,14 @@ describe.each(routes.map((r) => [routeName(r), r] as const))("%s", (_name, route
     expect(res.text).not.toContain(fx.tournamentId);
     expect(res.text).not.toContain("Owner Cup");
     expect(await snapshot()).toBe(before);
-    if (route.method === "GET" && !route.path.includes("{")) {
+    if (route.method === "GET" && route.path === "/teams") {
+      // The shared team list: the owner's team is there, not the intruder's.
+      expect(res.body.data.every((t: { owned: boolean }) => !t.owned)).toBe(true);
+      expect(res.text).not.toContain(fx.owner.accountId);
+    } else if (route.method === "GET" && route.path === "/me") {
+      expect(res.body.data.account.id).toBe(intruder.accountId);
+      expect(res.text).not.toContain(fx.owner.accountId);
+    } else if (route.method === "GET" && !route.path.includes("{")) {
       expect(res.body.data).toEqual([]);
       expect(res.body.pagination.total).toBe(0);
     }
