@@ -707,11 +707,17 @@ begin
     perform app.raise_error('tournament_locked',
       format('seed cannot change while the tournament is %s.', v_t.status));
   end if;
-  if (v_checked_in is null) <> (v_r.checked_in_at is null)
-     and (v_t.status <> 'registration' or now() < coalesce(v_t.check_in_opens, '-infinity')) then
-    perform app.raise_error('check_in_closed',
-      case when v_t.status <> 'registration' then format('Check-in is over: the tournament is %s.', v_t.status)
-           else format('Check-in opens at %s.', app.iso(v_t.check_in_opens)) end);
+  -- Check-in: once started, a tournament with check-in says its check-in is over, one without
+  -- says the field is locked; before check_in_opens a team may check out, not in.
+  if (v_checked_in is null) <> (v_r.checked_in_at is null) then
+    if v_t.status <> 'registration' and v_t.check_in_opens is null then
+      perform app.raise_error('tournament_locked',
+        format('checked_in cannot change while the tournament is %s.', v_t.status));
+    elsif v_t.status <> 'registration' then
+      perform app.raise_error('check_in_closed', format('Check-in is over: the tournament is %s.', v_t.status));
+    elsif v_checked_in is not null and now() < coalesce(v_t.check_in_opens, '-infinity') then
+      perform app.raise_error('check_in_closed', format('Check-in opens at %s.', app.iso(v_t.check_in_opens)));
+    end if;
   end if;
   if v_seed is distinct from v_r.seed and v_seed is not null
      and exists (select from app.registrations x where x.tournament_id = v_t.id and x.seed = v_seed) then

@@ -36,7 +36,7 @@ export const registrationRoutes: Route[] = [
     scope: "write:registrations", op: "registrations.update", body: UpdateRegistration, response: Registration,
     conflicts: ["seed_taken", "check_in_closed", "tournament_locked"],
     summary: "Seed, check in, or record a payment",
-    description: "`seed` and `checked_in` change only while the tournament is in `registration` (a changed seed later: 409 `tournament_locked`; check-in outside its window: 409 `check_in_closed`); `payment_status` in any status. Only values that change count, so a client may send back what it read. At the start, seeded teams come first (by seed), then the rest in registration order; with check-in on, only checked-in teams take part.",
+    description: "`seed` and `checked_in` change only while the tournament is in `registration` (later: 409 `tournament_locked`, or `check_in_closed` for check-in when the tournament has check-in); with check-in on, `checked_in: true` before `check_in_opens` is 409 `check_in_closed`; `payment_status` in any status. Only values that change count, so a client may send back what it read. At the start, seeded teams come first (by seed), then the rest in registration order; with check-in on, only checked-in teams take part.",
     bodyExample: { seed: 1, checked_in: true } },
   { method: "DELETE", path: "/tournaments/{tournament_id}/registrations/{registration_id}",
     scope: "write:registrations", op: "registrations.delete", response: DeleteResult,
