@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ERROR_STATUS, PAGE_SIZE, RATE_LIMIT, SCOPES } from "../functions/api/contract.ts";
+import { ERROR_STATUS, FORMATS, PAGE_SIZE, RATE_LIMIT, SCOPES } from "../functions/api/contract.ts";
 import { routes } from "../functions/api/routes.ts";
 import { expectError, expectStatus, sql, tenant } from "./helpers.ts";
 
@@ -19,6 +19,11 @@ describe("one source of truth", () => {
     const [row] = await sql<{ scopes: string[] }>("select app.scopes() as scopes");
     expect(row.scopes).toEqual([...SCOPES]);
     expect(new Set(routes.map((r) => r.scope).filter((s) => s !== null))).toEqual(new Set(SCOPES));
+  });
+
+  it("SQL's formats (app.formats(), behind the tournaments' check) are the API's formats", async () => {
+    const [row] = await sql<{ formats: string[] }>("select app.formats() as formats");
+    expect(row.formats).toEqual([...FORMATS]);
   });
 
   it("every error code SQL raises for the API is one of the contract's codes", () => {

@@ -132,6 +132,9 @@ export function expectError(res: ApiResponse, status: number, code: string, fiel
 /** A match as GET /results returns it. */
 export interface Match {
   id: string;
+  bracket: "winners" | "losers" | "grand_final" | "third_place" | null;
+  group: number | null;
+  loser_next_match_id: string | null;
   round: number;
   position: number;
   team1_id: string | null;

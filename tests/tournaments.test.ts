@@ -6,7 +6,7 @@ import {
 } from "./helpers.ts";
 
 const FIELDS = [
-  "check_in_opens", "created_at", "description", "entry_fee", "format", "game_id", "id", "max_teams", "name",
+  "check_in_opens", "created_at", "format_options", "description", "entry_fee", "format", "game_id", "id", "max_teams", "name",
   "prize_pool", "registration_closes", "rules", "slug", "starts_at", "status", "team_size", "updated_at",
 ].sort();
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -127,7 +127,7 @@ describe("POST /tournaments", () => {
     ["name", ""], ["name", "   "], ["name", long(101)], ["name", 42], ["name", null],
     ["description", long(5001)], ["description", 7],
     ["game_id", "not-a-uuid"], ["game_id", "6f1c2b1a3c4d4e5f8a9b0c1d2e3f4a5b"], ["game_id", 12],
-    ["format", "double_elimination"], ["format", "round_robin"],
+    ["format", "battle_royale"], ["format", "Round_Robin"],
     ["team_size", 0], ["team_size", 101], ["team_size", 2.5], ["team_size", "5"],
     ["max_teams", 1], ["max_teams", 1025], ["max_teams", 8.5], ["max_teams", "8"],
     ["entry_fee", -0.01], ["entry_fee", 1_000_000.01], ["entry_fee", 1.005], ["entry_fee", 10.000000001],

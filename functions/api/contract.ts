@@ -18,6 +18,12 @@ export const SCOPES = [
 /** A permission a key can carry. */
 export type Scope = (typeof SCOPES)[number];
 
+/** The tournament formats the API offers (SQL: app.formats()). */
+export const FORMATS = ["single_elimination", "round_robin"] as const;
+
+/** A tournament format. */
+export type Format = (typeof FORMATS)[number];
+
 /** List pagination: `limit` is 1..max (default `default`), `page` 1..maxPage. */
 export const PAGE_SIZE = { default: 20, max: 100, maxPage: 999_999_999 } as const;
 

@@ -1,6 +1,7 @@
 // Response models: what the API returns, as zod schemas. They are the source of the
 // OpenAPI document's component schemas (the function does not validate its own output).
 import { z } from "zod";
+import { FORMATS } from "../contract.ts";
 
 const id = (description: string) => z.guid().meta({ description });
 const instant = (description: string) => z.iso.datetime().meta({ description, format: "date-time" });
@@ -21,7 +22,7 @@ export const EXAMPLE_IDS = {
 export const TournamentExample = {
   id: EXAMPLE_IDS.tournament, name: "Spring Cup", slug: "spring-cup-x7k2q9",
   description: "Open 5v5 cup", game_id: EXAMPLE_IDS.game, status: "registration",
-  format: "single_elimination", team_size: 5, max_teams: 16, entry_fee: 10, prize_pool: 1500.5,
+  format: "single_elimination", format_options: { third_place_match: false }, team_size: 5, max_teams: 16, entry_fee: 10, prize_pool: 1500.5,
   starts_at: "2027-03-01T17:00:00.000Z", registration_closes: "2027-02-28T23:00:00.000Z",
   check_in_opens: null, rules: "Best of 3; finals best of 5.", created_at: "2026-11-21T10:00:00.000Z",
   updated_at: "2026-11-21T10:00:00.000Z",
@@ -34,7 +35,8 @@ export const Tournament = z.object({
   description: z.string(),
   game_id: z.guid(),
   status: z.enum(["registration", "ongoing", "completed"]),
-  format: z.enum(["single_elimination"]),
+  format: z.enum(FORMATS),
+  format_options: z.record(z.string(), z.unknown()).meta({ description: "The format's options with their defaults filled in." }),
   team_size: z.int().meta({ description: "Players per team." }),
   max_teams: z.int(),
   entry_fee: z.number().meta({ description: "Exact to 2 decimals." }),
@@ -75,13 +77,16 @@ export const Registration = z.object({
 
 export const MatchExample = {
   id: EXAMPLE_IDS.match, round: 1, position: 1, team1_id: EXAMPLE_IDS.team1, team2_id: EXAMPLE_IDS.team2,
-  team1_seed: 1, team2_seed: 16, team1_score: 2, team2_score: 1, winner_id: EXAMPLE_IDS.team1,
-  status: "completed", forfeit: null, next_match_id: EXAMPLE_IDS.nextMatch,
+  bracket: "winners", group: null, team1_seed: 1, team2_seed: 16, team1_score: 2, team2_score: 1, winner_id: EXAMPLE_IDS.team1,
+  status: "completed", forfeit: null, next_match_id: EXAMPLE_IDS.nextMatch, loser_next_match_id: null,
   scheduled_at: "2027-03-01T18:00:00.000Z", completed_at: "2027-03-01T18:10:00.000Z",
 };
 
 export const Match = z.object({
   id: z.guid(),
+  bracket: z.enum(["winners", "losers", "grand_final", "third_place"]).nullable()
+    .meta({ description: "The elimination formats' bracket; null in round robin." }),
+  group: z.int().nullable().meta({ description: "The round-robin group (1-based); null otherwise." }),
   round: z.int().meta({ description: "1 is the first round." }),
   position: z.int().meta({ description: "1-based within the round." }),
   team1_id: z.guid().nullable().meta({ description: "Null while unknown or for a bye." }),
@@ -95,16 +100,22 @@ export const Match = z.object({
     description: "`pending` waits for teams, `ready` can be reported, `completed` has a result, `bye` has one team that advances.",
   }),
   forfeit: z.enum(["team1", "team2"]).nullable().meta({ description: "The team that forfeited this completed match (the other won); null otherwise." }),
-  next_match_id: z.guid().nullable().meta({ description: "The match the winner goes to; null for the final." }),
+  next_match_id: z.guid().nullable().meta({ description: "The match the winner goes to; null for the final and in round robin." }),
+  loser_next_match_id: z.guid().nullable().meta({ description: "The match the loser goes to (the semi-finals' third-place match); null otherwise." }),
   scheduled_at: z.iso.datetime().nullable().meta({ description: "UTC; when the match is planned, null unless set." }),
   completed_at: z.iso.datetime().nullable(),
 }).meta({ example: MatchExample });
 
 export const Standing = z.object({
-  position: z.int().meta({ description: "Competition ranking: 1, 2, 3, 3, 5, 5, 5, 5, …" }),
+  position: z.int().meta({ description: "Single elimination: competition ranking 1, 2, 3, 3, 5, 5, 5, 5, … (3 and 4 with a third-place match). Round robin: overall." }),
   team_id: z.guid(),
   team_name: z.string(),
   team_tag: z.string(),
+  group: z.int().optional().meta({ description: "Round robin: the team's group." }),
+  group_position: z.int().optional().meta({ description: "Round robin: the position within the group." }),
+  wins: z.int().optional().meta({ description: "Round robin." }),
+  losses: z.int().optional().meta({ description: "Round robin." }),
+  points: z.int().optional().meta({ description: "Round robin: points, then head-to-head points among teams level on points, score difference, score for, seed." }),
 });
 
 export const Results = z.object({

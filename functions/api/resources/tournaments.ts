@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PAGE_SIZE } from "../contract.ts";
+import { FORMATS, PAGE_SIZE } from "../contract.ts";
 import { dateTime, money, queryInt, text, uuid } from "../validation.ts";
 import type { Route } from "../route.ts";
 import { DeleteResult, EXAMPLE_IDS, Tournament } from "./models.ts";
@@ -11,7 +11,10 @@ const fields = {
     .meta({ description: "1–100 characters after trimming.", minLength: 1, maxLength: 100 }),
   description: text(5000).meta({ description: "Up to 5,000 characters. Default `\"\"`." }),
   game_id: uuid(),
-  format: z.enum(["single_elimination"]).meta({ description: "Default `single_elimination`, the only format." }),
+  format: z.enum(FORMATS).meta({ description: "Default `single_elimination`. `format_options` go with it." }),
+  format_options: z.record(z.string(), z.unknown()).meta({
+    description: "The format's options (checked strictly against the format; defaults filled in): single_elimination `{third_place_match: bool = false}`; round_robin `{groups: int 1–512 = 1, points: {win: int = 3, loss: int = 0}}`. Locked once ongoing; a PATCH that changes `format` without options resets them to the new format's defaults.",
+  }),
   team_size: z.int().min(1).max(100).meta({ description: "Players per team." }),
   max_teams: z.int().min(2).max(1024),
   entry_fee: money(1_000_000).meta({ description: "At most 2 decimals. Default 0." }),
@@ -22,23 +25,55 @@ const fields = {
   rules: text(20_000).meta({ description: "Up to 20,000 characters. Default `\"\"`." }),
 };
 
+/** Each format's options: every field optional, defaults filled in by SQL (app.format_options). */
+export const FormatOptions = {
+  single_elimination: z.strictObject({
+    third_place_match: z.boolean().optional().meta({ description: "The semi-final losers play for 3rd. Default false." }),
+  }),
+  round_robin: z.strictObject({
+    groups: z.int().min(1).max(512).optional().meta({ description: "Groups, dealt by seed in snake order. Default 1." }),
+    points: z.strictObject({
+      win: z.int().min(-1000).max(1000).optional().meta({ description: "Default 3." }),
+      loss: z.int().min(-1000).max(1000).optional().meta({ description: "Default 0." }),
+    }).optional(),
+  }),
+} satisfies Record<(typeof FORMATS)[number], z.ZodType>;
+
+/** Checks format_options against the format it goes with (when the body names one or it is a create). */
+function checkFormatOptions(body: { format?: (typeof FORMATS)[number]; format_options?: unknown }, ctx: z.RefinementCtx,
+  fallback: (typeof FORMATS)[number] | null) {
+  const format = body.format ?? fallback;
+  if (body.format_options === undefined || format === null) return;
+  const result = FormatOptions[format].safeParse(body.format_options);
+  if (result.success) return;
+  for (const issue of result.error.issues) {
+    const keys = issue.code === "unrecognized_keys" ? issue.keys : [null];
+    for (const key of keys) {
+      ctx.addIssue({ code: "custom", path: ["format_options", ...issue.path, ...(key === null ? [] : [key])],
+        message: key === null ? issue.message : `is not an option of ${format}` });
+    }
+  }
+}
+
 export const CreateTournament = z.strictObject({
   ...fields,
   description: fields.description.optional(),
   format: fields.format.optional(),
+  format_options: fields.format_options.optional(),
   entry_fee: fields.entry_fee.optional(),
   prize_pool: fields.prize_pool.optional(),
   registration_closes: fields.registration_closes.optional(),
   check_in_opens: fields.check_in_opens.optional(),
   rules: fields.rules.optional(),
-});
+}).superRefine((body, ctx) => checkFormatOptions(body, ctx, "single_elimination"));
 
 export const UpdateTournament = z.strictObject({
   ...Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v.optional()])) as {
     [K in keyof typeof fields]: z.ZodOptional<(typeof fields)[K]>;
   },
   status: TournamentStatus.optional(),
-}).refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" });
+}).refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" })
+  .superRefine((body, ctx) => checkFormatOptions(body, ctx, null));
 
 export const ListTournamentsQuery = z.object({
   page: queryInt(1, PAGE_SIZE.maxPage).optional(),
