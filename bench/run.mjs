@@ -35,7 +35,8 @@ const USAGE = `npm run bench [-- options]
   --scale             grow the one big account to 1,000,000 tournaments (default: 100,000)
   --large <n>         grow it to <n> tournaments instead
   --url <base>        a running stack's API base (…/functions/v1/api/v1), with --db <superuser URL>;
-                      --fn-db <url> the function role's URL for the floor, --fn-pid <pid> the function's pid`;
+                      --fn-db <url> the function role's URL for the floor, --fn-pid <pid> the function's pid
+  --formats           only seed, then time each format's largest bracket (start and results) and stop`;
 
 const { values: opt } = parseArgs({ options: {
   help: { type: "boolean", default: false },
@@ -47,6 +48,7 @@ const { values: opt } = parseArgs({ options: {
   db: { type: "string" },
   "fn-db": { type: "string" },
   "fn-pid": { type: "string" },
+  formats: { type: "boolean", default: false },
 } });
 if (opt.help) {
   console.log(USAGE);
@@ -61,6 +63,7 @@ if (!(DURATION >= 1 && Number.isInteger(CONNECTIONS) && CONNECTIONS >= 1 && Numb
   process.exit(2);
 }
 const DEEP_PAGE = 500;
+const MAX_FORMAT_RESULTS_MS = 50; // issue 13: results of the largest brackets read in under 50 ms
 // Page 500 and the cursor's 500th page at a page size of 2: the last page at 1,000 tournaments,
 // so that the same request exists (and returns 2 rows) at both sizes.
 const DEEP_LIMIT = 2;
@@ -82,6 +85,16 @@ const size = (n) => (n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6}M` : n >= 1000 ? `${
 
 const cleanups = [];
 const log = (msg) => console.log(`[bench] ${msg}`);
+
+/** The formats' lines (issue 13): the start's server time and the results' against the target. */
+function formatsReport(formatRuns) {
+  return `Formats (issue 13): the start makes the whole bracket in one request; results < ${MAX_FORMAT_RESULTS_MS} ms on the server\n` +
+    formatRuns.map((f) => `  ${f.generation.error || f.results.error ? "ERROR  " : f.results.warm_mean_ms < MAX_FORMAT_RESULTS_MS ? "MET    " : "NOT MET"}  ` +
+      `${f.format}, ${f.teams} teams (${f.matches} matches at the start): ` +
+      (f.generation.error ?? `start ${f.generation.cold_ms.toFixed(1)} ms in ${f.generation.calls_per_request} statement`) + "; " +
+      (f.results.error ?? `results ${f.results.warm_mean_ms.toFixed(1)} ms (mean of ${f.results.runs} warm, cold ${f.results.cold_ms.toFixed(1)}; ` +
+        `${(f.results.response_bytes / 1024).toFixed(0)} KiB)`)).join("\n") + "\n";
+}
 
 async function teardown() {
   while (cleanups.length) {
@@ -209,6 +222,36 @@ async function main() {
   const W = await on(w);
   let B = await on(b);
 
+  // Issue 13: each format's largest bracket made in one request (the start), and its results read.
+  async function timeFormats() {
+  log("timing each format's bracket generation and results on the server…");
+  const { rows: [{ formats: offered }] } = await db.query("select app.formats() as formats");
+  const formatRuns = [];
+  for (const f of [{ format: "single_elimination", teams: 1024 }, { format: "double_elimination", teams: 1024 },
+    { format: "round_robin", teams: 64 }, { format: "swiss", teams: 1024 }].filter((f) => offered.includes(f.format))) {
+    const [{ key: fKey }] = await seed.createKeys(db, [w], 1, `format ${f.format}`);
+    const id = await seed.startBracket(db, base, fKey, w, data.teams.slice(0, f.teams), { format: f.format, start: false, tag: "formats" });
+    const generation = await timeServer(db, view, async () => {
+      const res = await send(base, fKey, "PATCH", `/tournaments/${id}`, { status: "ongoing" });
+      if (res.status !== 200) throw new Error(`start of the ${f.format} bracket: ${res.status} ${res.text}`);
+      return res.text.length;
+    }, 0).catch((err) => ({ error: err.message }));
+    const { rows: [{ matches }] } = await db.query("select count(*)::int as matches from app.matches where tournament_id = $1", [id]);
+    const results = await timeServer(db, view, async () => {
+      const res = await send(base, fKey, "GET", `/tournaments/${id}/results`);
+      if (res.status !== 200) throw new Error(`results of the ${f.format} bracket: ${res.status}`);
+      return res.text.length;
+    }, 10).catch((err) => ({ error: err.message }));
+    formatRuns.push({ ...f, matches, generation, results });
+  }
+  return formatRuns;
+  }
+  if (opt.formats) {
+    console.log(`\n${formatsReport(await timeFormats())}`);
+    return;
+  }
+
+
   /** Follows B's cursor to page 500 (keys of its own, paced), or says why it cannot. */
   const cursor = {};
   async function walk(dataLabel) {
@@ -276,10 +319,13 @@ async function main() {
     return res.text.length;
   }).catch((err) => ({ error: err.message }));
 
+  const formatRuns = await timeFormats();
+
   const targets = judge({ rows, results1024, idleRss, scale, neighbour, cursor: cursorState });
   console.log(`\n${table(rows)}\n\n${comparisonTable([...scale, ...neighbour])}\n` +
     (cursorState ? `\ncursor: not available (${cursorState.unavailable})\n` : "") +
-    `\nTargets (issue 11)\n${targetList(targets)}\n`);
+    `\nTargets (issue 11)\n${targetList(targets)}\n` +
+    `\n${formatsReport(formatRuns)}`);
 
   const report = {
     started_at: started.toISOString(), finished_at: new Date().toISOString(),
@@ -294,6 +340,7 @@ async function main() {
         score: `${m.team1_score}-${m.team2_score}` })),
     },
     cursor, idle_rss_at_start: idleRss, workloads: rows, comparisons: { scale, neighbour }, results_1024: results1024,
+    formats: formatRuns,
     targets,
   };
   const dir = path.join(ROOT, ".bench");

@@ -168,6 +168,7 @@ export async function readStats(db, view, requests) {
  * top-level statement time per request (api.call: the key check, the rate limit, the operation
  * and its JSON). Measured through the API so that it holds whatever the operations are called.
  */
+/** Server time of one request (`runs` = 0: once, cold) or of `runs` warm repeats after a cold one. */
 export async function timeServer(db, view, send, runs = 20) {
   const per = async (n) => {
     const { rows: [s] } = await db.query(
@@ -179,6 +180,7 @@ export async function timeServer(db, view, send, runs = 20) {
   await resetStats(db, view);
   let bytes = await send();
   const cold = await per(1);
+  if (runs === 0) return { cold_ms: cold.ms, calls_per_request: cold.calls_per_request, response_bytes: bytes };
   await resetStats(db, view);
   for (let i = 0; i < runs; i++) bytes = await send();
   const warm = await per(runs);

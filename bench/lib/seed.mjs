@@ -132,17 +132,20 @@ export async function sampleTournaments(db, accountIds, sample) {
  * A tournament of `teamIds.length` teams (registered in order, so team i is seed i), started
  * through the API so that the bracket is the real one. Returns its id.
  */
-export async function startBracket(db, base, key, accountId, teamIds) {
+export async function startBracket(db, base, key, accountId, teamIds,
+  { format = "single_elimination", start = true, tag = "major" } = {}) {
   const { rows: [t] } = await db.query(
-    `insert into app.tournaments (account_id, name, slug, game_id, team_size, max_teams, starts_at,
-                                  registration_closes)
-     values ($1, $2, $3, $4, 5, $5, now() + interval '30 days', now() + interval '29 days') returning id`,
-    [accountId, `Bench ${teamIds.length}-team major`, `bench-${RUN}-major-${teamIds.length}`, GAMES[1], teamIds.length]);
+    `insert into app.tournaments (account_id, name, slug, game_id, format, format_options, team_size, max_teams,
+                                  starts_at, registration_closes)
+     values ($1, $2, $3, $4, $6, app.format_options($6, '{}'), 5, $5, now() + interval '30 days',
+             now() + interval '29 days') returning id`,
+    [accountId, `Bench ${teamIds.length}-team ${format} ${tag}`, `bench-${RUN}-${tag}-${format.replace("_", "-")}-${teamIds.length}`,
+      GAMES[1], teamIds.length, format]);
   await db.query(
     `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
      select $1, $2, u.id, 'complete' from unnest($3::uuid[]) with ordinality u(id, i) order by i`,
     [t.id, accountId, teamIds]);
-  await api(base, key, "PATCH", `/tournaments/${t.id}`, { status: "ongoing" });
+  if (start) await api(base, key, "PATCH", `/tournaments/${t.id}`, { status: "ongoing" });
   return t.id;
 }
 

@@ -69,16 +69,15 @@ create or replace view app.tournament_documents with (security_invoker = true) a
 create or replace view app.match_documents with (security_invoker = true) as
   select m.id, m.tournament_id, m.round, m.position,
          json_build_object('id', m.id, 'bracket', m.bracket, 'group', m.group_no, 'round', m.round, 'position', m.position,
-           'team1_id', m.team1_id, 'team2_id', m.team2_id, 'team1_seed', r1.bracket_seed, 'team2_seed', r2.bracket_seed,
+           'team1_id', m.team1_id, 'team2_id', m.team2_id, 'team1_seed', (select r.bracket_seed from app.registrations r where r.tournament_id = m.tournament_id and r.team_id = m.team1_id),
+           'team2_seed', (select r.bracket_seed from app.registrations r where r.tournament_id = m.tournament_id and r.team_id = m.team2_id),
            'team1_score', m.team1_score, 'team2_score', m.team2_score, 'winner_id', m.winner_id,
            'status', m.status, 'forfeit', m.forfeit, 'next_match_id', m.next_match_id,
            'loser_next_match_id', m.loser_next_match_id,
            'scheduled_at', to_char(m.scheduled_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
            'completed_at', to_char(m.completed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as doc,
          m.bracket, m.group_no
-    from app.matches m
-    left join app.registrations r1 on r1.tournament_id = m.tournament_id and r1.team_id = m.team1_id
-    left join app.registrations r2 on r2.tournament_id = m.tournament_id and r2.team_id = m.team2_id;
+    from app.matches m;
 
 -- ============================================================================
 -- functions: format options
