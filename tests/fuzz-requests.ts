@@ -274,7 +274,7 @@ const BAD_LOGO_URLS = [
   "", "ftp://example.com/l.png", "javascript:alert(1)", "data:image/png;base64,AAAA", "https://", "https:// x",
   "//example.com/l.png", "example.com/l.png", "HTTPS://EXAMPLE.COM/L.PNG", "https://example.com/" + "a".repeat(2048 - 19),
   "https://exa mple.com/", "https://example.com/a\u0000", "http:/x", "file:///etc/passwd", "https://\u00a0x",
-  "https://example.com/a\ud800", // a lone surrogate: see DEFECT in fuzz.test.ts
+  "https://example.com/a\ud800", // a lone surrogate: refused as invalid text (it was a 500)
 ];
 
 /** Bodies shaped by the route's schema: clean ones (valid field values) reach the SQL rules. */
