@@ -8,14 +8,30 @@ import { base62, crc32 } from "../functions/api/keys.ts";
 import { ALL_SCOPES, type Scope } from "./helpers.ts";
 
 export interface Key { id: string; key: string; scopes: readonly string[] }
-export interface TournamentFx { id: string; regs: string[]; matches: string[] }
+/** `state`: a tournament of aCore that started while the fixtures were made: never back in registration, never deleted. */
+export interface TournamentFx {
+  id: string; regs: string[]; matches: string[]; state?: "started" | "completed";
+  /** Its status when the last batch ended (a hint for picking targets, not an oracle). */
+  status?: string;
+}
+/** How a team named in a path stands to the fuzz account (what GET, PATCH and DELETE of it must answer). */
+export type TeamRole = "core" | "inUse" | "disposable" | "platform" | "other";
 export interface Fixtures {
+  /** Platform teams (operator-made, no owner). */
   teams: string[];
+  /** The fuzz account's own teams: `core` ones are never a DELETE target; `inUse` ones are registered in a
+   * started tournament of aCore (DELETE: team_in_use, for good); `disposable` ones and those the fuzz
+   * created (`created`) may be deleted. */
+  own: { core: string[]; inUse: string[]; disposable: string[]; created: string[] };
+  /** Teams owned by another account: readable and registrable by all, never writable by the fuzz account. */
+  otherTeams: string[];
+  /** The fuzz account (GET /me must name it). */
+  accountId: string;
   /** The fuzz account's tournaments in every state, and the spares that DELETE may remove. */
   aCore: TournamentFx[];
   aDisposable: TournamentFx[];
-  /** Tournaments the fuzz created (DELETE targets them too). */
-  created: string[];
+  /** Tournaments the fuzz created (DELETE targets them too; the latest few are targets of every route). */
+  created: TournamentFx[];
   /** Another account's tournaments: never reachable with the fuzz account's keys. */
   b: TournamentFx[];
   keys: { full: Key[]; limited: Key[]; disabled: string; revoked: string; expired: string };
@@ -34,6 +50,7 @@ type Auth =
   | { kind: "malformed"; header: string };
 type Target =
   | { mode: "A" | "A-cross" | "B" | "AB" | "bad"; t: number; c: number; segment?: string; enc: string }
+  | { mode: "team"; pick: "own" | "platform" | "other" | "wrongKind"; i: number; enc: string }
   | { mode: "unknown"; ids: string[] };
 interface Body { label: string; data: string | Uint8Array; chunked?: boolean; type?: ContentType }
 
@@ -69,9 +86,16 @@ export interface Wire {
   coherent: boolean;
   /** The fuzz account's tournament the request is about, if any. */
   tid: string | null;
+  /** For a coherent path into aCore: the tournament's lasting state (see TournamentFx). */
+  tstate: TournamentFx["state"] | null;
+  /** The team a /teams/{team_id} path names (a real one), and how it stands to the fuzz account. */
+  team: string | null;
+  teamRole: TeamRole | null;
 }
 
 export const MAX_BODY = 64 * 1024;
+/** How many of the tournaments the fuzz made join the fixtures as targets of every route. */
+const RECENT = 6;
 const GAME = "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b";
 const PREFIX = "/functions/v1/api/v1";
 
@@ -234,9 +258,31 @@ function objectOf(required: Record<string, fc.Arbitrary<string>>, optional: Reco
     });
 }
 
+/** Stands for one of the fuzz account's deletable teams in a body: `${OWN_TEAM}<n>@@`, resolved by materialize. */
+const OWN_TEAM = "@@own-team:";
+const hoursFromNow = (h: number) => new Date(Date.now() + h * 3_600_000).toISOString();
+
+/** Logo URLs the contract accepts (http(s), at most 2,048 characters). */
+const LOGO_URLS = [
+  "https://example.com/logo.png", "http://x", "https://cdn.example.org/a/b.svg?v=2#top", "http://127.0.0.1:8080/l.png",
+  "https://例え.jp/ロゴ.png", "https://xn--r8jz45g.jp/x", "http://[::1]/l.png", "https://example.com/%00",
+  "https://example.com/" + "a".repeat(2048 - 20), "https://user:pass@example.com/l.png", "https://example.com/😀.png",
+  "https://example.com/'; drop table app.teams; --",
+];
+/** Logo URLs it refuses: another scheme, no host, too long, not a URL. */
+const BAD_LOGO_URLS = [
+  "", "ftp://example.com/l.png", "javascript:alert(1)", "data:image/png;base64,AAAA", "https://", "https:// x",
+  "//example.com/l.png", "example.com/l.png", "HTTPS://EXAMPLE.COM/L.PNG", "https://example.com/" + "a".repeat(2048 - 19),
+  "https://exa mple.com/", "https://example.com/a\u0000", "http:/x", "file:///etc/passwd", "https://\u00a0x",
+  "https://example.com/a\ud800", // a lone surrogate: refused as invalid text (it was a 500)
+];
+
 /** Bodies shaped by the route's schema: clean ones (valid field values) reach the SQL rules. */
 function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Body> {
   const field = (valid: fc.Arbitrary<string>) => (clean ? valid : fc.oneof(w(85, valid), w(15, hostileValue)));
+  /** Like field, with values at and past the field's own edges among the unclean ones. */
+  const edgy = (valid: fc.Arbitrary<string>, edges: string[]) =>
+    (clean ? valid : fc.oneof(w(70, valid), w(15, fc.constantFrom(...edges)), w(15, hostileValue)));
   const future = j(fc.integer({ min: 2, max: 3650 * 24 }).map((h) => new Date(Date.now() + h * 3_600_000).toISOString()));
   // At the limit in code points: 5,000 "😀" are 10,000 UTF-16 units and 20,000 bytes.
   const text = (max: number) => j(fc.oneof(fc.constant(""), fc.string({ maxLength: 60, unit: "grapheme" }),
@@ -255,6 +301,9 @@ function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Bo
     starts_at: clean ? future : field(dateTime),
     registration_closes: clean ? future : field(dateTime),
     rules: field(text(20_000)),
+    // mostly none or already open (valid whatever starts_at is); sometimes later, maybe after the start
+    check_in_opens: clean ? j(fc.oneof(w(3, fc.constant(null)), w(3, fc.integer({ min: -96, max: -1 }).map(hoursFromNow)),
+      w(1, fc.integer({ min: 1, max: 3650 * 24 }).map(hoursFromNow)))) : field(fc.oneof(w(3, dateTime), w(1, fc.constant("null")))),
   };
   const { name, game_id, team_size, max_teams, starts_at, ...rest } = tournament;
   let entries: fc.Arbitrary<[string, string][]>;
@@ -267,12 +316,54 @@ function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Bo
         { optionalPercent: 15, clean });
       break;
     case "registrations.create":
-      entries = objectOf({ team_id: field(j(fc.oneof(w(6, fc.constantFrom(...fx.teams)), w(2, fc.uuid()),
-        w(1, fc.constantFrom(...fx.aCore.map((t) => t.id)))))) }, {}, { clean });
+      // Any team may be registered: platform teams, the account's own (the deletable ones by a
+      // placeholder that materialize resolves, so that teams the fuzz made get registered too) and
+      // another account's; or an id that names no team.
+      entries = objectOf({ team_id: field(fc.oneof(w(6, j(fc.constantFrom(...fx.teams))), w(2, j(fc.uuid())),
+        w(1, j(fc.constantFrom(...fx.aCore.map((t) => t.id)))), w(1, j(fc.constantFrom(...fx.own.core, ...fx.own.inUse))),
+        w(2, fc.nat().map((n) => JSON.stringify(`${OWN_TEAM}${n}@@`))), w(1, j(fc.constantFrom(...fx.otherTeams))))) }, {}, { clean });
       break;
+    case "registrations.update":
+      entries = objectOf({}, {
+        // small seeds, so that seed_taken happens
+        seed: edgy(j(fc.oneof(w(6, fc.integer({ min: 1, max: 4 })), w(2, fc.integer({ min: 1, max: 1024 })), w(2, fc.constant(null)))),
+          ["0", "1025", "-1", "1.5", "1.0", '"1"', "true", "1e3", "2147483648", "-2147483649"]),
+        payment_status: edgy(j(fc.constantFrom("pending", "complete", "refunded")),
+          ['"paid"', '"COMPLETE"', '"complete "', '""', "null", '"registration"']),
+        checked_in: edgy(j(fc.boolean()), ["null", '"true"', "1", "0", '"yes"']),
+      }, { optionalPercent: 50, clean });
+      break;
+    case "teams.create":
+    case "teams.update": {
+      const team = {
+        name: edgy(j(fc.oneof(fc.constantFrom("Fuzz Own Team", "  Padded Team  ", "Ünïcödé ß", "x".repeat(100),
+          "😀".repeat(100), "a", "Fuzz", "%_\\", "Bravo", "Øresund Łódź Æther"),
+        fc.string({ minLength: 1, maxLength: 40, unit: "grapheme" }))),
+        ['""', '"   "', `"${"x".repeat(101)}"`, `"${"😀".repeat(101)}"`, '"a\\u0000b"', '"\\ud800"', '"\\u00a0"']),
+        tag: edgy(j(fc.oneof(fc.constantFrom("FUZ", "x".repeat(20), "é".repeat(20), "😀".repeat(20), "t", " T "),
+          fc.string({ minLength: 1, maxLength: 20, unit: "grapheme" }))), ['""', '" "', `"${"x".repeat(21)}"`, '"\\udfff"']),
+        logo_url: edgy(j(fc.oneof(w(6, fc.constantFrom(...LOGO_URLS)), w(2, fc.webUrl({ validSchemes: ["http", "https"] })),
+          w(2, fc.constant(null)))), BAD_LOGO_URLS.map((u) => JSON.stringify(u))),
+      };
+      entries = route.op === "teams.create"
+        ? objectOf({ name: team.name, tag: team.tag }, { logo_url: team.logo_url }, { clean })
+        : objectOf({}, team, { optionalPercent: 40, clean });
+      break;
+    }
     case "matches.report": {
       const score = field(j(fc.oneof(fc.integer({ min: 0, max: 5 }), fc.integer({ min: -1, max: 1_000_001 }))));
-      entries = objectOf({ team1_score: score, team2_score: score }, {}, { clean });
+      const forfeit = edgy(j(fc.constantFrom("team1", "team2")), ['"team3"', '"TEAM1"', '" team1"', '""', "null", "1", "true", '"team"']);
+      const scheduled = clean ? j(fc.oneof(w(4, fc.integer({ min: -72, max: 24 * 365 }).map(hoursFromNow)),
+        w(1, fc.constantFrom("2030-01-01T00:00:00+15:59", "2027-06-01T12:00:00.123-08:00", "9999-12-31T23:59:59Z")), w(2, fc.constant(null))))
+        : field(fc.oneof(w(4, dateTime), w(1, fc.constant("null"))));
+      // A result (both scores, or a forfeit), a schedule, or both; and, unclean, any mix of the four.
+      const shapes = [
+        w(5, objectOf({ team1_score: score, team2_score: score }, { scheduled_at: scheduled }, { optionalPercent: 15, clean })),
+        w(2, objectOf({ forfeit }, { scheduled_at: scheduled }, { optionalPercent: 25, clean })),
+        w(2, objectOf({ scheduled_at: scheduled }, {}, { clean })),
+      ];
+      if (!clean) shapes.push(w(2, objectOf({}, { team1_score: score, team2_score: score, forfeit, scheduled_at: scheduled }, { optionalPercent: 50 })));
+      entries = fc.oneof(...shapes);
       break;
     }
     default:
@@ -293,6 +384,12 @@ function validBase(route: Route, fx: Fixtures): [string, string][] {
       return [["team_id", JSON.stringify(fx.teams[fx.teams.length - 1])]];
     case "matches.report":
       return [["team1_score", "2"], ["team2_score", "1"]];
+    case "registrations.update":
+      return [["payment_status", '"complete"'], ["seed", "null"]];
+    case "teams.create":
+      return [["name", '"Fuzz Base Team"'], ["tag", '"FBT"'], ["logo_url", '"https://example.com/fbt.png"']];
+    case "teams.update":
+      return [["tag", '"FBU"']];
     default:
       throw new Error(`no base body for ${route.op}`);
   }
@@ -302,7 +399,8 @@ function validBase(route: Route, fx: Fixtures): [string, string][] {
 function targetedBody(route: Route, fx: Fixtures): fc.Arbitrary<Body> {
   const base = () => validBase(route, fx);
   const first = () => base()[0][0];
-  const numeric = route.op === "matches.report" ? "team1_score" : route.op === "registrations.create" ? "team_id" : "max_teams";
+  const numeric = ({ "matches.report": "team1_score", "registrations.create": "team_id", "registrations.update": "seed",
+    "teams.create": "tag", "teams.update": "tag" } as Record<string, string>)[route.op] ?? "max_teams";
   const withValue = (key: string, value: string) => pairs([...base().filter(([k]) => k !== key), [key, value]]);
   const bytes = (...parts: (string | number[])[]) =>
     new Uint8Array(Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : Buffer.from(p)))));
@@ -343,6 +441,18 @@ function targetedBody(route: Route, fx: Fixtures): fc.Arbitrary<Body> {
     fc.constantFrom(...SQL).map((s) => ({ label: "SQL key", data: pairs([[s, "1"], ...base()]) })),
     fc.constantFrom(...SQL).map((s) => ({ label: "SQL value", data: withValue(first(), JSON.stringify(s)) })),
   ];
+  if (route.op.startsWith("teams.")) {
+    // what a URL may carry that the database cannot store
+    cases.push(fc.constantFrom('\\ud800', '\\udfff', '\\ud83d', '\\u0000', "%00", "\\u202e").map((e) =>
+      ({ label: "NUL or lone surrogate in a URL", data: withValue("logo_url", `"https://example.com/a${e}b"`) })));
+  }
+  if (route.op === "matches.report") {
+    // the result's two shapes at once, and a forfeit's edges
+    cases.push(fc.constantFrom('{"forfeit":"team1","team1_score":2,"team2_score":1}', '{"forfeit":"team2","team2_score":0}',
+      '{"forfeit":null,"team1_score":2,"team2_score":1}', '{"forfeit":"team1","scheduled_at":null}', '{"forfeit":"team1","forfeit":"team2"}',
+      '{"scheduled_at":"2027-06-01T12:00:00"}', '{"scheduled_at":""}', '{"scheduled_at":null,"team1_score":1}', "{}")
+      .map((data) => ({ label: "result shapes", data })));
+  }
   return fc.oneof(...cases);
 }
 
@@ -375,16 +485,34 @@ const RAW_QUERIES = [
   "limit=100&limit=0", `a=${"x".repeat(4000)}`, "status=%27%3B%20drop%20table%20app.tournaments%3B%20--", "page=1%20",
   "page=%EF%BC%91", "page=%D9%A1", "limit=1e2", `game_id=%7B${GAME}%7D`, "status=ongoing&status=bogus", "page=2&limit=1",
 ];
-const queryArb: fc.Arbitrary<string> = fc.oneof(
-  w(4, fc.constant("")),
-  w(5, fc.array(fc.tuple(
-    fc.oneof(w(9, fc.constantFrom(...QUERY_NAMES)), w(1, fc.constantFrom("PAGE", "page[]", "__proto__", "constructor", "toString", "api_key", "")),
-      w(1, fc.string({ maxLength: 8, unit: "binary" }))),
-    fc.oneof(w(6, fc.constantFrom(...QUERY_VALUES)), w(2, fc.integer().map(String)), w(2, fc.string({ maxLength: 12, unit: "binary" }))),
-    fc.boolean(),
-  ), { maxLength: 5 }).map((list) => list.map(([k, v, full]) => `${full ? pct(k) : light(k)}=${full ? pct(v) : light(v)}`).join("&"))),
-  w(1, fc.constantFrom(...RAW_QUERIES)),
-);
+/** GET /teams: `search` (≤ 100 characters, `%` and `_` literal) and `owned`. */
+const TEAM_QUERY_NAMES = ["page", "limit", "search", "owned"];
+const TEAM_QUERY_VALUES = [
+  "1", "2", "20", "100", "101", "0", "-1", "01", "1.5", "999999999", "1000000000", "", " ", "true", "false", "TRUE", "False",
+  "yes", "null", "Fuzz", "fuzz", "FUZZ 00", "Own", "ünï", "ÜNÏ", "😀", "%", "_", "%_", "\\", "'", "x".repeat(100),
+  "x".repeat(101), "é".repeat(100), "😀".repeat(100), "😀".repeat(101), "\u0000", "a\u0000b", "Bravo", GAME, ...SQL,
+];
+const TEAM_RAW_QUERIES = [
+  "owned=true&owned=false", "owned=false&owned=true", "search=%25", "search=%5F", "search=%5C", "search=%00", "owned=",
+  "search=", "search=%ff", "search=%ED%A0%80", `search=${"%F0%9F%98%80".repeat(100)}`, `search=${"x".repeat(4000)}`,
+  "search[]=x", "owned[]=true", "search=a&search=", "page=2&limit=1&owned=false", "limit=100&owned=true&search=fuzz",
+];
+
+function queryArb(route: Route): fc.Arbitrary<string> {
+  const teams = route.op === "teams.list";
+  return fc.oneof(
+    w(4, fc.constant("")),
+    w(5, fc.array(fc.tuple(
+      fc.oneof(w(9, fc.constantFrom(...(teams ? TEAM_QUERY_NAMES : QUERY_NAMES))),
+        w(1, fc.constantFrom("PAGE", "page[]", "__proto__", "constructor", "toString", "api_key", "", ...(teams ? ["Search", "status"] : []))),
+        w(1, fc.string({ maxLength: 8, unit: "binary" }))),
+      fc.oneof(w(6, fc.constantFrom(...(teams ? TEAM_QUERY_VALUES : QUERY_VALUES))), w(2, fc.integer().map(String)),
+        w(2, fc.string({ maxLength: teams ? 40 : 12, unit: teams ? "grapheme" : "binary" }))),
+      fc.boolean(),
+    ), { maxLength: 5 }).map((list) => list.map(([k, v, full]) => `${full ? pct(k) : light(k)}=${full ? pct(v) : light(v)}`).join("&"))),
+    w(1, fc.constantFrom(...(teams ? TEAM_RAW_QUERIES : RAW_QUERIES))),
+  );
+}
 
 const authArb: fc.Arbitrary<Auth> = fc.oneof(
   w(80, fc.constantFrom("Bearer %s", "bearer %s", "BEARER  %s", "Bearer %s  ").map((format) => ({ kind: "full" as const, format }))),
@@ -403,6 +531,18 @@ function targetArb(route: Route): fc.Arbitrary<Target> {
   const idx = fc.tuple(fc.nat(), fc.nat(), enc);
   const segment = fc.oneof(w(3, fc.constantFrom(...MALFORMED_SEGMENTS)),
     w(1, fc.string({ unit: "binary", minLength: 1, maxLength: 30 }).map(pct)));
+  if (names[0][1] === "team_id") {
+    // a team of the account, a platform team, another account's (both readable, neither writable),
+    // an id of another kind, an unknown id, a malformed segment
+    const team = (pick: "own" | "platform" | "other" | "wrongKind") =>
+      fc.tuple(fc.nat(), enc).map(([i, e]) => ({ mode: "team" as const, pick, i, enc: e }));
+    return fc.oneof(
+      w(46, team("own")), w(12, team("platform")), w(12, team("other")), w(5, team("wrongKind")),
+      w(8, fc.oneof(w(9, fc.uuid()), w(1, fc.constantFrom("00000000-0000-0000-0000-000000000000",
+        "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"))).map((id) => ({ mode: "unknown" as const, ids: [id] }))),
+      w(17, fc.tuple(fc.nat(), fc.nat(), segment).map(([t, c, s]) => ({ mode: "bad" as const, t, c, segment: s, enc: "plain" }))),
+    );
+  }
   return fc.oneof(
     w(50, idx.map(([t, c, e]) => ({ mode: "A" as const, t, c, enc: e }))),
     w(6, idx.map(([t, c, e]) => ({ mode: "A-cross" as const, t, c, enc: e }))),
@@ -425,7 +565,7 @@ function specArb(route: Route, fx: Fixtures): fc.Arbitrary<Spec> {
       w(15, fc.constantFrom("GET", "POST", "PATCH", "DELETE", "PUT", "HEAD", "OPTIONS", "TRACE", "PROPFIND"))),
     target: targetArb(route),
     mutation: fc.oneof(w(88, fc.constant(null)), w(12, fc.constantFrom(...Object.keys(MUTATIONS)))),
-    query: route.query ? queryArb : fc.oneof(w(9, fc.constant("")), w(1, queryArb)),
+    query: route.query ? queryArb(route) : fc.oneof(w(9, fc.constant("")), w(1, queryArb(route))),
     auth: authArb,
     contentType: fc.oneof(w(85, fc.constantFrom(...JSON_TYPES)), w(15, fc.constantFrom(...OTHER_TYPES))),
     body,
@@ -511,24 +651,77 @@ function authHeader(auth: Auth, fx: Fixtures): { header?: string | string[]; key
   }
 }
 
-interface Resolved { segments: string[]; owner: Wire["owner"]; coherent: boolean; tid: string | null }
+interface Resolved {
+  segments: string[]; owner: Wire["owner"]; coherent: boolean; tid: string | null;
+  tstate?: Wire["tstate"]; team?: string; teamRole?: TeamRole;
+}
+
+const pick = <T>(list: T[], i: number) => list[i % list.length];
+
+/** A /teams/{team_id} path: the team by its standing (own, platform, another account's), or no team at all. */
+function resolveTeam(spec: Spec, fx: Fixtures): Resolved {
+  const target = spec.target;
+  if (target.mode === "unknown") return { segments: target.ids.slice(0, 1), owner: "none", coherent: false, tid: null };
+  if (target.mode === "bad") {
+    let segment = target.segment!.replaceAll("%ID%", pick(fx.own.core, target.t));
+    if (/^(\.|%2e){1,2}$/i.test(segment) || segment === "") segment = `x${segment}`;
+    return { segments: [segment], owner: "bad", coherent: false, tid: null };
+  }
+  if (target.mode !== "team") throw new Error(`a team path with target mode ${target.mode}`);
+  const encode = (id: string) => target.enc === "upper" ? id.toUpperCase() : target.enc === "percent" ? pct(id) : id;
+  const deletable = [...fx.own.disposable, ...fx.own.created];
+  let id: string;
+  let role: TeamRole;
+  switch (target.pick) {
+    case "own": {
+      // Half the time a team that stays (DELETE never reaches the core teams, so that GET and
+      // PATCH of them always find them; one in use cannot go), else one that may be gone.
+      const lasting: [string, TeamRole][] = [
+        ...(spec.method === "DELETE" ? [] : fx.own.core.map((t): [string, TeamRole] => [t, "core"])),
+        ...fx.own.inUse.map((t): [string, TeamRole] => [t, "inUse"]),
+      ];
+      [id, role] = target.i % 2 ? [pick(deletable, target.i >> 1), "disposable"] : pick(lasting, target.i >> 1);
+      break;
+    }
+    case "platform":
+      [id, role] = [pick(fx.teams, target.i), "platform"];
+      break;
+    case "other":
+      [id, role] = [pick(fx.otherTeams, target.i), "other"];
+      break;
+    case "wrongKind": // a tournament, registration or match id of the account: no team
+      return { segments: [encode(pick(fx.aCore.flatMap((t) => [t.id, ...t.regs, ...t.matches]), target.i))],
+        owner: "none", coherent: false, tid: null };
+  }
+  return { segments: [encode(id)], owner: role === "other" ? "B" : role === "platform" ? "none" : "A", coherent: true,
+    tid: null, team: id, teamRole: role };
+}
 
 function resolveTarget(spec: Spec, fx: Fixtures): Resolved {
   const names = [...spec.template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
   if (names.length === 0) return { segments: [], owner: "A", coherent: true, tid: null };
+  if (names[0] === "team_id") return resolveTeam(spec, fx);
   const target = spec.target;
   if (target.mode === "unknown") return { segments: target.ids.slice(0, names.length), owner: "none", coherent: false, tid: null };
+  if (target.mode === "team") throw new Error("a team target on a tournament path");
   const child = names[1];
   const kids = (t: TournamentFx) => (child === "registration_id" ? t.regs : t.matches);
-  const pick = <T>(list: T[], i: number) => list[i % list.length];
   const isDelete = spec.method === "DELETE" && spec.template === "/tournaments/{id}";
   const aPool: TournamentFx[] = isDelete
-    ? [...fx.aDisposable, ...fx.created.map((id) => ({ id, regs: [], matches: [] }))]
-    : [...fx.aCore, ...fx.aDisposable];
+    ? [...fx.aDisposable, ...fx.created]
+    // the latest tournaments the fuzz made are likely still in registration, taking registrations
+    : [...fx.aCore, ...fx.aDisposable, ...fx.created.slice(-RECENT)];
   const aKids = fx.aCore.flatMap(kids);
   const encode = (id: string) => target.enc === "upper" ? id.toUpperCase() : target.enc === "percent" ? pct(id) : id;
 
-  let t = pick(aPool, target.t);
+  // The chain of one tournament: for a child route, a tournament that has such children (while
+  // it lasts); A-cross and the other modes cover the ids that do not belong together.
+  // Half of them where the children change: registrations while in registration, matches while ongoing.
+  const parents = child ? aPool.filter((x) => kids(x).length) : aPool;
+  const changing = child === "match_id" ? "ongoing" : child || spec.template.endsWith("/registrations") ? "registration" : null;
+  const live = parents.filter((x) => changing && x.status === changing);
+  let t = target.mode !== "A" || !parents.length ? pick(aPool, target.t)
+    : target.t % 2 && live.length ? pick(live, target.t >> 1) : pick(parents, target.t >> 1);
   let c = kids(t).length ? pick(kids(t), target.c) : pick(aKids, target.c);
   let owner: Wire["owner"] = "A";
   let coherent = kids(t).includes(c) || !child;
@@ -561,7 +754,8 @@ function resolveTarget(spec: Spec, fx: Fixtures): Resolved {
       return { segments, owner: "bad", coherent: false, tid: t.id };
     }
   }
-  return { segments: [encode(t.id), ...(child ? [encode(c)] : [])], owner, coherent, tid: t.id };
+  return { segments: [encode(t.id), ...(child ? [encode(c)] : [])], owner, coherent, tid: t.id,
+    tstate: coherent ? t.state ?? null : null };
 }
 
 function mutate(path: string, mutation: string | null): string {
@@ -572,7 +766,7 @@ function mutate(path: string, mutation: string | null): string {
     case "dot-segment": return `${PREFIX}/x/..${path}`;
     case "encoded-dot": return `${PREFIX}/%2e${path}`;
     case "double-slash": return `${PREFIX}/${path}`;
-    case "upper-case": return PREFIX + path.replace("/tournaments", "/TOURNAMENTS");
+    case "upper-case": return PREFIX + path.replace(/^\/[a-z]+/, (first) => first.toUpperCase());
     case "traversal": return `${PREFIX}${path}/../../../../../../etc/passwd`;
     case "encoded-traversal": return `${PREFIX}${path}/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/admin`;
     case "encoded-slash": {
@@ -602,7 +796,11 @@ export function materialize(spec: Spec, fx: Fixtures): Wire {
   let body: Buffer | undefined;
   let chunks: Buffer[] | undefined;
   if (spec.body && spec.method !== "HEAD" && spec.method !== "TRACE") {
-    const data = spec.body.data;
+    let data = spec.body.data;
+    if (typeof data === "string" && data.includes(OWN_TEAM)) {
+      const deletable = [...fx.own.disposable, ...fx.own.created];
+      data = data.replace(new RegExp(`${OWN_TEAM}(\\d+)@@`, "g"), (_, n: string) => pick(deletable, Number(n)));
+    }
     body = typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data);
     if (spec.body.chunked && ["POST", "PATCH", "PUT", "PROPFIND"].includes(spec.method)) {
       chunks = [];
@@ -616,7 +814,8 @@ export function materialize(spec: Spec, fx: Fixtures): Wire {
   return {
     method: spec.method, path: path + (spec.query ? `?${spec.query}` : ""), headers, body, chunks,
     fresh: size > MAX_BODY, scopes: auth.scopes, keyId: auth.key?.id ?? null,
-    owner: target.owner, coherent: target.coherent, tid: target.tid,
+    owner: target.owner, coherent: target.coherent, tid: target.tid, tstate: target.tstate ?? null,
+    team: target.team ?? null, teamRole: target.teamRole ?? null,
   };
 }
 

@@ -14,8 +14,10 @@ import {
   ALL_SCOPES, apiUrl, createAccount, createKey, createTeams, request, sql, type Tenant, tenant, tournamentBody,
 } from "./helpers.ts";
 import {
-  type Fixtures, type Key, type Spec, type Wire, bodyVerdict, materialize, requestArb, routeOf,
+  type Fixtures, type Key, type Spec, type TeamRole, type Wire, bodyVerdict, materialize, requestArb, routeOf,
 } from "./fuzz-requests.ts";
+import type { Route } from "../functions/api/route.ts";
+import { base62, bearerKey, crc32 } from "../functions/api/keys.ts";
 
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 10_000);
 const BATCH = 100;
@@ -29,6 +31,8 @@ const CONTRACT: Record<string, number> = {
   invalid_status_transition: 409, tournament_locked: 409, match_not_ready: 409, match_locked: 409,
   idempotency_conflict: 409, idempotency_mismatch: 422, payload_too_large: 413, unsupported_media_type: 415,
   rate_limited: 429, internal_error: 500, service_unavailable: 503,
+  // section 9
+  team_not_owned: 403, team_in_use: 409, seed_taken: 409, check_in_closed: 409,
 };
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const KEY_IN_TEXT = /tmk_[0-9A-Za-z]{20,}/;
@@ -40,9 +44,12 @@ interface Outcome { spec: Spec; wire: Wire; res: Res; expected: string[] | null;
 // ---------------------------------------------------------------------------------------------
 // fixtures
 
-/** A tournament made through the API: `teams` registrations, then optionally started and played. */
+/**
+ * A tournament made through the API: `teams` registrations (the first with `seeds`, the first
+ * `checkIns` checked in), then optionally started and played.
+ */
 async function build(t: Tenant, teams: string[], name: string, count: number,
-  { start = false, reports = 0, complete = false, overrides = {} as Record<string, unknown> } = {}) {
+  { start = false, reports = 0, complete = false, overrides = {} as Record<string, unknown>, seeds = [] as number[], checkIns = 0 } = {}) {
   const { key } = await t.newKey();
   const call = (method: string, path: string, body?: unknown) => request(method, path, { key, body });
   const expectOk = (r: { status: number; text: string }) => {
@@ -51,9 +58,14 @@ async function build(t: Tenant, teams: string[], name: string, count: number,
   const created = await call("POST", "/tournaments", tournamentBody({ name, max_teams: 16, ...overrides }));
   if (created.status !== 201) throw new Error(`fixture: ${created.text}`);
   const id: string = created.body.data.id;
+  const made: string[] = [];
   for (const team_id of teams.slice(0, count)) {
-    expectOk(await call("POST", `/tournaments/${id}/registrations`, { team_id }));
+    const reg = await call("POST", `/tournaments/${id}/registrations`, { team_id });
+    expectOk(reg);
+    made.push(reg.body.data.id);
   }
+  for (const [i, seed] of seeds.entries()) expectOk(await call("PATCH", `/tournaments/${id}/registrations/${made[i]}`, { seed }));
+  for (const reg of made.slice(0, checkIns)) expectOk(await call("PATCH", `/tournaments/${id}/registrations/${reg}`, { checked_in: true }));
   if (start) expectOk(await call("PATCH", `/tournaments/${id}`, { status: "ongoing" }));
   for (let i = 0; i < reports; i++) {
     const [m] = await sql("select id from app.matches where tournament_id = $1 and status = 'ready' order by round, position limit 1", [id]);
@@ -65,21 +77,47 @@ async function build(t: Tenant, teams: string[], name: string, count: number,
   return { id, regs, matches };
 }
 
+/** Teams made through the API by an account: they are its own. */
+async function ownTeams(t: Tenant, prefix: string, count: number): Promise<string[]> {
+  const { key } = await t.newKey();
+  const ids: string[] = [];
+  for (let i = 1; i <= count; i++) {
+    const res = await request("POST", "/teams", { key,
+      body: { name: `${prefix} ${i}`, tag: `${prefix.slice(0, 3).toUpperCase()}${i}`, ...(i % 2 ? { logo_url: `https://example.com/${i}.png` } : {}) } });
+    if (res.status !== 201) throw new Error(`fixture: ${res.text}`);
+    ids.push(res.body.data.id);
+  }
+  return ids;
+}
+
 async function fixtures(): Promise<Fixtures> {
   const teams = await createTeams(40, "Fuzz");
   const [a, b] = await Promise.all([tenant(), tenant()]);
   const past = new Date(Date.now() - 3_600_000).toISOString();
+  const inTenDays = new Date(Date.now() + 10 * 86_400_000).toISOString();
+  // The fuzz account's own teams (core: never deleted; inUse: in a started tournament; disposable),
+  // and another account's (readable and registrable by all, writable by its account alone).
+  const [[core, inUse, disposable], otherTeams] = await Promise.all([
+    ownTeams(a, "Fuzz Own", 18).then((ids) => [ids.slice(0, 4), ids.slice(4, 6), ids.slice(6)]),
+    ownTeams(b, "Other Org Team", 4),
+  ]);
+  // Its name is one of the secrets: no answer to the fuzz account may name the other account.
+  await sql("update app.accounts set name = 'Bravo Secret Org' where id = $1", [b.accountId]);
   const [aCore, aDisposable, bAll] = await Promise.all([
     Promise.all([
-      build(a, teams, "Alpha Open", 3),
+      build(a, [...disposable.slice(0, 2), ...teams], "Alpha Open", 3, { seeds: [1, 2] }),
       build(a, teams, "Alpha Big", 0, { overrides: { max_teams: 64 } }),
-      build(a, teams, "Alpha Paid", 2, { overrides: { entry_fee: 12.5, max_teams: 8 } }),
-      build(a, teams, "Alpha Full", 2, { overrides: { max_teams: 2 } }),
+      build(a, [otherTeams[0], ...teams], "Alpha Paid", 2, { overrides: { entry_fee: 12.5, max_teams: 8 }, seeds: [2] }),
+      build(a, teams, "Alpha Full", 2, { overrides: { max_teams: 2 }, seeds: [1, 2] }),
       build(a, teams, "Alpha Closed", 0, { overrides: { registration_closes: past } }),
-      build(a, teams, "Alpha Eight", 8, { start: true }),
-      build(a, teams, "Alpha Five", 5, { start: true }),
-      build(a, teams, "Alpha Final Played", 4, { start: true, reports: 3 }),
-      build(a, teams, "Alpha Done", 2, { start: true, reports: 1, complete: true }),
+      // cannot start before its check-in opens: seeds stay taken here
+      build(a, [disposable[2], ...teams], "Alpha Check-in Later", 5, { overrides: { check_in_opens: inTenDays }, seeds: [1, 2, 3, 4] }),
+      build(a, [core[0], disposable[3], ...teams], "Alpha Check-in Open", 4, { overrides: { check_in_opens: past }, checkIns: 1, seeds: [3] }),
+      build(a, [disposable[4], ...teams], "Alpha Seeded Start", 5, { overrides: { check_in_opens: past }, seeds: [2, 1], checkIns: 4, start: true }),
+      build(a, teams, "Alpha Eight", 8, { start: true }).then((t) => ({ ...t, state: "started" as const })),
+      build(a, [...inUse, ...teams], "Alpha Five", 5, { start: true }).then((t) => ({ ...t, state: "started" as const })),
+      build(a, teams, "Alpha Final Played", 4, { start: true, reports: 3 }).then((t) => ({ ...t, state: "started" as const })),
+      build(a, teams, "Alpha Done", 2, { start: true, reports: 1, complete: true }).then((t) => ({ ...t, state: "completed" as const })),
     ]),
     Promise.all([
       build(a, teams, "Alpha Spare 1", 0),
@@ -114,11 +152,39 @@ async function fixtures(): Promise<Fixtures> {
   const bRegs = bAll.flatMap((t) => t.regs);
   const bMatches = bAll.flatMap((t) => t.matches);
   return {
-    teams, aCore, aDisposable, b: bAll, created: [],
+    teams, own: { core, inUse, disposable, created: [] }, otherTeams, accountId: a.accountId,
+    aCore, aDisposable, b: bAll, created: [],
     keys: { full, limited, disabled: disabled.key, revoked: revoked.key, expired: expired.key },
     accounts: [a.accountId, b.accountId, disabledAccount],
     secrets: [b.accountId, B_GAME, "Bravo Secret", ...bAll.map((t) => t.id), ...bRegs, ...bMatches],
   };
+}
+
+/** Keeps the fixtures' id lists in step with what accepted requests made. */
+function track(fx: Fixtures, op: string, data: { id: string }): void {
+  if (op === "tournaments.create") fx.created.push({ id: data.id, regs: [], matches: [] });
+  else if (op === "teams.create") fx.own.created.push(data.id);
+}
+
+/**
+ * The registrations and matches of the fuzz account's tournaments as they are now (after a
+ * batch): registrations come and go (withdrawn, or gone with their team), brackets appear when
+ * the fuzz starts a tournament, a deleted tournament has neither; so a coherent path names a
+ * live chain.
+ */
+async function refresh(fx: Fixtures): Promise<void> {
+  const all = [...fx.aCore, ...fx.aDisposable, ...fx.created];
+  const rows = await sql<{ id: string; status: string; regs: string[]; matches: string[] }>(
+    `select t.id::text id, t.status,
+            array(select r.id::text from app.registrations r where r.tournament_id = t.id order by r.seq) regs,
+            array(select m.id::text from app.matches m where m.tournament_id = t.id order by m.round, m.position) matches
+       from app.tournaments t where t.id = any($1::uuid[])`, [all.map((t) => t.id)]);
+  const now = new Map(rows.map((r) => [r.id, r]));
+  for (const t of all) {
+    t.regs = now.get(t.id)?.regs ?? [];
+    t.matches = now.get(t.id)?.matches ?? [];
+    t.status = now.get(t.id)?.status;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -173,6 +239,30 @@ async function pool<T, R>(items: T[], n: number, fn: (item: T) => Promise<R>): P
 // ---------------------------------------------------------------------------------------------
 // the oracle: what the contract's order of checks predicts for a request
 
+/** The body as the route's schema gives it (names trimmed and the like) when it passes; else null. */
+function validBody(route: Route, wire: Wire): Record<string, unknown> | null {
+  if (!route.body) return null;
+  const verdict = bodyVerdict(wire);
+  if (!("value" in verdict)) return null;
+  const parsed = route.body.safeParse(verdict.value);
+  return parsed.success ? parsed.data as Record<string, unknown> : null;
+}
+
+function header(wire: Wire, name: string): string | null {
+  const h = wire.headers[name];
+  return h === undefined ? null : Array.isArray(h) ? h.join(", ") : h;
+}
+
+/** What a /teams/{team_id} request for a real team must answer: any account reads any team; only its own account writes it. */
+function teamOutcome(route: Route, role: TeamRole): string[] {
+  const mayBeGone = role === "disposable" ? ["not_found"] : []; // the fuzz may have deleted it
+  if (route.method === "GET") return ["ok", ...mayBeGone];
+  if (role === "platform" || role === "other") return ["team_not_owned"];
+  if (route.method === "PATCH") return ["ok", ...mayBeGone];
+  if (role === "inUse") return ["team_in_use"];
+  return ["ok", "team_in_use", ...mayBeGone];
+}
+
 /** The acceptable outcomes ("ok" or an error code), or null where only the generic invariants apply. */
 function expectFor(spec: Spec, wire: Wire): string[] | null {
   if (wire.method === "OPTIONS") return ["preflight"];
@@ -183,6 +273,7 @@ function expectFor(spec: Spec, wire: Wire): string[] | null {
   // key → account → rate limit → scope
   if (spec.auth.kind === "disabled") return ["api_access_disabled"];
   if (!wire.scopes) return ["unauthorized"];
+  // GET /me has no scope: any valid key
   if (route.scope && !wire.scopes.includes(route.scope)) return ["insufficient_scope"];
   // input
   if (route.query) {
@@ -205,10 +296,31 @@ function expectFor(spec: Spec, wire: Wire): string[] | null {
   // existence, then state
   const retry = idem ? ["idempotency_mismatch", "idempotency_conflict"] : [];
   if (wire.owner === "bad") return ["not_found"];
+  if (wire.teamRole) return teamOutcome(route, wire.teamRole);
   if (wire.owner !== "A" || !wire.coherent) return ["not_found", ...clockChecked, ...retry];
-  if (!route.path.includes("{")) return route.method === "GET" ? ["ok"] : ["ok", "validation_error", ...retry];
-  if (route.method === "GET" || route.method === "DELETE") return ["ok", "not_found"];
-  return ["ok", "validation_error", "not_found", ...(route.conflicts ?? []), ...retry];
+  if (!route.path.includes("{")) {
+    if (route.method === "GET") return ["ok"];
+    // only a tournament's dates are checked past the schema (in SQL, against the clock)
+    return route.op === "tournaments.create" ? ["ok", "validation_error", ...retry] : ["ok", ...retry];
+  }
+  // A tournament of aCore that started while the fixtures were made stays started (or completes).
+  if (wire.tstate) {
+    if (route.op === "registrations.delete") return ["registration_closed"];
+    if (route.op === "registrations.update") {
+      // Its registrations have no seed and are not checked in: only a change counts. It has no
+      // check-in (check_in_closed is for a tournament with check-in, outside its window), so a
+      // check-in after the start is a locked field, as a seed is (README, decisions).
+      const body = validBody(route, wire)!;
+      const seed = body.seed !== undefined && body.seed !== null;
+      return seed || body.checked_in === true ? ["tournament_locked"] : ["ok"];
+    }
+    if (route.op === "matches.report" && wire.tstate === "completed") return ["match_locked"];
+  }
+  if (route.method === "GET") return ["ok", "not_found"];
+  if (route.method === "DELETE") return ["ok", "not_found", ...(route.conflicts ?? [])];
+  // Past the schema only a tournament's own rules (dates against the clock, in SQL) give a 400.
+  const late400 = route.op === "tournaments.update" ? ["validation_error"] : [];
+  return ["ok", ...late400, "not_found", ...(route.conflicts ?? []), ...retry];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -236,14 +348,14 @@ function check(spec: Spec, wire: Wire, res: Res, expected: string[] | null, fx: 
       const statusOf = (c: string) => (c === "ok" ? 200 : CONTRACT[c]);
       outcome = (expected ?? Object.keys(CONTRACT)).find((c) => statusOf(c) === res.status) ?? `status ${res.status}`;
     } else {
-      outcome = checkEnvelope(spec, wire, res, p);
+      outcome = checkEnvelope(spec, wire, res, p, fx);
     }
   }
   if (expected && !expected.includes(outcome)) p.push(`expected ${expected.join(" | ")}, got ${outcome}`);
   return p;
 }
 
-function checkEnvelope(spec: Spec, wire: Wire, res: Res, p: string[]): string {
+function checkEnvelope(spec: Spec, wire: Wire, res: Res, p: string[], fx: Fixtures): string {
   let body: Record<string, unknown>;
   try {
     body = JSON.parse(res.text);
@@ -272,6 +384,7 @@ function checkEnvelope(spec: Spec, wire: Wire, res: Res, p: string[]): string {
     const data = route.response.safeParse(body.data);
     if (!data.success) p.push(`data does not match the documented response: ${JSON.stringify(data.error.issues).slice(0, 300)}`);
     if (status === 201 && !String(res.headers.location ?? "").endsWith(`/${(body.data as { id: string }).id}`)) p.push("Location");
+    if (data.success) checkData(route, wire, body.data, p, fx);
     return "ok";
   }
   if (body.success !== false) {
@@ -302,25 +415,112 @@ function checkEnvelope(spec: Spec, wire: Wire, res: Res, p: string[]): string {
   return code;
 }
 
+/** What an accepted request of the section 9 routes (and the new match fields) must give back, beyond its schema. */
+function checkData(route: Route, wire: Wire, data: unknown, p: string[], fx: Fixtures): void {
+  // deno-lint-ignore no-explicit-any
+  const d = data as any;
+  const body = validBody(route, wire) ?? {};
+  const same = (field: string, got: unknown, want: unknown) => {
+    if (JSON.stringify(got) !== JSON.stringify(want)) p.push(`${field} is ${JSON.stringify(got)}, sent ${JSON.stringify(want)}`);
+  };
+  switch (route.op) {
+    case "teams.get":
+    case "teams.update":
+      if (wire.team && d.id !== wire.team) p.push(`team ${d.id} for ${wire.team}`);
+      if (wire.teamRole && d.owned !== ["core", "inUse", "disposable"].includes(wire.teamRole)) p.push(`owned ${d.owned} for team role ${wire.teamRole}`);
+      if (route.op === "teams.update") {
+        if ("name" in body) same("name", d.name, body.name);
+        if ("tag" in body) same("tag", d.tag, body.tag);
+        if ("logo_url" in body) same("logo_url", d.logo_url, body.logo_url);
+      }
+      break;
+    case "teams.create":
+      if (d.owned !== true) p.push("a created team is not owned");
+      same("name", d.name, body.name);
+      same("tag", d.tag, body.tag);
+      same("logo_url", d.logo_url, body.logo_url ?? null);
+      break;
+    case "teams.list": {
+      const at = wire.path.indexOf("?");
+      const query = Object.fromEntries(new URL(`http://x/?${at < 0 ? "" : wire.path.slice(at + 1)}`).searchParams);
+      const limit = query.limit === undefined ? 20 : Number(query.limit);
+      if (d.length > limit) p.push(`${d.length} teams for limit ${limit}`);
+      if (query.owned !== undefined && d.some((t: { owned: boolean }) => t.owned !== (query.owned === "true"))) p.push(`owned=${query.owned} gave a team of the other kind`);
+      // substring in any case: checked where case folding is plain ASCII
+      const search = query.search ?? "";
+      if (/^[\x20-\x7e]+$/.test(search)) {
+        const needle = search.toLowerCase();
+        const miss = d.find((t: { name: string; tag: string }) => /^[\x20-\x7e]*$/.test(t.name + t.tag)
+          && !t.name.toLowerCase().includes(needle) && !t.tag.toLowerCase().includes(needle));
+        if (miss) p.push(`search=${search} gave ${JSON.stringify(miss.name)} / ${JSON.stringify(miss.tag)}`);
+      }
+      break;
+    }
+    case "teams.delete":
+      if (typeof d.message !== "string" || !d.message) p.push("DELETE without a message");
+      break;
+    case "me": {
+      const key = [...fx.keys.full, ...fx.keys.limited].find((k) => k.id === wire.keyId);
+      if (d.key.id !== wire.keyId || !key) p.push(`GET /me named key ${d.key.id}, not the caller's ${wire.keyId}`);
+      else {
+        if (d.key.prefix !== key.key.slice(0, d.key.prefix.length) || d.key.prefix.length < 8 || d.key.prefix.length > 16) p.push(`prefix ${d.key.prefix}`);
+        if ([...d.key.scopes].sort().join() !== [...key.scopes].sort().join()) p.push(`scopes ${d.key.scopes}`);
+      }
+      if (d.account.id !== fx.accountId) p.push(`GET /me named account ${d.account.id}`);
+      const r = d.rate_limit;
+      if (r.limit !== 100 || r.window !== 60 || !(r.remaining >= 0 && r.remaining < 100) || !(r.reset >= 1 && r.reset <= 60)) p.push(`rate_limit ${JSON.stringify(r)}`);
+      break;
+    }
+    case "registrations.update":
+      if ("payment_status" in body) same("payment_status", d.payment_status, body.payment_status);
+      if ("seed" in body) same("seed", d.seed, body.seed);
+      if ("checked_in" in body && (d.checked_in_at !== null) !== body.checked_in) p.push(`checked_in ${body.checked_in} gave checked_in_at ${d.checked_in_at}`);
+      break;
+    case "registrations.delete":
+      same("message", d.message, "Registration withdrawn");
+      break;
+    case "matches.report": {
+      if (typeof body.forfeit === "string") {
+        same("forfeit", d.forfeit, body.forfeit);
+        if (d.status !== "completed" || d.team1_score !== null || d.team2_score !== null) p.push(`a forfeit gave ${d.status} ${d.team1_score}:${d.team2_score}`);
+        same("winner_id", d.winner_id, body.forfeit === "team1" ? d.team2_id : d.team1_id);
+      } else if (body.team1_score !== undefined) {
+        same("score", [d.team1_score, d.team2_score, d.forfeit, d.status], [body.team1_score, body.team2_score, null, "completed"]);
+        same("winner_id", d.winner_id, (body.team1_score as number) > (body.team2_score as number) ? d.team1_id : d.team2_id);
+      }
+      if (body.scheduled_at === null) same("scheduled_at", d.scheduled_at, null);
+      else if (typeof body.scheduled_at === "string") {
+        // stored to the millisecond (rounded), given back in UTC
+        if (Math.abs(Date.parse(d.scheduled_at) - Date.parse(body.scheduled_at)) > 1 || !d.scheduled_at.endsWith("Z")) {
+          p.push(`scheduled_at ${d.scheduled_at} for ${body.scheduled_at}`);
+        }
+      }
+      break;
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // the database: a rejected request changes nothing
 
-type Print = Map<string, { kind: string; id: string; tid: string | null; h: string }>;
+/** `team`: a registration's team (a team's deletion takes its open registrations with it). */
+type Print = Map<string, { kind: string; id: string; tid: string | null; team?: string | null; h: string }>;
 
 async function fingerprint(fx: Fixtures): Promise<Print> {
-  const rows = await sql<{ kind: string; id: string; tid: string | null; h: string }>(
-    `select 'tournament' kind, t.id::text id, t.id::text tid, md5(t::text) h from app.tournaments t where t.account_id = any($1)
-     union all select 'registration', r.id::text, r.tournament_id::text, md5(r::text) from app.registrations r where r.account_id = any($1)
-     union all select 'match', m.id::text, m.tournament_id::text, md5(m::text) from app.matches m where m.account_id = any($1)
-     union all select 'idempotency', i.api_key_id || ' ' || i.idempotency_key, null, md5(i::text) from app.idempotency_keys i where i.account_id = any($1)
-     union all select 'account', a.id::text, null, md5(a::text) from app.accounts a where a.id = any($1)
-     union all select 'api_key', k.id::text, null,
+  const rows = await sql<{ kind: string; id: string; tid: string | null; team: string | null; h: string }>(
+    `select 'tournament' kind, t.id::text id, t.id::text tid, null team, md5(t::text) h from app.tournaments t where t.account_id = any($1)
+     union all select 'registration', r.id::text, r.tournament_id::text, r.team_id::text, md5(r::text) from app.registrations r where r.account_id = any($1)
+     union all select 'match', m.id::text, m.tournament_id::text, null, md5(m::text) from app.matches m where m.account_id = any($1)
+     union all select 'idempotency', i.api_key_id || ' ' || i.idempotency_key, null, null, md5(i::text) from app.idempotency_keys i where i.account_id = any($1)
+     union all select 'account', a.id::text, null, null, md5(a::text) from app.accounts a where a.id = any($1)
+     union all select 'api_key', k.id::text, null, null,
                       md5(row(k.account_id, k.name, k.prefix, k.key_hash, k.scopes, k.expires_at, k.revoked_at, k.created_at)::text)
                  from app.api_keys k where k.account_id = any($1)
-     union all select 'member', m.account_id || ' ' || m.user_id, null, md5(m::text) from app.account_members m where m.account_id = any($1)
-     union all select 'team', tm.id::text, null, md5(tm::text) from app.teams tm where tm.id = any($2::uuid[])
+     union all select 'member', m.account_id || ' ' || m.user_id, null, null, md5(m::text) from app.account_members m where m.account_id = any($1)
+     -- the platform teams, and every team of the accounts (the fuzz account's, and another's it may not change)
+     union all select 'team', tm.id::text, null, null, md5(tm::text) from app.teams tm where tm.id = any($2::uuid[]) or tm.account_id = any($1)
      -- what an injected statement could drop or add: the tables, functions and roles themselves
-     union all select 'schema', 'objects', null, md5(string_agg(x, ',' order by x)) from (
+     union all select 'schema', 'objects', null, null, md5(string_agg(x, ',' order by x)) from (
        select c.oid::regclass::text x from pg_class c join pg_namespace n on n.oid = c.relnamespace
         where n.nspname in ('app', 'api', 'admin', 'auth')
        union all select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace
@@ -349,6 +549,8 @@ interface BatchVerdict { problems: string[]; verified: number; unverified: numbe
 function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdict {
   const added = new Set<string>();
   const dirty = new Set<string>();
+  const dirtyTeams = new Set<string>();
+  const deletedTeams = new Set<string>();
   for (const o of outcomes) {
     const route = o.spec.pathKind === "canonical" ? routeOf(o.spec.template, o.wire.method) : null;
     if (!route || route.method === "GET") continue;
@@ -356,7 +558,11 @@ function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdi
       const data = JSON.parse(o.res.text).data;
       if (route.op === "tournaments.create") added.add(`tournament ${data.id}`);
       else if (route.op === "registrations.create") added.add(`registration ${data.id}`);
-      else if (o.wire.tid) dirty.add(o.wire.tid);
+      else if (route.op === "teams.create") added.add(`team ${data.id}`);
+      else if (o.wire.team) {
+        dirtyTeams.add(o.wire.team);
+        if (route.op === "teams.delete") deletedTeams.add(o.wire.team);
+      } else if (o.wire.tid) dirty.add(o.wire.tid);
     }
     if (route.method === "POST" && o.wire.keyId && o.spec.idem !== null && savedForRetry(o.res)) {
       added.add(`idempotency ${o.wire.keyId} ${o.spec.idem.trim()}`);
@@ -368,9 +574,13 @@ function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdi
     const now = after.get(key);
     if (was?.h === now?.h) continue;
     const row = (now ?? was)!;
-    const explained = (row.tid !== null && dirty.has(row.tid)) || (!was && added.has(key));
+    const explained = (row.tid !== null && dirty.has(row.tid)) || (!was && added.has(key))
+      || (row.kind === "team" && dirtyTeams.has(row.id))
+      // a deleted team's registrations in tournaments still in registration go with it
+      || (!now && row.kind === "registration" && !!row.team && deletedTeams.has(row.team));
     if (explained) continue;
-    const suspects = outcomes.filter((o) => o.res.status >= 400 && (!row.tid || o.wire.tid === row.tid));
+    const suspects = outcomes.filter((o) => o.res.status >= 400 && (!row.tid || o.wire.tid === row.tid)
+      && (row.kind !== "team" || !o.wire.team || o.wire.team === row.id));
     problems.push(`${key} was ${!was ? "added" : !now ? "removed" : "changed"} though no accepted request explains it; ` +
       `rejected requests that may have done it:\n${suspects.slice(0, 5).map((o) => describeRequest(o)).join("\n")}`);
   }
@@ -378,7 +588,7 @@ function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdi
   let unverified = 0;
   for (const o of outcomes) {
     if (o.res.status < 400) continue;
-    if (o.wire.tid && dirty.has(o.wire.tid)) unverified++;
+    if ((o.wire.tid && dirty.has(o.wire.tid)) || (o.wire.team && dirtyTeams.has(o.wire.team))) unverified++;
     else verified++;
   }
   return { problems, verified, unverified };
@@ -438,7 +648,8 @@ describe("the fuzzer's own checks", () => {
     const print = (h: string): Print => new Map([["tournament t1", { kind: "tournament", id: "t1", tid: "t1", h }]]);
     const outcome = (status: number, method: string, tid: string): Outcome => ({
       spec: { template: "/tournaments/{id}", pathKind: "canonical", idem: null, label: "x", auth: { kind: "full", format: "" } } as Spec,
-      wire: { method, path: "/x", headers: {}, fresh: false, scopes: null, keyId: null, owner: "A", coherent: true, tid },
+      wire: { method, path: "/x", headers: {}, fresh: false, scopes: null, keyId: null, owner: "A", coherent: true, tid,
+        tstate: null, team: null, teamRole: null },
       res: { status, headers: {}, text: status < 300 ? '{"data":{}}' : "{}" }, expected: null, problems: [],
     });
     expect(attribute(print("a"), print("b"), [outcome(409, "PATCH", "t1")]).problems).toHaveLength(1);
@@ -448,7 +659,8 @@ describe("the fuzzer's own checks", () => {
 
   it("flags a 5xx, a body that is not the envelope, a wrong request id, a leak and an unexpected outcome", () => {
     const spec = { template: "/tournaments", pathKind: "canonical", auth: { kind: "full", format: "" } } as Spec;
-    const wire: Wire = { method: "GET", path: "/x", headers: {}, fresh: false, scopes: null, keyId: null, owner: "A", coherent: true, tid: null };
+    const wire: Wire = { method: "GET", path: "/x", headers: {}, fresh: false, scopes: null, keyId: null, owner: "A", coherent: true, tid: null,
+      tstate: null, team: null, teamRole: null };
     const fx = { secrets: ["other-account-id"] } as Fixtures;
     const headers = { "x-request-id": "r1", "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };
     const meta = { timestamp: new Date().toISOString(), api_version: "1.0", request_id: "r1" };
@@ -465,6 +677,76 @@ describe("the fuzzer's own checks", () => {
     expect(envelope({ success: false, error: { code: "teapot", message: "x" }, meta }, 418)).toContain("unknown error code teapot");
     expect(envelope({ success: false, error: { code: "not_found", message: "x" }, meta }, 400)).toContain("not_found with status 400");
   });
+
+  const T1 = "11111111-1111-4111-8111-111111111111";
+  const teamWire = (method: string, teamRole: TeamRole | null, extra: Partial<Wire> = {}): Wire => ({
+    method, path: `/x/teams/${T1}`, headers: {}, fresh: false, scopes: ALL_SCOPES, keyId: null, owner: "A", coherent: true,
+    tid: null, tstate: null, team: teamRole ? T1 : null, teamRole, ...extra,
+  });
+  const teamSpec = { template: "/teams/{team_id}", pathKind: "canonical", idem: null, label: "x", query: "",
+    auth: { kind: "full", format: "" } } as Spec;
+
+  it("explains a registration gone with its deleted team, and blames a rejected request for a team that changed", () => {
+    const regs = (h?: string): Print => new Map(h ? [["registration r1", { kind: "registration", id: "r1", tid: "t1", team: T1, h }]] : []);
+    const team = (h: string): Print => new Map([[`team ${T1}`, { kind: "team", id: T1, tid: null, h }]]);
+    const outcome = (status: number, method: string): Outcome => ({
+      spec: teamSpec, wire: teamWire(method, "disposable"),
+      res: { status, headers: {}, text: status < 300 ? '{"data":{"message":"Team deleted"}}' : "{}" }, expected: null, problems: [],
+    });
+    expect(attribute(regs("a"), regs(), [outcome(200, "DELETE")]).problems).toEqual([]);
+    expect(attribute(regs("a"), regs(), [outcome(409, "DELETE")]).problems).toHaveLength(1);
+    expect(attribute(regs("a"), regs("b"), [outcome(200, "DELETE")]).problems).toHaveLength(1); // changed, not gone
+    expect(attribute(team("a"), team("b"), [outcome(403, "PATCH")]).problems).toHaveLength(1);
+    expect(attribute(team("a"), team("b"), [outcome(200, "PATCH")]).problems).toEqual([]);
+  });
+
+  it("predicts a team's answers by whose it is, and checks what comes back", () => {
+    const expectTeam = (method: string, role: TeamRole | null, owner: Wire["owner"] = "A") =>
+      expectFor({ ...teamSpec, method }, teamWire(method, role, { owner }));
+    expect(expectTeam("GET", "other", "B")).toEqual(["ok"]);
+    expect(expectTeam("GET", "platform", "none")).toEqual(["ok"]);
+    expect(expectTeam("DELETE", "platform", "none")).toEqual(["team_not_owned"]);
+    expect(expectTeam("DELETE", "inUse")).toEqual(["team_in_use"]);
+    expect(expectTeam("GET", null, "none")).toEqual(["not_found"]);
+    expect(expectTeam("DELETE", null, "bad")).toEqual(["not_found"]);
+    expect(expectFor({ ...teamSpec, template: "/me", method: "GET" }, teamWire("GET", null, { scopes: ["read:results"] }))).toEqual(["ok"]);
+
+    const fx = { secrets: [], accountId: "acc", keys: { full: [{ id: "k1", key: "tmk_abcdefgh123", scopes: ALL_SCOPES }], limited: [] } } as unknown as Fixtures;
+    const data = (d: unknown, route: string, method: string, wire: Wire) => {
+      const problems: string[] = [];
+      checkData(routeOf(route, method)!, wire, d, problems, fx);
+      return problems;
+    };
+    const team = { id: T1, name: "n", tag: "t", logo_url: null, owned: true, created_at: "2026-01-01T00:00:00.000Z" };
+    expect(data(team, "/teams/{team_id}", "GET", teamWire("GET", "core"))).toEqual([]);
+    expect(data(team, "/teams/{team_id}", "GET", teamWire("GET", "other", { owner: "B" }))).toEqual(["owned true for team role other"]);
+    const list = (query: string, teams: unknown[]) => data(teams, "/teams", "GET", { ...teamWire("GET", null), path: `/x/teams?${query}` });
+    expect(list("owned=false", [{ ...team, owned: false }])).toEqual([]);
+    expect(list("owned=false", [team])).toHaveLength(1);
+    expect(list("search=%25", [{ ...team, name: "100% Gaming" }])).toEqual([]);
+    expect(list("search=%25", [team])).toHaveLength(1); // % is a plain character
+    const me = { key: { id: "k1", name: "k", prefix: "tmk_abcdefgh", scopes: [...ALL_SCOPES].reverse(), expires_at: null, created_at: team.created_at },
+      account: { id: "acc", name: "a" }, rate_limit: { limit: 100, remaining: 99, reset: 60, window: 60 } };
+    expect(data(me, "/me", "GET", teamWire("GET", null, { keyId: "k1" }))).toEqual([]);
+    expect(data(me, "/me", "GET", teamWire("GET", null, { keyId: "k2" }))).toHaveLength(1);
+    expect(data({ ...me, account: { id: "other", name: "b" } }, "/me", "GET", teamWire("GET", null, { keyId: "k1" }))).toHaveLength(1);
+  });
+
+  it("refuses a logo_url holding a lone surrogate as invalid input (it was a 500 before the key check)", () => {
+    const head = `tmk_${"a".repeat(43)}`;
+    const key = `Bearer ${head}${base62(crc32(new TextEncoder().encode(head)), 6)}`; // well formed, whatever it names
+    const post = (logo: string, authorization: string | null) => {
+      const body = Buffer.from(`{"name":"n","tag":"t","logo_url":${logo}}`);
+      const headers: Record<string, string> = { "content-type": "application/json" };
+      if (authorization) headers.authorization = authorization;
+      const wire: Wire = { ...teamWire("POST", null), headers, body, scopes: authorization ? ALL_SCOPES : null };
+      return expectFor({ ...teamSpec, template: "/teams", method: "POST", idem: null }, wire);
+    };
+    expect(post('"https://example.com/\\ud800"', key)).toEqual(["validation_error"]);
+    expect(post('"https://example.com/\\ud800"', null)).toEqual(["unauthorized"]);
+    expect(post('"https://example.com/x"', key)).toEqual(["ok"]);
+    expect(post('"https://example.com/\\u0000"', key)).toEqual(["validation_error"]);
+  });
 });
 
 describe("fuzzing every route", () => {
@@ -477,7 +759,8 @@ describe("fuzzing every route", () => {
     console.log(`[fuzz] seed ${SEED}: replay with FUZZ_SEED=${SEED}`);
     const started = Date.now();
     const stats = { sent: 0, byStatus: {} as Record<string, number>, byRoute: {} as Record<string, number>,
-      acceptedByRoute: {} as Record<string, number>, byLabel: {} as Record<string, number>, accepted: 0,
+      acceptedByRoute: {} as Record<string, number>, byLabel: {} as Record<string, number>,
+      byOutcome: {} as Record<string, Record<string, number>>, accepted: 0,
       verified: 0, unverified: 0, oracle: 0 };
     const requestIds: string[] = [];
     let before = await fingerprint(fx);
@@ -491,12 +774,21 @@ describe("fuzzing every route", () => {
       const after = await fingerprint(fx);
       const verdict = attribute(before, after, outcomes);
       before = after;
+      await refresh(fx);
       for (const o of outcomes) {
         stats.sent++;
         stats.byStatus[o.res.status] = (stats.byStatus[o.res.status] ?? 0) + 1;
         const name = `${o.wire.method} ${o.spec.template}`;
         stats.byRoute[name] = (stats.byRoute[name] ?? 0) + 1;
         stats.byLabel[o.spec.label] = (stats.byLabel[o.spec.label] ?? 0) + 1;
+        if (o.spec.pathKind === "canonical" && o.wire.method === routeOf(o.spec.template, o.wire.method)?.method) {
+          let code = String(o.res.status);
+          try {
+            code = JSON.parse(o.res.text).error?.code ?? code;
+          } catch { /* not an envelope: reported by check */ }
+          const counts = (stats.byOutcome[name] ??= {});
+          counts[code] = (counts[code] ?? 0) + 1;
+        }
         if (o.res.status >= 200 && o.res.status < 300) {
           stats.accepted++;
           stats.acceptedByRoute[name] = (stats.acceptedByRoute[name] ?? 0) + 1;
@@ -504,9 +796,8 @@ describe("fuzzing every route", () => {
         if (o.expected) stats.oracle++;
         const id = o.res.headers["x-request-id"];
         if (typeof id === "string") requestIds.push(id);
-        if (o.res.status >= 200 && o.res.status < 300 && o.spec.template === "/tournaments" && o.wire.method === "POST") {
-          fx.created.push(JSON.parse(o.res.text).data.id);
-        }
+        const route = o.spec.pathKind === "canonical" ? routeOf(o.spec.template, o.wire.method) : null;
+        if (route && route.method !== "GET" && o.res.status >= 200 && o.res.status < 300) track(fx, route.op, JSON.parse(o.res.text).data);
       }
       stats.verified += verdict.verified;
       stats.unverified += verdict.unverified;
@@ -529,7 +820,7 @@ describe("fuzzing every route", () => {
     const seconds = (Date.now() - started) / 1000;
     console.log(`[fuzz] ${stats.sent} requests in ${seconds.toFixed(1)} s (seed ${SEED}); by status ${JSON.stringify(stats.byStatus)}; ` +
       `${stats.accepted} accepted; ${stats.oracle} with an exact prediction; "changes nothing" checked for ${stats.verified} ` +
-      `rejected requests (${stats.unverified} shared a tournament with an accepted change)` +
+      `rejected requests (${stats.unverified} shared a tournament or team with an accepted change)` +
       (process.env.FUZZ_VERBOSE ? `\n${JSON.stringify(stats, null, 1)}` : ""));
 
     expect(stats.sent).toBeGreaterThanOrEqual(REQUESTS);
@@ -548,20 +839,37 @@ describe("fuzzing every route", () => {
 
     // What the accepted requests left behind still keeps the rules: capacity, one bracket of
     // 2^k − 1 matches per started tournament, winners who played, a final before completion.
+    // Since section 9: the teams taking part are those with a bracket seed (with check-in, only the
+    // checked-in ones), numbered 1..N, seeded teams first by seed, then by registration order; a
+    // forfeit completes its match without scores, the other team winning; seeds are unique.
     const broken = await sql(
       `select t.id, t.status, t.max_teams,
               (select count(*) from app.registrations r where r.tournament_id = t.id)::int regs,
+              (select count(*) from app.registrations r where r.tournament_id = t.id and r.bracket_seed is not null)::int playing,
+              (select coalesce(array_agg(r.bracket_seed order by r.seed nulls last, r.seq), '{}')
+                 from app.registrations r where r.tournament_id = t.id and r.bracket_seed is not null) bracket_seeds,
+              (select count(*) from app.registrations r where r.tournament_id = t.id and r.bracket_seed is not null
+                  and t.check_in_opens is not null and r.checked_in_at is null)::int not_checked_in,
+              (select count(*) - count(distinct r.seed) from app.registrations r where r.tournament_id = t.id and r.seed is not null)::int seed_twice,
               (select count(*) from app.matches m where m.tournament_id = t.id)::int matches,
               (select count(*) from app.matches m where m.tournament_id = t.id and m.status = 'completed'
                   and (m.winner_id is null or m.winner_id not in (m.team1_id, m.team2_id)))::int bad_winners,
+              (select count(*) from app.matches m where m.tournament_id = t.id and m.forfeit is not null
+                  and (m.status <> 'completed' or m.team1_score is not null or m.team2_score is not null
+                       or m.winner_id is distinct from case m.forfeit when 'team1' then m.team2_id else m.team1_id end))::int bad_forfeits,
               app.final_decided(t.id) final_decided
          from app.tournaments t where t.account_id = any($1)`, [fx.accounts]);
     expect(broken.length).toBeGreaterThan(10);
     for (const t of broken) {
       expect(t.regs, t.id).toBeLessThanOrEqual(t.max_teams);
-      const size = 2 ** Math.ceil(Math.log2(Math.max(t.regs, 2)));
+      const playing = t.status === "registration" ? 0 : t.playing;
+      if (t.status !== "registration") expect(t.bracket_seeds, t.id).toEqual(Array.from({ length: playing }, (_, i) => i + 1));
+      const size = 2 ** Math.ceil(Math.log2(Math.max(playing, 2)));
       expect(t.matches, t.id).toBe(t.status === "registration" ? 0 : size - 1);
+      expect(t.not_checked_in, t.id).toBe(0);
+      expect(t.seed_twice, t.id).toBe(0);
       expect(t.bad_winners, t.id).toBe(0);
+      expect(t.bad_forfeits, t.id).toBe(0);
       if (t.status === "completed") expect(t.final_decided, t.id).toBe(true);
     }
 

@@ -10,7 +10,7 @@ const trimmed = (max: number) =>
 
 /** An http(s) URL as SQL stores it: a scheme, then a host without spaces; at most 2,048 characters. */
 const logoUrl = z.string().max(2048)
-  .refine((s) => /^https?:\/\/[^\s/?#]+/.test(s) && URL.canParse(s) && !s.includes("\u0000"),
+  .refine((s) => /^https?:\/\/[^\s/?#]+/.test(s) && URL.canParse(s) && !s.includes("\u0000") && s.isWellFormed(),
     { message: "must be an http(s) URL" })
   .meta({ description: "An http(s) URL, at most 2,048 characters; null for none.", format: "uri", maxLength: 2048 });
 
