@@ -6,25 +6,6 @@ import { DeleteResult, EXAMPLE_IDS, Tournament } from "./models.ts";
 
 export const TournamentStatus = z.enum(["registration", "ongoing", "completed"]);
 
-const fields = {
-  name: z.string().trim().pipe(text(100)).refine((s) => s.length > 0, { message: "must not be empty" })
-    .meta({ description: "1–100 characters after trimming.", minLength: 1, maxLength: 100 }),
-  description: text(5000).meta({ description: "Up to 5,000 characters. Default `\"\"`." }),
-  game_id: uuid(),
-  format: z.enum(FORMATS).meta({ description: "Default `single_elimination`. `format_options` go with it." }),
-  format_options: z.record(z.string(), z.unknown()).meta({
-    description: "The format's options (checked strictly against the format; defaults filled in): single_elimination `{third_place_match: bool = false}`; round_robin `{groups: int 1–512 = 1, points: {win: int = 3, loss: int = 0}}`. Locked once ongoing; a PATCH that changes `format` without options resets them to the new format's defaults.",
-  }),
-  team_size: z.int().min(1).max(100).meta({ description: "Players per team." }),
-  max_teams: z.int().min(2).max(1024),
-  entry_fee: money(1_000_000).meta({ description: "At most 2 decimals. Default 0." }),
-  prize_pool: money(100_000_000).meta({ description: "At most 2 decimals. Default 0." }),
-  starts_at: dateTime().meta({ description: "With an offset (`Z` or `±hh:mm`); in the future." }),
-  registration_closes: dateTime().meta({ description: "With an offset; not after `starts_at`. Default `starts_at`." }),
-  check_in_opens: dateTime().nullable().meta({ description: "With an offset, not after `starts_at`, or null (the default): no check-in. When set, teams check in from then until the start and only they take part." }),
-  rules: text(20_000).meta({ description: "Up to 20,000 characters. Default `\"\"`." }),
-};
-
 /** Each format's options: every field optional, defaults filled in by SQL (app.format_options). */
 export const FormatOptions = {
   single_elimination: z.strictObject({
@@ -38,6 +19,33 @@ export const FormatOptions = {
     }).optional(),
   }),
 } satisfies Record<(typeof FORMATS)[number], z.ZodType>;
+
+/** JSON Schema of each format's options, for the document (zod checks them in checkFormatOptions). */
+const formatOptionsSchemas = Object.entries(FormatOptions).map(([format, schema]) => {
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
+  return { title: format, ...json };
+});
+
+const fields = {
+  name: z.string().trim().pipe(text(100)).refine((s) => s.length > 0, { message: "must not be empty" })
+    .meta({ description: "1–100 characters after trimming.", minLength: 1, maxLength: 100 }),
+  description: text(5000).meta({ description: "Up to 5,000 characters. Default `\"\"`." }),
+  game_id: uuid(),
+  format: z.enum(FORMATS).meta({ description: "Default `single_elimination`. `format_options` go with it." }),
+  format_options: z.record(z.string(), z.unknown()).meta({
+    anyOf: formatOptionsSchemas,
+    description: "The format's options (checked strictly against the format; defaults filled in): single_elimination `{third_place_match: bool = false}`; round_robin `{groups: int 1–512 = 1, points: {win: int = 3, loss: int = 0}}`. Locked once ongoing; a PATCH that changes `format` without options resets them to the new format's defaults.",
+  }),
+  team_size: z.int().min(1).max(100).meta({ description: "Players per team." }),
+  max_teams: z.int().min(2).max(1024),
+  entry_fee: money(1_000_000).meta({ description: "At most 2 decimals. Default 0." }),
+  prize_pool: money(100_000_000).meta({ description: "At most 2 decimals. Default 0." }),
+  starts_at: dateTime().meta({ description: "With an offset (`Z` or `±hh:mm`); in the future." }),
+  registration_closes: dateTime().meta({ description: "With an offset; not after `starts_at`. Default `starts_at`." }),
+  check_in_opens: dateTime().nullable().meta({ description: "With an offset, not after `starts_at`, or null (the default): no check-in. When set, teams check in from then until the start and only they take part." }),
+  rules: text(20_000).meta({ description: "Up to 20,000 characters. Default `\"\"`." }),
+};
+
 
 /** Checks format_options against the format it goes with (when the body names one or it is a create). */
 function checkFormatOptions(body: { format?: (typeof FORMATS)[number]; format_options?: unknown }, ctx: z.RefinementCtx,
