@@ -11,6 +11,11 @@ export const FormatOptions = {
   single_elimination: z.strictObject({
     third_place_match: z.boolean().optional().meta({ description: "The semi-final losers play for 3rd. Default false." }),
   }),
+  double_elimination: z.strictObject({
+    grand_final: z.enum(["single", "reset"]).optional().meta({
+      description: "`reset` (the default): if the losers-bracket champion wins the grand final, a deciding second match is played; `single`: the grand final decides alone.",
+    }),
+  }),
   round_robin: z.strictObject({
     groups: z.int().min(1).max(512).optional().meta({ description: "Groups, dealt by seed in snake order. Default 1." }),
     points: z.strictObject({
@@ -34,7 +39,7 @@ const fields = {
   format: z.enum(FORMATS).meta({ description: "Default `single_elimination`. `format_options` go with it." }),
   format_options: z.record(z.string(), z.unknown()).meta({
     anyOf: formatOptionsSchemas,
-    description: "The format's options (checked strictly against the format; defaults filled in): single_elimination `{third_place_match: bool = false}`; round_robin `{groups: int 1–512 = 1, points: {win: int = 3, loss: int = 0}}`. Locked once ongoing; a PATCH that changes `format` without options resets them to the new format's defaults.",
+    description: "The format's options (checked strictly against the format; defaults filled in): single_elimination `{third_place_match: bool = false}`; double_elimination `{grand_final: \"single\" | \"reset\" = \"reset\"}`; round_robin `{groups: int 1–512 = 1, points: {win: int = 3, loss: int = 0}}`. Locked once ongoing; a PATCH that changes `format` without options resets them to the new format's defaults.",
   }),
   team_size: z.int().min(1).max(100).meta({ description: "Players per team." }),
   max_teams: z.int().min(2).max(1024),
