@@ -491,7 +491,7 @@ describe("PATCH /tournaments/{id} in registration", () => {
 
   it.each<[string, unknown]>([
     ["name", ""], ["name", "  "], ["name", "z".repeat(101)], ["name", null], ["description", "d".repeat(5001)],
-    ["description", null], ["game_id", "nope"], ["format", "swiss"], ["team_size", 0], ["team_size", 101],
+    ["description", null], ["game_id", "nope"], ["format", "ladder"], ["team_size", 0], ["team_size", 101],
     ["max_teams", 1], ["max_teams", 1025], ["max_teams", 3.5], ["entry_fee", -1], ["entry_fee", 1.234],
     ["entry_fee", 1_000_001], ["prize_pool", 100_000_001], ["prize_pool", "5"], ["starts_at", "2099-01-01T00:00:00"],
     ["registration_closes", "2099-01-01"], ["rules", "r".repeat(20_001)], ["status", "cancelled"], ["status", null],

@@ -19,7 +19,7 @@ export const SCOPES = [
 export type Scope = (typeof SCOPES)[number];
 
 /** The tournament formats the API offers (SQL: app.formats()). */
-export const FORMATS = ["single_elimination", "double_elimination", "round_robin"] as const;
+export const FORMATS = ["single_elimination", "double_elimination", "round_robin", "swiss"] as const;
 
 /** A tournament format. */
 export type Format = (typeof FORMATS)[number];

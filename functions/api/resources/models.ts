@@ -107,15 +107,16 @@ export const Match = z.object({
 }).meta({ example: MatchExample });
 
 export const Standing = z.object({
-  position: z.int().meta({ description: "Single elimination: competition ranking 1, 2, 3, 3, 5, 5, 5, 5, … (3 and 4 with a third-place match). Round robin: overall." }),
+  position: z.int().meta({ description: "Single elimination: competition ranking 1, 2, 3, 3, 5, 5, 5, 5, … (3 and 4 with a third-place match). Round robin: overall. Swiss: by wins, then Buchholz, then seed." }),
   team_id: z.guid(),
   team_name: z.string(),
   team_tag: z.string(),
   group: z.int().optional().meta({ description: "Round robin: the team's group." }),
   group_position: z.int().optional().meta({ description: "Round robin: the position within the group." }),
-  wins: z.int().optional().meta({ description: "Round robin." }),
-  losses: z.int().optional().meta({ description: "Round robin." }),
+  wins: z.int().optional().meta({ description: "Round robin and swiss (a swiss bye counts as a win)." }),
+  losses: z.int().optional().meta({ description: "Round robin and swiss." }),
   points: z.int().optional().meta({ description: "Round robin: points, then head-to-head points among teams level on points, score difference, score for, seed." }),
+  buchholz: z.int().optional().meta({ description: "Swiss: the sum of the current wins of every opponent met in a completed match (a bye adds nothing). Swiss standings list every participant by wins, then Buchholz, then seed." }),
 });
 
 export const Results = z.object({

@@ -23,6 +23,10 @@ export const FormatOptions = {
       loss: z.int().min(-1000).max(1000).optional().meta({ description: "Default 0." }),
     }).optional(),
   }),
+  swiss: z.strictObject({
+    rounds: z.int().min(1).max(1023).nullable().optional()
+      .meta({ description: "Rounds to play; null (the default) for ceil(log2 N). Starting with more than N − 1 rounds is 409 `invalid_status_transition`." }),
+  }),
 } satisfies Record<(typeof FORMATS)[number], z.ZodType>;
 
 /** JSON Schema of each format's options, for the document (zod checks them in checkFormatOptions). */
@@ -39,7 +43,7 @@ const fields = {
   format: z.enum(FORMATS).meta({ description: "Default `single_elimination`. `format_options` go with it." }),
   format_options: z.record(z.string(), z.unknown()).meta({
     anyOf: formatOptionsSchemas,
-    description: "The format's options (checked strictly against the format; defaults filled in): single_elimination `{third_place_match: bool = false}`; double_elimination `{grand_final: \"single\" | \"reset\" = \"reset\"}`; round_robin `{groups: int 1–512 = 1, points: {win: int = 3, loss: int = 0}}`. Locked once ongoing; a PATCH that changes `format` without options resets them to the new format's defaults.",
+    description: "The format's options (checked strictly against the format; defaults filled in): single_elimination `{third_place_match: bool = false}`; double_elimination `{grand_final: \"single\" | \"reset\" = \"reset\"}`; round_robin `{groups: int 1–512 = 1, points: {win: int = 3, loss: int = 0}}`; swiss `{rounds: int 1–1023 | null = null (ceil(log2 N))}`. Locked once ongoing; a PATCH that changes `format` without options resets them to the new format's defaults.",
   }),
   team_size: z.int().min(1).max(100).meta({ description: "Players per team." }),
   max_teams: z.int().min(2).max(1024),
