@@ -32,7 +32,8 @@ function runCommand(file: string, args: string[], env: Record<string, string>): 
   delete base.DB_PORT;
   return new Promise((resolve, reject) => {
     execFile(file, args, {
-      cwd: root, timeout: 20_000,
+      // The suite's database holds every test's teams: `teams list` prints them all.
+      cwd: root, timeout: 20_000, maxBuffer: 256 * 1024 * 1024,
       env: { ...base, NO_COLOR: "1", ...env },
     }, (err, stdout, stderr) => {
       const code = err ? (err as { code?: unknown }).code : 0;

@@ -97,8 +97,9 @@ begin
         left join sides s on s.team_id = t.team_id
        group by t.team_id, t.grp, r.bracket_seed
     ), h2h as (
+      -- (a team with no such match has a null side here: it adds nothing, not a loss)
       select t.team_id,
-             coalesce(sum(case when s.won then v_win else v_loss end), 0)::int as h2h
+             coalesce(sum(case when s.won then v_win when not s.won then v_loss end), 0)::int as h2h
         from totals t
         left join sides s on s.team_id = t.team_id
              and exists (select from totals o where o.team_id = s.opponent and o.points = t.points)
