@@ -7,9 +7,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   admin, createTeams, createTournament, expectError, expectStatus, setRateHits, sql, tenant, tournamentBody, type Match, type Tenant,
+  type RecordStanding as Standing,
 } from "./helpers.ts";
 
-interface Standing { position: number; team_id: string; team_name: string; team_tag: string; wins: number; losses: number }
 type Options = { grand_final?: "single" | "reset" };
 
 /** The tenant, its key's rate-limit window emptied every 90 requests (a bracket takes hundreds). */

@@ -9,19 +9,9 @@ import { InMemoryDatabase } from "brackets-memory-db";
 import {
   createTeams, expectError, expectStatus, request, sql, tenant, tournamentBody,
   type ApiResponse, type Match, type RequestOptions, type Tenant,
+  type GroupStanding as Standing,
 } from "./helpers.ts";
 
-interface Standing {
-  position: number;
-  team_id: string;
-  team_name: string;
-  team_tag: string;
-  group?: number;
-  group_position?: number;
-  wins?: number;
-  losses?: number;
-  points?: number;
-}
 
 type Call = (method: string, path: string, options?: Omit<RequestOptions, "key">) => Promise<ApiResponse>;
 

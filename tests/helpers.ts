@@ -130,6 +130,34 @@ export function expectError(res: ApiResponse, status: number, code: string, fiel
 }
 
 /** A match as GET /results returns it. */
+/** A standings entry: the fields every format has, then those of the formats that add them. */
+export interface Standing {
+  position: number;
+  team_id: string;
+  team_name: string;
+  team_tag: string;
+}
+
+/** Double elimination's and swiss's entries add the record. */
+export interface RecordStanding extends Standing {
+  wins: number;
+  losses: number;
+}
+
+/** Swiss's entries add Buchholz too. */
+export interface SwissStanding extends RecordStanding {
+  buchholz: number;
+}
+
+/** Round robin's entries add the group and points. */
+export interface GroupStanding extends Standing {
+  group?: number;
+  group_position?: number;
+  wins?: number;
+  losses?: number;
+  points?: number;
+}
+
 export interface Match {
   id: string;
   bracket: "winners" | "losers" | "grand_final" | "third_place" | null;

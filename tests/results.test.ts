@@ -3,15 +3,10 @@
 import { describe, expect, it } from "vitest";
 import {
   createTournament, expectStatus, request, sql, tenant, type ApiResponse, type Tenant, expectError, type Match,
+  type Standing,
 } from "./helpers.ts";
 
 
-interface Standing {
-  position: number;
-  team_id: string;
-  team_name: string;
-  team_tag: string;
-}
 
 interface Team {
   id: string;

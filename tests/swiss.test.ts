@@ -9,17 +9,9 @@ import fc from "fast-check";
 import {
   createKey, createTeams, expectError, expectStatus, request, sql, tenant, tournamentBody, type ApiResponse, type Match,
   type Tenant,
+  type SwissStanding as Standing,
 } from "./helpers.ts";
 
-interface Standing {
-  position: number;
-  team_id: string;
-  team_name: string;
-  team_tag: string;
-  wins: number;
-  losses: number;
-  buchholz: number;
-}
 interface Results {
   tournament: { id: string; format: string; status: string };
   matches: Match[];
