@@ -376,6 +376,61 @@ async function bracketsManagerThirdPlace(n: number) {
 }
 
 describe("single elimination with a third-place match", () => {
+  it("property: any N 2..64, with or without it, random results always complete; every team plays, none twice in a round; standings as the contract ranks them", async () => {
+    const t = await tenant();
+    let runs = 0;
+    await fc.assert(fc.asyncProperty(
+      fc.integer({ min: 2, max: 64 }), fc.boolean(),
+      fc.infiniteStream(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 9 }))),
+      async (n, third, outcomes) => {
+        const { call, id, teams } = await started(n, "single_elimination", { third_place_match: third }, t);
+        const draws = outcomes[Symbol.iterator]();
+        for (;;) {
+          const ready = (await results(call, id)).matches.filter((m) => m.status === "ready");
+          if (ready.length === 0) break;
+          for (const m of ready) {
+            const [a, b, f] = draws.next().value!;
+            const body = f === 0 ? { forfeit: "team1" } : f === 1 ? { forfeit: "team2" }
+              : { team1_score: a, team2_score: a === b ? b + 1 : b };
+            expectStatus(await report(call, id, m, body), 200);
+          }
+        }
+        const { matches, standings } = await results(call, id);
+        // Every team plays; no team twice in a round of a bracket.
+        const seen = new Set(matches.flatMap((m) => [m.team1_id, m.team2_id]).filter((x) => x !== null));
+        expect(seen).toEqual(new Set(teams));
+        for (const key of new Set(matches.map((m) => `${m.bracket}:${m.round}`))) {
+          const inRound = matches.filter((m) => `${m.bracket}:${m.round}` === key)
+            .flatMap((m) => [m.team1_id, m.team2_id]).filter((x) => x !== null);
+          expect(new Set(inRound).size, key).toBe(inRound.length);
+        }
+        // Standings, computed here: a loser in round r of R takes 2^(R-r) + 1; the champion 1;
+        // with a third-place match (4+ teams) its winner 3 and loser 4, instead of 3, 3.
+        const rounds = Math.max(...matches.filter((m) => m.bracket === "winners").map((m) => m.round));
+        const thirdMatch = matches.find((m) => m.bracket === "third_place");
+        expect(Boolean(thirdMatch)).toBe(third && n >= 4);
+        const loser = (m: Match) => (m.winner_id === m.team1_id ? m.team2_id : m.team1_id)!;
+        const expected = new Map<string, number>();
+        for (const m of matches.filter((x) => x.bracket === "winners" && x.status === "completed")) {
+          if (thirdMatch && m.round === rounds - 1) continue;
+          expected.set(loser(m), 2 ** (rounds - m.round) + 1);
+          if (m.round === rounds) expected.set(m.winner_id!, 1);
+        }
+        if (thirdMatch) {
+          expected.set(thirdMatch.winner_id!, 3);
+          expected.set(loser(thirdMatch), 4);
+        }
+        expect(new Map(standings.map((s) => [s.team_id, s.position]))).toEqual(expected);
+        expect(expected.size).toBe(n);
+        expect(standings.map((s) => s.position)).toEqual([...standings.map((s) => s.position)].sort((x, y) => x - y));
+        const done = await call("PATCH", `/tournaments/${id}`, { body: { status: "completed" } });
+        expectStatus(done, 200);
+        runs++;
+      }),
+    { numRuns: 12 });
+    expect(runs).toBeGreaterThanOrEqual(12);
+  }, 240_000);
+
   it.each([4, 6, 8])("N = %i: the semi-final losers play for 3rd; standings 1, 2, 3, 4, then 5", async (n) => {
     const { call, id, seedOf } = await started(n, "single_elimination", { third_place_match: true });
     const before = await results(call, id);
