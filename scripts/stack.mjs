@@ -231,3 +231,33 @@ export function stopChild(child) {
     child.kill("SIGTERM");
   });
 }
+
+/**
+ * A watchdog that outlives this process: a detached shell (its own session, so a terminal's
+ * Ctrl-C does not reach it) reading "<signal> <pid>" and "rm <folder>" lines from a pipe. When
+ * the pipe closes without "done" (this process died without stopping its children) it signals
+ * each PID, then removes each folder (a throwaway stack's data) once they have had time to stop.
+ * Folders are paths without spaces (mkdtemp's).
+ */
+export function startWatchdog() {
+  const script = [
+    'list=""; dirs=""',
+    'while read -r sig arg; do',
+    '  [ "$sig" = done ] && exit 0',
+    '  if [ "$sig" = rm ]; then dirs="$dirs $arg"; else list="$list $sig:$arg"; fi',
+    'done',
+    'for entry in $list; do kill -"${entry%%:*}" "${entry#*:}" 2>/dev/null; done',
+    '[ -n "$dirs" ] && sleep 5 && for d in $dirs; do rm -rf "$d"; done',
+  ].join("\n");
+  const child = spawn("sh", ["-c", script], { detached: true, stdio: ["pipe", "ignore", "ignore"] });
+  child.on("error", () => {}); // no sh: no watchdog, the rest still works
+  child.stdin.on("error", () => {});
+  child.unref();
+  return {
+    /** @param {string} signal @param {number | undefined} pid */
+    watch: (signal, pid) => pid && child.stdin.write(`${signal} ${pid}\n`),
+    /** @param {string} folder */
+    remove: (folder) => child.stdin.write(`rm ${folder}\n`),
+    done: () => child.stdin.end("done\n"),
+  };
+}

@@ -24,10 +24,9 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import crypto from "node:crypto";
-import { spawn } from "node:child_process";
 import pg from "pg";
 import {
-  ROOT, functionDatabaseUrl, prepareDatabase, startFunction, startPostgres,
+  ROOT, functionDatabaseUrl, prepareDatabase, startFunction, startPostgres, startWatchdog,
 } from "./stack.mjs";
 
 const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
@@ -139,30 +138,6 @@ async function demoKey(adminUrl) {
   } finally {
     await client.end();
   }
-}
-
-/**
- * A watchdog that outlives this process: a detached shell (its own session, so a terminal's
- * Ctrl-C does not reach it) reading "<signal> <pid>" lines from a pipe. When the pipe closes
- * without "done" (this process died without stopping its children) it signals each PID.
- */
-function startWatchdog() {
-  const script = [
-    'list=""',
-    'while read -r sig pid; do',
-    '  [ "$sig" = done ] && exit 0',
-    '  list="$list $sig:$pid"',
-    'done',
-    'for entry in $list; do kill -"${entry%%:*}" "${entry#*:}" 2>/dev/null; done',
-  ].join("\n");
-  const child = spawn("sh", ["-c", script], { detached: true, stdio: ["pipe", "ignore", "ignore"] });
-  child.on("error", () => {}); // no sh: no watchdog, the rest still works
-  child.stdin.on("error", () => {});
-  child.unref();
-  return {
-    watch: (signal, pid) => pid && child.stdin.write(`${signal} ${pid}\n`),
-    done: () => child.stdin.end("done\n"),
-  };
 }
 
 async function main() {

@@ -1,11 +1,12 @@
 // Starts the stack once per test run: a throwaway Postgres 17 (migrated by the Supabase CLI)
-// and the real `api` function on Deno. Both are torn down at the end, by PID.
+// and the real `api` function on Deno. Both are torn down at the end, by PID; if vitest itself
+// is killed first (SIGKILL, a closed pipe), a watchdog process stops them.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import {
-  freePort, functionDatabaseUrl, prepareDatabase, startFunction, startPostgres,
+  freePort, functionDatabaseUrl, prepareDatabase, startFunction, startPostgres, startWatchdog,
 } from "../../scripts/stack.mjs";
 
 declare module "vitest" {
@@ -21,13 +22,17 @@ export default async function setup(project: TestProject) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tournament-api-test-"));
   fs.chmodSync(dir, 0o755); // the postgres user must reach the data folder below it
   const logFile = path.join(dir, "function.log");
+  const watchdog = startWatchdog();
+  watchdog.remove(dir);
   const db = await startPostgres({ dataDir: path.join(dir, "pg", "data"), port: await freePort(), persistent: false });
+  watchdog.watch("INT", db.pid);
   let fn: Awaited<ReturnType<typeof startFunction>> | undefined;
   try {
     await prepareDatabase(db.url);
     const functionDbUrl = functionDatabaseUrl(db.url);
     const log = fs.createWriteStream(logFile);
     fn = await startFunction({ port: await freePort(), databaseUrl: functionDbUrl, onLine: (l: string) => log.write(l + "\n") });
+    watchdog.watch("TERM", fn.pid);
     project.provide("apiUrl", `${fn.url}/functions/v1/api/v1`);
     project.provide("adminDbUrl", db.url);
     project.provide("functionDbUrl", functionDbUrl);
@@ -35,11 +40,13 @@ export default async function setup(project: TestProject) {
   } catch (err) {
     await fn?.stop();
     await db.stop();
+    watchdog.done();
     throw err;
   }
   return async () => {
     await fn?.stop();
     await db.stop();
+    watchdog.done();
     fs.rmSync(dir, { recursive: true, force: true });
   };
 }
