@@ -140,12 +140,14 @@ async function main() {
     fail(`import_map ${path.relative(ROOT, importMap)} is not next to the entrypoint; this check (and deno.lock) assume it is`);
   }
   const lockFile = path.join(functionDir, "deno.lock");
-  if (!fs.existsSync(lockFile)) fail(`${path.relative(ROOT, lockFile)} is missing (commit it; see docs/deploy.md)`);
+  if (!fs.existsSync(lockFile)) fail(`${path.relative(ROOT, lockFile)} is missing (commit it; see the README's "The lock file")`);
   const denoConfig = JSON.parse(fs.readFileSync(importMap, "utf8"));
-  // Deployed there is no node_modules: with "manual" (or "auto") the check below fails; say why.
-  const hint = denoConfig.nodeModulesDir && denoConfig.nodeModulesDir !== "none"
-    ? `\n(${path.relative(ROOT, importMap)} has "nodeModulesDir": "${denoConfig.nodeModulesDir}"; deployed, there is no node_modules: use "none")`
-    : "";
+  // Supabase bundles the function folder alone, without node_modules, with its own Deno: the
+  // config must not name a node_modules mode at all (Deno given this config resolves npm:
+  // packages from its cache without one; older Denos also read the key as a boolean).
+  if (Object.hasOwn(denoConfig, "nodeModulesDir")) {
+    fail(`${path.relative(ROOT, importMap)} sets "nodeModulesDir": "${denoConfig.nodeModulesDir}"; deployed, there is no node_modules: leave the key out`);
+  }
 
   // The npm versions Deno pins (the lock) must be the ones the Node tests run (package.json).
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
@@ -191,12 +193,9 @@ async function main() {
       DENO_NO_PACKAGE_JSON: "1" });
     const cwd = path.dirname(copied);
     const configArgs = ["--config", copy(importMap), "--lock", copy(lockFile), "--frozen"];
-    const withHint = (err) => { if (err instanceof CheckFailed) err.message += hint; throw err; };
-    await run(["check", ...configArgs, copied], { cwd, env, label: "deno check (empty cache, npm registry, frozen lock)" })
-      .catch(withHint);
+    await run(["check", ...configArgs, copied], { cwd, env, label: "deno check (empty cache, npm registry, frozen lock)" });
     const bundle = path.join(work, "out", `${SLUG}.js`);
-    await run(["bundle", ...configArgs, "--platform", "deno", "--output", bundle, copied], { cwd, env, label: "deno bundle" })
-      .catch(withHint);
+    await run(["bundle", ...configArgs, "--platform", "deno", "--output", bundle, copied], { cwd, env, label: "deno bundle" });
     if (!fs.existsSync(bundle) || fs.statSync(bundle).size === 0) fail("deno bundle wrote no output");
     console.log(`       bundle ${(fs.statSync(bundle).size / 1024).toFixed(0)} KiB`);
     await bootBundle(bundle, env);
