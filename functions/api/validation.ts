@@ -9,6 +9,12 @@ export function text(max: number) {
     .meta({ maxLength: max });
 }
 
+/** Text of 1..max characters once trimmed (names, tags); the trimmed value is what is stored. */
+export function trimmedText(max: number) {
+  return z.string().trim().pipe(text(max)).refine((s) => s.length > 0, { message: "must not be empty" })
+    .meta({ description: `1–${max} characters after trimming.`, minLength: 1, maxLength: max });
+}
+
 /** Length in Unicode characters (code points), as Postgres counts it; not UTF-16 units. */
 export function chars(s: string): number {
   let n = 0;

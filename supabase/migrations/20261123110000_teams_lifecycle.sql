@@ -539,9 +539,26 @@ $$;
 -- ============================================================================
 -- functions: the bracket (seeds)
 -- ============================================================================
--- As before (see the results migration), but the seeds are the participants in order: those
--- with a seed first, by seed, then the rest by registration order; each participant's seed
--- number (1..N) is kept as its registration's bracket_seed.
+-- Seeds every participant (bracket_seed 1..N: seeded teams first, by seed, then registration
+-- order) and returns N. The caller holds the tournament's row lock.
+create function app.seed_participants(p_t app.tournaments) returns int
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_n int;
+begin
+  update app.registrations r set bracket_seed = p.seed
+    from (select x.id, row_number() over (order by x.seed nulls last, x.seq)::int as seed
+            from app.participants(p_t) x) p
+   where r.id = p.id;
+  get diagnostics v_n = row_count;
+  return v_n;
+end
+$$;
+
+-- As before (see the results migration), but the seeds are the participants in order
+-- (app.seed_participants).
 create or replace function app.generate_bracket(p_tournament_id uuid) returns void
 language plpgsql volatile
 set search_path = ''
@@ -556,11 +573,7 @@ begin
     return; -- made already
   end if;
   select * into v_t from app.tournaments t where t.id = p_tournament_id;
-  update app.registrations r set bracket_seed = p.seed
-    from (select x.id, row_number() over (order by x.seed nulls last, x.seq)::int as seed
-            from app.participants(v_t) x) p
-   where r.id = p.id;
-  get diagnostics v_n = row_count;
+  v_n := app.seed_participants(v_t);
   while v_size < v_n loop
     v_size := v_size * 2;
     v_rounds := v_rounds + 1;
@@ -1038,6 +1051,7 @@ grant execute on function app.me(uuid) to tournament_api_owner;
 grant execute on function app.share_team(uuid) to tournament_api_owner;
 grant execute on function app.check_tournament_dates(app.tournaments, jsonb) to tournament_api_owner;
 grant execute on function app.participants(app.tournaments) to tournament_api_owner;
+grant execute on function app.seed_participants(app.tournaments) to tournament_api_owner;
 grant execute on function app.lock_registration(jsonb) to tournament_api_owner;
 grant execute on function app.update_registration(jsonb) to tournament_api_owner;
 grant execute on function app.delete_registration(jsonb) to tournament_api_owner;

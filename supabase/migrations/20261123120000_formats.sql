@@ -321,24 +321,6 @@ $$;
 -- its name under its format; app.generate_bracket now chooses by format.
 alter function app.generate_bracket(uuid) rename to generate_single_elimination;
 
--- Seeds every participant (bracket_seed 1..N: seeded teams first, by seed, then registration
--- order) and returns N. The caller holds the tournament's row lock.
-create function app.seed_participants(p_t app.tournaments) returns int
-language plpgsql volatile
-set search_path = ''
-as $$
-declare
-  v_n int;
-begin
-  update app.registrations r set bracket_seed = p.seed
-    from (select x.id, row_number() over (order by x.seed nulls last, x.seq)::int as seed
-            from app.participants(p_t) x) p
-   where r.id = p.id;
-  get diagnostics v_n = row_count;
-  return v_n;
-end
-$$;
-
 create function app.generate_bracket(p_tournament_id uuid) returns void
 language plpgsql volatile
 set search_path = ''
@@ -637,7 +619,6 @@ grant execute on function app.formats() to tournament_api_owner;
 grant execute on function app.match_seeds() to tournament_api_owner;
 grant execute on function app.format_options(text, jsonb) to tournament_api_owner;
 grant execute on function app.is_int(jsonb, int, int) to tournament_api_owner;
-grant execute on function app.seed_participants(app.tournaments) to tournament_api_owner;
 grant execute on function app.generate_bracket(uuid) to tournament_api_owner;
 grant execute on function app.add_third_place_match(app.tournaments) to tournament_api_owner;
 grant execute on function app.advance(app.matches) to tournament_api_owner;

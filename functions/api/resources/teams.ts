@@ -1,12 +1,8 @@
 import { z } from "zod";
 import { PAGE_SIZE } from "../contract.ts";
-import { queryInt, text } from "../validation.ts";
+import { queryInt, text, trimmedText } from "../validation.ts";
 import type { Route } from "../route.ts";
 import { DeleteResult, Me, Team } from "./models.ts";
-
-const trimmed = (max: number) =>
-  z.string().trim().pipe(text(max)).refine((s) => s.length > 0, { message: "must not be empty" })
-    .meta({ description: `1–${max} characters after trimming.`, minLength: 1, maxLength: max });
 
 /** An http(s) URL as SQL stores it: a scheme, then a host without spaces; at most 2,048 characters. */
 const logoUrl = z.string().max(2048)
@@ -14,7 +10,7 @@ const logoUrl = z.string().max(2048)
     { message: "must be an http(s) URL" })
   .meta({ description: "An http(s) URL, at most 2,048 characters; null for none.", format: "uri", maxLength: 2048 });
 
-const fields = { name: trimmed(100), tag: trimmed(20), logo_url: logoUrl.nullable() };
+const fields = { name: trimmedText(100), tag: trimmedText(20), logo_url: logoUrl.nullable() };
 
 export const CreateTeam = z.strictObject({ ...fields, logo_url: fields.logo_url.optional() });
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { FORMATS, PAGE_SIZE } from "../contract.ts";
-import { dateTime, money, queryInt, text, uuid } from "../validation.ts";
+import { dateTime, money, queryInt, text, trimmedText, uuid } from "../validation.ts";
 import type { Route } from "../route.ts";
 import { DeleteResult, EXAMPLE_IDS, Tournament } from "./models.ts";
 
@@ -36,8 +36,7 @@ const formatOptionsSchemas = Object.entries(FormatOptions).map(([format, schema]
 });
 
 const fields = {
-  name: z.string().trim().pipe(text(100)).refine((s) => s.length > 0, { message: "must not be empty" })
-    .meta({ description: "1–100 characters after trimming.", minLength: 1, maxLength: 100 }),
+  name: trimmedText(100),
   description: text(5000).meta({ description: "Up to 5,000 characters. Default `\"\"`." }),
   game_id: uuid(),
   format: z.enum(FORMATS).meta({ description: "Default `single_elimination`. `format_options` go with it." }),
