@@ -9,6 +9,8 @@ import { ClientGone, readJsonObject } from "./body.ts";
 import { parse, UUID_PATTERN } from "./validation.ts";
 import { openApiDocument } from "./openapi.ts";
 import { assetType, docsPage, readAsset } from "./docs.ts";
+import { webhookPolicy } from "./resources/webhooks.ts";
+import { decryptSecret, encryptSecret, formatSecret, fromBase64, newSecret } from "../_shared/webhook-secrets.ts";
 
 /** One structured log line per request. Never holds a key. */
 export interface LogLine {
@@ -31,6 +33,13 @@ export interface HandlerDeps {
   publicBaseUrl?: string;
   /** Reads a file (the docs page's assets): Deno.readFile on Deno. */
   readFile?: (url: URL) => Promise<Uint8Array>;
+  /** Webhooks: the key that seals endpoint secrets (null: not configured), and the dispatcher nudge. */
+  webhooks?: {
+    encryptionKey: Promise<CryptoKey> | null;
+    allowLocal: boolean;
+    /** Called after a request that recorded events (wakes the hosted dispatcher); must not throw. */
+    nudge?: () => void;
+  };
 }
 
 const API_PREFIX = "/api/v1";
@@ -49,6 +58,7 @@ interface Context {
 
 /** The API as a fetch handler: `(Request) => Promise<Response>`. */
 export function createHandler(deps: HandlerDeps): (req: Request) => Promise<Response> {
+  webhookPolicy.allowLocal = deps.webhooks?.allowLocal ?? false;
   return async (req) => {
     const started = performance.now();
     const ctx: Context = { requestId: crypto.randomUUID(), timestamp: new Date().toISOString(),
@@ -211,6 +221,7 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps): Promise<Re
     const { args, raw } = await readInput(req, route, url);
     idempotency = idempotencyOf(req, where.path, raw, ctx);
     bindIds(args, params);
+    if (route.newSecret) args.secret = await encryptSecret(await webhookKey(deps), newSecret());
     input = args;
   } catch (err) {
     if (err instanceof ClientGone) throw err;
@@ -233,7 +244,9 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps): Promise<Re
   }
   if (outcome.error) throw operationError(outcome.error);
 
+  if (outcome.auth.webhooks) deps.webhooks?.nudge?.();
   let result = outcome.result ?? "null";
+  if (route.newSecret) result = await revealSecret(result, deps);
   if (route.withRateLimit && result.endsWith("}")) {
     // The key's state after this request was counted (api.call counts after the operation).
     const { limit, remaining, reset, window } = outcome.auth;
@@ -246,7 +259,24 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps): Promise<Re
     ctx.headers.set("Location", `${base}${API_PREFIX}${route.location(JSON.parse(result))}`);
     return success(201, ctx.requestId, `"data":${result}`, ctx.headers, ctx.timestamp);
   }
-  return success(200, ctx.requestId, `"data":${result}`, ctx.headers, ctx.timestamp);
+  return success(route.accepted ? 202 : 200, ctx.requestId, `"data":${result}`, ctx.headers, ctx.timestamp);
+}
+
+/** The key sealing webhook secrets; 503 when WEBHOOK_ENCRYPTION_KEY is not set (or not valid). */
+async function webhookKey(deps: HandlerDeps): Promise<CryptoKey> {
+  const key = await deps.webhooks?.encryptionKey?.catch(() => null);
+  if (!key) {
+    throw new ApiError("service_unavailable",
+      "Webhooks are not configured on this deployment (WEBHOOK_ENCRYPTION_KEY); the request did nothing.");
+  }
+  return key;
+}
+
+/** An endpoint as SQL returns it (its sealed secret) made into the answer (the secret itself). */
+async function revealSecret(result: string, deps: HandlerDeps): Promise<string> {
+  const { secret_ciphertext: sealed, ...endpoint } = JSON.parse(result) as Record<string, unknown>;
+  const raw = await decryptSecret(await webhookKey(deps), fromBase64(String(sealed)));
+  return JSON.stringify({ ...endpoint, secret: formatSecret(raw) });
 }
 
 // The routes that need no key: the OpenAPI document and the reference page with its assets.

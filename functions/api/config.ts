@@ -15,6 +15,14 @@ export interface Config {
   onSupabase: boolean;
   /** Log every request; otherwise only error lines (5xx) are logged. */
   logRequests: boolean;
+  /** WEBHOOK_ENCRYPTION_KEY (base64 of 32 bytes): seals endpoint secrets. Unset: webhook creates answer 503. */
+  webhookEncryptionKey: string | null;
+  /** WEBHOOK_ALLOW_LOCAL=true: http:// endpoint URLs are accepted (local development). */
+  webhookAllowLocal: boolean;
+  /** WEBHOOK_DISPATCH_URL: the `webhooks` function, nudged after a request that recorded events. */
+  webhookDispatchUrl: string | null;
+  /** WEBHOOK_DISPATCH_TOKEN: the bearer token the `webhooks` function expects. */
+  webhookDispatchToken: string | null;
 }
 
 /** The local stack's URL for the function's role (see sql/local.sql). */
@@ -81,5 +89,9 @@ export function loadConfig(env: Env): Config {
     // Hosted function logs are rate-limited and Supabase records every invocation's status and
     // duration anyway, so request lines are opt-in; errors are always logged.
     logRequests: flag(env("LOG_REQUESTS")),
+    webhookEncryptionKey: set(env, "WEBHOOK_ENCRYPTION_KEY") ?? null,
+    webhookAllowLocal: env("WEBHOOK_ALLOW_LOCAL")?.trim() === "true",
+    webhookDispatchUrl: set(env, "WEBHOOK_DISPATCH_URL") ?? null,
+    webhookDispatchToken: set(env, "WEBHOOK_DISPATCH_TOKEN") ?? null,
   };
 }

@@ -13,6 +13,8 @@ export const SCOPES = [
   "write:results",
   "read:teams",
   "write:teams",
+  "read:webhooks",
+  "write:webhooks",
 ] as const;
 
 /** A permission a key can carry. */
@@ -23,6 +25,29 @@ export const FORMATS = ["single_elimination", "double_elimination", "round_robin
 
 /** A tournament format. */
 export type Format = (typeof FORMATS)[number];
+
+/** The event types a webhook endpoint may subscribe to (SQL: app.webhook_event_types()). */
+export const EVENT_TYPES = [
+  "tournament.created",
+  "tournament.updated",
+  "tournament.started",
+  "tournament.completed",
+  "tournament.cancelled",
+  "tournament.deleted",
+  "registration.created",
+  "registration.updated",
+  "registration.withdrawn",
+  "match.ready",
+  "match.completed",
+  "match.corrected",
+  "match.scheduled",
+] as const;
+
+/** A webhook event type (webhook.test is sent on request, never subscribed to). */
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** At most this many webhook endpoints per account (409 webhook_limit_reached). */
+export const WEBHOOK_LIMIT = 20;
 
 /** List pagination: `limit` is 1..max (default `default`), `page` 1..maxPage. */
 export const PAGE_SIZE = { default: 20, max: 100, maxPage: 999_999_999 } as const;
@@ -51,6 +76,7 @@ export const ERROR_STATUS = {
   team_in_use: 409,
   seed_taken: 409,
   check_in_closed: 409,
+  webhook_limit_reached: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_mismatch: 422,

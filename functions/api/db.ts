@@ -10,6 +10,8 @@ export interface AuthOutcome {
   remaining?: number;
   reset?: number;
   window?: number;
+  /** The request recorded webhook events (the function then nudges the dispatcher). */
+  webhooks?: boolean;
 }
 
 /** What api.call answers: the auth outcome, then the operation's error or its JSON (raw text). */

@@ -5,6 +5,7 @@ import { loadConfig } from "./config.ts";
 import { connect } from "./db.ts";
 import { baseHeaders, failure } from "./envelope.ts";
 import { ApiError } from "./errors.ts";
+import { importEncryptionKey } from "../_shared/webhook-secrets.ts";
 
 const config = loadConfig((name) => Deno.env.get(name));
 
@@ -38,11 +39,34 @@ function unconfigured(): (req: Request) => Promise<Response> {
   };
 }
 
+// A bad WEBHOOK_ENCRYPTION_KEY is logged once (never its value); webhook creates then answer 503.
+const encryptionKey = config.webhookEncryptionKey === null ? null : importEncryptionKey(config.webhookEncryptionKey);
+encryptionKey?.catch((err) => log({ level: "error", msg: `webhooks disabled: ${(err as Error).message}` }));
+
+/**
+ * After a request that recorded events, wake the hosted `webhooks` function (WEBHOOK_DISPATCH_URL)
+ * in the background, at most one call in flight; Supabase Cron is the safety net. Locally the
+ * dispatcher hears the commit (LISTEN webhooks) and this is unset.
+ */
+let nudging = false;
+function nudge(): void {
+  if (!config.webhookDispatchUrl || nudging) return;
+  nudging = true;
+  const call = fetch(config.webhookDispatchUrl, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${config.webhookDispatchToken ?? ""}` },
+    signal: AbortSignal.timeout(5000),
+  }).then((res) => res.body?.cancel()).catch(() => {}).finally(() => (nudging = false));
+  // deno-lint-ignore no-explicit-any
+  (globalThis as any).EdgeRuntime?.waitUntil?.(call);
+}
+
 const handler = config.databaseUrl === null ? unconfigured() : createHandler({
   db: connect({ ...config, databaseUrl: config.databaseUrl }),
   log,
   publicBaseUrl: config.publicBaseUrl,
   readFile: (url) => Deno.readFile(url),
+  webhooks: { encryptionKey, allowLocal: config.webhookAllowLocal, nudge },
 });
 
 const port = Deno.env.get("API_PORT");

@@ -20,6 +20,10 @@ export interface Route {
   paginated?: boolean;
   /** `data` gains `rate_limit`: the key's rate-limit state after this request was counted. */
   withRateLimit?: boolean;
+  /** 202: the route queues work (a webhook delivery) rather than completing it. */
+  accepted?: boolean;
+  /** The route makes a new webhook secret: sealed before the call, shown once in `secret`. */
+  newSecret?: boolean;
   /** For creating routes (201): the new resource's path below /api/v1. */
   // deno-lint-ignore no-explicit-any
   location?: (data: any) => string;

@@ -17,6 +17,7 @@ export const EXAMPLE_IDS = {
   request: "2f3e4d5c-6b7a-4988-8776-655443322110",
   key: "4b5c6d7e-8f90-4a1b-8c2d-3e4f5a6b7c8d",
   account: "8c9d0e1f-2a3b-4c4d-9e5f-6a7b8c9d0e1f",
+  webhook: "d1e2f3a4-b5c6-4d7e-8f90-a1b2c3d4e5f6",
 };
 
 export const TournamentExample = {

@@ -1,0 +1,144 @@
+import { z } from "zod";
+import { EVENT_TYPES, PAGE_SIZE, WEBHOOK_LIMIT } from "../contract.ts";
+import { queryInt, text, uuid } from "../validation.ts";
+import type { Route } from "../route.ts";
+import { DeleteResult, EXAMPLE_IDS, Match, Registration, Tournament } from "./models.ts";
+
+/** Whether http:// URLs are accepted (WEBHOOK_ALLOW_LOCAL=true); set once by createHandler. */
+export const webhookPolicy = { allowLocal: false };
+
+const instant = (description: string) => z.iso.datetime().meta({ description, format: "date-time" });
+
+/** An absolute https:// URL (http:// only where local destinations are allowed), no user-info. */
+const endpointUrl = z.string().max(2048).superRefine((s, ctx) => {
+  let url: URL | null = null;
+  try {
+    url = s.isWellFormed() && !/[\s\u0000]/.test(s) ? new URL(s) : null;
+  } catch { /* not a URL */ }
+  const scheme = url && /^https?:\/\//i.test(s) ? url.protocol : null;
+  if (!url || !scheme || !url.hostname) ctx.addIssue({ code: "custom", message: "must be an absolute https:// URL" });
+  else if (url.username || url.password) ctx.addIssue({ code: "custom", message: "must not contain user-info" });
+  else if (scheme === "http:" && !webhookPolicy.allowLocal) {
+    ctx.addIssue({ code: "custom", message: "must be https:// (http:// only when WEBHOOK_ALLOW_LOCAL=true)" });
+  }
+}).meta({ description: "An absolute `https://` URL of at most 2,048 characters, without user-info; `http://` only where the deployment allows local destinations (WEBHOOK_ALLOW_LOCAL=true).", format: "uri" });
+
+const events = z.array(z.enum(["*", ...EVENT_TYPES])).min(1).superRefine((list, ctx) => {
+  if (new Set(list).size !== list.length) ctx.addIssue({ code: "custom", message: "must not repeat an event type" });
+  if (list.includes("*") && list.length > 1) ctx.addIssue({ code: "custom", message: "[\"*\"] stands alone" });
+}).meta({ description: "Event types to receive, or `[\"*\"]` for all." });
+
+const fields = {
+  url: endpointUrl,
+  events,
+  tournament_id: uuid().nullable().meta({ description: "Only this tournament's events (one of yours); null: every tournament of the account." }),
+  description: text(200).nullable().meta({ description: "At most 200 characters." }),
+};
+
+export const CreateWebhook = z.strictObject({
+  ...fields,
+  tournament_id: fields.tournament_id.optional(),
+  description: fields.description.optional(),
+});
+
+export const UpdateWebhook = z.strictObject({
+  url: fields.url.optional(),
+  events: fields.events.optional(),
+  tournament_id: fields.tournament_id.optional(),
+  description: fields.description.optional(),
+  enabled: z.boolean().optional().meta({ description: "false stops deliveries; true (re-enabling) clears `disabled_reason`." }),
+}).refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" });
+
+const PageQuery = { page: queryInt(1, PAGE_SIZE.maxPage).optional(), limit: queryInt(1, PAGE_SIZE.max).optional() };
+export const ListWebhooksQuery = z.object(PageQuery);
+export const ListDeliveriesQuery = z.object({
+  ...PageQuery,
+  status: z.enum(["pending", "succeeded", "failed", "exhausted"]).optional(),
+});
+
+const WebhookExample = {
+  id: EXAMPLE_IDS.webhook, url: "https://bot.example.com/hooks/tournaments", events: ["match.completed", "match.ready"],
+  tournament_id: null, description: "Discord results bot", enabled: true, disabled_reason: null,
+  created_at: "2026-11-21T09:00:00.000Z", updated_at: "2026-11-21T09:00:00.000Z",
+};
+
+export const Webhook = z.object({
+  id: z.guid(),
+  url: z.string(),
+  events: z.array(z.string()),
+  tournament_id: z.guid().nullable(),
+  description: z.string().nullable(),
+  enabled: z.boolean(),
+  disabled_reason: z.enum(["failing"]).nullable().meta({ description: "`failing`: every attempt failed for 5 days, so it was disabled." }),
+  created_at: instant("UTC."),
+  updated_at: instant("UTC."),
+}).meta({ example: WebhookExample });
+
+export const WebhookWithSecret = Webhook.extend({
+  secret: z.string().meta({ description: "`whsec_` + base64 of 32 random bytes. Shown this once: store it to verify signatures." }),
+}).meta({ example: { ...WebhookExample, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8ua0ezJWBJU=" } });
+
+export const Delivery = z.object({
+  id: z.guid(),
+  event_id: z.guid().meta({ description: "Sent as `webhook-id`: the same on every retry and to every endpoint." }),
+  event_type: z.string(),
+  status: z.enum(["pending", "succeeded", "failed", "exhausted"]).meta({
+    description: "`failed` will be retried at `next_attempt_at`; `exhausted` has no retry left.",
+  }),
+  attempts: z.int(),
+  last_attempt_at: instant("UTC.").nullable(),
+  next_attempt_at: instant("UTC; null when no attempt is due.").nullable(),
+  last_status_code: z.int().nullable().meta({ description: "null when there was no response." }),
+  last_error: z.string().nullable().meta({ description: "Why the last attempt failed (at most 500 characters)." }),
+  payload: z.record(z.string(), z.unknown()).meta({ description: "The exact body sent." }),
+  created_at: instant("UTC."),
+  delivered_at: instant("UTC.").nullable(),
+});
+
+const webhookLocation = (data: { id: string }) => `/webhooks/${data.id}`;
+const w = "/webhooks/{webhook_id}";
+
+export const webhookRoutes: Route[] = [
+  { method: "GET", path: "/webhooks", scope: "read:webhooks", op: "webhooks.list", query: ListWebhooksQuery, paginated: true,
+    response: z.array(Webhook), summary: "List webhook endpoints", description: "Newest first. Never the secrets." },
+  { method: "POST", path: "/webhooks", scope: "write:webhooks", op: "webhooks.create", body: CreateWebhook,
+    response: WebhookWithSecret, location: webhookLocation, newSecret: true, conflicts: ["webhook_limit_reached"],
+    summary: "Create a webhook endpoint",
+    description: `Events are POSTed to \`url\`, signed the Standard Webhooks way (see the document's \`webhooks\`). The response holds the signing \`secret\`, shown this once. At most ${WEBHOOK_LIMIT} endpoints per account.`,
+    bodyExample: { url: "https://bot.example.com/hooks/tournaments", events: ["match.completed", "match.ready"], description: "Discord results bot" } },
+  { method: "GET", path: w, scope: "read:webhooks", op: "webhooks.get", response: Webhook, summary: "Get a webhook endpoint" },
+  { method: "PATCH", path: w, scope: "write:webhooks", op: "webhooks.update", body: UpdateWebhook, response: Webhook,
+    summary: "Update a webhook endpoint", bodyExample: { events: ["*"], enabled: true } },
+  { method: "DELETE", path: w, scope: "write:webhooks", op: "webhooks.delete", response: DeleteResult,
+    summary: "Delete a webhook endpoint", description: "Its pending deliveries are dropped." },
+  { method: "POST", path: `${w}/rotate-secret`, scope: "write:webhooks", op: "webhooks.rotate", response: WebhookWithSecret,
+    newSecret: true, summary: "Rotate an endpoint's secret",
+    description: "For the next 24 hours every delivery carries two signatures, the new secret's then the old one's." },
+  { method: "POST", path: `${w}/test`, scope: "write:webhooks", op: "webhooks.test", response: Delivery, accepted: true,
+    summary: "Send a test event",
+    description: "202 with the delivery of a `webhook.test` event to this endpoint alone, sent even if it is disabled or not subscribed." },
+  { method: "GET", path: `${w}/deliveries`, scope: "read:webhooks", op: "deliveries.list", query: ListDeliveriesQuery,
+    paginated: true, response: z.array(Delivery), summary: "List an endpoint's deliveries", description: "Newest first." },
+  { method: "POST", path: `${w}/deliveries/{delivery_id}/retry`, scope: "write:webhooks", op: "deliveries.retry",
+    response: Delivery, accepted: true, summary: "Resend a delivery",
+    description: "202: an attempt is made now whatever the delivery's status. A failure continues the delivery's retry schedule." },
+];
+
+/** Every event's payload: the OpenAPI document's top-level `webhooks` (OpenAPI 3.1). */
+export const MatchWithTournament = Match.extend({ tournament_id: z.guid() });
+export const eventPayloads: { type: string; data: z.ZodType; summary: string }[] = [
+  { type: "tournament.created", data: Tournament, summary: "A tournament was created." },
+  { type: "tournament.updated", data: Tournament, summary: "A PATCH changed something other than the status." },
+  { type: "tournament.started", data: Tournament, summary: "registration → ongoing (with any other fields changed with it)." },
+  { type: "tournament.completed", data: Tournament, summary: "ongoing → completed." },
+  { type: "tournament.cancelled", data: Tournament, summary: "Reserved: the contract has no cancelled status yet, so it is never sent." },
+  { type: "tournament.deleted", data: z.object({ id: z.guid() }), summary: "A tournament was deleted." },
+  { type: "registration.created", data: Registration, summary: "A team registered." },
+  { type: "registration.updated", data: Registration, summary: "Its seed, payment status or check-in changed." },
+  { type: "registration.withdrawn", data: Registration, summary: "A registration was withdrawn (as it was just before)." },
+  { type: "match.ready", data: MatchWithTournament, summary: "A match has both teams: every first-round match at the start, each later one as results come in (again if a correction changes who plays it)." },
+  { type: "match.completed", data: MatchWithTournament, summary: "A result or forfeit was reported on a ready match." },
+  { type: "match.corrected", data: MatchWithTournament, summary: "A completed match's result changed." },
+  { type: "match.scheduled", data: MatchWithTournament, summary: "`scheduled_at` was set or cleared." },
+  { type: "webhook.test", data: Webhook, summary: "Sent by POST /webhooks/{webhook_id}/test; data is the endpoint." },
+];

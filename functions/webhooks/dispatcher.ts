@@ -1,0 +1,262 @@
+// The dispatcher: claims due delivery attempts (webhooks.claim), POSTs them signed, and records
+// the outcomes (webhooks.settle). Any number may run at once over one database; each attempt is
+// leased to one for 60 seconds, so one that dies mid-attempt loses nothing.
+//
+// Per endpoint, the attempts of one claim are sent one after another in claim order (first
+// attempts in event order); endpoints are served side by side, at most `concurrency` requests
+// in flight. When an attempt to an endpoint fails, that endpoint's remaining first attempts of
+// the claim are handed back unattempted (it is likely down; they keep their order), and so is
+// whatever would outlive the lease.
+import pg from "pg";
+import { decryptSecret, sign, toBase64 } from "../_shared/webhook-secrets.ts";
+import { refusedDestination } from "./destination.ts";
+
+export interface DispatcherOptions {
+  /** Connections as tournament_webhooks. */
+  pool: pg.Pool;
+  encryptionKey: CryptoKey;
+  /** A 2xx within this many milliseconds is a success. */
+  timeoutMs: number;
+  /** The delays before each retry, in seconds; after the last, a failure is final. */
+  retrySeconds: number[];
+  allowLocal: boolean;
+  /** Requests in flight at most. */
+  concurrency: number;
+  /** An endpoint failing this long is disabled. */
+  disableAfterSeconds: number;
+  log: (line: Record<string, unknown>) => void;
+}
+
+interface Claimed {
+  delivery_id: string;
+  lease_token: string;
+  event_id: string;
+  endpoint_id: string;
+  url: string;
+  secrets: Uint8Array[];
+  payload: string;
+  attempts: number;
+}
+
+interface Outcome {
+  delivery_id: string;
+  lease_token: string;
+  attempted: boolean;
+  ok?: boolean;
+  status_code?: number | null;
+  error?: string | null;
+  retry_in?: number | null;
+}
+
+const LEASE_MS = 60_000;
+const USER_AGENT = "TournamentAPI-Webhooks/1.0";
+
+export class Dispatcher {
+  private inFlight = 0;
+  private waiting: (() => void)[] = [];
+  private queued = 0;
+  private settling: Outcome[] = [];
+  private flushing: Promise<void> | null = null;
+  private secrets = new Map<string, Uint8Array>();
+  private active = new Set<Promise<void>>();
+  /** Attempts made since start. */
+  attempts = 0;
+
+  constructor(private options: DispatcherOptions) {}
+
+  private wakeUp: (() => void) | null = null;
+
+  /** Ends a wait early: something may be due (a notification, a nudge). */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      const race = this.active.size ? Promise.race(this.active) : null;
+      race?.then(done, done);
+      this.wakeUp = done;
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+    }).finally(() => (this.wakeUp = null));
+  }
+
+  /**
+   * Claims and sends until `until` (or, with `exitWhenIdle`, until nothing is due and nothing is
+   * in flight); between claims it waits for a send to finish, a wake() or `pollMs` (retries come
+   * due on the clock). Returns the attempts made. A database error is logged and retried.
+   */
+  async run({ until = Infinity, exitWhenIdle = false, pollMs = 1000, stopped = () => false }:
+    { until?: number; exitWhenIdle?: boolean; pollMs?: number; stopped?: () => boolean } = {}): Promise<number> {
+    const before = this.attempts;
+    while (Date.now() < until && !stopped()) {
+      let claimed: number;
+      try {
+        claimed = await this.claimBatch();
+      } catch (err) {
+        this.options.log({ level: "error", msg: "claim failed; retrying", error: (err as Error).message });
+        await this.pause(1000);
+        continue;
+      }
+      if (claimed > 0) continue;
+      if (exitWhenIdle && this.active.size === 0) break;
+      await this.pause(Math.min(pollMs, Math.max(0, until - Date.now())));
+    }
+    await Promise.all(this.active);
+    await this.flush();
+    return this.attempts - before;
+  }
+
+  /** Claims one batch if there is room, and starts sending it; returns how many were claimed. */
+  async claimBatch(): Promise<number> {
+    const room = this.options.concurrency * 4 - this.queued;
+    if (room <= 0) return 0;
+    const { rows } = await this.options.pool.query<Claimed>(
+      "select delivery_id, lease_token, event_id, endpoint_id, url, secrets, payload, attempts from webhooks.claim($1, $2)",
+      [room, 50]);
+    if (rows.length === 0) return 0;
+    const deadline = Date.now() + LEASE_MS - this.options.timeoutMs - 5_000;
+    const byEndpoint = new Map<string, Claimed[]>();
+    for (const row of rows) {
+      const list = byEndpoint.get(row.endpoint_id) ?? [];
+      list.push(row);
+      byEndpoint.set(row.endpoint_id, list);
+    }
+    this.queued += rows.length;
+    for (const list of byEndpoint.values()) {
+      const task = this.sendAll(list, deadline).finally(() => this.active.delete(task));
+      this.active.add(task);
+    }
+    return rows.length;
+  }
+
+  /** Whether a claimed batch is still being sent. */
+  get busy(): boolean {
+    return this.active.size > 0;
+  }
+
+  private async sendAll(list: Claimed[], deadline: number): Promise<void> {
+    let endpointDown = false;
+    for (const row of list) {
+      this.queued--;
+      if ((endpointDown && row.attempts === 0) || Date.now() > deadline) {
+        this.settle({ delivery_id: row.delivery_id, lease_token: row.lease_token, attempted: false });
+        continue;
+      }
+      const outcome = await this.withSlot(() => this.attempt(row));
+      if (!outcome.ok) endpointDown = true;
+      this.settle(outcome);
+    }
+  }
+
+  private async withSlot<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.inFlight >= this.options.concurrency) await new Promise<void>((r) => this.waiting.push(r));
+    this.inFlight++;
+    try {
+      return await fn();
+    } finally {
+      this.inFlight--;
+      this.waiting.shift()?.();
+    }
+  }
+
+  private async secret(stored: Uint8Array): Promise<Uint8Array> {
+    const id = toBase64(stored);
+    let raw = this.secrets.get(id);
+    if (!raw) {
+      raw = await decryptSecret(this.options.encryptionKey, stored);
+      if (this.secrets.size > 10_000) this.secrets.clear();
+      this.secrets.set(id, raw);
+    }
+    return raw;
+  }
+
+  /** One attempt: never throws; the outcome says what happened (never a secret). */
+  private async attempt(row: Claimed): Promise<Outcome> {
+    const base = { delivery_id: row.delivery_id, lease_token: row.lease_token, attempted: true };
+    const failed = (error: string, status_code: number | null = null): Outcome => {
+      const retry = this.options.retrySeconds[row.attempts];
+      return { ...base, ok: false, status_code, error: error.slice(0, 500), retry_in: retry ?? null };
+    };
+    this.attempts++;
+    let url: URL;
+    try {
+      url = new URL(row.url);
+    } catch {
+      return failed("the endpoint URL is not valid");
+    }
+    const refused = await refusedDestination(url, this.options.allowLocal);
+    if (refused) return failed(refused);
+    let signatures: string;
+    const timestamp = Math.floor(Date.now() / 1000);
+    try {
+      const secrets = await Promise.all(row.secrets.map((s) => this.secret(s)));
+      signatures = (await Promise.all(secrets.map((s) => sign(s, row.event_id, timestamp, row.payload)))).join(" ");
+    } catch {
+      return failed("the endpoint's secret could not be decrypted with WEBHOOK_ENCRYPTION_KEY");
+    }
+    try {
+      const res = await fetch(url, {
+        method: "POST",
+        redirect: "manual",
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+        headers: {
+          "content-type": "application/json",
+          "user-agent": USER_AGENT,
+          "webhook-id": row.event_id,
+          "webhook-timestamp": String(timestamp),
+          "webhook-signature": signatures,
+        },
+        body: row.payload,
+      });
+      await res.body?.cancel().catch(() => {});
+      if (res.status >= 200 && res.status < 300) return { ...base, ok: true, status_code: res.status, error: null, retry_in: null };
+      if (res.status >= 300 && res.status < 400) return failed(`redirect ${res.status} not followed`, res.status);
+      return failed(`the endpoint answered ${res.status}`, res.status);
+    } catch (err) {
+      const e = err as Error;
+      if (e?.name === "TimeoutError" || e?.name === "AbortError") {
+        return failed(`no response within ${this.options.timeoutMs} ms`);
+      }
+      return failed(`request failed: ${String(e?.message ?? e).replace(/\s+/g, " ")}`);
+    }
+  }
+
+  /** Queues an outcome; outcomes are written in batches, one call at a time. */
+  private settle(outcome: Outcome): void {
+    this.settling.push(outcome);
+    this.flushing ??= this.flushLoop();
+  }
+
+  /** Waits until every queued outcome is written. */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
+  private async flushLoop(): Promise<void> {
+    try {
+      while (this.settling.length) {
+        const batch = this.settling.splice(0);
+        try {
+          await this.options.pool.query("select webhooks.settle($1, make_interval(secs => $2))",
+            [JSON.stringify(batch), this.options.disableAfterSeconds]);
+        } catch (err) {
+          // The database went away: these attempts are made again once their lease ends (at least once).
+          this.options.log({ level: "error", msg: "settle failed; the attempts will be made again after their lease",
+            deliveries: batch.length, error: (err as Error).message });
+        }
+      }
+    } finally {
+      this.flushing = null;
+    }
+  }
+
+  /** Deletes what is older than 30 days (a batch). */
+  async prune(): Promise<number> {
+    const { rows } = await this.options.pool.query<{ n: number }>("select webhooks.prune() as n");
+    return rows[0].n;
+  }
+}
