@@ -2,6 +2,7 @@
 // an embedded Postgres 17, the Supabase-style bootstrap, the migrations (applied by the
 // Supabase CLI), and the `api` function on Deno.
 import { spawn, execFileSync } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import net from "node:net";
@@ -194,6 +195,55 @@ export function startFunction({ port, databaseUrl, env = {}, onLine = () => {} }
     stdio: ["ignore", "pipe", "pipe"],
   });
   const base = `http://127.0.0.1:${port}`;
+  return waitForLine(child, '"msg":"listening"', "the function", onLine, { url: base, pid: child.pid, child, stop: () => stopChild(child) });
+}
+
+/** A new WEBHOOK_ENCRYPTION_KEY: base64 of 32 random bytes. */
+export function newEncryptionKey() {
+  return crypto.randomBytes(32).toString("base64");
+}
+
+/**
+ * The key sealing webhook secrets, generated once and kept in `file` (mode 0600): the local
+ * stack's endpoints keep working across restarts.
+ */
+export function keptEncryptionKey(file) {
+  if (fs.existsSync(file)) return fs.readFileSync(file, "utf8").trim();
+  const key = newEncryptionKey();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, key + "\n", { mode: 0o600 });
+  return key;
+}
+
+/** The URL for the dispatcher's role on a local database. */
+export function dispatcherDatabaseUrl(adminUrl) {
+  const url = new URL(adminUrl);
+  url.username = "tournament_webhooks";
+  url.password = "tournament_webhooks";
+  return url.toString();
+}
+
+/**
+ * Starts the `webhooks` function as the local dispatcher (WEBHOOK_LISTEN=true: it runs for good,
+ * woken by each commit that recorded events). Resolves once it listens for notifications.
+ * `env` overrides its settings (WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_SECONDS, ...).
+ * @param {{ databaseUrl: string, encryptionKey: string, env?: Record<string, string>, onLine?: (line: string) => void }} options
+ */
+export function startDispatcher({ databaseUrl, encryptionKey, env = {}, onLine = () => {} }) {
+  const child = spawn(path.join(BIN, "deno"), [
+    "run", "--frozen", "--allow-net", "--allow-env", "--allow-read", "--allow-sys",
+    "--config", "functions/webhooks/deno.json", "functions/webhooks/index.ts",
+  ], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: "1", WEBHOOKS_DATABASE_URL: databaseUrl, WEBHOOK_ENCRYPTION_KEY: encryptionKey,
+      WEBHOOK_LISTEN: "true", WEBHOOK_ALLOW_LOCAL: "true", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  return waitForLine(child, '"msg":"dispatching"', "the dispatcher", onLine, { pid: child.pid, child, stop: () => stopChild(child) });
+}
+
+// Resolves with `value` once the child prints a line containing `marker`; every line goes to onLine.
+function waitForLine(child, marker, what, onLine, value) {
   return new Promise((resolve, reject) => {
     let buffer = "";
     let started = false;
@@ -204,9 +254,9 @@ export function startFunction({ port, databaseUrl, env = {}, onLine = () => {} }
         const line = buffer.slice(0, nl);
         buffer = buffer.slice(nl + 1);
         onLine(line);
-        if (!started && line.includes('"msg":"listening"')) {
+        if (!started && line.includes(marker)) {
           started = true;
-          resolve({ url: base, pid: child.pid, child, stop: () => stopChild(child) });
+          resolve(value);
         }
       }
     };
@@ -214,7 +264,7 @@ export function startFunction({ port, databaseUrl, env = {}, onLine = () => {} }
     child.stderr.on("data", onData);
     child.on("error", reject);
     child.on("exit", (code) => {
-      if (!started) reject(new Error(`the function exited with ${code} before listening:\n${buffer}`));
+      if (!started) reject(new Error(`${what} exited with ${code} before starting:\n${buffer}`));
     });
   });
 }

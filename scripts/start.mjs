@@ -1,6 +1,7 @@
 // `npm start`: the whole local stack in one command. Postgres 17 (data kept in
 // $TOURNAMENT_DATA_DIR/postgres, default .data/postgres), the bootstrap and migrations (Supabase
-// CLI), demo data, and the `api` function on Deno. Prints the URLs and a demo key.
+// CLI), demo data, the `api` function and the webhook dispatcher (the `webhooks` function) on
+// Deno. Prints the URLs and a demo key.
 //
 // Environment: DB_PORT (54322), API_PORT (54321), API_HOST (127.0.0.1), TOURNAMENT_DATA_DIR
 // (.data, relative to the repository), DATABASE_URL (an existing Postgres to use instead of the
@@ -26,7 +27,8 @@ import path from "node:path";
 import crypto from "node:crypto";
 import pg from "pg";
 import {
-  ROOT, functionDatabaseUrl, prepareDatabase, startFunction, startPostgres, startWatchdog,
+  ROOT, dispatcherDatabaseUrl, functionDatabaseUrl, keptEncryptionKey, prepareDatabase, startDispatcher, startFunction,
+  startPostgres, startWatchdog,
 } from "./stack.mjs";
 
 const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
@@ -62,6 +64,7 @@ const externalDb = process.env.DATABASE_URL || null;
 const DATA_DIR = path.resolve(ROOT, process.env.TOURNAMENT_DATA_DIR || ".data");
 const PG_DIR = path.join(DATA_DIR, "postgres");
 const KEY_FILE = path.join(DATA_DIR, "demo-key");
+const WEBHOOK_KEY_FILE = path.join(DATA_DIR, "webhook-encryption-key");
 /** A path for messages: relative to the repository when inside it. */
 const shown = (p) => {
   const rel = path.relative(ROOT, p);
@@ -146,6 +149,7 @@ async function main() {
   const watchdog = startWatchdog();
   let db = null;
   let fn = null;
+  let dispatcher = null;
   let starting = null; // the start of Postgres or of the function, while in flight
   let stopping = false;
   const parent = process.ppid;
@@ -153,6 +157,7 @@ async function main() {
   const pgPid = () => db?.pid ?? runningPostmaster(PG_DIR);
   const force = () => {
     fn?.child.kill("SIGKILL");
+    dispatcher?.child.kill("SIGKILL");
     const pid = pgPid();
     if (pid) try { process.kill(pid, "SIGQUIT"); } catch { /* gone */ } // immediate shutdown
     watchdog.done();
@@ -178,6 +183,7 @@ async function main() {
     }, STOP_TIMEOUT_MS);
     try {
       await starting?.catch(() => {});
+      await dispatcher?.stop();
       await fn?.stop();
       await db?.stop();
       console.log("Stopped.");
@@ -210,10 +216,13 @@ async function main() {
     const key = await demoKey(adminUrl);
     if (stopping) return;
 
+    // Endpoint secrets are sealed with a key kept beside the data (never in the database).
+    const webhookKey = process.env.WEBHOOK_ENCRYPTION_KEY || keptEncryptionKey(WEBHOOK_KEY_FILE);
     starting = startFunction({
       port: apiPort,
       databaseUrl: functionDatabaseUrl(adminUrl),
       onLine: (line) => console.log(line),
+      env: { WEBHOOK_ENCRYPTION_KEY: webhookKey, WEBHOOK_ALLOW_LOCAL: "true" },
     });
     fn = await starting;
     starting = null;
@@ -221,6 +230,18 @@ async function main() {
     if (stopping) return;
     fn.child.on("exit", (code, signal) => {
       if (!stopping) stop(`The function exited (${signal ?? code})`, 1);
+    });
+    starting = startDispatcher({
+      databaseUrl: dispatcherDatabaseUrl(adminUrl),
+      encryptionKey: webhookKey,
+      onLine: (line) => console.log(line),
+    });
+    dispatcher = await starting;
+    starting = null;
+    watchdog.watch("TERM", dispatcher.pid);
+    if (stopping) return;
+    dispatcher.child.on("exit", (code, signal) => {
+      if (!stopping) stop(`The webhook dispatcher exited (${signal ?? code})`, 1);
     });
 
     const base = `http://${apiHost}:${apiPort}/functions/v1/api/v1`;
@@ -230,6 +251,7 @@ Tournament API is running.
   Base URL      ${base}
   Database      ${externalDb ? adminUrl.replace(/:[^:@/]*@/, ":***@") : adminUrl}
   Demo API key  ${key}   (every scope; kept in ${shown(KEY_FILE)})
+  Webhooks      dispatched as they happen (http:// allowed locally); secrets sealed with the key in ${shown(WEBHOOK_KEY_FILE)}
 
 Try:
   curl -s ${base}/tournaments -H "Authorization: Bearer ${key}"

@@ -6,7 +6,8 @@ import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import {
-  freePort, functionDatabaseUrl, prepareDatabase, startFunction, startPostgres, startWatchdog,
+  dispatcherDatabaseUrl, freePort, functionDatabaseUrl, newEncryptionKey, prepareDatabase, startFunction, startPostgres,
+  startWatchdog,
 } from "../../scripts/stack.mjs";
 
 declare module "vitest" {
@@ -15,6 +16,10 @@ declare module "vitest" {
     adminDbUrl: string;
     functionDbUrl: string;
     logFile: string;
+    /** The dispatcher's role (tests start their own dispatchers: tests/webhook-helpers.ts). */
+    dispatcherDbUrl: string;
+    /** The function's WEBHOOK_ENCRYPTION_KEY. */
+    webhookEncryptionKey: string;
   }
 }
 
@@ -31,12 +36,16 @@ export default async function setup(project: TestProject) {
     await prepareDatabase(db.url);
     const functionDbUrl = functionDatabaseUrl(db.url);
     const log = fs.createWriteStream(logFile);
-    fn = await startFunction({ port: await freePort(), databaseUrl: functionDbUrl, onLine: (l: string) => log.write(l + "\n") });
+    const webhookEncryptionKey = newEncryptionKey();
+    fn = await startFunction({ port: await freePort(), databaseUrl: functionDbUrl, onLine: (l: string) => log.write(l + "\n"),
+      env: { WEBHOOK_ENCRYPTION_KEY: webhookEncryptionKey, WEBHOOK_ALLOW_LOCAL: "true" } });
     watchdog.watch("TERM", fn.pid);
     project.provide("apiUrl", `${fn.url}/functions/v1/api/v1`);
     project.provide("adminDbUrl", db.url);
     project.provide("functionDbUrl", functionDbUrl);
     project.provide("logFile", logFile);
+    project.provide("dispatcherDbUrl", dispatcherDatabaseUrl(db.url));
+    project.provide("webhookEncryptionKey", webhookEncryptionKey);
   } catch (err) {
     await fn?.stop();
     await db.stop();
