@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ERROR_STATUS, FORMATS, PAGE_SIZE, RATE_LIMIT, SCOPES } from "../functions/api/contract.ts";
+import { ERROR_STATUS, EVENT_TYPES, FORMATS, PAGE_SIZE, RATE_LIMIT, SCOPES } from "../functions/api/contract.ts";
 import { routes } from "../functions/api/routes.ts";
 import { expectError, expectStatus, sql, tenant } from "./helpers.ts";
 
@@ -24,6 +24,13 @@ describe("one source of truth", () => {
   it("SQL's formats (app.formats(), behind the tournaments' check) are the API's formats", async () => {
     const [row] = await sql<{ formats: string[] }>("select app.formats() as formats");
     expect(row.formats).toEqual([...FORMATS]);
+  });
+
+  it("SQL's webhook event types (app.webhook_event_types()) are the API's, and the document describes each", async () => {
+    const [row] = await sql<{ types: string[] }>("select app.webhook_event_types() as types");
+    expect(row.types).toEqual([...EVENT_TYPES]);
+    const { openApiDocument } = await import("../functions/api/openapi.ts");
+    expect(Object.keys(openApiDocument().webhooks as object).sort()).toEqual([...EVENT_TYPES, "webhook.test"].sort());
   });
 
   it("every error code SQL raises for the API is one of the contract's codes", () => {

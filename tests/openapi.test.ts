@@ -36,7 +36,7 @@ describe("the OpenAPI document", () => {
       expect(Boolean(op.requestBody)).toBe(Boolean(route.body));
       const statuses = Object.keys(op.responses).sort();
       const post = route.method === "POST";
-      const expected = [route.location ? "201" : "200", "400", "401", "403", "404", "429", "500", "503",
+      const expected = [route.location ? "201" : route.accepted ? "202" : "200", "400", "401", "403", "404", "429", "500", "503",
         ...(route.conflicts || post ? ["409"] : []), ...(route.body ? ["413", "415"] : []),
         ...(post ? ["422"] : [])].sort();
       expect(statuses, `${route.method} ${route.path}`).toEqual(expected);

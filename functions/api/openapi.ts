@@ -11,6 +11,7 @@ import { CreateTournament, ListTournamentsQuery, UpdateTournament } from "./reso
 import { CreateRegistration, UpdateRegistration } from "./resources/registrations.ts";
 import { ReportMatch } from "./resources/results.ts";
 import { CreateTeam, UpdateTeam } from "./resources/teams.ts";
+import * as webhooks from "./resources/webhooks.ts";
 
 type Json = Record<string, unknown>;
 const ref = (name: string, kind = "schemas") => ({ $ref: `#/components/${kind}/${name}` });
@@ -20,12 +21,16 @@ const named: Record<string, z.ZodType> = {
   Tournament: models.Tournament, TeamSummary: models.TeamSummary, Registration: models.Registration,
   Match: models.Match, Standing: models.Standing, Results: models.Results, DeleteResult: models.DeleteResult,
   Team: models.Team, Me: models.Me,
+  Webhook: webhooks.Webhook, WebhookWithSecret: webhooks.WebhookWithSecret, WebhookDelivery: webhooks.Delivery,
+  MatchWithTournament: webhooks.MatchWithTournament,
+  CreateWebhook: webhooks.CreateWebhook, UpdateWebhook: webhooks.UpdateWebhook,
   Pagination: models.Pagination, Meta: models.Meta, Error: models.ErrorBody,
   CreateTournament, UpdateTournament, CreateRegistration, UpdateRegistration, ReportMatch, CreateTeam, UpdateTeam,
 };
 
 const OUTPUTS = new Set(["Tournament", "TeamSummary", "Registration", "Match", "Standing", "Results",
-  "Team", "Me", "DeleteResult", "Pagination", "Meta", "Error"]);
+  "Team", "Me", "DeleteResult", "Pagination", "Meta", "Error", "Webhook", "WebhookWithSecret", "WebhookDelivery",
+  "MatchWithTournament"]);
 
 function componentSchemas(): Json {
   const registry = z.registry<{ id: string }>();
@@ -43,7 +48,7 @@ function componentSchemas(): Json {
     delete schema.$id;
     schemas[id] = schema;
   }
-  for (const id of ["UpdateTournament", "UpdateRegistration", "UpdateTeam", "ReportMatch"]) schemas[id].minProperties = 1;
+  for (const id of ["UpdateTournament", "UpdateRegistration", "UpdateTeam", "ReportMatch", "UpdateWebhook"]) schemas[id].minProperties = 1;
   return schemas;
 }
 
@@ -142,7 +147,7 @@ function operation(route: Route): Json {
   const dataExample = isArray
     ? [exampleOf((route.response as unknown as { def: { element: z.ZodType } }).def.element)]
     : exampleOf(route.response);
-  const status = route.location ? "201" : "200";
+  const status = route.location ? "201" : route.accepted ? "202" : "200";
   const successHeaders: Json = { "X-Request-Id": ref("X-Request-Id", "headers") };
   for (const h of RATE_HEADERS) successHeaders[h] = ref(h, "headers");
   if (route.location) successHeaders.Location = ref("Location", "headers");
@@ -150,7 +155,7 @@ function operation(route: Route): Json {
 
   const responses: Json = {
     [status]: {
-      description: route.location ? "Created." : "OK.",
+      description: route.location ? "Created." : route.accepted ? "Accepted: the delivery is queued." : "OK.",
       headers: successHeaders,
       content: { "application/json": {
         schema: {
@@ -188,11 +193,46 @@ function operation(route: Route): Json {
   };
 }
 
+const WEBHOOK_HEADERS: Json[] = [
+  { name: "webhook-id", in: "header", required: true, schema: { type: "string", format: "uuid" },
+    description: "The event's id: the same on every retry and to every endpoint. Deduplicate on it." },
+  { name: "webhook-timestamp", in: "header", required: true, schema: { type: "string", pattern: "^[0-9]+$" },
+    description: "Unix seconds of this attempt. Reject a timestamp too far from your clock (Standard Webhooks' libraries allow 5 minutes)." },
+  { name: "webhook-signature", in: "header", required: true, schema: { type: "string" },
+    description: "`v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the base64-decoded part of the secret after `whsec_`. During the 24 hours after a rotation: two, space-separated, the new secret's first." },
+];
+
+/** The top-level `webhooks` (OpenAPI 3.1): each event's POST to the endpoint's URL. */
+function eventDocuments(): Json {
+  const out: Json = {};
+  for (const { type, data, summary } of webhooks.eventPayloads) {
+    const schema = {
+      type: "object", required: ["type", "timestamp", "data"],
+      properties: {
+        type: { const: type },
+        timestamp: { type: "string", format: "date-time", description: "When the change committed (UTC)." },
+        data: schemaOf(data),
+      },
+    };
+    out[type] = { post: {
+      summary,
+      description: `${summary}\n\nSent as \`POST\` to each enabled endpoint subscribed to \`${type}\` (or \`*\`), with \`content-type: application/json\` and \`user-agent: TournamentAPI-Webhooks/1.0\`. Answer any 2xx within 10 seconds; anything else (a 3xx included: redirects are not followed) is retried after 5 s, 5 min, 30 min, 2 h, 5 h and 10 h, then given up.`,
+      operationId: `event_${type.replace(".", "_")}`,
+      tags: ["Webhooks"],
+      parameters: WEBHOOK_HEADERS,
+      requestBody: { required: true, content: { "application/json": { schema } } },
+      responses: { "2XX": { description: "Received; any 2xx within the timeout is a success." } },
+    } };
+  }
+  return out;
+}
+
 function tagOf(path: string): string {
   if (path.includes("/registrations")) return "Registrations";
   if (path.includes("/results") || path.includes("/matches")) return "Results";
   if (path.startsWith("/teams")) return "Teams";
   if (path === "/me") return "Keys";
+  if (path.startsWith("/webhooks")) return "Webhooks";
   return "Tournaments";
 }
 
@@ -232,9 +272,11 @@ export function openApiDocument({ serverUrl = LOCAL_SERVER_URL }: { serverUrl?: 
     tags: [
       { name: "Tournaments" }, { name: "Registrations" }, { name: "Results", description: "Brackets, match reports and standings." },
       { name: "Teams", description: "Platform teams and your account's own." }, { name: "Keys", description: "The calling key." },
+      { name: "Webhooks", description: "Endpoints that receive the account's events, and their deliveries." },
     ],
     security: [{ apiKey: [] }],
     paths,
+    webhooks: eventDocuments(),
     components: {
       securitySchemes: {
         apiKey: { type: "http", scheme: "bearer", bearerFormat: "tmk_<43 base62><6 base62 checksum>",

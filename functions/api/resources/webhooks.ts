@@ -93,7 +93,13 @@ export const Delivery = z.object({
   payload: z.record(z.string(), z.unknown()).meta({ description: "The exact body sent." }),
   created_at: instant("UTC."),
   delivered_at: instant("UTC.").nullable(),
-});
+}).meta({ example: {
+  id: "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b", event_id: "f6a7b8c9-d0e1-4f2a-9b3c-4d5e6f7a8b9c", event_type: "webhook.test",
+  status: "pending", attempts: 0, last_attempt_at: null, next_attempt_at: "2026-11-21T10:00:00.000Z",
+  last_status_code: null, last_error: null,
+  payload: { type: "webhook.test", timestamp: "2026-11-21T10:00:00.000Z", data: WebhookExample },
+  created_at: "2026-11-21T10:00:00.000Z", delivered_at: null,
+} });
 
 const webhookLocation = (data: { id: string }) => `/webhooks/${data.id}`;
 const w = "/webhooks/{webhook_id}";
