@@ -1,9 +1,9 @@
-// `npm run check:bundle`: does the `api` function build the way Supabase builds it?
+// `npm run check:bundle`: do the functions (`api`, `webhooks`) build the way Supabase builds them?
 //
 // `supabase functions deploy api --use-api` uploads the entrypoint's import graph, the Deno config
 // (import_map in supabase/config.toml) and the static files, never node_modules, and the server
 // resolves npm packages itself with an empty cache. This script does the same here: it copies the
-// entrypoint's folder (without node_modules) and the static files named in config.toml to a temp
+// entrypoint's folder and functions/_shared (without node_modules) and the static files named in config.toml to a temp
 // folder, points DENO_DIR at a new empty folder, and runs `deno check` and `deno bundle` of the
 // entrypoint with the lock file frozen (a lock that does not match deno.json fails), then boots
 // the bundle with a deployed-looking environment and no DATABASE_URL and expects a 503 envelope.
@@ -21,7 +21,15 @@ import { fileURLToPath } from "node:url";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SUPABASE_DIR = path.join(ROOT, "supabase");
 const DENO = path.join(ROOT, "node_modules", ".bin", "deno");
-const SLUG = "api";
+// Each function, how its bundle is booted and what it must answer deployed without its database.
+const FUNCTIONS = [
+  { slug: "api", portVar: "API_PORT", path: "/api/v1/tournaments", method: "GET", missing: "DATABASE_URL is not set",
+    envelope: true },
+  { slug: "webhooks", portVar: "WEBHOOKS_PORT", path: "/", method: "POST", missing: "WEBHOOKS_DATABASE_URL is not set",
+    envelope: false },
+];
+// Code the functions share (Supabase's convention: functions/_shared), bundled with each.
+const SHARED_DIR = path.join(ROOT, "functions", "_shared");
 const keep = process.argv.includes("--keep");
 
 class CheckFailed extends Error {}
@@ -90,12 +98,12 @@ function freePort() {
 }
 
 /** Boots the bundle as if deployed without DATABASE_URL; every request must be a 503 envelope. */
-async function bootBundle(bundle, env) {
+async function bootBundle(bundle, env, fn) {
   const port = await freePort();
   const started = performance.now();
   const child = spawn(DENO, ["run", "--no-config", "--no-lock", "--allow-net", "--allow-env", "--allow-read", bundle], {
     cwd: path.dirname(bundle),
-    env: { ...env, API_PORT: String(port), SB_REGION: "check-bundle" },
+    env: { ...env, [fn.portVar]: String(port), SB_REGION: "check-bundle" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -110,13 +118,15 @@ async function bootBundle(bundle, env) {
       child.stderr.on("data", onData);
       child.on("exit", (code) => { clearTimeout(timer); reject(new CheckFailed(`the bundle exited (${code}) before listening:\n${output}`)); });
     });
-    const res = await fetch(`http://127.0.0.1:${port}/api/v1/tournaments`);
+    const res = await fetch(`http://127.0.0.1:${port}${fn.path}`, { method: fn.method });
     const body = await res.json().catch(() => null);
-    if (res.status !== 503 || body?.error?.code !== "service_unavailable" || body?.success !== false) {
-      fail(`the bundle, deployed without DATABASE_URL, answered ${res.status} ${JSON.stringify(body)}; expected 503 service_unavailable`);
+    const refused = fn.envelope ? body?.error?.code === "service_unavailable" && body?.success === false
+      : body?.error === "service_unavailable";
+    if (res.status !== 503 || !refused) {
+      fail(`the bundle, deployed without its database URL, answered ${res.status} ${JSON.stringify(body)}; expected 503 service_unavailable`);
     }
-    if (!output.includes("DATABASE_URL is not set")) fail(`the bundle did not log why it refuses to serve:\n${output}`);
-    console.log(`  ok   bundle boots; without DATABASE_URL it answers 503 service_unavailable (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    if (!output.includes(fn.missing)) fail(`the bundle did not log why it refuses to serve:\n${output}`);
+    console.log(`  ok   bundle boots; without its database URL it answers 503 service_unavailable (${((performance.now() - started) / 1000).toFixed(1)} s)`);
   } finally {
     if (child.exitCode === null) {
       child.kill("SIGKILL");
@@ -126,6 +136,11 @@ async function bootBundle(bundle, env) {
 }
 
 async function main() {
+  for (const fn of FUNCTIONS) await checkFunction(fn);
+}
+
+async function checkFunction(fn) {
+  const SLUG = fn.slug;
   const started = performance.now();
   const config = tomlSection(fs.readFileSync(path.join(SUPABASE_DIR, "config.toml"), "utf8"), `functions.${SLUG}`);
   if (!config.entrypoint) fail(`[functions.${SLUG}] has no entrypoint`);
@@ -167,10 +182,9 @@ async function main() {
   fs.mkdirSync(denoDir);
   const copy = (from) => path.join(copyRoot, path.relative(ROOT, from));
   try {
-    fs.cpSync(functionDir, copy(functionDir), {
-      recursive: true,
-      filter: (src) => path.basename(src) !== "node_modules",
-    });
+    for (const dir of [functionDir, ...(fs.existsSync(SHARED_DIR) ? [SHARED_DIR] : [])]) {
+      fs.cpSync(dir, copy(dir), { recursive: true, filter: (src) => path.basename(src) !== "node_modules" });
+    }
     let staticCount = 0;
     for (const pattern of config.static_files ?? []) {
       const files = expand(fromSupabase(pattern));
@@ -182,12 +196,12 @@ async function main() {
       }
     }
     const copied = copy(entrypoint);
-    console.log(`check:bundle: ${path.relative(ROOT, functionDir)} (no node_modules) + ${staticCount} static file(s) -> ${copyRoot}, DENO_DIR empty`);
+    console.log(`check:bundle: ${path.relative(ROOT, functionDir)} and functions/_shared (no node_modules) + ${staticCount} static file(s) -> ${copyRoot}, DENO_DIR empty`);
 
     // The caller's environment (registry, proxy and CA settings) minus anything that would point
     // Deno at another cache or the function at a database; DENO_DIR is the new empty folder.
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) =>
-      !/^(DENO_DIR|DENO_INSTALL_ROOT|DATABASE_URL|SUPABASE_.*|SB_.*|DENO_DEPLOYMENT_ID|LOG_REQUESTS|DB_.*|API_.*|PUBLIC_BASE_URL)$/.test(name)));
+      !/^(DENO_DIR|DENO_INSTALL_ROOT|DATABASE_URL|WEBHOOKS_DATABASE_URL|WEBHOOK_.*|SUPABASE_.*|SB_.*|DENO_DEPLOYMENT_ID|LOG_REQUESTS|DB_.*|API_.*|PUBLIC_BASE_URL)$/.test(name)));
     Object.assign(env, { NO_COLOR: "1", DENO_DIR: denoDir, DENO_NO_UPDATE_CHECK: "1",
       // As Supabase's bundler does for a function without a package.json of its own.
       DENO_NO_PACKAGE_JSON: "1" });
@@ -198,8 +212,8 @@ async function main() {
     await run(["bundle", ...configArgs, "--platform", "deno", "--output", bundle, copied], { cwd, env, label: "deno bundle" });
     if (!fs.existsSync(bundle) || fs.statSync(bundle).size === 0) fail("deno bundle wrote no output");
     console.log(`       bundle ${(fs.statSync(bundle).size / 1024).toFixed(0)} KiB`);
-    await bootBundle(bundle, env);
-    console.log(`check:bundle passed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    await bootBundle(bundle, env, fn);
+    console.log(`check:bundle ${SLUG} passed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   } finally {
     if (keep) console.log(`kept ${work}`);
     else fs.rmSync(work, { recursive: true, force: true });
