@@ -165,6 +165,61 @@ const commands: Record<string, Command<unknown>> = {
         rows.map((r) => [r.id, r.tag, r.name, r.account_id ?? "platform", r.logo_url ?? "-"]), "No teams.");
     },
   }),
+  "webhooks list": command({
+    args: [], options: { account: "string" },
+    usage: "[--account <account-id>]", summary: "list webhook endpoints with their delivery backlog (where to look when deliveries fail)",
+    optionHelp: [["--account <account-id>", "only that account's endpoints"]],
+    check: (p) => ({ account: p.opts.account === undefined ? null : uuid("--account", p.opts.account as string) }),
+    async run(db, { account }, asJson) {
+      const { rows } = await db.query(`
+        select w.id, w.account_id, w.url, w.enabled, w.disabled_reason, w.failing_since,
+               count(*) filter (where d.status = 'pending')::int as pending,
+               count(*) filter (where d.status = 'failed')::int as failed,
+               count(*) filter (where d.status = 'exhausted')::int as exhausted,
+               max(d.delivered_at) as last_success,
+               (array_agg(d.last_error order by d.last_attempt_at desc nulls last)
+                  filter (where d.last_error is not null))[1] as last_error
+          from app.webhook_endpoints w
+          left join app.webhook_deliveries d on d.endpoint_id = w.id
+         where $1::uuid is null or w.account_id = $1
+         group by w.id order by w.account_id, w.created_at, w.id`, [account]);
+      if (asJson) return json(rows);
+      table(["ID", "ACCOUNT", "URL", "STATE", "PENDING", "FAILED", "EXHAUSTED", "LAST SUCCESS", "LAST ERROR"], rows.map((r) => [
+        r.id, r.account_id, r.url,
+        r.enabled ? (r.failing_since ? `failing since ${when(r.failing_since)}` : "ok") : `disabled (${r.disabled_reason ?? "by its account"})`,
+        String(r.pending), String(r.failed), String(r.exhausted), when(r.last_success), r.last_error ?? "-",
+      ]), "No webhook endpoints.");
+    },
+  }),
+  "webhooks deliveries": command({
+    args: ["<webhook-id>"], options: { status: "string" },
+    usage: "<webhook-id> [--status <status>]", summary: "an endpoint's latest deliveries, newest first (50)",
+    optionHelp: [["--status <status>", "pending, succeeded, failed or exhausted"]],
+    check: (p) => {
+      const status = p.opts.status as string | undefined;
+      if (status !== undefined && !["pending", "succeeded", "failed", "exhausted"].includes(status)) {
+        throw new UsageError("--status must be pending, succeeded, failed or exhausted");
+      }
+      return { id: uuid("<webhook-id>", p.args[0]), status: status ?? null };
+    },
+    async run(db, { id, status }, asJson) {
+      const { rows } = await db.query(`
+        select d.id, e.id as event_id, e.type, d.status, d.attempts, d.last_attempt_at, d.next_attempt_at,
+               d.last_status_code, d.last_error
+          from app.webhook_deliveries d join app.webhook_events e on e.id = d.event_id
+         where d.endpoint_id = $1 and ($2::text is null or d.status = $2)
+         order by d.created_at desc, d.id desc limit 50`, [id, status]);
+      if (rows.length === 0 && (await db.query("select from app.webhook_endpoints where id = $1", [id])).rowCount === 0) {
+        throw Object.assign(new Error(`webhook endpoint ${id} not found`), { code: "P0002" });
+      }
+      if (asJson) return json(rows);
+      table(["ID", "EVENT", "TYPE", "STATUS", "ATTEMPTS", "LAST ATTEMPT", "NEXT", "CODE", "ERROR"], rows.map((r) => [
+        r.id, r.event_id, r.type, r.status, String(r.attempts), when(r.last_attempt_at),
+        ["pending", "failed"].includes(r.status) ? when(r.next_attempt_at) : "-",
+        r.last_status_code === null ? "-" : String(r.last_status_code), r.last_error ?? "-",
+      ]), "No deliveries.");
+    },
+  }),
   "members add": command({
     args: ["<account-id>", "<user-id>"], usage: "<account-id> <user-id>",
     summary: "let a Supabase Auth user manage the account's keys",
