@@ -417,7 +417,8 @@ begin
      and (w.tournament_id is null or w.tournament_id = e.tournament_id)
      and (w.events = array['*'] or e.type = any (w.events))
    where e.tx = v_tx and e.payload is not null and e.kind <> 'test' -- a test makes its own delivery
-   order by e.seq, w.id;
+   -- In one transaction the tournament's own event comes first (started, then its matches ready).
+   order by e.kind = 'tournament' desc, e.seq, w.id;
 
   -- What nobody hears (or whose resource is gone) is not kept.
   delete from app.webhook_events e
