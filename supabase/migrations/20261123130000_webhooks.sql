@@ -250,7 +250,8 @@ begin
 end
 $$;
 
-create function app.webhook_tournament_events() returns trigger
+-- Each change's intents, from the statement's transition tables (one statement: one array).
+create function app.webhook_change_events() returns trigger
 language plpgsql volatile
 set search_path = ''
 as $$
@@ -258,58 +259,75 @@ declare
   v_intents json;
 begin
   if not exists (select from app.webhook_endpoints w where w.enabled) then
-    return null; -- no endpoint anywhere: nothing to hear (the common case costs one probe)
+    return null; -- no endpoint of the bound account (or anywhere, for the operator): nothing to hear
   end if;
-  if tg_op = 'INSERT' then
-    select json_agg(json_build_object('account_id', n.account_id, 'tournament_id', n.id,
-             'type', 'tournament.created', 'kind', 'tournament', 'subject_id', n.id)) into v_intents
-      from new_rows n;
-  elsif tg_op = 'DELETE' then
-    select json_agg(json_build_object('account_id', o.account_id, 'tournament_id', o.id,
-             'type', 'tournament.deleted', 'kind', 'tournament', 'subject_id', o.id,
-             'data', json_build_object('id', o.id))) into v_intents
-      from old_rows o;
-  else
-    select json_agg(json_build_object('account_id', n.account_id, 'tournament_id', n.id,
-             'type', case when n.status is not distinct from o.status then 'tournament.updated'
-                          when n.status = 'ongoing' then 'tournament.started'
-                          when n.status = 'completed' then 'tournament.completed'
-                          else 'tournament.updated' end,
-             'kind', 'tournament', 'subject_id', n.id)) into v_intents
-      from new_rows n join old_rows o on o.id = n.id
-     where (n.name, n.description, n.game_id, n.status, n.format, n.format_options, n.team_size, n.max_teams,
-            n.entry_fee, n.prize_pool, n.starts_at, n.registration_closes, n.check_in_opens, n.rules)
-           is distinct from
-           (o.name, o.description, o.game_id, o.status, o.format, o.format_options, o.team_size, o.max_teams,
-            o.entry_fee, o.prize_pool, o.starts_at, o.registration_closes, o.check_in_opens, o.rules);
-  end if;
-  if v_intents is not null then
-    perform app.webhook_record(v_intents);
-  end if;
-  return null;
-end
-$$;
-
-create function app.webhook_registration_events() returns trigger
-language plpgsql volatile
-set search_path = ''
-as $$
-declare
-  v_intents json;
-begin
-  if not exists (select from app.webhook_endpoints w where w.enabled) then
-    return null;
-  end if;
-  if tg_op = 'INSERT' then
-    select json_agg(json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
-             'type', 'registration.created', 'kind', 'registration', 'subject_id', n.id)) into v_intents
-      from new_rows n;
-  else
-    select json_agg(json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
-             'type', 'registration.updated', 'kind', 'registration', 'subject_id', n.id)) into v_intents
-      from new_rows n join old_rows o on o.id = n.id
-     where (n.seed, n.payment_status, n.checked_in_at) is distinct from (o.seed, o.payment_status, o.checked_in_at);
-  end if;
+  case tg_table_name
+  when 'tournaments' then
+    if tg_op = 'INSERT' then
+      select json_agg(json_build_object('account_id', n.account_id, 'tournament_id', n.id,
+               'type', 'tournament.created', 'kind', 'tournament', 'subject_id', n.id)) into v_intents
+        from new_rows n;
+    elsif tg_op = 'DELETE' then
+      select json_agg(json_build_object('account_id', o.account_id, 'tournament_id', o.id,
+               'type', 'tournament.deleted', 'kind', 'tournament', 'subject_id', o.id,
+               'data', json_build_object('id', o.id))) into v_intents
+        from old_rows o;
+    else
+      select json_agg(json_build_object('account_id', n.account_id, 'tournament_id', n.id,
+               'type', case when n.status is not distinct from o.status then 'tournament.updated'
+                            when n.status = 'ongoing' then 'tournament.started'
+                            when n.status = 'completed' then 'tournament.completed'
+                            else 'tournament.updated' end,
+               'kind', 'tournament', 'subject_id', n.id)) into v_intents
+        from new_rows n join old_rows o on o.id = n.id
+       where (n.name, n.description, n.game_id, n.status, n.format, n.format_options, n.team_size, n.max_teams,
+              n.entry_fee, n.prize_pool, n.starts_at, n.registration_closes, n.check_in_opens, n.rules)
+             is distinct from
+             (o.name, o.description, o.game_id, o.status, o.format, o.format_options, o.team_size, o.max_teams,
+              o.entry_fee, o.prize_pool, o.starts_at, o.registration_closes, o.check_in_opens, o.rules);
+    end if;
+  when 'registrations' then
+    if tg_op = 'INSERT' then
+      select json_agg(json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
+               'type', 'registration.created', 'kind', 'registration', 'subject_id', n.id)) into v_intents
+        from new_rows n;
+    else
+      select json_agg(json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
+               'type', 'registration.updated', 'kind', 'registration', 'subject_id', n.id)) into v_intents
+        from new_rows n join old_rows o on o.id = n.id
+       where (n.seed, n.payment_status, n.checked_in_at) is distinct from (o.seed, o.payment_status, o.checked_in_at);
+    end if;
+  when 'matches' then
+    if tg_op = 'INSERT' then
+      select json_agg(json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
+               'type', 'match.ready', 'kind', 'match.ready', 'subject_id', n.id)) into v_intents
+        from new_rows n
+       where n.status = 'ready';
+    else
+      select json_agg(e) into v_intents
+        from new_rows n
+        join old_rows o on o.id = n.id
+       cross join lateral (
+         -- A match gets both teams (again, when a correction changes who plays it).
+         select json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
+                  'type', 'match.ready', 'kind', 'match.ready', 'subject_id', n.id) as e
+          where n.status = 'ready'
+            and (o.status <> 'ready' or (n.team1_id, n.team2_id) is distinct from (o.team1_id, o.team2_id))
+         union all
+         select json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
+                  'type', case when o.status = 'completed' then 'match.corrected' else 'match.completed' end,
+                  'kind', 'match.result', 'subject_id', n.id)
+          where n.status = 'completed' and n.team1_id is not null and n.team2_id is not null
+            and (o.status = 'ready'
+                 or (o.status = 'completed' and (n.winner_id, n.team1_score, n.team2_score, n.forfeit)
+                     is distinct from (o.winner_id, o.team1_score, o.team2_score, o.forfeit)))
+         union all
+         select json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
+                  'type', 'match.scheduled', 'kind', 'match.scheduled', 'subject_id', n.id)
+          where n.scheduled_at is distinct from o.scheduled_at
+       ) x;
+    end if;
+  end case;
   if v_intents is not null then
     perform app.webhook_record(v_intents);
   end if;
@@ -332,52 +350,6 @@ begin
       'data', (select d.doc from app.registration_documents d where d.id = old.id))));
   end if;
   return old;
-end
-$$;
-
-create function app.webhook_match_events() returns trigger
-language plpgsql volatile
-set search_path = ''
-as $$
-declare
-  v_intents json;
-begin
-  if not exists (select from app.webhook_endpoints w where w.enabled) then
-    return null;
-  end if;
-  if tg_op = 'INSERT' then
-    select json_agg(json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
-             'type', 'match.ready', 'kind', 'match.ready', 'subject_id', n.id)) into v_intents
-      from new_rows n
-     where n.status = 'ready';
-  else
-    select json_agg(e) into v_intents
-      from new_rows n
-      join old_rows o on o.id = n.id
-     cross join lateral (
-       -- A match gets both teams (again, when a correction changes who plays it).
-       select json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
-                'type', 'match.ready', 'kind', 'match.ready', 'subject_id', n.id) as e
-        where n.status = 'ready'
-          and (o.status <> 'ready' or (n.team1_id, n.team2_id) is distinct from (o.team1_id, o.team2_id))
-       union all
-       select json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
-                'type', case when o.status = 'completed' then 'match.corrected' else 'match.completed' end,
-                'kind', 'match.result', 'subject_id', n.id)
-        where n.status = 'completed' and n.team1_id is not null and n.team2_id is not null
-          and (o.status = 'ready'
-               or (o.status = 'completed' and (n.winner_id, n.team1_score, n.team2_score, n.forfeit)
-                   is distinct from (o.winner_id, o.team1_score, o.team2_score, o.forfeit)))
-       union all
-       select json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
-                'type', 'match.scheduled', 'kind', 'match.scheduled', 'subject_id', n.id)
-        where n.scheduled_at is distinct from o.scheduled_at
-     ) x;
-  end if;
-  if v_intents is not null then
-    perform app.webhook_record(v_intents);
-  end if;
-  return null;
 end
 $$;
 
@@ -435,21 +407,21 @@ $$;
 -- triggers
 -- ============================================================================
 create trigger webhook_events_on_insert after insert on app.tournaments
-  referencing new table as new_rows for each statement execute function app.webhook_tournament_events();
+  referencing new table as new_rows for each statement execute function app.webhook_change_events();
 create trigger webhook_events_on_update after update on app.tournaments
-  referencing old table as old_rows new table as new_rows for each statement execute function app.webhook_tournament_events();
+  referencing old table as old_rows new table as new_rows for each statement execute function app.webhook_change_events();
 create trigger webhook_events_on_delete after delete on app.tournaments
-  referencing old table as old_rows for each statement execute function app.webhook_tournament_events();
+  referencing old table as old_rows for each statement execute function app.webhook_change_events();
 create trigger webhook_events_on_insert after insert on app.registrations
-  referencing new table as new_rows for each statement execute function app.webhook_registration_events();
+  referencing new table as new_rows for each statement execute function app.webhook_change_events();
 create trigger webhook_events_on_update after update on app.registrations
-  referencing old table as old_rows new table as new_rows for each statement execute function app.webhook_registration_events();
+  referencing old table as old_rows new table as new_rows for each statement execute function app.webhook_change_events();
 create trigger webhook_events_on_delete before delete on app.registrations
   for each row execute function app.webhook_registration_withdrawn();
 create trigger webhook_events_on_insert after insert on app.matches
-  referencing new table as new_rows for each statement execute function app.webhook_match_events();
+  referencing new table as new_rows for each statement execute function app.webhook_change_events();
 create trigger webhook_events_on_update after update on app.matches
-  referencing old table as old_rows new table as new_rows for each statement execute function app.webhook_match_events();
+  referencing old table as old_rows new table as new_rows for each statement execute function app.webhook_change_events();
 create constraint trigger webhook_events_publish after insert on app.webhook_events
   deferrable initially deferred for each row execute function app.webhook_publish();
 
@@ -486,6 +458,21 @@ begin
 end
 $$;
 
+-- A list's page and page size from its query (1 and 20 by default; 400 when out of range).
+create function app.page_of(p_query jsonb, out page int, out page_size int)
+language plpgsql stable
+set search_path = ''
+as $$
+begin
+  perform app.check_input(p_query, '{"page": "int", "limit": "int"}');
+  page := coalesce((p_query ->> 'page')::int, 1);
+  page_size := coalesce((p_query ->> 'limit')::int, 20);
+  if page < 1 or page_size not between 1 and 100 then
+    perform app.raise_invalid(case when page < 1 then 'page' else 'limit' end, 'out of range');
+  end if;
+end
+$$;
+
 create function app.list_webhooks(p_args jsonb) returns json
 language plpgsql stable
 set search_path = ''
@@ -495,12 +482,7 @@ declare
   v_page int;
   v_limit int;
 begin
-  perform app.check_input(v_query, '{"page": "int", "limit": "int"}');
-  v_page := coalesce((v_query ->> 'page')::int, 1);
-  v_limit := coalesce((v_query ->> 'limit')::int, 20);
-  if v_page < 1 or v_limit not between 1 and 100 then
-    perform app.raise_invalid(case when v_page < 1 then 'page' else 'limit' end, 'out of range');
-  end if;
+  select p.page, p.page_size into v_page, v_limit from app.page_of(v_query) p;
   return json_build_object(
     'data', (select coalesce(json_agg(p.doc order by p.created_at desc, p.id desc), '[]')
                from (select d.doc, d.created_at, d.id from app.webhook_documents d
@@ -667,12 +649,7 @@ declare
   v_status text := v_query ->> 'status';
 begin
   perform app.check_input(p_args, '{"webhook_id": "uuid"}');
-  perform app.check_input(v_query, '{"page": "int", "limit": "int"}');
-  v_page := coalesce((v_query ->> 'page')::int, 1);
-  v_limit := coalesce((v_query ->> 'limit')::int, 20);
-  if v_page < 1 or v_limit not between 1 and 100 then
-    perform app.raise_invalid(case when v_page < 1 then 'page' else 'limit' end, 'out of range');
-  end if;
+  select p.page, p.page_size into v_page, v_limit from app.page_of(v_query) p;
   select w.id into v_endpoint from app.webhook_endpoints w where w.id = (p_args ->> 'webhook_id')::uuid;
   if v_endpoint is null then
     perform app.raise_error('not_found', 'Webhook endpoint not found.');
@@ -1055,13 +1032,12 @@ create policy "Webhook events are recorded in the bound account" on app.webhook_
 create policy "Webhook deliveries are created in the bound account" on app.webhook_deliveries
   for insert to tournament_api_owner with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
 grant execute on function app.webhook_event_types() to tournament_api_owner;
-grant execute on function app.webhook_tournament_events() to tournament_api_owner;
-grant execute on function app.webhook_registration_events() to tournament_api_owner;
+grant execute on function app.webhook_change_events() to tournament_api_owner;
 grant execute on function app.webhook_registration_withdrawn() to tournament_api_owner;
-grant execute on function app.webhook_match_events() to tournament_api_owner;
 grant execute on function app.webhook_record(json) to tournament_api_owner;
 grant execute on function app.webhook_publish() to tournament_api_owner;
 grant execute on function app.webhook_fields(jsonb, app.webhook_endpoints) to tournament_api_owner;
+grant execute on function app.page_of(jsonb) to tournament_api_owner;
 grant execute on function app.list_webhooks(jsonb) to tournament_api_owner;
 grant execute on function app.own_webhook(uuid) to tournament_api_owner;
 grant execute on function app.get_webhook(jsonb) to tournament_api_owner;
