@@ -142,9 +142,16 @@ create index webhook_events_account_idx on app.webhook_events (account_id);
 create index webhook_events_created_idx on app.webhook_events (created_at);
 create index webhook_deliveries_event_idx on app.webhook_deliveries (event_id);
 create index webhook_deliveries_endpoint_idx on app.webhook_deliveries (endpoint_id, created_at desc, id desc);
--- The dispatchers' queue: the deliveries still to attempt, per endpoint in event order.
-create index webhook_deliveries_queue_idx on app.webhook_deliveries (endpoint_id, seq)
+-- The dispatchers' queue (webhooks.claim): the endpoints with deliveries still to attempt; per
+-- endpoint the first attempts in event order, the retries by when they are due, and the leased.
+create index webhook_deliveries_queue_idx on app.webhook_deliveries (endpoint_id)
   where status in ('pending', 'failed');
+create index webhook_deliveries_first_idx on app.webhook_deliveries (endpoint_id, seq)
+  where status = 'pending' and attempts = 0;
+create index webhook_deliveries_retry_idx on app.webhook_deliveries (endpoint_id, next_attempt_at)
+  where status in ('pending', 'failed') and attempts > 0;
+create index webhook_deliveries_leased_idx on app.webhook_deliveries (endpoint_id)
+  where lease_until is not null;
 
 -- ============================================================================
 -- views
@@ -716,11 +723,11 @@ begin
   with recursive busy (endpoint_id) as (
     -- each endpoint with deliveries still to attempt, visited once (a loose index scan)
     (select d.endpoint_id from app.webhook_deliveries d
-      where d.status in ('pending', 'failed') order by d.endpoint_id, d.seq limit 1)
+      where d.status in ('pending', 'failed') order by d.endpoint_id limit 1)
     union all
     select (select d.endpoint_id from app.webhook_deliveries d
              where d.status in ('pending', 'failed') and d.endpoint_id > b.endpoint_id
-             order by d.endpoint_id, d.seq limit 1)
+             order by d.endpoint_id limit 1)
       from busy b where b.endpoint_id is not null
   ), candidates as (
     select c.id, row_number() over (partition by c.endpoint_id order by c.first desc, c.seq) as rank
@@ -730,8 +737,8 @@ begin
          where d.endpoint_id = b.endpoint_id and d.status = 'pending' and d.attempts = 0
            and d.next_attempt_at <= v_now
            and not exists (select from app.webhook_deliveries f
-                            where f.endpoint_id = b.endpoint_id and f.status = 'pending' and f.attempts = 0
-                              and f.lease_until > v_now)
+                            where f.endpoint_id = b.endpoint_id and f.lease_until is not null
+                              and f.status = 'pending' and f.attempts = 0 and f.lease_until > v_now)
          order by d.seq limit p_per_endpoint)
        union all
        (select d.id, d.endpoint_id, d.seq, false from app.webhook_deliveries d
