@@ -701,8 +701,9 @@ $$;
 -- ============================================================================
 -- functions: the dispatcher's door
 -- ============================================================================
--- Claims up to p_limit attempts that are due, at most p_per_endpoint per endpoint so that a busy
--- endpoint cannot starve the others, each with a 60-second lease. Per endpoint, first attempts
+-- Claims up to p_limit attempts that are due, at most p_per_endpoint per endpoint, taking turns
+-- between accounts and then endpoints so that a busy one cannot starve the others, each with a
+-- 60-second lease. Per endpoint, first attempts
 -- are claimed in event order and only when none is in flight, so they go out in that order;
 -- retries (attempts > 0) are claimed as they come due. Claims are serialized by an advisory
 -- lock (each runs in a few milliseconds): a claim never sees a delivery that another one is
@@ -730,10 +731,10 @@ begin
              order by d.endpoint_id limit 1)
       from busy b where b.endpoint_id is not null
   ), candidates as (
-    select c.id, row_number() over (partition by c.endpoint_id order by c.first desc, c.seq) as rank
+    select c.id, c.account_id, row_number() over (partition by c.endpoint_id order by c.first desc, c.seq) as rank
       from busy b
      cross join lateral (
-       (select d.id, d.endpoint_id, d.seq, true as first from app.webhook_deliveries d
+       (select d.id, d.endpoint_id, d.account_id, d.seq, true as first from app.webhook_deliveries d
          where d.endpoint_id = b.endpoint_id and d.status = 'pending' and d.attempts = 0
            and d.next_attempt_at <= v_now
            and not exists (select from app.webhook_deliveries f
@@ -741,14 +742,17 @@ begin
                               and f.status = 'pending' and f.attempts = 0 and f.lease_until > v_now)
          order by d.seq limit p_per_endpoint)
        union all
-       (select d.id, d.endpoint_id, d.seq, false from app.webhook_deliveries d
+       (select d.id, d.endpoint_id, d.account_id, d.seq, false from app.webhook_deliveries d
          where d.endpoint_id = b.endpoint_id and d.status in ('pending', 'failed') and d.attempts > 0
            and d.next_attempt_at <= v_now and (d.lease_until is null or d.lease_until <= v_now)
          order by d.next_attempt_at limit p_per_endpoint)
      ) c
      where b.endpoint_id is not null
+  ), fair as (
+    -- Accounts take turns, and each account's endpoints: a busy account cannot crowd out others.
+    select c.id, row_number() over (partition by c.account_id order by c.rank, random()) as turn from candidates c
   ), picked as (
-    select c.id from candidates c order by c.rank, random() limit p_limit
+    select f.id from fair f order by f.turn, random() limit p_limit
   ), leased as (
     update app.webhook_deliveries d
        set lease_until = v_now + interval '60 seconds', lease_token = v_token
