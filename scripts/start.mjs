@@ -118,7 +118,8 @@ async function preflight() {
 }
 
 // The demo key is kept in a git-ignored file (the database holds only its hash) so that a
-// restart prints the same key; a revoked or missing one is replaced.
+// restart prints the same key; a revoked or missing one is replaced, and so is one that lacks a
+// scope added since it was made (the demo key has every scope).
 async function demoKey(adminUrl) {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
@@ -129,7 +130,8 @@ async function demoKey(adminUrl) {
       const { rowCount } = await client.query(
         `select 1 from app.api_keys k join app.accounts a on a.id = k.account_id
           where k.key_hash = $1 and k.revoked_at is null and a.api_access_enabled
-            and (k.expires_at is null or k.expires_at > now())`, [hash]);
+            and (k.expires_at is null or k.expires_at > now())
+            and k.scopes::text[] @> app.scopes()`, [hash]);
       if (rowCount) return key;
     }
     const { rows } = await client.query(
