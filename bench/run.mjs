@@ -7,11 +7,15 @@
 // Pool max 10, one `select 1` per request). Every row: req/s ÷ the floor's req/s next to it,
 // against its target; round trips per request (pg_stat_statements), server time, WAL, CPU and the
 // function's peak RSS. Then the comparisons: one account grown from 1,000 tournaments to
-// 100,000 (--scale: 1,000,000), and a small account alone and then beside the grown one. The
-// figures also go to .bench/results-<timestamp>.json and .bench/latest.json.
+// 100,000 (--scale: 1,000,000), and a small account alone and then beside the grown one, and
+// the webhook figures (bench/lib/webhooks.mjs: POST /tournaments with an endpoint against
+// without, the dispatcher against a plain signed fetch loop, commit-to-receipt latency, a
+// 1,024-team start's 512 match.ready). The figures also go to .bench/results-<timestamp>.json
+// and .bench/latest.json.
 //
 //   npm run bench [-- --duration 8 --connections 16]
 //   npm run bench -- --scale                       # the account grows to 1,000,000 tournaments
+//   npm run bench -- --webhooks                    # the webhook figures alone (under two minutes)
 //   npm run bench -- --url http://127.0.0.1:54321/functions/v1/api/v1 \
 //                    --db postgres://postgres:postgres@127.0.0.1:54322/postgres     # a running stack
 import fs from "node:fs";
@@ -22,6 +26,7 @@ import pg from "pg";
 import { ROOT, functionDatabaseUrl } from "../scripts/stack.mjs";
 import { KEY_BUDGET, KeyRing, send, walkCursor } from "./lib/client.mjs";
 import { children, runLoad, startFloor } from "./lib/processes.mjs";
+import { webhookBench, webhookReport } from "./lib/webhooks.mjs";
 import * as seed from "./lib/seed.mjs";
 import {
   drain, gitState, listenerPid, postmasterPid, readStats, resetStats, rssMb, statementsView, timeServer, watch,
@@ -36,7 +41,13 @@ const USAGE = `npm run bench [-- options]
   --large <n>         grow it to <n> tournaments instead
   --url <base>        a running stack's API base (…/functions/v1/api/v1), with --db <superuser URL>;
                       --fn-db <url> the function role's URL for the floor, --fn-pid <pid> the function's pid
-  --formats           only seed, then time each format's largest bracket (start and results) and stop`;
+  --formats           only seed, then time each format's largest bracket (start and results) and stop
+  --webhooks          only the webhook figures (a throwaway stack only; the full run ends with them):
+                      POST /tournaments with an endpoint ÷ without (A B B A A B, --duration each), the
+                      dispatcher's deliveries/s ÷ a plain signed POST loop's (Deno fetch), commit-to-receipt
+                      latency, and a 1024-team start's 512 match.ready; written to .bench/results-<time>.json
+  --webhook-events <n>       events for the dispatcher's throughput (3000)
+  --webhook-concurrency <n>  its WEBHOOK_CONCURRENCY, and as many endpoints and receiver paths (16)`;
 
 const { values: opt } = parseArgs({ options: {
   help: { type: "boolean", default: false },
@@ -49,6 +60,9 @@ const { values: opt } = parseArgs({ options: {
   "fn-db": { type: "string" },
   "fn-pid": { type: "string" },
   formats: { type: "boolean", default: false },
+  webhooks: { type: "boolean", default: false },
+  "webhook-events": { type: "string", default: "3000" },
+  "webhook-concurrency": { type: "string", default: "16" },
 } });
 if (opt.help) {
   console.log(USAGE);
@@ -60,6 +74,17 @@ const SMALL = 1000; // tournaments of the small account, and of the big one befo
 const LARGE = Number(opt.large ?? (opt.scale ? 1_000_000 : 100_000));
 if (!(DURATION >= 1 && Number.isInteger(CONNECTIONS) && CONNECTIONS >= 1 && Number.isInteger(LARGE) && LARGE > SMALL)) {
   console.error("--duration (seconds, ≥ 1), --connections (≥ 1) and --large (> 1000) take numbers");
+  process.exit(2);
+}
+const WEBHOOK_EVENTS = Number(opt["webhook-events"]);
+const WEBHOOK_CONCURRENCY = Number(opt["webhook-concurrency"]);
+if (!(Number.isInteger(WEBHOOK_EVENTS) && WEBHOOK_EVENTS >= 1 && Number.isInteger(WEBHOOK_CONCURRENCY) &&
+  WEBHOOK_CONCURRENCY >= 1 && WEBHOOK_CONCURRENCY <= 200)) {
+  console.error("--webhook-events (≥ 1) and --webhook-concurrency (1–200) take whole numbers");
+  process.exit(2);
+}
+if (opt.webhooks && opt.url) {
+  console.error("--webhooks needs the throwaway stack: a running one has a dispatcher of its own and another encryption key");
   process.exit(2);
 }
 const DEEP_PAGE = 500;
@@ -123,7 +148,7 @@ async function openStack() {
     return { adminUrl: opt.db, fnDbUrl: opt["fn-db"] ?? functionDatabaseUrl(opt.db), origin: base.origin,
       basePath: base.pathname, fnPid, pgPid: null, scratch };
   }
-  const stack = await startThrowawayStack({ name: "bench", log });
+  const stack = await startThrowawayStack({ name: "bench", webhooks: true, log });
   cleanups.push(() => stack.stop());
   return stack;
 }
@@ -206,6 +231,42 @@ async function main() {
 
   log(`floor: ${DURATION} s per workload, ${PROBE_S} s per floor probe, ${CONNECTIONS} connections`);
   await measure("floor", { duration: 3 }); // warm-up
+
+  /** The webhook figures (bench/lib/webhooks.mjs), on the throwaway stack only. */
+  const webhooks = async () => {
+    if (!stack.webhookKey) {
+      log("webhooks: not measured on a running stack (its dispatcher and encryption key are its own)");
+      return null;
+    }
+    const t0 = performance.now();
+    const out = await webhookBench({ db, stack, view, pgPid, measure, teams: data.teams, duration: DURATION,
+      events: WEBHOOK_EVENTS, concurrency: WEBHOOK_CONCURRENCY, log });
+    out.took_s = Math.round((performance.now() - t0) / 1000);
+    log(`webhooks: measured in ${out.took_s} s`);
+    return out;
+  };
+  const writeReport = (report) => {
+    const dir = path.join(ROOT, ".bench");
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `results-${started.toISOString().replace(/[:.]/g, "-")}.json`);
+    fs.writeFileSync(file, JSON.stringify(report, null, 2) + "\n");
+    return file;
+  };
+  const machine = () => ({ cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, node: process.version, loadavg: os.loadavg() });
+
+  if (opt.webhooks) {
+    data.teams = await seed.createTeams(db, 1024);
+    const out = await webhooks();
+    console.log(`\n${webhookReport(out)}\n\nTargets (webhooks)\n${targetList(out.targets)}\n`);
+    const file = writeReport({
+      started_at: started.toISOString(), finished_at: new Date().toISOString(),
+      options: { only: "webhooks", duration_s: DURATION, connections: CONNECTIONS, webhook_events: WEBHOOK_EVENTS,
+        webhook_concurrency: WEBHOOK_CONCURRENCY, stack: "throwaway" },
+      git: gitState(ROOT), machine: machine(), floor_rps: floorRps, webhooks: out, targets: out.targets,
+    });
+    log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
+    return;
+  }
   await run("floor", { data: "–" });
 
   // Three accounts of 1,000 tournaments: W (the workloads' own, with the brackets), S (small,
@@ -320,19 +381,24 @@ async function main() {
   }).catch((err) => ({ error: err.message }));
 
   const formatRuns = await timeFormats();
+  const webhookRuns = await webhooks().catch((err) => { // the figures above are written whatever happens here
+    log(`webhooks: failed: ${err.stack ?? err}`);
+    return { error: err.message, targets: [{ target: "webhooks", value: `not measured: ${err.message}`, result: "–" }] };
+  });
 
-  const targets = judge({ rows, results1024, idleRss, scale, neighbour, cursor: cursorState });
+  const targets = [...judge({ rows, results1024, idleRss, scale, neighbour, cursor: cursorState }),
+    ...(webhookRuns?.targets ?? [])];
   console.log(`\n${table(rows)}\n\n${comparisonTable([...scale, ...neighbour])}\n` +
     (cursorState ? `\ncursor: not available (${cursorState.unavailable})\n` : "") +
-    `\nTargets (issue 11)\n${targetList(targets)}\n` +
-    `\n${formatsReport(formatRuns)}`);
+    `\nTargets (issue 11${webhookRuns ? ", and the webhooks'" : ""})\n${targetList(targets)}\n` +
+    `\n${formatsReport(formatRuns)}` + (webhookRuns ? `\n${webhookReport(webhookRuns)}\n` : ""));
 
   const report = {
     started_at: started.toISOString(), finished_at: new Date().toISOString(),
     options: { duration_s: DURATION, probe_s: PROBE_S, connections: CONNECTIONS, scale: opt.scale, small: SMALL,
       large: LARGE, stack: opt.url ? "running" : "throwaway" },
     git: gitState(ROOT),
-    machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, node: process.version, loadavg: os.loadavg() },
+    machine: machine(),
     seed: {
       accounts: { w, s, b }, tournaments_by_account: counts, teams: data.teams.length, timings_ms: timings,
       bracket_256: data.resultsId, bracket_1024: major,
@@ -340,14 +406,11 @@ async function main() {
         score: `${m.team1_score}-${m.team2_score}` })),
     },
     cursor, idle_rss_at_start: idleRss, workloads: rows, comparisons: { scale, neighbour }, results_1024: results1024,
-    formats: formatRuns,
+    formats: formatRuns, webhooks: webhookRuns,
     targets,
   };
-  const dir = path.join(ROOT, ".bench");
-  fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `results-${started.toISOString().replace(/[:.]/g, "-")}.json`);
-  fs.writeFileSync(file, JSON.stringify(report, null, 2) + "\n");
-  fs.copyFileSync(file, path.join(dir, "latest.json"));
+  const file = writeReport(report);
+  fs.copyFileSync(file, path.join(ROOT, ".bench", "latest.json"));
   log(`written ${path.relative(ROOT, file)} and .bench/latest.json`);
 }
 

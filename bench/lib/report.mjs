@@ -70,7 +70,8 @@ export function judge({ rows, results1024, idleRss, scale, neighbour, cursor }) 
   return targets;
 }
 
-function markdown(head, lines, leftColumns) {
+/** Rows as a Markdown table: the first `leftColumns` columns left-aligned, the rest right-aligned. */
+export function markdown(head, lines, leftColumns) {
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const fmt = (cells) => `| ${cells.map((c, i) => (i < leftColumns ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(" | ")} |`;
   return [fmt(head), `|${widths.map((w, i) => (i < leftColumns ? `:${"-".repeat(w + 1)}` : `${"-".repeat(w + 1)}:`)).join("|")}|`,

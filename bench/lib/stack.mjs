@@ -4,16 +4,20 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { freePort, functionDatabaseUrl, prepareDatabase, startFunction, startPostgres } from "../../scripts/stack.mjs";
+import {
+  freePort, functionDatabaseUrl, newEncryptionKey, prepareDatabase, startFunction, startPostgres,
+} from "../../scripts/stack.mjs";
 import { alive, childPids } from "./measure.mjs";
 
 /**
  * Starts Postgres (migrated, with the function's role) and the function in a fresh temp
  * folder. Returns what a run needs: the superuser URL, the function role's URL, the API's
  * origin and base path, both pids, the scratch folder, and `stop()` (async, orderly). A
- * synchronous teardown by PID is registered for signals and exit.
+ * synchronous teardown by PID is registered for signals and exit. With `webhooks`, the function
+ * gets a fresh WEBHOOK_ENCRYPTION_KEY (returned as `webhookKey`, for the dispatcher) and
+ * WEBHOOK_ALLOW_LOCAL=true, so that endpoints may point at a local http:// receiver.
  */
-export async function startThrowawayStack({ name, onLine = () => {}, log = () => {} }) {
+export async function startThrowawayStack({ name, webhooks = false, onLine = () => {}, log = () => {} }) {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), `tournament-api-${name}-`));
   fs.chmodSync(scratch, 0o755); // Postgres runs as the postgres user below it when this runs as root
   const dataDir = path.join(scratch, "pg", "data");
@@ -56,11 +60,13 @@ export async function startThrowawayStack({ name, onLine = () => {}, log = () =>
     state.db = await startPostgres({ dataDir, port: await freePort(), persistent: false });
     await prepareDatabase(state.db.url);
     const fnDbUrl = functionDatabaseUrl(state.db.url);
-    state.fn = await startFunction({ port: await freePort(), databaseUrl: fnDbUrl, onLine });
+    const webhookKey = webhooks ? newEncryptionKey() : null;
+    state.fn = await startFunction({ port: await freePort(), databaseUrl: fnDbUrl, onLine,
+      env: webhookKey ? { WEBHOOK_ENCRYPTION_KEY: webhookKey, WEBHOOK_ALLOW_LOCAL: "true" } : {} });
     return {
       scratch, adminUrl: state.db.url, fnDbUrl, origin: state.fn.url, basePath: "/functions/v1/api/v1",
       base: `${state.fn.url}/functions/v1/api/v1`, fnPid: state.fn.pid, fnChild: state.fn.child,
-      pgPid: state.db.pid ?? postmasterPidOf(dataDir), stop, stopNow,
+      pgPid: state.db.pid ?? postmasterPidOf(dataDir), webhookKey, stop, stopNow,
     };
   } catch (err) {
     await stop();
