@@ -65,13 +65,19 @@ export class Dispatcher {
   constructor(private options: DispatcherOptions) {}
 
   private wakeUp: (() => void) | null = null;
+  private woken = false;
 
-  /** Ends a wait early: something may be due (a notification, a nudge). */
+  /** Ends a wait early, or the next one if none is waiting: something may be due. */
   wake(): void {
+    this.woken = true;
     this.wakeUp?.();
   }
 
   private pause(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
       const race = this.active.size ? Promise.race(this.active) : null;
@@ -81,7 +87,10 @@ export class Dispatcher {
         clearTimeout(timer);
         resolve();
       }
-    }).finally(() => (this.wakeUp = null));
+    }).finally(() => {
+      this.wakeUp = null;
+      this.woken = false;
+    });
   }
 
   /**
@@ -112,7 +121,9 @@ export class Dispatcher {
 
   /** Claims one batch if there is room, and starts sending it; returns how many were claimed. */
   async claimBatch(): Promise<number> {
-    const room = this.options.concurrency * 4 - this.queued;
+    // Enough queued per endpoint that a claim's cost spreads over many sends (each endpoint's
+    // attempts go out one at a time), few enough that a batch ends well within its lease.
+    const room = this.options.concurrency * 32 - this.queued;
     if (room <= 0) return 0;
     const { rows } = await this.options.pool.query<Claimed>(
       "select delivery_id, lease_token, event_id, endpoint_id, url, secrets, payload, attempts from webhooks.claim($1, $2)",
@@ -243,6 +254,8 @@ export class Dispatcher {
         try {
           await this.options.pool.query("select webhooks.settle($1, make_interval(secs => $2))",
             [JSON.stringify(batch), this.options.disableAfterSeconds]);
+          // Settled first attempts free their endpoint's next ones: claim again now, not at the next poll.
+          this.wake();
         } catch (err) {
           // The database went away: these attempts are made again once their lease ends (at least once).
           this.options.log({ level: "error", msg: "settle failed; the attempts will be made again after their lease",

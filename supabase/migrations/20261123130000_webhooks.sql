@@ -2,10 +2,11 @@
 -- dispatcher's door.
 --
 -- Outbox. Triggers on tournaments, registrations and matches record an intent (type and
--- subject) in app.webhook_events in the transaction of the change, and only for an account
+-- subject) in app.webhook_intents in the transaction of the change, and only for an account
 -- with an enabled endpoint. At commit a deferred trigger turns the transaction's intents into
--- payloads built from the final state (what the API's GET shows then), adds one delivery per
--- subscribed enabled endpoint, drops intents nobody hears, and notifies channel `webhooks`.
+-- events whose payloads are built from the final state (what the API's GET shows then), with
+-- one delivery per subscribed enabled endpoint (an intent nobody hears becomes nothing), and
+-- notifies channel `webhooks`.
 -- A request that fails, is refused or is replayed runs no change, so it records nothing; a
 -- change that is rolled back takes its events with it.
 --
@@ -93,24 +94,34 @@ comment on column app.webhook_endpoints.secret is 'The signing secret, AES-256-G
 comment on column app.webhook_endpoints.previous_secret is 'The secret before the last rotation, still signing until previous_secret_expires_at.';
 comment on column app.webhook_endpoints.failing_since is 'The first failed attempt since the last success; 5 days of it disables the endpoint.';
 
+-- A transaction's intents, until it commits (then they become events, or nothing). Unlogged:
+-- they live within one transaction, so a crash loses nothing that committed, and they cost no WAL.
+create unlogged table app.webhook_intents (
+  seq bigint generated always as identity,
+  tx xid8 not null default pg_current_xact_id(),
+  account_id uuid not null,
+  tournament_id uuid,
+  type text not null,
+  -- What the change is about: 'tournament', 'registration', 'match.ready', 'match.result' or
+  -- 'match.scheduled'; one event per (transaction, kind, subject).
+  kind text not null,
+  subject_id uuid not null,
+  -- Set when recorded for what cannot be read back at commit (a deleted resource).
+  data json,
+  primary key (tx, kind, subject_id)
+);
+comment on table app.webhook_intents is 'Events recorded by a transaction still in flight; published (or dropped) at its commit.';
+
 create table app.webhook_events (
   id uuid primary key default gen_random_uuid(),
-  seq bigint generated always as identity,
   account_id uuid not null references app.accounts (id) on delete cascade,
   tournament_id uuid,
   type text not null,
-  -- What the change is about: 'tournament', 'registration', 'match.ready', 'match.result',
-  -- 'match.scheduled' or 'test'; one event per (transaction, kind, subject).
-  kind text not null,
-  subject_id uuid not null,
-  tx xid8 not null default pg_current_xact_id(),
-  -- Set when recorded for what cannot be read back at commit (a deleted resource, a test).
-  data json,
-  -- The exact body every delivery sends; null until the transaction commits.
-  payload text,
+  -- The exact body every delivery sends.
+  payload text not null,
   created_at timestamptz(3) not null default clock_timestamp()
 );
-comment on table app.webhook_events is 'The outbox: each change''s event, recorded in the change''s transaction.';
+comment on table app.webhook_events is 'The outbox: each change''s event with a subscriber, committed with the change.';
 
 create table app.webhook_deliveries (
   id uuid primary key default gen_random_uuid(),
@@ -136,8 +147,6 @@ comment on column app.webhook_deliveries.lease_until is 'Claimed by a dispatcher
 -- indexes
 -- ============================================================================
 create index webhook_endpoints_account_idx on app.webhook_endpoints (account_id, created_at desc, id desc);
-create unique index webhook_events_change_key on app.webhook_events (tx, kind, subject_id);
-create index webhook_events_unpublished_idx on app.webhook_events (tx) where payload is null;
 create index webhook_events_account_idx on app.webhook_events (account_id);
 create index webhook_events_created_idx on app.webhook_events (created_at);
 create index webhook_deliveries_event_idx on app.webhook_deliveries (event_id);
@@ -181,6 +190,7 @@ create view app.webhook_delivery_documents with (security_invoker = true) as
 -- RLS + policies
 -- ============================================================================
 alter table app.webhook_endpoints enable row level security;
+alter table app.webhook_intents enable row level security; -- no policy: only the definer functions touch it
 alter table app.webhook_events enable row level security;
 alter table app.webhook_deliveries enable row level security;
 
@@ -241,7 +251,7 @@ language plpgsql volatile security definer
 set search_path = ''
 as $$
 begin
-  insert into app.webhook_events as e (account_id, tournament_id, type, kind, subject_id, data)
+  insert into app.webhook_intents as e (account_id, tournament_id, type, kind, subject_id, data)
   select i.account_id, i.tournament_id, i.type, i.kind, i.subject_id, i.data
     from json_to_recordset(p_intents)
       as i (account_id uuid, tournament_id uuid, type text, kind text, subject_id uuid, data json)
@@ -369,41 +379,49 @@ as $$
 declare
   v_tx xid8 := pg_current_xact_id();
   v_now text := app.iso(clock_timestamp());
+  v_count int;
 begin
   if current_setting('app.webhooks_published', true) = v_tx::text then
     return null;
   end if;
   perform set_config('app.webhooks_published', v_tx::text, true);
 
-  update app.webhook_events e
-     set payload = json_build_object('type', e.type, 'timestamp', v_now, 'data', r.data)::text
-    from (select x.id, coalesce(x.data, case
-            when x.kind = 'tournament' then (select t.doc from app.tournament_documents t where t.id = x.subject_id)
-            when x.kind = 'registration' then (select d.doc from app.registration_documents d where d.id = x.subject_id)
-            when x.kind like 'match.%' then (select (m.doc::jsonb || jsonb_build_object('tournament_id', m.tournament_id))::json
-                                               from app.match_documents m where m.id = x.subject_id)
-          end) as data
-            from app.webhook_events x
-           where x.tx = v_tx and x.payload is null) r
-   where e.id = r.id and r.data is not null;
-
+  -- Each intent's data from the final state; one delivery per subscribed enabled endpoint; an
+  -- event only where there is one. In one transaction the tournament's own event comes first
+  -- (started, then its matches ready).
+  with i as materialized (
+    select x.seq, x.account_id, x.tournament_id, x.type, gen_random_uuid() as event_id,
+           coalesce(x.data, case
+             when x.kind = 'tournament' then (select t.doc from app.tournament_documents t where t.id = x.subject_id)
+             when x.kind = 'registration' then (select d.doc from app.registration_documents d where d.id = x.subject_id)
+             else (select (m.doc::jsonb || jsonb_build_object('tournament_id', m.tournament_id))::json
+                     from app.match_documents m where m.id = x.subject_id)
+           end) as data
+      from app.webhook_intents x
+     where x.tx = v_tx
+  ), targets as (
+    select i.seq, i.event_id, i.account_id, i.type, w.id as endpoint_id
+      from i
+      join app.webhook_endpoints w
+        on w.account_id = i.account_id
+       and w.enabled
+       and (w.tournament_id is null or w.tournament_id = i.tournament_id)
+       and (w.events = array['*'] or i.type = any (w.events))
+     where i.data is not null -- the resource is gone again: nothing to say
+  ), events as (
+    insert into app.webhook_events (id, account_id, tournament_id, type, payload)
+    select i.event_id, i.account_id, i.tournament_id, i.type,
+           json_build_object('type', i.type, 'timestamp', v_now, 'data', i.data)::text
+      from i
+     where i.event_id in (select t.event_id from targets t)
+  )
   insert into app.webhook_deliveries (endpoint_id, account_id, event_id)
-  select w.id, e.account_id, e.id
-    from app.webhook_events e
-    join app.webhook_endpoints w
-      on w.account_id = e.account_id
-     and w.enabled
-     and (w.tournament_id is null or w.tournament_id = e.tournament_id)
-     and (w.events = array['*'] or e.type = any (w.events))
-   where e.tx = v_tx and e.payload is not null and e.kind <> 'test' -- a test makes its own delivery
-   -- In one transaction the tournament's own event comes first (started, then its matches ready).
-   order by e.kind = 'tournament' desc, e.seq, w.id;
-
-  -- What nobody hears (or whose resource is gone) is not kept.
-  delete from app.webhook_events e
-   where e.tx = v_tx
-     and (e.payload is null or not exists (select from app.webhook_deliveries d where d.event_id = e.id));
-  if exists (select from app.webhook_events e where e.tx = v_tx) then
+  select t.endpoint_id, t.account_id, t.event_id
+    from targets t
+   order by t.type like 'tournament.%' desc, t.seq, t.endpoint_id;
+  get diagnostics v_count = row_count;
+  delete from app.webhook_intents x where x.tx = v_tx;
+  if v_count > 0 then
     perform pg_notify('webhooks', '');
   end if;
   return null;
@@ -429,7 +447,7 @@ create trigger webhook_events_on_insert after insert on app.matches
   referencing new table as new_rows for each statement execute function app.webhook_change_events();
 create trigger webhook_events_on_update after update on app.matches
   referencing old table as old_rows new table as new_rows for each statement execute function app.webhook_change_events();
-create constraint trigger webhook_events_publish after insert on app.webhook_events
+create constraint trigger webhook_intents_publish after insert on app.webhook_intents
   deferrable initially deferred for each row execute function app.webhook_publish();
 
 -- ============================================================================
@@ -631,14 +649,15 @@ declare
 begin
   perform app.check_input(p_args, '{"webhook_id": "uuid"}');
   v_w := app.own_webhook((p_args ->> 'webhook_id')::uuid);
-  insert into app.webhook_events (account_id, type, kind, subject_id, data, payload)
-  select v_w.account_id, 'webhook.test', 'test', v_w.id, d.doc,
+  insert into app.webhook_events (account_id, type, payload)
+  select v_w.account_id, 'webhook.test',
          json_build_object('type', 'webhook.test', 'timestamp', app.iso(clock_timestamp()), 'data', d.doc)::text
     from app.webhook_documents d where d.id = v_w.id
   returning id into v_event;
   insert into app.webhook_deliveries (endpoint_id, account_id, event_id)
   values (v_w.id, v_w.account_id, v_event)
   returning id into v_delivery;
+  perform pg_notify('webhooks', '');
   perform set_config('app.webhooks_recorded', 'on', true);
   return (select d.doc from app.webhook_delivery_documents d where d.id = v_delivery);
 end
@@ -1034,7 +1053,7 @@ $$;
 grant select, insert, update (url, events, tournament_id, description, enabled, disabled_reason, failing_since,
   secret, previous_secret, previous_secret_expires_at, updated_at), delete on app.webhook_endpoints to tournament_api_owner;
 grant select on app.webhook_events to tournament_api_owner;
-grant insert (account_id, type, kind, subject_id, data, payload) on app.webhook_events to tournament_api_owner;
+grant insert (account_id, type, payload) on app.webhook_events to tournament_api_owner;
 grant select, insert (endpoint_id, account_id, event_id),
   update (status, next_attempt_at, lease_until, lease_token) on app.webhook_deliveries to tournament_api_owner;
 grant select on app.webhook_documents, app.webhook_delivery_documents to tournament_api_owner;
