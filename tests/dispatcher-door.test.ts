@@ -39,13 +39,13 @@ describe("the dispatcher's role", () => {
     expect(who).toEqual({ u: "tournament_webhooks", rolsuper: false, rolbypassrls: false, memberships: 0 });
   });
 
-  it("can execute webhooks.claim, webhooks.settle and webhooks.prune, and no other function of ours", async () => {
+  it("can execute webhooks.claim, settle, prune and sleep, and no other function of ours", async () => {
     const executable = await sql<{ sig: string }>(
       `select p.oid::regprocedure::text sig from pg_proc p join pg_namespace n on n.oid = p.pronamespace
         where n.nspname in ('app', 'api', 'admin', 'public', 'webhooks')
           and has_function_privilege('tournament_webhooks', p.oid, 'execute') order by 1`);
     expect(executable.map((f) => f.sig)).toEqual(
-      ["webhooks.claim(integer,integer)", "webhooks.prune(integer)", "webhooks.settle(json,interval)"]);
+      ["webhooks.claim(integer,integer)", "webhooks.prune(integer)", "webhooks.settle(json,interval)", "webhooks.sleep(uuid,integer)"]);
   });
 
   it("has no privilege on any table or view", async () => {

@@ -24,6 +24,8 @@ export interface DispatcherOptions {
   concurrency: number;
   /** An endpoint failing this long is disabled. */
   disableAfterSeconds: number;
+  /** Waits on LISTEN webhooks (the caller listens and calls wake()): commits notify it while it waits. */
+  listening?: boolean;
   log: (line: Record<string, unknown>) => void;
 }
 
@@ -61,6 +63,7 @@ export class Dispatcher {
   private active = new Set<Promise<void>>();
   /** Attempts made since start. */
   attempts = 0;
+  private readonly id = crypto.randomUUID();
 
   constructor(private options: DispatcherOptions) {}
 
@@ -112,7 +115,21 @@ export class Dispatcher {
       }
       if (claimed > 0) continue;
       if (exitWhenIdle && this.active.size === 0) break;
-      await this.pause(Math.min(pollMs, Math.max(0, until - Date.now())));
+      const wait = Math.min(pollMs, Math.max(0, until - Date.now()));
+      if (this.options.listening && this.active.size === 0) {
+        // Idle: ask commits to notify while this waits, then look once more (a commit that
+        // checked for sleepers just before is visible now, or is found at the next poll).
+        try {
+          await this.options.pool.query("select webhooks.sleep($1, $2)", [this.id, wait + 500]);
+          if (await this.claimBatch() > 0) continue;
+        } catch { /* the database is away: the poll retries */ }
+        const started = Date.now();
+        await this.pause(wait);
+        // Woken early: there is work, so commits need not notify for the rest of the wait.
+        if (Date.now() - started < wait - 5) await this.options.pool.query("select webhooks.sleep($1, 0)", [this.id]).catch(() => {});
+        continue;
+      }
+      await this.pause(wait);
     }
     await Promise.all(this.active);
     await this.flush();

@@ -43,6 +43,7 @@ if (!problem) {
       allowLocal: env("WEBHOOK_ALLOW_LOCAL") === "true",
       concurrency: int("WEBHOOK_CONCURRENCY", 16),
       disableAfterSeconds: int("WEBHOOK_DISABLE_AFTER_SECONDS", 5 * 24 * 3600),
+      listening: env("WEBHOOK_LISTEN") === "true",
       log,
     });
   } catch (err) {

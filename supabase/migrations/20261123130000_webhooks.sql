@@ -71,6 +71,15 @@ comment on function app.webhook_event_types() is 'Every event type an endpoint m
 -- ============================================================================
 -- tables
 -- ============================================================================
+-- Dispatchers waiting for work (LISTEN webhooks), each until sleeping_until. A commit that
+-- recorded deliveries notifies only while one waits: NOTIFY takes a lock that lets one notifying
+-- commit through at a time, which halved POST /tournaments with a subscribed endpoint.
+create table app.webhook_sleepers (
+  dispatcher_id uuid primary key,
+  sleeping_until timestamptz not null
+);
+comment on table app.webhook_sleepers is 'Dispatchers waiting on LISTEN webhooks, and until when (webhooks.sleep).';
+
 create table app.webhook_endpoints (
   id uuid primary key default gen_random_uuid(),
   account_id uuid not null references app.accounts (id) on delete cascade,
@@ -191,6 +200,9 @@ create view app.webhook_delivery_documents with (security_invoker = true) as
 -- ============================================================================
 alter table app.webhook_endpoints enable row level security;
 alter table app.webhook_intents enable row level security; -- no policy: only the definer functions touch it
+alter table app.webhook_sleepers enable row level security;
+create policy "Sleepers are kept by the dispatcher" on app.webhook_sleepers
+  for all to tournament_webhooks_owner using (true) with check (true);
 alter table app.webhook_events enable row level security;
 alter table app.webhook_deliveries enable row level security;
 
@@ -370,6 +382,18 @@ begin
 end
 $$;
 
+-- Wakes a waiting dispatcher (at this transaction's commit), if one waits.
+create function app.webhook_wake() returns void
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+begin
+  if exists (select from app.webhook_sleepers s where s.sleeping_until > clock_timestamp()) then
+    perform pg_notify('webhooks', '');
+  end if;
+end
+$$;
+
 -- At commit (deferred, once per transaction): payloads from the final state, deliveries for
 -- the subscribed enabled endpoints, and a notification for the local dispatcher.
 create function app.webhook_publish() returns trigger
@@ -422,7 +446,7 @@ begin
   get diagnostics v_count = row_count;
   delete from app.webhook_intents x where x.tx = v_tx;
   if v_count > 0 then
-    perform pg_notify('webhooks', '');
+    perform app.webhook_wake();
   end if;
   return null;
 end
@@ -657,7 +681,7 @@ begin
   insert into app.webhook_deliveries (endpoint_id, account_id, event_id)
   values (v_w.id, v_w.account_id, v_event)
   returning id into v_delivery;
-  perform pg_notify('webhooks', '');
+  perform app.webhook_wake();
   perform set_config('app.webhooks_recorded', 'on', true);
   return (select d.doc from app.webhook_delivery_documents d where d.id = v_delivery);
 end
@@ -711,7 +735,7 @@ begin
   if v_id is null then
     perform app.raise_error('not_found', 'Webhook delivery not found.');
   end if;
-  perform pg_notify('webhooks', '');
+  perform app.webhook_wake();
   perform set_config('app.webhooks_recorded', 'on', true);
   return (select d.doc from app.webhook_delivery_documents d where d.id = v_id);
 end
@@ -842,6 +866,24 @@ end
 $$;
 comment on function webhooks.settle(json, interval) is 'Records attempts'' outcomes and schedules retries (the dispatcher''s second call).';
 
+-- A dispatcher about to wait (p_ms > 0) for work, or awake again (0): commits notify while one waits.
+create function webhooks.sleep(p_dispatcher_id uuid, p_ms int) returns void
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+begin
+  if p_ms > 0 then
+    insert into app.webhook_sleepers as s (dispatcher_id, sleeping_until)
+    values (p_dispatcher_id, clock_timestamp() + make_interval(secs => p_ms / 1000.0))
+    on conflict (dispatcher_id) do update set sleeping_until = excluded.sleeping_until;
+  else
+    delete from app.webhook_sleepers s
+     where s.dispatcher_id = p_dispatcher_id or s.sleeping_until < clock_timestamp() - interval '1 hour';
+  end if;
+end
+$$;
+comment on function webhooks.sleep(uuid, int) is 'Marks a dispatcher waiting on LISTEN webhooks for p_ms (0: awake), so that commits notify it.';
+
 -- Deletes events (and with them their deliveries) older than 30 days, a batch at a time.
 create function webhooks.prune(p_batch int default 5000) returns int
 language plpgsql volatile security definer
@@ -863,6 +905,7 @@ comment on function webhooks.prune(int) is 'Deletes events and deliveries older 
 alter function webhooks.claim(int, int) owner to tournament_webhooks_owner;
 alter function webhooks.settle(json, interval) owner to tournament_webhooks_owner;
 alter function webhooks.prune(int) owner to tournament_webhooks_owner;
+alter function webhooks.sleep(uuid, int) owner to tournament_webhooks_owner;
 
 -- ============================================================================
 -- functions: the door (api.call gains the webhook operations)
@@ -1066,6 +1109,7 @@ grant execute on function app.webhook_change_events() to tournament_api_owner;
 grant execute on function app.webhook_registration_withdrawn() to tournament_api_owner;
 grant execute on function app.webhook_record(json) to tournament_api_owner;
 grant execute on function app.webhook_publish() to tournament_api_owner;
+grant execute on function app.webhook_wake() to tournament_api_owner;
 grant execute on function app.webhook_fields(jsonb, app.webhook_endpoints) to tournament_api_owner;
 grant execute on function app.page_of(jsonb) to tournament_api_owner;
 grant execute on function app.list_webhooks(jsonb) to tournament_api_owner;
@@ -1088,3 +1132,5 @@ grant delete on app.webhook_events to tournament_webhooks_owner;
 grant execute on function webhooks.claim(int, int) to tournament_webhooks;
 grant execute on function webhooks.settle(json, interval) to tournament_webhooks;
 grant execute on function webhooks.prune(int) to tournament_webhooks;
+grant execute on function webhooks.sleep(uuid, int) to tournament_webhooks;
+grant select, insert, update, delete on app.webhook_sleepers to tournament_webhooks_owner;
