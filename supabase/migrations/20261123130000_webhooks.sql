@@ -636,10 +636,13 @@ create function app.delete_webhook(p_args jsonb) returns json
 language plpgsql volatile
 set search_path = ''
 as $$
+declare
+  v_id uuid;
 begin
   perform app.check_input(p_args, '{"webhook_id": "uuid"}');
+  v_id := (app.own_webhook((p_args ->> 'webhook_id')::uuid)).id;
   -- Its deliveries go with it (a pending one is never attempted).
-  delete from app.webhook_endpoints w where w.id = (app.own_webhook((p_args ->> 'webhook_id')::uuid)).id;
+  delete from app.webhook_endpoints w where w.id = v_id;
   return json_build_object('message', 'Webhook deleted');
 end
 $$;
@@ -1125,6 +1128,8 @@ grant execute on function app.list_webhook_deliveries(jsonb) to tournament_api_o
 grant execute on function app.retry_webhook_delivery(jsonb) to tournament_api_owner;
 
 grant select on app.webhook_endpoints, app.webhook_events, app.webhook_deliveries to tournament_webhooks_owner;
+-- (an endpoint's update re-checks its events against the list)
+grant execute on function app.webhook_event_types() to tournament_webhooks_owner;
 grant update (failing_since, enabled, disabled_reason) on app.webhook_endpoints to tournament_webhooks_owner;
 grant update (lease_until, lease_token, attempts, status, next_attempt_at, last_attempt_at, last_status_code,
   last_error, delivered_at) on app.webhook_deliveries to tournament_webhooks_owner;
