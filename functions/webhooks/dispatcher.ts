@@ -57,13 +57,15 @@ export class Dispatcher {
   private inFlight = 0;
   private waiting: (() => void)[] = [];
   private queued = 0;
-  private settling: Outcome[] = [];
+  private settling: { outcome: Outcome; done: () => void }[] = [];
   private flushing: Promise<void> | null = null;
   private secrets = new Map<string, Uint8Array>();
   private active = new Set<Promise<void>>();
   /** Attempts made since start. */
   attempts = 0;
   private readonly id = crypto.randomUUID();
+  /** Deliveries being sent, by id: their batch (settle reports the ones that are gone). */
+  private batches = new Map<string, { gone: boolean }>();
 
   constructor(private options: DispatcherOptions) {}
 
@@ -168,16 +170,28 @@ export class Dispatcher {
 
   private async sendAll(list: Claimed[], deadline: number): Promise<void> {
     let endpointDown = false;
+    const batch = { gone: false };
+    for (const row of list) this.batches.set(row.delivery_id, batch);
     for (const row of list) {
       this.queued--;
+      // The endpoint was deleted (or the lease taken over) meanwhile: nothing more to send.
+      if (batch.gone) {
+        this.batches.delete(row.delivery_id);
+        continue;
+      }
       if ((endpointDown && row.attempts === 0) || Date.now() > deadline) {
         this.settle({ delivery_id: row.delivery_id, lease_token: row.lease_token, attempted: false });
         continue;
       }
+      const started = Date.now();
       const outcome = await this.withSlot(() => this.attempt(row));
       if (!outcome.ok) endpointDown = true;
-      this.settle(outcome);
+      const settled = this.settle(outcome);
+      // After a slow attempt, confirm the batch is still ours before the next (its endpoint may
+      // have been deleted meanwhile); after a fast one the window is too small to be worth a wait.
+      if (Date.now() - started > 100) await settled;
     }
+    for (const row of list) this.batches.delete(row.delivery_id);
   }
 
   private async withSlot<T>(fn: () => Promise<T>): Promise<T> {
@@ -253,10 +267,11 @@ export class Dispatcher {
     }
   }
 
-  /** Queues an outcome; outcomes are written in batches, one call at a time. */
-  private settle(outcome: Outcome): void {
-    this.settling.push(outcome);
+  /** Queues an outcome; outcomes are written in batches, one call at a time. Resolves once written. */
+  private settle(outcome: Outcome): Promise<void> {
+    const written = new Promise<void>((done) => this.settling.push({ outcome, done }));
     this.flushing ??= this.flushLoop();
+    return written;
   }
 
   /** Waits until every queued outcome is written. */
@@ -267,16 +282,24 @@ export class Dispatcher {
   private async flushLoop(): Promise<void> {
     try {
       while (this.settling.length) {
-        const batch = this.settling.splice(0);
+        const entries = this.settling.splice(0);
+        const batch = entries.map((e) => e.outcome);
         try {
-          await this.options.pool.query("select webhooks.settle($1, make_interval(secs => $2))",
+          const { rows } = await this.options.pool.query<{ lost_delivery_id: string }>(
+            "select lost_delivery_id from webhooks.settle($1, make_interval(secs => $2))",
             [JSON.stringify(batch), this.options.disableAfterSeconds]);
+          for (const { lost_delivery_id } of rows) {
+            const owner = this.batches.get(lost_delivery_id);
+            if (owner) owner.gone = true;
+          }
+          for (const e of entries) e.done();
           // Settled first attempts free their endpoint's next ones: claim again now, not at the next poll.
           this.wake();
         } catch (err) {
           // The database went away: these attempts are made again once their lease ends (at least once).
           this.options.log({ level: "error", msg: "settle failed; the attempts will be made again after their lease",
             deliveries: batch.length, error: (err as Error).message });
+          for (const e of entries) e.done();
         }
       }
     } finally {

@@ -820,17 +820,20 @@ comment on function webhooks.claim(int, int) is 'Leases due delivery attempts fo
 
 -- Records attempts' outcomes: p_results is a json array of {delivery_id, lease_token,
 -- attempted (false: handed back unattempted), ok, status_code, error, retry_in (seconds until
--- the next attempt; null: none left)}. An outcome whose lease was taken over is ignored. An
--- endpoint whose attempts have all failed for p_disable_after is disabled.
+-- the next attempt; null: none left)}. An outcome whose lease was taken over is ignored (and
+-- returned, as is one whose delivery is gone). An endpoint whose attempts have all failed for
+-- p_disable_after is disabled.
 create function webhooks.settle(p_results json, p_disable_after interval default '5 days')
-returns int
+returns table (lost_delivery_id uuid)
 language plpgsql volatile security definer
 set search_path = ''
 as $$
 declare
   v_now timestamptz := clock_timestamp();
-  v_count int;
 begin
+  -- The outcomes that find no delivery under their lease (deleted with its endpoint, or taken
+  -- over after the lease ended) are returned: the dispatcher stops sending that batch.
+  return query
   with r as (
     select * from json_to_recordset(p_results)
       as r (delivery_id uuid, lease_token uuid, attempted boolean, ok boolean, status_code int, error text, retry_in numeric)
@@ -848,7 +851,7 @@ begin
            delivered_at = case when r.attempted and r.ok then v_now else d.delivered_at end
       from r
      where d.id = r.delivery_id and d.lease_token = r.lease_token
-    returning d.endpoint_id, r.attempted, r.ok
+    returning d.id, d.endpoint_id, r.attempted, r.ok
   ), outcome as (
     select s.endpoint_id, bool_or(s.ok) as ok from settled s where s.attempted group by s.endpoint_id
   ), endpoints as (
@@ -863,8 +866,7 @@ begin
                  else w.failing_since is null or (w.enabled and w.failing_since <= v_now - p_disable_after) end)
     returning w.id
   )
-  select count(*) into v_count from settled;
-  return v_count;
+  select r.delivery_id from r where r.delivery_id not in (select s.id from settled s);
 end
 $$;
 comment on function webhooks.settle(json, interval) is 'Records attempts'' outcomes and schedules retries (the dispatcher''s second call).';
