@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromium, type Browser } from "playwright-core";
 import sparticuz from "@sparticuz/chromium";
 import { routes } from "../functions/api/routes.ts";
+import { eventPayloads } from "../functions/api/resources/webhooks.ts";
 import { apiUrl } from "./helpers.ts";
 
 let browser: Browser;
@@ -45,7 +46,7 @@ beforeAll(async () => {
 afterAll(() => browser?.close());
 
 describe("the API reference page", () => {
-  it("renders every endpoint from the served document, loading nothing from outside", async () => {
+  it("renders every endpoint and every webhook event from the served document, loading nothing from outside", async () => {
     const page = await browser.newPage();
     const outside: string[] = [];
     page.on("request", (r) => {
@@ -53,14 +54,17 @@ describe("the API reference page", () => {
     });
     await page.goto(`${apiUrl()}/docs`);
     await page.waitForSelector(".opblock", { timeout: 20_000 });
-    await expect.poll(() => page.locator(".opblock").count(), { timeout: 10_000 }).toBe(routes.length);
+    // The paths' operations, and the document's top-level webhooks (OpenAPI 3.1): one POST per event type.
+    const expected = [...routes.map((r) => `${r.method} ${r.path}`), ...eventPayloads.map((e) => `POST ${e.type}`)];
+    await expect.poll(() => page.locator(".opblock").count(), { timeout: 10_000 }).toBe(expected.length);
 
     const rendered = await page.locator(".opblock").evaluateAll((blocks) => blocks.map((b) => {
       const method = b.querySelector(".opblock-summary-method")?.textContent?.trim();
-      const path = b.querySelector(".opblock-summary-path")?.getAttribute("data-path");
+      const path = b.querySelector(".opblock-summary-path")?.getAttribute("data-path")
+        ?? b.querySelector(".opblock-summary-path")?.textContent?.trim();
       return `${method} ${path}`;
     }));
-    expect(rendered.sort()).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());
+    expect(rendered.sort()).toEqual(expected.sort());
     expect(await page.locator(".title").first().textContent()).toContain("Tournament API");
     expect(outside).toEqual([]);
     await page.close();

@@ -6,6 +6,7 @@ import { routes } from "../functions/api/routes.ts";
 import type { Route } from "../functions/api/route.ts";
 import { base62, crc32 } from "../functions/api/keys.ts";
 import { ALL_SCOPES, type Scope } from "./helpers.ts";
+import { EVENT_TYPES } from "../functions/api/contract.ts";
 
 export interface Key { id: string; key: string; scopes: readonly string[] }
 /** `state`: a tournament of aCore that started while the fixtures were made: never back in registration, never deleted. */
@@ -16,6 +17,8 @@ export interface TournamentFx {
 }
 /** How a team named in a path stands to the fuzz account (what GET, PATCH and DELETE of it must answer). */
 export type TeamRole = "core" | "inUse" | "disposable" | "platform" | "other";
+/** How a webhook endpoint named in a path stands to the fuzz account: `core` ones are never a DELETE target. */
+export type HookRole = "core" | "disposable";
 export interface Fixtures {
   /** Platform teams (operator-made, no owner). */
   teams: string[];
@@ -34,6 +37,11 @@ export interface Fixtures {
   created: TournamentFx[];
   /** Another account's tournaments: never reachable with the fuzz account's keys. */
   b: TournamentFx[];
+  /** The fuzz account's webhook endpoints (`core`: never deleted; `disposable` and the ones the fuzz created may be),
+   * and some deliveries of each (refreshed after each batch). Their URLs point where nothing listens. */
+  hooks: { core: string[]; disposable: string[]; created: string[]; deliveries: Record<string, string[]> };
+  /** Another account's endpoints and their deliveries: never reachable with the fuzz account's keys. */
+  bHooks: { id: string; deliveries: string[] }[];
   keys: { full: Key[]; limited: Key[]; disabled: string; revoked: string; expired: string };
   /** Accounts whose every row is fingerprinted. */
   accounts: string[];
@@ -51,6 +59,7 @@ type Auth =
 type Target =
   | { mode: "A" | "A-cross" | "B" | "AB" | "bad"; t: number; c: number; segment?: string; enc: string }
   | { mode: "team"; pick: "own" | "platform" | "other" | "wrongKind"; i: number; enc: string }
+  | { mode: "hook"; pick: "own" | "other" | "wrongKind"; child: "own" | "cross"; i: number; c: number; enc: string }
   | { mode: "unknown"; ids: string[] };
 interface Body { label: string; data: string | Uint8Array; chunked?: boolean; type?: ContentType }
 
@@ -91,6 +100,9 @@ export interface Wire {
   /** The team a /teams/{team_id} path names (a real one), and how it stands to the fuzz account. */
   team: string | null;
   teamRole: TeamRole | null;
+  /** The fuzz account's webhook endpoint a /webhooks/{webhook_id} path names, and how it stands. */
+  hook?: string | null;
+  hookRole?: HookRole | null;
 }
 
 export const MAX_BODY = 64 * 1024;
@@ -277,6 +289,19 @@ const BAD_LOGO_URLS = [
   "https://example.com/a\ud800", // a lone surrogate: refused as invalid text (it was a 500)
 ];
 
+/** Webhook URLs: all where nothing listens (port 9 of the loopback), since a test dispatcher may attempt them. */
+const HOOK_URLS = [
+  "http://127.0.0.1:9/x", "https://127.0.0.1:9/hooks/fuzz", "http://127.0.0.1:9/a/b?c=d#e", "https://127.0.0.1:9/%E2%9C%93",
+  "http://127.0.0.1:9/" + "a".repeat(2048 - 20), "http://[::1]:9/v6", "https://127.0.0.1:9/'; drop table app.webhook_endpoints; --",
+  "http://127.0.0.1:9/😀",
+];
+/** URLs the contract refuses: not absolute, user-info, another scheme, too long, not a URL. */
+const BAD_HOOK_URLS = [
+  "", "/hooks", "127.0.0.1:9/x", "//127.0.0.1:9/x", "ftp://127.0.0.1:9/x", "javascript:alert(1)", "https://",
+  "https://user:pass@127.0.0.1:9/x", "https://user@127.0.0.1:9/x", "http://127.0.0.1:9/" + "a".repeat(2048 - 19),
+  "https://127.0.0.1:9/a b", "https://127.0.0.1:9/a\u0000", "https://127.0.0.1:9/a\ud800", "file:///etc/passwd",
+];
+
 /** Bodies shaped by the route's schema: clean ones (valid field values) reach the SQL rules. */
 function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Body> {
   const field = (valid: fc.Arbitrary<string>) => (clean ? valid : fc.oneof(w(85, valid), w(15, hostileValue)));
@@ -366,6 +391,26 @@ function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Bo
       entries = fc.oneof(...shapes);
       break;
     }
+    case "webhooks.create":
+    case "webhooks.update": {
+      const hook = {
+        url: edgy(j(fc.constantFrom(...HOOK_URLS)), BAD_HOOK_URLS.map((u) => JSON.stringify(u).replaceAll("\\\\u", "\\u"))),
+        events: edgy(j(fc.oneof(w(3, fc.constant(["*"])), w(5, fc.shuffledSubarray([...EVENT_TYPES], { minLength: 1 })))),
+          ["[]", '["*","match.ready"]', '["match.ready","match.ready"]', '["match.finished"]', '["webhook.test"]', '"*"', "null", "[1]", '["*","*"]']),
+        // the account's lasting tournaments, or none; unclean: another account's, or one that exists nowhere (400, in SQL)
+        tournament_id: clean ? j(fc.oneof(w(3, fc.constant(null)), w(2, fc.constantFrom(...fx.aCore.map((t) => t.id)))))
+          : field(j(fc.oneof(w(3, fc.constant(null)), w(2, fc.constantFrom(...fx.aCore.map((t) => t.id))),
+            w(1, fc.constantFrom(...fx.b.map((t) => t.id))), w(1, fc.uuid())))),
+        description: edgy(j(fc.oneof(fc.constant(null), fc.string({ maxLength: 60, unit: "grapheme" }), fc.constantFrom("d".repeat(200), "😀".repeat(200)))),
+          [`"${"d".repeat(201)}"`, `"${"😀".repeat(201)}"`, "5", "true", '"a\\u0000b"']),
+        enabled: edgy(j(fc.boolean()), ["null", '"true"', "1", "0"]),
+      };
+      const { enabled, url, events, ...optional } = hook;
+      entries = route.op === "webhooks.create"
+        ? objectOf({ url, events }, optional, { clean })
+        : objectOf({}, hook, { optionalPercent: 35, clean });
+      break;
+    }
     default:
       throw new Error(`no body generator for ${route.op}: add one to fuzz-requests.ts`);
   }
@@ -390,6 +435,10 @@ function validBase(route: Route, fx: Fixtures): [string, string][] {
       return [["name", '"Fuzz Base Team"'], ["tag", '"FBT"'], ["logo_url", '"https://example.com/fbt.png"']];
     case "teams.update":
       return [["tag", '"FBU"']];
+    case "webhooks.create":
+      return [["url", '"http://127.0.0.1:9/base"'], ["events", '["*"]']];
+    case "webhooks.update":
+      return [["description", '"Fuzz base hook"']];
     default:
       throw new Error(`no base body for ${route.op}`);
   }
@@ -400,7 +449,7 @@ function targetedBody(route: Route, fx: Fixtures): fc.Arbitrary<Body> {
   const base = () => validBase(route, fx);
   const first = () => base()[0][0];
   const numeric = ({ "matches.report": "team1_score", "registrations.create": "team_id", "registrations.update": "seed",
-    "teams.create": "tag", "teams.update": "tag" } as Record<string, string>)[route.op] ?? "max_teams";
+    "teams.create": "tag", "teams.update": "tag", "webhooks.create": "events", "webhooks.update": "description" } as Record<string, string>)[route.op] ?? "max_teams";
   const withValue = (key: string, value: string) => pairs([...base().filter(([k]) => k !== key), [key, value]]);
   const bytes = (...parts: (string | number[])[]) =>
     new Uint8Array(Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : Buffer.from(p)))));
@@ -441,6 +490,11 @@ function targetedBody(route: Route, fx: Fixtures): fc.Arbitrary<Body> {
     fc.constantFrom(...SQL).map((s) => ({ label: "SQL key", data: pairs([[s, "1"], ...base()]) })),
     fc.constantFrom(...SQL).map((s) => ({ label: "SQL value", data: withValue(first(), JSON.stringify(s)) })),
   ];
+  if (route.op.startsWith("webhooks.")) {
+    // what a URL may carry that the database cannot store
+    cases.push(fc.constantFrom('\\ud800', '\\udfff', '\\u0000', "%00", "\\u202e").map((e) =>
+      ({ label: "NUL or lone surrogate in a URL", data: withValue("url", `"http://127.0.0.1:9/a${e}b"`) })));
+  }
   if (route.op.startsWith("teams.")) {
     // what a URL may carry that the database cannot store
     cases.push(fc.constantFrom('\\ud800', '\\udfff', '\\ud83d', '\\u0000', "%00", "\\u202e").map((e) =>
@@ -499,6 +553,15 @@ const TEAM_RAW_QUERIES = [
 ];
 
 function queryArb(route: Route): fc.Arbitrary<string> {
+  if (route.op === "deliveries.list" || route.op === "webhooks.list") {
+    const names = route.op === "deliveries.list" ? ["page", "limit", "status"] : ["page", "limit"];
+    const values = ["1", "2", "20", "100", "101", "0", "-1", "01", "1.5", "", "pending", "succeeded", "failed", "exhausted",
+      "Pending", "done", "null", ...SQL];
+    return fc.oneof(w(4, fc.constant("")), w(5, fc.array(fc.tuple(fc.oneof(w(9, fc.constantFrom(...names)), w(1, fc.string({ maxLength: 8, unit: "binary" }))),
+      fc.oneof(w(6, fc.constantFrom(...values)), w(2, fc.integer().map(String)))), { maxLength: 4 })
+      .map((list) => list.map(([k, v]) => `${pct(k)}=${pct(v)}`).join("&"))),
+    w(1, fc.constantFrom("page=1&page=2", "status=%00", "limit=1e2", "status=succeeded&status=bogus", "page=2&limit=1")));
+  }
   const teams = route.op === "teams.list";
   return fc.oneof(
     w(4, fc.constant("")),
@@ -531,6 +594,18 @@ function targetArb(route: Route): fc.Arbitrary<Target> {
   const idx = fc.tuple(fc.nat(), fc.nat(), enc);
   const segment = fc.oneof(w(3, fc.constantFrom(...MALFORMED_SEGMENTS)),
     w(1, fc.string({ unit: "binary", minLength: 1, maxLength: 30 }).map(pct)));
+  if (names[0][1] === "webhook_id") {
+    // an endpoint of the account (and one of its deliveries, or another endpoint's), another account's,
+    // an id of another kind, an unknown id, a malformed segment
+    const hook = (pick: "own" | "other" | "wrongKind", child: "own" | "cross") =>
+      fc.tuple(fc.nat(), fc.nat(), enc).map(([i, c, e]) => ({ mode: "hook" as const, pick, child, i, c, enc: e }));
+    return fc.oneof(
+      w(55, hook("own", "own")), w(names.length > 1 ? 6 : 0, hook("own", "cross")), w(12, hook("other", "own")),
+      w(5, hook("wrongKind", "own")),
+      w(8, fc.array(fc.uuid(), { minLength: names.length, maxLength: names.length }).map((ids) => ({ mode: "unknown" as const, ids }))),
+      w(14, fc.tuple(fc.nat(), fc.nat(), segment).map(([t, c, s]) => ({ mode: "bad" as const, t, c, segment: s, enc: "plain" }))),
+    );
+  }
   if (names[0][1] === "team_id") {
     // a team of the account, a platform team, another account's (both readable, neither writable),
     // an id of another kind, an unknown id, a malformed segment
@@ -653,7 +728,7 @@ function authHeader(auth: Auth, fx: Fixtures): { header?: string | string[]; key
 
 interface Resolved {
   segments: string[]; owner: Wire["owner"]; coherent: boolean; tid: string | null;
-  tstate?: Wire["tstate"]; team?: string; teamRole?: TeamRole;
+  tstate?: Wire["tstate"]; team?: string; teamRole?: TeamRole; hook?: string; hookRole?: HookRole;
 }
 
 const pick = <T>(list: T[], i: number) => list[i % list.length];
@@ -697,13 +772,55 @@ function resolveTeam(spec: Spec, fx: Fixtures): Resolved {
     tid: null, team: id, teamRole: role };
 }
 
+/** A /webhooks/{webhook_id}[/deliveries/{delivery_id}] path: an endpoint by whose it is, or none at all. */
+function resolveHook(spec: Spec, fx: Fixtures, names: string[]): Resolved {
+  const target = spec.target;
+  const child = names.length > 1;
+  if (target.mode === "unknown") return { segments: target.ids.slice(0, names.length), owner: "none", coherent: false, tid: null };
+  const deliveriesOf = (id: string) => fx.hooks.deliveries[id] ?? [];
+  if (target.mode === "bad") {
+    const id = pick(fx.hooks.core, target.t);
+    const segments = [id, ...(child ? [pick(deliveriesOf(id).length ? deliveriesOf(id) : [id], target.c)] : [])];
+    const at = target.c % segments.length;
+    segments[at] = target.segment!.replaceAll("%ID%", segments[at]);
+    if (/^(\.|%2e){1,2}$/i.test(segments[at]) || segments[at] === "") segments[at] = `x${segments[at]}`;
+    return { segments, owner: "bad", coherent: false, tid: null };
+  }
+  if (target.mode !== "hook") throw new Error(`a webhook path with target mode ${target.mode}`);
+  const encode = (id: string) => target.enc === "upper" ? id.toUpperCase() : target.enc === "percent" ? pct(id) : id;
+  if (target.pick === "wrongKind") {
+    // a tournament, registration or match id of the account, or a delivery id: no endpoint
+    const ids = fx.aCore.flatMap((t) => [t.id, ...t.regs, ...t.matches]);
+    const segments = [encode(pick(ids, target.i)), ...(child ? [encode(pick(ids, target.c))] : [])];
+    return { segments, owner: "none", coherent: false, tid: null };
+  }
+  if (target.pick === "other") {
+    const h = pick(fx.bHooks, target.i);
+    return { segments: [encode(h.id), ...(child ? [encode(pick(h.deliveries, target.c))] : [])], owner: "B", coherent: false, tid: null };
+  }
+  // Half the time an endpoint that stays (DELETE never reaches the core ones), else one that may be gone.
+  const deletable = [...fx.hooks.disposable, ...fx.hooks.created];
+  const lasting = spec.method === "DELETE" && !child ? [] : fx.hooks.core;
+  const [id, role]: [string, HookRole] = target.i % 2 || !lasting.length ? [pick(deletable, target.i >> 1), "disposable"]
+    : [pick(lasting, target.i >> 1), "core"];
+  if (!child) return { segments: [encode(id)], owner: "A", coherent: true, tid: null, hook: id, hookRole: role };
+  const own = deliveriesOf(id);
+  if (target.child === "own" && own.length) {
+    return { segments: [encode(id), encode(pick(own, target.c))], owner: "A", coherent: true, tid: null, hook: id, hookRole: role };
+  }
+  // another endpoint's delivery (of the account): not this endpoint's
+  const others = Object.entries(fx.hooks.deliveries).filter(([h]) => h !== id).flatMap(([, list]) => list);
+  return { segments: [encode(id), encode(pick(others.length ? others : [id], target.c))], owner: "A", coherent: false, tid: null };
+}
+
 function resolveTarget(spec: Spec, fx: Fixtures): Resolved {
   const names = [...spec.template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
   if (names.length === 0) return { segments: [], owner: "A", coherent: true, tid: null };
   if (names[0] === "team_id") return resolveTeam(spec, fx);
+  if (names[0] === "webhook_id") return resolveHook(spec, fx, names);
   const target = spec.target;
   if (target.mode === "unknown") return { segments: target.ids.slice(0, names.length), owner: "none", coherent: false, tid: null };
-  if (target.mode === "team") throw new Error("a team target on a tournament path");
+  if (target.mode === "team" || target.mode === "hook") throw new Error(`a ${target.mode} target on a tournament path`);
   const child = names[1];
   const kids = (t: TournamentFx) => (child === "registration_id" ? t.regs : t.matches);
   const isDelete = spec.method === "DELETE" && spec.template === "/tournaments/{id}";
@@ -815,7 +932,7 @@ export function materialize(spec: Spec, fx: Fixtures): Wire {
     method: spec.method, path: path + (spec.query ? `?${spec.query}` : ""), headers, body, chunks,
     fresh: size > MAX_BODY, scopes: auth.scopes, keyId: auth.key?.id ?? null,
     owner: target.owner, coherent: target.coherent, tid: target.tid, tstate: target.tstate ?? null,
-    team: target.team ?? null, teamRole: target.teamRole ?? null,
+    team: target.team ?? null, teamRole: target.teamRole ?? null, hook: target.hook ?? null, hookRole: target.hookRole ?? null,
   };
 }
 

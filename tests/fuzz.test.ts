@@ -16,7 +16,15 @@ import {
 import {
   type Fixtures, type Key, type Spec, type TeamRole, type Wire, bodyVerdict, materialize, requestArb, routeOf,
 } from "./fuzz-requests.ts";
+
+// The oracle parses bodies with the routes' own schemas: like the test function (WEBHOOK_ALLOW_LOCAL=true), accept http:// webhook URLs.
+webhookPolicy.allowLocal = true;
+
+/** Nothing listens on port 9 of the loopback: a dispatcher's attempt there is refused at once (tests/webhooks.test.ts). */
+const NOWHERE = "http://127.0.0.1:9/x";
+const B_HOOK_URL = "http://127.0.0.1:9/bravo-secret-hook";
 import type { Route } from "../functions/api/route.ts";
+import { webhookPolicy } from "../functions/api/resources/webhooks.ts";
 import { base62, bearerKey, crc32 } from "../functions/api/keys.ts";
 
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 10_000);
@@ -33,6 +41,8 @@ const CONTRACT: Record<string, number> = {
   rate_limited: 429, internal_error: 500, service_unavailable: 503,
   // section 9
   team_not_owned: 403, team_in_use: 409, seed_taken: 409, check_in_closed: 409,
+  // section 11
+  webhook_limit_reached: 409,
 };
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const KEY_IN_TEXT = /tmk_[0-9A-Za-z]{20,}/;
@@ -149,14 +159,38 @@ async function fixtures(): Promise<Fixtures> {
   const expired = await createKey(a.accountId, ALL_SCOPES, new Date(Date.now() + 60_000));
   await sql("update app.api_keys set expires_at = now() - interval '1 second' where id = $1", [expired.id]);
 
+  // Webhook endpoints (made after the tournaments: no events yet), each with the delivery of a test event.
+  // Their URLs point where nothing listens: a dispatcher of tests/webhooks.test.ts may attempt them.
+  const hookOf = async (t: Tenant, body: Record<string, unknown>) => {
+    const { key } = await t.newKey();
+    const made = await request("POST", "/webhooks", { key, body });
+    if (made.status !== 201) throw new Error(`fixture: ${made.text}`);
+    const sent = await request("POST", `/webhooks/${made.body.data.id}/test`, { key });
+    if (sent.status !== 202) throw new Error(`fixture: ${sent.text}`);
+    return { id: made.body.data.id as string, deliveries: [sent.body.data.id as string], event: sent.body.data.event_id as string };
+  };
+  const coreHooks = [
+    await hookOf(a, { url: `${NOWHERE}/core-1`, events: ["*"] }),
+    await hookOf(a, { url: "https://127.0.0.1:9/core-2", events: ["match.completed", "registration.created"], tournament_id: aCore[0].id }),
+    await hookOf(a, { url: `${NOWHERE}/core-3`, events: ["*"], description: "Fuzz core hook" }),
+  ];
+  const disposableHooks = [];
+  for (let i = 0; i < 4; i++) disposableHooks.push(await hookOf(a, { url: `${NOWHERE}/disposable-${i}`, events: ["*"] }));
+  const bHooks = [await hookOf(b, { url: B_HOOK_URL, events: ["*"], description: "Bravo Secret Hook" }),
+    await hookOf(b, { url: B_HOOK_URL, events: ["tournament.created"] })];
+
   const bRegs = bAll.flatMap((t) => t.regs);
   const bMatches = bAll.flatMap((t) => t.matches);
   return {
     teams, own: { core, inUse, disposable, created: [] }, otherTeams, accountId: a.accountId,
     aCore, aDisposable, b: bAll, created: [],
+    hooks: { core: coreHooks.map((h) => h.id), disposable: disposableHooks.map((h) => h.id), created: [],
+      deliveries: Object.fromEntries([...coreHooks, ...disposableHooks].map((h) => [h.id, h.deliveries])) },
+    bHooks: bHooks.map(({ id, deliveries }) => ({ id, deliveries })),
     keys: { full, limited, disabled: disabled.key, revoked: revoked.key, expired: expired.key },
     accounts: [a.accountId, b.accountId, disabledAccount],
-    secrets: [b.accountId, B_GAME, "Bravo Secret", ...bAll.map((t) => t.id), ...bRegs, ...bMatches],
+    secrets: [b.accountId, B_GAME, "Bravo Secret", "bravo-secret", ...bAll.map((t) => t.id), ...bRegs, ...bMatches,
+      ...bHooks.flatMap((h) => [h.id, ...h.deliveries, h.event])],
   };
 }
 
@@ -164,6 +198,7 @@ async function fixtures(): Promise<Fixtures> {
 function track(fx: Fixtures, op: string, data: { id: string }): void {
   if (op === "tournaments.create") fx.created.push({ id: data.id, regs: [], matches: [] });
   else if (op === "teams.create") fx.own.created.push(data.id);
+  else if (op === "webhooks.create") fx.hooks.created.push(data.id);
 }
 
 /**
@@ -185,6 +220,13 @@ async function refresh(fx: Fixtures): Promise<void> {
     t.matches = now.get(t.id)?.matches ?? [];
     t.status = now.get(t.id)?.status;
   }
+  // A few deliveries of each endpoint still there (a deleted one keeps its last ones: they answer not_found).
+  const hooks = await sql<{ id: string; deliveries: string[] }>(
+    `select w.id::text id, array(select d.id::text from app.webhook_deliveries d where d.endpoint_id = w.id
+                                   order by d.created_at desc, d.id limit 8) deliveries
+       from app.webhook_endpoints w where w.id = any($1::uuid[])`,
+    [[...fx.hooks.core, ...fx.hooks.disposable, ...fx.hooks.created]]);
+  for (const h of hooks) if (h.deliveries.length) fx.hooks.deliveries[h.id] = h.deliveries;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -264,7 +306,17 @@ function teamOutcome(route: Route, role: TeamRole): string[] {
 }
 
 /** The acceptable outcomes ("ok" or an error code), or null where only the generic invariants apply. */
-function expectFor(spec: Spec, wire: Wire): string[] | null {
+/**
+ * A webhook endpoint's tournament_id (create, PATCH) passes the schema as any UUID; SQL then
+ * refuses one that is not the account's (400 on the field): the fuzz account's are those of aCore.
+ */
+function badHookTournament(route: Route, wire: Wire, fx?: Fixtures): boolean {
+  if (route.op !== "webhooks.create" && route.op !== "webhooks.update") return false;
+  const id = validBody(route, wire)?.tournament_id;
+  return typeof id === "string" && !(fx?.aCore ?? []).some((t) => t.id === id.toLowerCase());
+}
+
+function expectFor(spec: Spec, wire: Wire, fx?: Fixtures): string[] | null {
   if (wire.method === "OPTIONS") return ["preflight"];
   if (spec.pathKind === "unknown") return ["not_found"];
   if (spec.pathKind === "other") return null;
@@ -298,6 +350,15 @@ function expectFor(spec: Spec, wire: Wire): string[] | null {
   if (wire.owner === "bad") return ["not_found"];
   if (wire.teamRole) return teamOutcome(route, wire.teamRole);
   if (wire.owner !== "A" || !wire.coherent) return ["not_found", ...clockChecked, ...retry];
+  if (route.op === "webhooks.create") {
+    // the fields first (SQL: tournament_id), then the limit of 20 endpoints
+    return badHookTournament(route, wire, fx) ? ["validation_error", ...retry] : ["ok", "webhook_limit_reached", ...retry];
+  }
+  if (wire.hookRole) {
+    // an endpoint of the account: a core one stays; another may have been deleted by the fuzz
+    const mayBeGone = wire.hookRole === "disposable" ? ["not_found"] : [];
+    return [badHookTournament(route, wire, fx) ? "validation_error" : "ok", ...mayBeGone, ...retry];
+  }
   if (!route.path.includes("{")) {
     if (route.method === "GET") return ["ok"];
     // only a tournament's dates are checked past the schema (in SQL, against the clock)
@@ -379,7 +440,7 @@ function checkEnvelope(spec: Spec, wire: Wire, res: Res, p: string[], fx: Fixtur
     const expectedKeys = route?.paginated ? "data,meta,pagination,success" : "data,meta,success";
     if (Object.keys(body).sort().join() !== expectedKeys) p.push(`success envelope keys ${Object.keys(body)}`);
     if (!route || spec.pathKind !== "canonical") return "ok";
-    const status = route.method === "POST" ? 201 : 200;
+    const status = route.accepted ? 202 : route.location ? 201 : 200;
     if (res.status !== status) p.push(`success with status ${res.status}`);
     const data = route.response.safeParse(body.data);
     if (!data.success) p.push(`data does not match the documented response: ${JSON.stringify(data.error.issues).slice(0, 300)}`);
@@ -479,6 +540,48 @@ function checkData(route: Route, wire: Wire, data: unknown, p: string[], fx: Fix
     case "registrations.delete":
       same("message", d.message, "Registration withdrawn");
       break;
+    case "webhooks.create":
+    case "webhooks.rotate":
+      // the secret, shown on these two answers only: whsec_ + base64 of 32 bytes
+      if (!/^whsec_[A-Za-z0-9+/]{43}=$/.test(String(d.secret))) p.push(`secret ${JSON.stringify(d.secret)?.slice(0, 12)}…`);
+      if (route.op === "webhooks.create") {
+        same("url", d.url, body.url);
+        same("events", d.events, body.events);
+        same("tournament_id", d.tournament_id, typeof body.tournament_id === "string" ? body.tournament_id.toLowerCase() : null);
+        same("description", d.description, body.description ?? null);
+        same("enabled", [d.enabled, d.disabled_reason], [true, null]);
+      } else if (wire.hook && d.id !== wire.hook) p.push(`endpoint ${d.id} for ${wire.hook}`);
+      break;
+    case "webhooks.get":
+    case "webhooks.update":
+      if ("secret" in d) p.push("a secret outside create and rotate-secret");
+      if (wire.hook && d.id !== wire.hook) p.push(`endpoint ${d.id} for ${wire.hook}`);
+      if (route.op === "webhooks.update") {
+        for (const f of ["url", "events", "description"]) if (f in body) same(f, d[f], body[f]);
+        if ("tournament_id" in body) same("tournament_id", d.tournament_id, typeof body.tournament_id === "string" ? body.tournament_id.toLowerCase() : null);
+        if ("enabled" in body) same("enabled", d.enabled, body.enabled);
+        if (d.enabled && d.disabled_reason !== null) p.push(`enabled with disabled_reason ${d.disabled_reason}`);
+      }
+      break;
+    case "webhooks.list":
+      if (d.some((e: object) => "secret" in e)) p.push("a secret in the endpoint list");
+      break;
+    case "webhooks.delete":
+      same("message", d.message, "Webhook deleted");
+      break;
+    case "webhooks.test":
+      same("test delivery", [d.event_type, d.status, d.attempts, d.payload?.type], ["webhook.test", "pending", 0, "webhook.test"]);
+      if (wire.hook && d.payload?.data?.id !== wire.hook) p.push(`a test event about ${d.payload?.data?.id}`);
+      break;
+    case "deliveries.retry":
+      same("status", d.status, "pending");
+      break;
+    case "deliveries.list": {
+      const at = wire.path.indexOf("?");
+      const status = new URL(`http://x/?${at < 0 ? "" : wire.path.slice(at + 1)}`).searchParams.get("status");
+      if (status && d.some((x: { status: string }) => x.status !== status)) p.push(`status=${status} gave another status`);
+      break;
+    }
     case "matches.report": {
       if (typeof body.forfeit === "string") {
         same("forfeit", d.forfeit, body.forfeit);
@@ -503,8 +606,11 @@ function checkData(route: Route, wire: Wire, data: unknown, p: string[], fx: Fix
 // ---------------------------------------------------------------------------------------------
 // the database: a rejected request changes nothing
 
-/** `team`: a registration's team (a team's deletion takes its open registrations with it). */
-type Print = Map<string, { kind: string; id: string; tid: string | null; team?: string | null; h: string }>;
+/**
+ * `team`: a registration's team (a team's deletion takes its open registrations with it).
+ * `hook` and `etype`: a webhook delivery's endpoint and event type.
+ */
+type Print = Map<string, { kind: string; id: string; tid: string | null; team?: string | null; hook?: string | null; etype?: string | null; h: string }>;
 
 async function fingerprint(fx: Fixtures): Promise<Print> {
   const rows = await sql<{ kind: string; id: string; tid: string | null; team: string | null; h: string }>(
@@ -528,7 +634,19 @@ async function fingerprint(fx: Fixtures): Promise<Print> {
        union all select r.rolname || r.rolsuper::text || r.rolbypassrls::text from pg_roles r
         where r.rolname in ('tournament_api', 'tournament_api_owner', 'anon', 'authenticated')) objects`,
     [fx.accounts, fx.teams]);
-  return new Map(rows.map((r) => [`${r.kind} ${r.id}`, r]));
+  // Webhook endpoints, and which deliveries exist: without what the dispatchers of
+  // tests/webhooks.test.ts change as they attempt them (failing_since, a delivery's attempts and
+  // status; an endpoint they disable for failing counts as enabled).
+  const hooks = await sql<{ kind: string; id: string; tid: string | null; hook: string | null; etype: string | null; h: string }>(
+    `select 'webhook' kind, w.id::text id, null tid, w.id::text hook, null etype,
+            md5(row(w.account_id, w.url, w.events, w.tournament_id, w.description, w.enabled or w.disabled_reason is not null,
+                    w.secret, w.previous_secret, w.created_at, w.updated_at)::text) h
+       from app.webhook_endpoints w where w.account_id = any($1)
+     union all select 'delivery', d.id::text, e.tournament_id::text, d.endpoint_id::text, e.type,
+                      md5(row(d.endpoint_id, d.event_id, e.payload)::text)
+       from app.webhook_deliveries d join app.webhook_events e on e.id = d.event_id where d.account_id = any($1)`,
+    [fx.accounts]);
+  return new Map([...rows, ...hooks].map((r) => [`${r.kind} ${r.id}`, r]));
 }
 
 /** Whether a response is one whose outcome api.call saves under its Idempotency-Key (P0001 errors and successes). */
@@ -551,14 +669,25 @@ function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdi
   const dirty = new Set<string>();
   const dirtyTeams = new Set<string>();
   const deletedTeams = new Set<string>();
+  /** Tournaments an accepted request made or changed: their events' deliveries. */
+  const touched = new Set<string>();
+  /** Webhook endpoints an accepted request made or changed (with their deliveries). */
+  const dirtyHooks = new Set<string>();
   for (const o of outcomes) {
     const route = o.spec.pathKind === "canonical" ? routeOf(o.spec.template, o.wire.method) : null;
     if (!route || route.method === "GET") continue;
     if (o.res.status >= 200 && o.res.status < 300) {
       const data = JSON.parse(o.res.text).data;
-      if (route.op === "tournaments.create") added.add(`tournament ${data.id}`);
-      else if (route.op === "registrations.create") added.add(`registration ${data.id}`);
+      if (o.wire.tid) touched.add(o.wire.tid);
+      if (route.op === "tournaments.create") {
+        added.add(`tournament ${data.id}`);
+        touched.add(data.id);
+      } else if (route.op === "registrations.create") added.add(`registration ${data.id}`);
       else if (route.op === "teams.create") added.add(`team ${data.id}`);
+      else if (route.op === "webhooks.create") {
+        added.add(`webhook ${data.id}`);
+        dirtyHooks.add(data.id);
+      } else if (o.wire.hook) dirtyHooks.add(o.wire.hook);
       else if (o.wire.team) {
         dirtyTeams.add(o.wire.team);
         if (route.op === "teams.delete") deletedTeams.add(o.wire.team);
@@ -577,18 +706,33 @@ function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdi
     const explained = (row.tid !== null && dirty.has(row.tid)) || (!was && added.has(key))
       || (row.kind === "team" && dirtyTeams.has(row.id))
       // a deleted team's registrations in tournaments still in registration go with it
-      || (!now && row.kind === "registration" && !!row.team && deletedTeams.has(row.team));
+      || (!now && row.kind === "registration" && !!row.team && deletedTeams.has(row.team))
+      || (row.kind === "webhook" && dirtyHooks.has(row.id))
+      // a delivery: of an event of a tournament an accepted request changed, or of an endpoint one
+      // changed (a test event; a deletion takes them with it), or of a withdrawal by a team's deletion
+      || (row.kind === "delivery" && ((!!row.tid && (touched.has(row.tid) || dirty.has(row.tid))) || dirtyHooks.has(row.hook ?? "")
+        || (row.etype === "registration.withdrawn" && deletedTeams.size > 0)));
     if (explained) continue;
     const suspects = outcomes.filter((o) => o.res.status >= 400 && (!row.tid || o.wire.tid === row.tid)
-      && (row.kind !== "team" || !o.wire.team || o.wire.team === row.id));
+      && (row.kind !== "team" || !o.wire.team || o.wire.team === row.id)
+      && (!row.hook || !o.wire.hook || o.wire.hook === row.hook));
     problems.push(`${key} was ${!was ? "added" : !now ? "removed" : "changed"} though no accepted request explains it; ` +
       `rejected requests that may have done it:\n${suspects.slice(0, 5).map((o) => describeRequest(o)).join("\n")}`);
+  }
+  // An endpoint the account still has after the batch existed during it (ids are never reused):
+  // a request about it answered 404 lied.
+  for (const o of outcomes) {
+    if (o.wire.hook && o.res.status === 404 && o.spec.pathKind === "canonical" && after.has(`webhook ${o.wire.hook}`)
+      && (!o.wire.path.includes("/deliveries/") || o.wire.coherent)) {
+      problems.push(`404 for endpoint ${o.wire.hook}, which exists:\n${describeRequest(o)}`);
+    }
   }
   let verified = 0;
   let unverified = 0;
   for (const o of outcomes) {
     if (o.res.status < 400) continue;
-    if ((o.wire.tid && dirty.has(o.wire.tid)) || (o.wire.team && dirtyTeams.has(o.wire.team))) unverified++;
+    if ((o.wire.tid && dirty.has(o.wire.tid)) || (o.wire.team && dirtyTeams.has(o.wire.team))
+      || (o.wire.hook && dirtyHooks.has(o.wire.hook))) unverified++;
     else verified++;
   }
   return { problems, verified, unverified };
@@ -732,6 +876,48 @@ describe("the fuzzer's own checks", () => {
     expect(data({ ...me, account: { id: "other", name: "b" } }, "/me", "GET", teamWire("GET", null, { keyId: "k1" }))).toHaveLength(1);
   });
 
+  it("predicts a webhook endpoint's answers by whose it is, and blames what no accepted request explains", () => {
+    const H = "22222222-2222-4222-8222-222222222222";
+    const T = "33333333-3333-4333-8333-333333333333";
+    const fx = { aCore: [{ id: T, regs: [], matches: [] }] } as unknown as Fixtures;
+    const hookSpec = (template: string, method: string) =>
+      ({ template, method, pathKind: "canonical", idem: null, label: "x", query: "", auth: { kind: "full", format: "" } }) as Spec;
+    const hookWire = (method: string, extra: Partial<Wire> = {}): Wire => ({
+      method, path: `/x/webhooks/${H}`, headers: { "content-type": "application/json" }, fresh: false, scopes: ALL_SCOPES, keyId: null,
+      owner: "A", coherent: true, tid: null, tstate: null, team: null, teamRole: null, hook: H, hookRole: "core", ...extra,
+    });
+    const patch = (body: unknown, extra: Partial<Wire> = {}) =>
+      expectFor(hookSpec("/webhooks/{webhook_id}", "PATCH"), hookWire("PATCH", { body: Buffer.from(JSON.stringify(body)), ...extra }), fx);
+    expect(expectFor(hookSpec("/webhooks/{webhook_id}", "GET"), hookWire("GET"), fx)).toEqual(["ok"]);
+    expect(expectFor(hookSpec("/webhooks/{webhook_id}", "GET"), hookWire("GET", { hookRole: "disposable" }), fx)).toEqual(["ok", "not_found"]);
+    expect(patch({ tournament_id: T })).toEqual(["ok"]);
+    expect(patch({ tournament_id: crypto.randomUUID() })).toEqual(["validation_error"]);
+    expect(patch({ events: [] })).toEqual(["validation_error"]);
+    expect(patch({ enabled: true }, { owner: "B", hook: null, hookRole: null, coherent: false })).toEqual(["not_found"]);
+    const create = (body: unknown) => expectFor(hookSpec("/webhooks", "POST"),
+      hookWire("POST", { path: "/x/webhooks", body: Buffer.from(JSON.stringify(body)), hook: null, hookRole: null }), fx);
+    expect(create({ url: "http://127.0.0.1:9/x", events: ["*"] })).toEqual(["ok", "webhook_limit_reached"]);
+    expect(create({ url: "http://127.0.0.1:9/x", events: ["*"], tournament_id: crypto.randomUUID() })).toEqual(["validation_error"]);
+
+    const row = (kind: string, id: string, extra: object, h: string): Print => new Map([[`${kind} ${id}`, { kind, id, tid: null, h, ...extra }]]);
+    const outcome = (status: number, method: string, wire: Partial<Wire>, text = "{}"): Outcome => ({
+      spec: hookSpec("/webhooks/{webhook_id}", method), wire: hookWire(method, wire), res: { status, headers: {}, text }, expected: null, problems: [],
+    });
+    // an endpoint changed by a rejected PATCH, or by an accepted one
+    expect(attribute(row("webhook", H, { hook: H }, "a"), row("webhook", H, { hook: H }, "b"), [outcome(400, "PATCH", {})]).problems).toHaveLength(1);
+    expect(attribute(row("webhook", H, { hook: H }, "a"), row("webhook", H, { hook: H }, "b"), [outcome(200, "PATCH", {}, '{"data":{}}')]).problems).toEqual([]);
+    // a delivery of an event of a tournament an accepted request changed; and one nothing explains
+    const delivery = row("delivery", "d1", { tid: T, hook: H, etype: "tournament.updated" }, "a");
+    const tournamentPatch: Outcome = { ...outcome(200, "PATCH", { hook: null, hookRole: null, tid: T }, '{"data":{}}'),
+      spec: hookSpec("/tournaments/{id}", "PATCH") };
+    expect(attribute(new Map(), delivery, [tournamentPatch]).problems).toEqual([]);
+    expect(attribute(new Map(), delivery, [{ ...tournamentPatch, res: { status: 409, headers: {}, text: "{}" } }]).problems).toHaveLength(1);
+    // a 404 about an endpoint that is still there
+    const ghost = attribute(row("webhook", H, { hook: H }, "a"), row("webhook", H, { hook: H }, "a"),
+      [outcome(404, "DELETE", { hookRole: "disposable" })]);
+    expect(ghost.problems).toEqual([expect.stringContaining(`404 for endpoint ${H}, which exists`)]);
+  });
+
   it("refuses a logo_url holding a lone surrogate as invalid input (it was a 500 before the key check)", () => {
     const head = `tmk_${"a".repeat(43)}`;
     const key = `Bearer ${head}${base62(crc32(new TextEncoder().encode(head)), 6)}`; // well formed, whatever it names
@@ -768,7 +954,7 @@ describe("fuzzing every route", () => {
       const outcomes = await pool(specs, CONCURRENCY, async (spec): Promise<Outcome> => {
         const wire = materialize(spec, fx);
         const res = await send(wire);
-        const expected = expectFor(spec, wire);
+        const expected = expectFor(spec, wire, fx);
         return { spec, wire, res, expected, problems: check(spec, wire, res, expected, fx) };
       });
       const after = await fingerprint(fx);

@@ -34,6 +34,9 @@ interface World {
   /** A team the account made through the API: every account reads it, only this one writes it. */
   ownTeam: string;
   member: string;
+  /** A webhook endpoint (pointing where nothing listens) and one of its deliveries. */
+  webhook: string;
+  delivery: string;
   /** Everything that identifies this account's data. */
   secrets: string[];
 }
@@ -60,6 +63,11 @@ async function world(name: string, game: string): Promise<World> {
     headers: { "idempotency-key": `${name}-late` } }), 409);
   const ownTeam = await t.request("POST", "/teams", { body: { name: `${name} Own Team`, tag: name.slice(0, 3).toUpperCase() } });
   expectStatus(ownTeam, 201);
+  // A webhook endpoint, and a delivery of its test event (a dispatcher of tests/webhooks.test.ts may attempt it: refused at once).
+  const webhook = await t.request("POST", "/webhooks", { body: { url: `${NOWHERE}/${name}`, events: ["*"], description: `${name} Hook` } });
+  expectStatus(webhook, 201);
+  const delivery = await t.request("POST", `/webhooks/${webhook.body.data.id}/test`);
+  expectStatus(delivery, 202);
   const [{ id: member }] = await sql("insert into auth.users (email) values (gen_random_uuid() || '@example.com') returning id");
   await sql("select admin.add_account_member($1, $2)", [t.accountId, member]);
 
@@ -71,16 +79,25 @@ async function world(name: string, game: string): Promise<World> {
      union all select id::text from app.matches where account_id = $1`, [t.accountId]);
   return {
     name, t, game, open, ongoing, reg: reg.id, ongoingReg: ongoingReg.id, ready: ready.id, completed: first.id,
-    spareTeam: teams[5], ownTeam: ownTeam.body.data.id, member,
-    secrets: [t.accountId, game, `${name} Open`, `${name} Ongoing`, `${name} Retried`, ...ids.map((r) => r.id)],
+    spareTeam: teams[5], ownTeam: ownTeam.body.data.id, member, webhook: webhook.body.data.id, delivery: delivery.body.data.id,
+    secrets: [t.accountId, game, `${name} Open`, `${name} Ongoing`, `${name} Retried`, `${name} Hook`, `${NOWHERE}/${name}`,
+      webhook.body.data.id, delivery.body.data.id, delivery.body.data.event_id, ...ids.map((r) => r.id)],
   };
 }
+
+/** Nothing listens on port 9 of the loopback: a dispatcher's attempt there is refused at once. */
+const NOWHERE = "http://127.0.0.1:9/x";
 
 const baseBody = (game: string) => ({
   name: "Cup", game_id: game, team_size: 5, max_teams: 8, starts_at: new Date(Date.now() + 30 * 86_400_000).toISOString(),
 });
 
-/** Every row of the account, in every table that holds account data (the rate-limit state aside). */
+/**
+ * Every row of the account, in every table that holds account data (the rate-limit state aside).
+ * Webhook endpoints and deliveries without what the dispatchers of tests/webhooks.test.ts change
+ * as they attempt them (failing_since, a delivery's attempts and status; an endpoint they disable
+ * for failing counts as enabled).
+ */
 async function fingerprint(accountId: string): Promise<string> {
   const [row] = await sql(
     `select json_build_object(
@@ -93,7 +110,15 @@ async function fingerprint(accountId: string): Promise<string> {
        'matches', (select json_agg(m order by m.id) from app.matches m where m.account_id = $1),
        'idempotency', (select json_agg(i order by i.api_key_id, i.idempotency_key) from app.idempotency_keys i where i.account_id = $1),
        'members', (select json_agg(m order by m.user_id) from app.account_members m where m.account_id = $1),
-       'teams', (select json_agg(t order by t.id) from app.teams t where t.account_id = $1))::text s`,
+       'teams', (select json_agg(t order by t.id) from app.teams t where t.account_id = $1),
+       'webhooks', (select json_agg(json_build_object('id', w.id, 'url', w.url, 'events', w.events, 'tournament_id', w.tournament_id,
+                      'description', w.description, 'on', w.enabled or w.disabled_reason is not null, 'secret', w.secret,
+                      'previous_secret', w.previous_secret, 'created_at', w.created_at, 'updated_at', w.updated_at) order by w.id)
+                      from app.webhook_endpoints w where w.account_id = $1),
+       'webhook_events', (select json_agg(json_build_array(e.id, e.type, e.tournament_id, e.payload) order by e.id)
+                            from app.webhook_events e where e.account_id = $1),
+       'deliveries', (select json_agg(json_build_array(d.id, d.endpoint_id, d.event_id) order by d.id)
+                        from app.webhook_deliveries d where d.account_id = $1))::text s`,
     [accountId]);
   return row.s;
 }
@@ -103,7 +128,8 @@ let y: World;
 beforeAll(async () => {
   [x, y] = await Promise.all([world("Ampere", "a0a0a0a0-0000-4000-8000-00000000a0a0"), world("Bolt", "b0b0b0b0-0000-4000-8000-00000000b0b0")]);
   for (const w of [x, y]) {
-    for (const table of ["tournaments", "registrations", "matches", "idempotency_keys", "account_members"]) {
+    for (const table of ["tournaments", "registrations", "matches", "idempotency_keys", "account_members", "webhook_endpoints",
+      "webhook_events", "webhook_deliveries"]) {
       const [{ n }] = await sql(`select count(*)::int n from app.${table} where account_id = $1`, [w.t.accountId]);
       expect(n, `${w.name} has rows in ${table}`).toBeGreaterThan(0);
     }
@@ -130,6 +156,8 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
       case "registrations.create": return { team_id: victim.spareTeam };
       case "matches.report": return { team1_score: 0, team2_score: 9 };
       case "registrations.update": return { seed: 1, payment_status: "refunded", checked_in: true };
+      case "webhooks.create": return { url: `${NOWHERE}/intruder`, events: ["*"] };
+      case "webhooks.update": return { url: `${NOWHERE}/hijacked`, events: ["match.ready"], enabled: false, description: "Hijacked" };
       default:
         if (route.body) throw new Error(`no sample body for ${routeName(route)}: add one to the isolation suite`);
         return undefined;
@@ -143,6 +171,7 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
       case "registrations.create": return { team_id: "not-a-uuid" };
       case "matches.report": return { team1_score: 1, team2_score: 1 };
       case "registrations.update": return { seed: 0 };
+      case "webhooks.update": return { events: [] };
       default: return undefined;
     }
   }
@@ -150,14 +179,17 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
   /** The paths to try: the victim's resource chain, and the two mixes of the intruder's and the victim's ids. */
   function paths(route: Route, intruder: World, victim: World): { label: string; ids: [string, "victim" | "own"][] }[] {
     const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-    const tournamentOf = (w: World) => (names[1] === "match_id" || route.path.endsWith("/results") ? w.ongoing.id : w.open.id);
-    const childOf = (w: World) => (names[1] === "match_id" ? w.ready : w.reg);
+    const hooks = names[0] === "webhook_id";
+    const tournamentOf = (w: World) => (hooks ? w.webhook
+      : names[1] === "match_id" || route.path.endsWith("/results") ? w.ongoing.id : w.open.id);
+    const childOf = (w: World) => (names[1] === "delivery_id" ? w.delivery : names[1] === "match_id" ? w.ready : w.reg);
+    const [parent, child] = hooks ? ["webhook", "delivery"] : ["tournament", "child"];
     if (names.length === 0) return [{ label: "no id", ids: [] }];
-    if (names.length === 1) return [{ label: "the victim's tournament", ids: [[tournamentOf(victim), "victim"]] }];
+    if (names.length === 1) return [{ label: `the victim's ${parent}`, ids: [[tournamentOf(victim), "victim"]] }];
     return [
-      { label: "the victim's tournament and child", ids: [[tournamentOf(victim), "victim"], [childOf(victim), "victim"]] },
-      { label: "the intruder's tournament, the victim's child", ids: [[tournamentOf(intruder), "own"], [childOf(victim), "victim"]] },
-      { label: "the victim's tournament, the intruder's child", ids: [[tournamentOf(victim), "victim"], [childOf(intruder), "own"]] },
+      { label: `the victim's ${parent} and ${child}`, ids: [[tournamentOf(victim), "victim"], [childOf(victim), "victim"]] },
+      { label: `the intruder's ${parent}, the victim's ${child}`, ids: [[tournamentOf(intruder), "own"], [childOf(victim), "victim"]] },
+      { label: `the victim's ${parent}, the intruder's ${child}`, ids: [[tournamentOf(victim), "victim"], [childOf(intruder), "own"]] },
     ];
   }
 
@@ -210,15 +242,20 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
               expect(nowhere.status, `${what}\nvs nowhere: ${nowhere.text}`).toBe(res.status);
               expect(nowhere.body.error, `${what}\nvs nowhere: ${nowhere.text}`).toEqual(res.body.error);
             }
+            const table = route.path.startsWith("/webhooks") ? "app.webhook_endpoints" : "app.tournaments";
             if (hasScope && ids.length === 0 && route.method === "GET") {
               // The intruder's list is its own, complete.
-              const own = (await sql("select id from app.tournaments where account_id = $1", [intruder.t.accountId])).map((r) => r.id);
+              const own = (await sql(`select id from ${table} where account_id = $1`, [intruder.t.accountId])).map((r) => r.id);
               expect(res.body.pagination.total).toBe(own.length);
               for (const t of res.body.data) expect(own).toContain(t.id);
             }
             if (hasScope && ids.length === 0 && route.method === "POST") {
-              const [made] = await sql("select account_id from app.tournaments where id = $1", [res.body.data.id]);
+              const [made] = await sql(`select account_id from ${table} where id = $1`, [res.body.data.id]);
               expect(made.account_id).toBe(intruder.t.accountId);
+              // (keeps the intruder at its one endpoint: below the 20-endpoint limit over the runs)
+              if (table === "app.webhook_endpoints") {
+                await sql("delete from app.webhook_endpoints where account_id = $1 and id <> $2", [intruder.t.accountId, intruder.webhook]);
+              }
             }
           }
         }
@@ -294,6 +331,26 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
     });
   });
 
+  it.each([["Ampere", "Bolt"], ["Bolt", "Ampere"]])("%s cannot aim a webhook at %s's tournament: 400 on tournament_id, as for a tournament that exists nowhere", async (name) => {
+    const [self, other] = name === "Ampere" ? [x, y] : [y, x];
+    const before = await fingerprint(other.t.accountId);
+    const { key } = await createKey(self.t.accountId, ["write:webhooks"]);
+    const answers = [];
+    for (const tournament_id of [other.open.id, other.ongoing.id, crypto.randomUUID()]) {
+      const created = await request("POST", "/webhooks", { key, body: { url: NOWHERE, events: ["*"], tournament_id } });
+      const patched = await request("PATCH", `/webhooks/${self.webhook}`, { key, body: { tournament_id } });
+      for (const res of [created, patched]) {
+        expect(res.status, res.text).toBe(400);
+        expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual(["tournament_id"]);
+        expectNoTrace(res, other);
+      }
+      answers.push([created.body.error, patched.body.error]);
+    }
+    expect(answers[0]).toEqual(answers[2]);
+    expect(answers[1]).toEqual(answers[2]);
+    expect(await fingerprint(other.t.accountId)).toBe(before);
+  });
+
   it.each([["Ampere"], ["Bolt"]])("%s's own lists, reads and results never show the other account's data", async (name) => {
     const [self, other] = name === "Ampere" ? [x, y] : [y, x];
     const own = await sql("select id, status, game_id from app.tournaments where account_id = $1", [self.t.accountId]);
@@ -310,7 +367,7 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
       for (const t of res.body.data) expect(own.map((r) => r.id), query).toContain(t.id);
       expectNoTrace(res, other);
     }
-    for (const path of [`/tournaments/${self.open.id}`, `/tournaments/${self.open.id}/registrations`,
+    for (const path of ["/webhooks", `/webhooks/${self.webhook}`, `/webhooks/${self.webhook}/deliveries`, `/tournaments/${self.open.id}`, `/tournaments/${self.open.id}/registrations`,
       `/tournaments/${self.ongoing.id}/registrations?status=complete`, `/tournaments/${self.open.id}/registrations/${self.reg}`,
       `/tournaments/${self.ongoing.id}/results`]) {
       const res = await self.t.request("GET", path);
@@ -409,6 +466,18 @@ describe("in SQL, the other account's rows can be neither read nor written", () 
       ["rate_limits", "insert into app.rate_limits (api_key_id, account_id, next_slot, slots) values ($1, $2, 1, array_fill(now(), array[100]))", [x.t.keyId, a]],
       ["rate_limits", "update app.rate_limits set slots = array_fill(now(), array[100]) where account_id = $1", [a]],
       ["rate_limits", "delete from app.rate_limits where account_id = $1", [a]],
+      ["webhook_endpoints", "select * from app.webhook_endpoints where id = $1 or account_id = $2", [x.webhook, a]],
+      ["webhook_endpoints", "insert into app.webhook_endpoints (account_id, url, events, secret) values ($1, 'https://planted.example/', array['*'], '\\x00')", [a]],
+      ["webhook_endpoints", "update app.webhook_endpoints set url = 'https://hijacked.example/', enabled = false where id = $1 or account_id = $2", [x.webhook, a]],
+      ["webhook_endpoints", "delete from app.webhook_endpoints where id = $1 or account_id = $2", [x.webhook, a]],
+      ["webhook_events", "select * from app.webhook_events where account_id = $1", [a]],
+      ["webhook_events", `insert into app.webhook_events (account_id, type, payload) values ($1, 'webhook.test', '{"planted": true}')`, [a]],
+      ["webhook_events", "delete from app.webhook_events where account_id = $1", [a]],
+      ["webhook_deliveries", "select * from app.webhook_deliveries where id = $1 or account_id = $2", [x.delivery, a]],
+      ["webhook_deliveries", `insert into app.webhook_deliveries (endpoint_id, account_id, event_id)
+        select d.endpoint_id, d.account_id, d.event_id from app.webhook_deliveries d where d.account_id = $1`, [a]],
+      ["webhook_deliveries", "update app.webhook_deliveries set status = 'pending', next_attempt_at = now() where id = $1 or account_id = $2", [x.delivery, a]],
+      ["webhook_deliveries", "delete from app.webhook_deliveries where account_id = $1", [a]],
     ];
   }
 
@@ -420,7 +489,8 @@ ${JSON.stringify(await sql("select * from app.rate_limits where account_id = $1"
     const owner: Caller = { label: "owner", role: "tournament_api_owner", account: () => x.t.accountId };
     const reached: Record<string, number> = {};
     for (const [table, text, values] of statements()) {
-      if (!/^(select|update|delete)/.test(text) || !["tournaments", "matches", "idempotency_keys", "accounts", "registrations", "rate_limits"].includes(table)) continue;
+      if (!/^(select|update|delete)/.test(text) || !["tournaments", "matches", "idempotency_keys", "accounts", "registrations", "rate_limits",
+        "webhook_endpoints", "webhook_deliveries"].includes(table)) continue;
       const r = await run(owner, text, values, false);
       if (!r.code) reached[`${table} ${text.split(" ")[0]}`] = r.rowCount ?? 0;
     }
@@ -429,6 +499,8 @@ ${JSON.stringify(await sql("select * from app.rate_limits where account_id = $1"
       "registrations select": expect.any(Number), "matches select": expect.any(Number), "matches update": expect.any(Number),
       "idempotency_keys select": expect.any(Number), "idempotency_keys delete": expect.any(Number),
       "rate_limits select": expect.any(Number), "rate_limits update": expect.any(Number), "accounts select": 1,
+      "webhook_endpoints select": 1, "webhook_endpoints update": 1, "webhook_endpoints delete": 1,
+      "webhook_deliveries select": expect.any(Number), "webhook_deliveries update": expect.any(Number),
     });
     for (const [k, n] of Object.entries(reached)) expect(n, k).toBeGreaterThan(0);
   });
@@ -464,6 +536,13 @@ ${JSON.stringify(await sql("select * from app.rate_limits where account_id = $1"
         ["app.tournament_results", { tournament_id: x.ongoing.id }],
         ["app.update_registration", { tournament_id: x.open.id, registration_id: x.reg, body: { seed: 1 } }],
         ["app.delete_registration", { tournament_id: x.open.id, registration_id: x.reg }],
+        ["app.get_webhook", { webhook_id: x.webhook }],
+        ["app.update_webhook", { webhook_id: x.webhook, body: { enabled: false } }],
+        ["app.delete_webhook", { webhook_id: x.webhook }],
+        ["app.rotate_webhook_secret", { webhook_id: x.webhook, secret: "AQ==" }],
+        ["app.test_webhook", { webhook_id: x.webhook }],
+        ["app.list_webhook_deliveries", { webhook_id: x.webhook, query: {} }],
+        ["app.retry_webhook_delivery", { webhook_id: x.webhook, delivery_id: x.delivery }],
       ];
       for (const [fn, args] of calls) {
         const r = await run(caller, `select ${fn}($1::jsonb) r`, [JSON.stringify(args)]);
@@ -478,6 +557,9 @@ ${JSON.stringify(await sql("select * from app.rate_limits where account_id = $1"
         expect(r.code, `${fn}: ${r.message}`).toBe("P0001");
         expect(caller.account ? ["team_not_owned"] : ["team_not_owned", "not_found"], `${fn}: ${r.message}`).toContain(r.hint);
       }
+      const hooks = await run(caller, "select app.list_webhooks('{}'::jsonb) r");
+      expect(hooks.code, hooks.message).toBeUndefined();
+      for (const secret of x.secrets) expect(JSON.stringify(hooks.rows[0].r)).not.toContain(secret);
       const list = await run(caller, "select app.list_tournaments('{}'::jsonb) r");
       expect(list.code, list.message).toBeUndefined();
       const listed = JSON.stringify(list.rows[0].r);

@@ -38,7 +38,13 @@ interface Fixture {
   spareTeamId: string;
   /** A team the owner made through the API: readable by every account, writable by the owner alone. */
   teamId: string;
+  /** The owner's webhook endpoint (it points where nothing listens) and one of its deliveries. */
+  webhookId: string;
+  deliveryId: string;
 }
+
+/** Nothing listens on port 9 of the loopback: a dispatcher's attempt there is refused at once (tests/webhooks.test.ts). */
+const NOWHERE = "http://127.0.0.1:9/x";
 let fx: Fixture;
 
 /** A valid body for each route that takes one (the intruder's request must be well formed). */
@@ -51,6 +57,8 @@ function sampleBody(route: Route): unknown {
     "PATCH /tournaments/{tournament_id}/registrations/{registration_id}": { seed: 1, payment_status: "refunded" },
     "POST /teams": { name: "Intruder Team", tag: "INT" },
     "PATCH /teams/{team_id}": { name: "Hijacked", logo_url: null },
+    "POST /webhooks": { url: NOWHERE, events: ["*"] },
+    "PATCH /webhooks/{webhook_id}": { url: `${NOWHERE}/hijacked`, events: ["match.ready"], enabled: false },
   };
   if (!route.body) return undefined;
   if (!(routeName(route) in samples)) throw new Error(`no sample body for ${routeName(route)}: add one to the security suite`);
@@ -62,20 +70,30 @@ function pathFor(route: Route, ids: "fixture" | "random" = "fixture"): string {
   return route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     if (ids === "random") return crypto.randomUUID();
     const value = { id: fx.tournamentId, tournament_id: fx.tournamentId, registration_id: fx.registrationId,
-      match_id: fx.matchId, team_id: fx.teamId }[name];
+      match_id: fx.matchId, team_id: fx.teamId, webhook_id: fx.webhookId, delivery_id: fx.deliveryId }[name];
     if (!value) throw new Error(`no fixture id for {${name}} in ${route.path}: add one to the security suite`);
     return value;
   });
 }
 
-/** Everything the owner holds, as the operator sees it. */
+/**
+ * Everything the owner holds, as the operator sees it. Webhook endpoints and deliveries without
+ * what the dispatchers of tests/webhooks.test.ts change as they attempt them (failing_since, a
+ * delivery's attempts and status; an endpoint they disable for failing counts as enabled).
+ */
 async function snapshot(): Promise<string> {
   const [row] = await sql(
     `select json_build_object(
        'tournaments', (select json_agg(t order by t.id) from app.tournaments t where t.account_id = $1),
        'registrations', (select json_agg(r order by r.id) from app.registrations r where r.account_id = $1),
        'matches', (select json_agg(m order by m.id) from app.matches m where m.account_id = $1),
-       'teams', (select json_agg(t order by t.id) from app.teams t where t.account_id = $1))::text s`,
+       'teams', (select json_agg(t order by t.id) from app.teams t where t.account_id = $1),
+       'webhooks', (select json_agg(json_build_object('id', w.id, 'url', w.url, 'events', w.events, 'tournament_id', w.tournament_id,
+                      'description', w.description, 'on', w.enabled or w.disabled_reason is not null, 'secret', w.secret,
+                      'previous_secret', w.previous_secret, 'updated_at', w.updated_at) order by w.id)
+                      from app.webhook_endpoints w where w.account_id = $1),
+       'deliveries', (select json_agg(json_build_array(d.id, d.endpoint_id, d.event_id) order by d.id)
+                        from app.webhook_deliveries d where d.account_id = $1))::text s`,
     [fx.owner.accountId]);
   return row.s;
 }
@@ -104,7 +122,12 @@ beforeAll(async () => {
   const [match] = await sql<{ id: string }>("select id from app.matches where tournament_id = $1 and status = 'ready'", [tournament.id]);
   const team = await owner.request("POST", "/teams", { body: { name: "Owner Team", tag: "OWN", logo_url: "https://example.com/own.png" } });
   expectStatus(team, 201);
-  fx = { owner, tournamentId: tournament.id, registrationId: reg.id, matchId: match.id, spareTeamId: spare, teamId: team.body.data.id };
+  const webhook = await owner.request("POST", "/webhooks", { body: { url: NOWHERE, events: ["*"], description: "Owner Cup hook" } });
+  expectStatus(webhook, 201);
+  const delivery = await owner.request("POST", `/webhooks/${webhook.body.data.id}/test`);
+  expectStatus(delivery, 202);
+  fx = { owner, tournamentId: tournament.id, registrationId: reg.id, matchId: match.id, spareTeamId: spare, teamId: team.body.data.id,
+    webhookId: webhook.body.data.id, deliveryId: delivery.body.data.id };
 });
 
 describe.each(routes.map((r) => [routeName(r), r] as const))("%s", (_name, route) => {

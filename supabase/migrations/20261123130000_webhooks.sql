@@ -432,6 +432,9 @@ begin
        and (w.tournament_id is null or w.tournament_id = i.tournament_id)
        and (w.events = array['*'] or i.type = any (w.events))
      where i.data is not null -- the resource is gone again: nothing to say
+    -- An endpoint deleted meanwhile is skipped (its row is re-read once the delete commits),
+    -- rather than failing the change on the deliveries' foreign key.
+       for key share of w
   ), events as (
     insert into app.webhook_events (id, account_id, tournament_id, type, payload)
     select i.event_id, i.account_id, i.tournament_id, i.type,

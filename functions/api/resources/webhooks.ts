@@ -15,8 +15,8 @@ const endpointUrl = z.string().max(2048).superRefine((s, ctx) => {
   try {
     url = s.isWellFormed() && !/[\s\u0000]/.test(s) ? new URL(s) : null;
   } catch { /* not a URL */ }
-  const scheme = url && /^https?:\/\//i.test(s) ? url.protocol : null;
-  if (!url || !scheme || !url.hostname) ctx.addIssue({ code: "custom", message: "must be an absolute https:// URL" });
+  const scheme = url && /^https?:\/\//.test(s) ? url.protocol : null; // lower case, as SQL stores and checks it
+  if (!url || !scheme || !url.hostname) ctx.addIssue({ code: "custom", message: "must be an absolute https:// URL (scheme in lower case)" });
   else if (url.username || url.password) ctx.addIssue({ code: "custom", message: "must not contain user-info" });
   else if (scheme === "http:" && !webhookPolicy.allowLocal) {
     ctx.addIssue({ code: "custom", message: "must be https:// (http:// only when WEBHOOK_ALLOW_LOCAL=true)" });
