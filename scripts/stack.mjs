@@ -236,8 +236,9 @@ export function startDispatcher({ databaseUrl, encryptionKey, env = {}, onLine =
   ], {
     cwd: ROOT,
     env: { ...process.env, NO_COLOR: "1", WEBHOOKS_DATABASE_URL: databaseUrl, WEBHOOK_ENCRYPTION_KEY: encryptionKey,
-      WEBHOOK_LISTEN: "true", WEBHOOK_ALLOW_LOCAL: "true", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+      WEBHOOK_LISTEN: "true", WEBHOOK_ALLOW_LOCAL: "true", WEBHOOK_LIFELINE: "stdin", ...env },
+    // stdin stays open while this process lives: if it dies, even by SIGKILL, the dispatcher ends.
+    stdio: ["pipe", "pipe", "pipe"],
   });
   return waitForLine(child, '"msg":"dispatching"', "the dispatcher", onLine, { pid: child.pid, child, stop: () => stopChild(child) });
 }

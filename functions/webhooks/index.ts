@@ -114,6 +114,15 @@ async function handle(req: Request): Promise<Response> {
   return json(200, { attempts: await running });
 }
 
+// Started by `npm start` or a test (WEBHOOK_LIFELINE=stdin): stdin is a pipe from the parent, and
+// its end (the parent is gone, even killed outright) ends this process too.
+if (env("WEBHOOK_LIFELINE") === "stdin") {
+  (async () => {
+    for await (const _ of Deno.stdin.readable) { /* nothing is sent: only the end matters */ }
+    Deno.exit(0);
+  })();
+}
+
 if (dispatcher && env("WEBHOOK_LISTEN") === "true") {
   listen(dispatcher);
 } else {
