@@ -1,3 +1,5 @@
+import { type Env, onSupabase, positiveInt as int, set } from "../_shared/runtime.ts";
+
 /** The function's settings, read from the environment. */
 export interface Config {
   /**
@@ -42,32 +44,10 @@ export const MIN_QUERY_TIMEOUT_MS = 12_000;
  */
 export const DEFAULT_POOL_SIZE = { local: 10, onSupabase: 3 } as const;
 
-/**
- * Variables that only Supabase's edge runtime sets: SB_REGION, SB_EXECUTION_ID and
- * DENO_DEPLOYMENT_ID on the hosted platform, SUPABASE_URL there and under
- * `supabase functions serve`. `npm start` and the tests set none of them.
- */
-export const SUPABASE_RUNTIME_MARKERS = ["SB_REGION", "SB_EXECUTION_ID", "DENO_DEPLOYMENT_ID", "SUPABASE_URL"] as const;
-
-type Env = (name: string) => string | undefined;
-
-function set(env: Env, name: string): string | undefined {
-  const value = env(name)?.trim();
-  return value ? value : undefined;
-}
-
-function int(value: string | undefined, fallback: number): number {
-  const n = Number(value);
-  return Number.isInteger(n) && n > 0 ? n : fallback;
-}
+export { onSupabase, SUPABASE_RUNTIME_MARKERS } from "../_shared/runtime.ts";
 
 function flag(value: string | undefined): boolean {
   return /^(1|true|yes|on)$/i.test(value ?? "");
-}
-
-/** Whether the function runs in Supabase's edge runtime (hosted, or `supabase functions serve`). */
-export function onSupabase(env: Env): boolean {
-  return SUPABASE_RUNTIME_MARKERS.some((name) => set(env, name) !== undefined);
 }
 
 /** Reads the configuration through `env` (Deno.env.get on Deno, process.env in tests). */

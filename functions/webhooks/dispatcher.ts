@@ -139,7 +139,7 @@ export class Dispatcher {
   }
 
   /** Claims one batch if there is room, and starts sending it; returns how many were claimed. */
-  async claimBatch(): Promise<number> {
+  private async claimBatch(): Promise<number> {
     // Enough queued per endpoint that a claim's cost spreads over many sends (each endpoint's
     // attempts go out one at a time), few enough that a batch ends well within its lease.
     const room = this.options.concurrency * 32 - this.queued;
@@ -163,11 +163,6 @@ export class Dispatcher {
     return rows.length;
   }
 
-  /** Whether a claimed batch is still being sent. */
-  get busy(): boolean {
-    return this.active.size > 0;
-  }
-
   private async sendAll(list: Claimed[], deadline: number): Promise<void> {
     let endpointDown = false;
     const batch = { gone: false };
@@ -175,10 +170,7 @@ export class Dispatcher {
     for (const row of list) {
       this.queued--;
       // The endpoint was deleted (or the lease taken over) meanwhile: nothing more to send.
-      if (batch.gone) {
-        this.batches.delete(row.delivery_id);
-        continue;
-      }
+      if (batch.gone) continue;
       if ((endpointDown && row.attempts === 0) || Date.now() > deadline) {
         this.settle({ delivery_id: row.delivery_id, lease_token: row.lease_token, attempted: false });
         continue;

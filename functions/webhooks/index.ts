@@ -3,17 +3,15 @@
 // and every second for retries. Deployed, each POST (Supabase Cron every few seconds, and the
 // `api` function's nudge) runs the dispatcher until nothing is due or the time budget ends.
 import pg from "pg";
+import { onSupabase as runningOnSupabase, positiveInt, set } from "../_shared/runtime.ts";
 import { importEncryptionKey } from "../_shared/webhook-secrets.ts";
 import { Dispatcher } from "./dispatcher.ts";
 
-const env = (name: string) => Deno.env.get(name)?.trim() || undefined;
-const onSupabase = ["SB_REGION", "SB_EXECUTION_ID", "DENO_DEPLOYMENT_ID", "SUPABASE_URL"].some((n) => env(n));
+const env = (name: string) => set((n) => Deno.env.get(n), name);
+const onSupabase = runningOnSupabase((n) => Deno.env.get(n));
 const log = (line: Record<string, unknown>) =>
   line.level === "error" ? console.error(JSON.stringify(line)) : console.log(JSON.stringify(line));
-const int = (name: string, fallback: number) => {
-  const n = Number(env(name));
-  return Number.isInteger(n) && n > 0 ? n : fallback;
-};
+const int = (name: string, fallback: number) => positiveInt(env(name), fallback);
 
 /** The dispatcher's settings (README, "Configuration"). */
 export const DEFAULT_RETRY_SECONDS = [5, 300, 1800, 7200, 18000, 36000];
