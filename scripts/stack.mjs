@@ -1,6 +1,8 @@
-// The local stack's parts, shared by `npm start`, the test setup and the bench:
-// an embedded Postgres 17, the Supabase-style bootstrap, the migrations (applied by the
-// Supabase CLI), and the `api` function on Deno.
+// The local stack's parts, shared by `npm start`, the test setup and the bench: an embedded
+// Postgres 17 set up the way Supabase sets up its own databases (sql/supabase-platform.sql:
+// `supabase_admin` is the superuser, `postgres` is not), the migrations applied as `postgres` by
+// the Supabase CLI exactly as the deploy does (`supabase db push --remote=<url>`), and the
+// `api` function on Deno.
 import { spawn, execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -70,6 +72,9 @@ function run(file, args, options) {
   });
 }
 
+/** The cluster's superuser, as on Supabase. */
+export const SUPERUSER = "supabase_admin";
+
 /**
  * @param {{ dataDir: string, port: number, persistent?: boolean, onLog?: (text: string) => void }} options
  * Starts Postgres 17 on 127.0.0.1:`port` with its data in `dataDir` (created on first use,
@@ -87,7 +92,9 @@ export async function startPostgres({ dataDir, port, persistent = true, onLog = 
     fs.writeFileSync(pwfile, "postgres\n", { mode: 0o600 });
     if (ids.uid !== undefined) fs.chownSync(pwfile, ids.uid, ids.gid);
     try {
-      await run(bin.initdb, [`--pgdata=${dataDir}`, "--auth=scram-sha-256", "--username=postgres",
+      // As on Supabase, the cluster's superuser is supabase_admin; `postgres` is made by
+      // sql/supabase-platform.sql and is not a superuser.
+      await run(bin.initdb, [`--pgdata=${dataDir}`, "--auth=scram-sha-256", `--username=${SUPERUSER}`,
         `--pwfile=${pwfile}`, "--encoding=UTF8", "--locale=C.UTF-8", "--lc-messages=C"], { ...ids, env });
     } finally {
       fs.rmSync(pwfile, { force: true });
@@ -116,7 +123,10 @@ export async function startPostgres({ dataDir, port, persistent = true, onLog = 
   });
   let stopped = null;
   return {
+    /** `postgres`, the operator's and the migrations' role (not a superuser, as on Supabase). */
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+    /** The cluster's superuser, for the platform setup only. */
+    superuserUrl: `postgres://${SUPERUSER}:postgres@127.0.0.1:${port}/postgres`,
     pid: child.pid,
     stop: () => (stopped ??= (async () => {
       if (child.exitCode === null && child.signalCode === null) {
@@ -141,10 +151,18 @@ export async function runSqlFile(url, file) {
   }
 }
 
-/** Applies supabase/migrations with the Supabase CLI. */
+/**
+ * Applies supabase/migrations as the URL's user with the Supabase CLI, with the command the
+ * deploy uses (docs/deploying.md): `supabase db push --remote=<url> --yes`.
+ */
 export function migrate(url) {
+  return supabaseCli(["db", "push", `--remote=${url}`, "--yes"], "supabase db push");
+}
+
+/** Runs the pinned Supabase CLI from the repository root; resolves with its output. */
+export function supabaseCli(args, what = `supabase ${args[0]}`) {
   return new Promise((resolve, reject) => {
-    const child = spawn(path.join(BIN, "supabase"), ["migration", "up", "--yes", `--remote=${url}`], {
+    const child = spawn(path.join(BIN, "supabase"), args, {
       cwd: ROOT,
       env: { ...process.env, SUPABASE_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1" },
       stdio: ["ignore", "pipe", "pipe"],
@@ -154,16 +172,55 @@ export function migrate(url) {
     child.stderr.on("data", (d) => (output += d));
     child.on("error", reject);
     child.on("exit", (code) =>
-      code === 0 ? resolve(output) : reject(new Error(`supabase migration up failed (${code}):\n${output}`)));
+      code === 0 ? resolve(output) : reject(new Error(`${what} failed (${code}):\n${output}`)));
   });
 }
 
-/** Bootstrap, migrations, the function role's local login, and optionally the demo seed. */
-export async function prepareDatabase(url, { seed = false } = {}) {
-  await runSqlFile(url, "sql/bootstrap.sql");
-  await migrate(url);
-  await runSqlFile(url, "sql/local.sql");
-  if (seed) await runSqlFile(url, "sql/seed.sql");
+/**
+ * Whether the cluster is set up the way Supabase sets up its own: false for a data folder made
+ * before (its superuser was `postgres`), which cannot log in as supabase_admin.
+ * @param {string} superuserUrl
+ */
+export async function isSupabaseShaped(superuserUrl) {
+  const client = new pg.Client({ connectionString: superuserUrl });
+  try {
+    await client.connect();
+  } catch (err) {
+    if (err?.code === "28000" || err?.code === "28P01") return false; // no such role, or another password
+    throw err;
+  }
+  try {
+    const { rows } = await client.query("select exists (select from pg_roles where rolname = 'postgres' and not rolsuper) as ok");
+    return rows[0].ok;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The platform (once per cluster, as its superuser), then unless `migrations` is false the
+ * migrations (as `postgres`, with the deploy's command), the function roles' local logins
+ * (unless `logins` is false) and optionally the demo seed.
+ * @param {{ url: string, superuserUrl?: string }} db
+ */
+export async function prepareDatabase(db, { seed = false, migrations = true, logins = true } = {}) {
+  if (db.superuserUrl) await setUpPlatform(db.superuserUrl);
+  if (!migrations) return;
+  await migrate(db.url);
+  if (logins) await runSqlFile(db.url, "sql/local.sql");
+  if (seed) await runSqlFile(db.url, "sql/seed.sql");
+}
+
+/** Runs sql/supabase-platform.sql unless the cluster already has Supabase's `postgres` role. */
+async function setUpPlatform(superuserUrl) {
+  const client = new pg.Client({ connectionString: superuserUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query("select exists (select from pg_roles where rolname = 'postgres') as done");
+    if (!rows[0].done) await client.query(fs.readFileSync(path.join(ROOT, "sql/supabase-platform.sql"), "utf8"));
+  } finally {
+    await client.end();
+  }
 }
 
 /** The URL for the function's role on a local database. */

@@ -1,11 +1,13 @@
 // `npm start`: the whole local stack in one command. Postgres 17 (data kept in
-// $TOURNAMENT_DATA_DIR/postgres, default .data/postgres), the bootstrap and migrations (Supabase
-// CLI), demo data, the `api` function and the webhook dispatcher (the `webhooks` function) on
+// $TOURNAMENT_DATA_DIR/postgres, default .data/postgres) set up the way Supabase sets up its own,
+// the migrations (applied as `postgres` by the Supabase CLI, as the deploy does), demo data, the `api` function and the webhook dispatcher (the `webhooks` function) on
 // Deno. Prints the URLs and a demo key.
 //
 // Environment: DB_PORT (54322), API_PORT (54321), API_HOST (127.0.0.1), TOURNAMENT_DATA_DIR
-// (.data, relative to the repository), DATABASE_URL (an existing Postgres to use instead of the
-// local one, as a superuser such as postgres).
+// (.data, relative to the repository), DATABASE_URL (an existing database to use instead of the
+// local one, as its `postgres` role: a Supabase database, such as `supabase start`'s).
+// A data folder made by an earlier version (whose superuser was `postgres`) is moved aside and
+// built again, with a message.
 //
 // Stopping. SIGINT, SIGTERM or SIGHUP stop the function, then Postgres (fast shutdown: open
 // transactions roll back, the data stays), and exit 0; a second signal, or 8 s without an end,
@@ -27,8 +29,8 @@ import path from "node:path";
 import crypto from "node:crypto";
 import pg from "pg";
 import {
-  ROOT, dispatcherDatabaseUrl, functionDatabaseUrl, keptEncryptionKey, prepareDatabase, startDispatcher, startFunction,
-  startPostgres, startWatchdog,
+  ROOT, dispatcherDatabaseUrl, functionDatabaseUrl, isSupabaseShaped, keptEncryptionKey, prepareDatabase, startDispatcher,
+  startFunction, startPostgres, startWatchdog,
 } from "./stack.mjs";
 
 const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
@@ -210,10 +212,23 @@ async function main() {
       starting = null;
       watchdog.watch("INT", pgPid()); // fast shutdown
       if (stopping) return;
+      if (!(await isSupabaseShaped(db.superuserUrl))) {
+        await db.stop();
+        const aside = `${PG_DIR}-before-${new Date().toISOString().replace(/[:.]/g, "-")}`;
+        fs.renameSync(PG_DIR, aside);
+        console.log(`The database in ${shown(PG_DIR)} was made by an earlier version, whose \`postgres\` was a superuser;` +
+          ` it now starts the way Supabase sets up its own. Moved it to ${shown(aside)} (delete it when done)` +
+          ` and building a new one: the demo data and key are made again.`);
+        starting = startPostgres({ dataDir: PG_DIR, port: dbPort });
+        db = await starting;
+        starting = null;
+        watchdog.watch("INT", pgPid());
+        if (stopping) return;
+      }
       adminUrl = db.url;
     }
-    console.log("Applying migrations with the Supabase CLI and seeding demo data…");
-    await prepareDatabase(adminUrl, { seed: true });
+    console.log("Applying migrations with the Supabase CLI (supabase db push, as postgres) and seeding demo data…");
+    await prepareDatabase(db ?? { url: adminUrl }, { seed: true });
     if (stopping) return;
     const key = await demoKey(adminUrl);
     if (stopping) return;

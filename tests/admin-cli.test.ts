@@ -96,7 +96,7 @@ describe("operator CLI", () => {
     const { id } = JSON.parse(created.stdout);
     expect(await sql("select api_access_enabled from app.accounts where id = $1", [id])).toEqual([{ api_access_enabled: true }]);
 
-    const [{ id: user }] = await sql<{ id: string }>("insert into auth.users (email) values ($1) returning id",
+    const [{ id: user }] = await sql<{ id: string }>("insert into auth.users (id, email) values (gen_random_uuid(), $1) returning id",
       [`op-${randomUUID()}@example.com`]);
     const added = await admin(["members", "add", id, user]);
     expectExit(added, 0);

@@ -139,7 +139,7 @@ beforeAll(async () => {
   dataDir = path.join(dir, "pg", "data");
   pgPort = await freePort();
   db = await startPostgres({ dataDir, port: pgPort, persistent: true });
-  await prepareDatabase(db.url);
+  await prepareDatabase(db);
   adminPool = new pg.Pool({ connectionString: db.url, max: 4 });
   adminPool.on("error", () => {}); // its idle connections die with the outage
   fnPort = await freePort();

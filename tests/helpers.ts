@@ -179,15 +179,18 @@ export interface Match {
   completed_at: string | null;
 }
 
+let functionPool: pg.Pool | undefined;
+
 /**
- * Runs `fn` in a transaction as the function's role (tournament_api), optionally with
- * app.account_id set first (which binds nothing: only api.call binds the account).
+ * Runs `fn` in a transaction as the function's role (tournament_api, logged in as it: `postgres`
+ * may not SET ROLE to it, as on hosted Supabase), optionally with app.account_id set first
+ * (which binds nothing: only api.call binds the account).
  */
 export async function asFunctionRole<T>(accountId: string | null, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await admin().connect();
+  functionPool ??= new pg.Pool({ connectionString: inject("functionDbUrl"), max: 2 });
+  const client = await functionPool.connect();
   try {
     await client.query("begin");
-    await client.query("set local role tournament_api");
     if (accountId) await client.query("select set_config('app.account_id', $1, true)", [accountId]);
     return await fn(client);
   } finally {

@@ -68,7 +68,7 @@ async function world(name: string, game: string): Promise<World> {
   expectStatus(webhook, 201);
   const delivery = await t.request("POST", `/webhooks/${webhook.body.data.id}/test`);
   expectStatus(delivery, 202);
-  const [{ id: member }] = await sql("insert into auth.users (email) values (gen_random_uuid() || '@example.com') returning id");
+  const [{ id: member }] = await sql("insert into auth.users (id, email) values (gen_random_uuid(), gen_random_uuid() || '@example.com') returning id");
   await sql("select admin.add_account_member($1, $2)", [t.accountId, member]);
 
   const [reg] = await sql("select id from app.registrations where tournament_id = $1 order by seq limit 1", [open.id]);
@@ -603,7 +603,7 @@ describe("keys never appear in plaintext", () => {
     await sql("update app.api_keys set expires_at = now() - interval '1 second' where id = $1", [expired.id]);
     const disabled = await createKey(await createAccount(false, "Key Hygiene Off"));
     // A key a member makes for themselves, through the RPC supabase-js would call.
-    const [{ id: user }] = await sql("insert into auth.users (email) values (gen_random_uuid() || '@example.com') returning id");
+    const [{ id: user }] = await sql("insert into auth.users (id, email) values (gen_random_uuid(), gen_random_uuid() || '@example.com') returning id");
     await sql("select admin.add_account_member($1, $2)", [accountId, user]);
     const client = await admin().connect();
     let memberKey: string;

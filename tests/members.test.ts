@@ -48,7 +48,7 @@ const asUser = (sub: string, text: string, values: unknown[] = []) => as("authen
 /** A Supabase Auth user (inserted by the operator), member of the given accounts. */
 async function member(...accountIds: string[]): Promise<string> {
   const [{ id }] = await sql<{ id: string }>(
-    "insert into auth.users (email) values (gen_random_uuid() || '@example.com') returning id");
+    "insert into auth.users (id, email) values (gen_random_uuid(), gen_random_uuid() || '@example.com') returning id");
   for (const accountId of accountIds) await sql("select admin.add_account_member($1, $2)", [accountId, id]);
   return id;
 }

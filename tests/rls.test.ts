@@ -71,7 +71,7 @@ let memberOfA: string;
 
 beforeAll(async () => {
   [a, b] = await Promise.all([populated(), populated()]);
-  [{ id: memberOfA }] = await sql("insert into auth.users (email) values (gen_random_uuid() || '@example.com') returning id");
+  [{ id: memberOfA }] = await sql("insert into auth.users (id, email) values (gen_random_uuid(), gen_random_uuid() || '@example.com') returning id");
   await sql("select admin.add_account_member($1, $2)", [a.accountId, memberOfA]);
   appTables = (await sql<{ t: string }>("select tablename t from pg_tables where schemaname = 'app' order by 1")).map((r) => r.t);
 });

@@ -58,7 +58,7 @@ export async function startThrowawayStack({ name, webhooks = false, onLine = () 
   try {
     log(`starting Postgres and migrating (throwaway, in ${scratch})…`);
     state.db = await startPostgres({ dataDir, port: await freePort(), persistent: false });
-    await prepareDatabase(state.db.url);
+    await prepareDatabase(state.db);
     const fnDbUrl = functionDatabaseUrl(state.db.url);
     const webhookKey = webhooks ? newEncryptionKey() : null;
     state.fn = await startFunction({ port: await freePort(), databaseUrl: fnDbUrl, onLine,

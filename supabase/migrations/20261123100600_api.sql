@@ -211,4 +211,8 @@ comment on function api.call(bytea, text, text, jsonb, jsonb) is
 -- (granted in each area's migration); the function's role can execute api.call and nothing else.
 grant execute on function app.rate_limit_state(uuid, int) to tournament_api_owner;
 grant execute on function api.call(bytea, text, text, jsonb, jsonb) to tournament_api;
+-- A role that is not a superuser (`postgres` on hosted Supabase) may hand a function to another
+-- owner only if that owner may create in the function's schema: granted for the hand-over only.
+grant create on schema api to tournament_api_owner;
 alter function api.call(bytea, text, text, jsonb, jsonb) owner to tournament_api_owner;
+revoke create on schema api from tournament_api_owner;

@@ -910,10 +910,14 @@ end
 $$;
 comment on function webhooks.prune(int) is 'Deletes events and deliveries older than 30 days (run by the dispatcher now and then).';
 
+-- As for api.call: the new owner may create in the schema for the hand-over only (needed when
+-- the migration role is not a superuser, as `postgres` on hosted Supabase is not).
+grant create on schema webhooks to tournament_webhooks_owner;
 alter function webhooks.claim(int, int) owner to tournament_webhooks_owner;
 alter function webhooks.settle(json, interval) owner to tournament_webhooks_owner;
 alter function webhooks.prune(int) owner to tournament_webhooks_owner;
 alter function webhooks.sleep(uuid, int) owner to tournament_webhooks_owner;
+revoke create on schema webhooks from tournament_webhooks_owner;
 
 -- ============================================================================
 -- functions: the door (api.call gains the webhook operations)

@@ -33,7 +33,7 @@ export default async function setup(project: TestProject) {
   watchdog.watch("INT", db.pid);
   let fn: Awaited<ReturnType<typeof startFunction>> | undefined;
   try {
-    await prepareDatabase(db.url);
+    await prepareDatabase(db);
     const functionDbUrl = functionDatabaseUrl(db.url);
     const log = fs.createWriteStream(logFile);
     const webhookEncryptionKey = newEncryptionKey();
