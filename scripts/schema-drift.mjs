@@ -1,0 +1,98 @@
+// The drift check: supabase/schemas (each object's current definition, by concern) and
+// supabase/migrations (the deploy path) must build the same database. Two throwaway Postgres
+// clusters, each set up the way Supabase sets up its own: one migrated with the deploy's command
+// (`supabase db push`, as `postgres`), one loaded from supabase/schemas in the order that
+// config.toml's [db.migrations] schema_paths declares (as `postgres`). Their catalogs
+// (scripts/schema-catalog.mjs) must be equal.
+//
+//   npm run db:drift      prints each difference and exits 1, or prints "no drift"
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { catalog, differences } from "./schema-catalog.mjs";
+import { ROOT, freePort, prepareDatabase, startPostgres } from "./stack.mjs";
+
+/** The schema files in load order, from config.toml's [db.migrations] schema_paths. */
+export function schemaFiles(root = ROOT) {
+  const toml = fs.readFileSync(path.join(root, "supabase", "config.toml"), "utf8");
+  const list = /^\s*schema_paths\s*=\s*\[([^\]]*)\]/m.exec(toml);
+  if (!list) throw new Error("supabase/config.toml declares no [db.migrations] schema_paths");
+  return [...list[1].matchAll(/"([^"]+)"/g)].map((m) => path.join(root, "supabase", m[1]));
+}
+
+/** Loads supabase/schemas into the database at `url` (as its user), in one transaction. */
+export async function loadSchemas(url, files = schemaFiles()) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query("begin");
+    for (const file of files) {
+      try {
+        await client.query(fs.readFileSync(file, "utf8"));
+      } catch (err) {
+        throw new Error(`${path.relative(ROOT, file)}: ${err.message}${err.position ? ` (at character ${err.position})` : ""}`);
+      }
+    }
+    await client.query("commit");
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Two throwaway clusters set up as Supabase sets up its own: `migrations` migrated with the
+ * deploy's command, `schemas` loaded from `files` (default: config.toml's schema_paths). Both
+ * keep running until `stop()`.
+ * @param {{ files?: string[] }} [options]
+ */
+export async function buildBoth({ files } = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tournament-api-drift-"));
+  fs.chmodSync(dir, 0o755); // the postgres user must reach the data folders below it
+  const clusters = [];
+  const stop = async () => {
+    await Promise.all(clusters.map((c) => c.stop()));
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const [migrations, schemas] = await Promise.all(["migrations", "schemas"].map(async (name) => {
+      const db = await startPostgres({ dataDir: path.join(dir, name, "data"), port: await freePort(), persistent: false });
+      clusters.push(db);
+      return db;
+    }));
+    await Promise.all([
+      prepareDatabase(migrations, { logins: false }),
+      prepareDatabase(schemas, { migrations: false }).then(() => loadSchemas(schemas.url, files)),
+    ]);
+    return { migrations, schemas, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** The differences between the two databases' catalogs (empty: no drift). */
+export async function compare(migrationsUrl, schemasUrl) {
+  const [a, b] = await Promise.all([catalog(migrationsUrl), catalog(schemasUrl)]);
+  return differences(a, b, ["migrations", "schemas"]);
+}
+
+/** Builds both databases, compares them and stops them: the differences (empty: no drift). */
+export async function drift(options) {
+  const both = await buildBoth(options);
+  try {
+    return await compare(both.migrations.url, both.schemas.url);
+  } finally {
+    await both.stop();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const lines = await drift();
+  if (lines.length) {
+    console.error(`supabase/schemas and supabase/migrations differ (${lines.length}):\n${lines.join("\n")}`);
+    process.exit(1);
+  }
+  console.log("no drift: supabase/schemas and supabase/migrations build the same database");
+}

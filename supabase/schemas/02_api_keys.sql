@@ -1,0 +1,291 @@
+-- api_keys
+
+-- ============================================================================
+-- tables
+-- ============================================================================
+-- API keys, the rate limit and safe retries: the per-key state of requests.
+--
+-- Keys (contract section 6): `tmk_` + 32 random bytes in base62 + a 6-character CRC32
+-- checksum; only the SHA-256 is stored. Operators make them with admin.create_api_key, account
+-- members with public.create_account_api_key (supabase.rpc).
+--
+-- Rate limit: at most 100 accepted requests per key in any rolling 60 s, exact under
+-- concurrency. Each key has a ring of 100 slots holding the times of its last 100 counted
+-- requests; `next_slot` points at the oldest. A request is counted by one conditional upsert
+-- that overwrites the oldest slot only if it is older than 60 s (api.call). The ring has a
+-- table of its own, so counting locks neither the key's row nor anything the operations read.
+--
+-- Safe retries (contract section 7): the first response to each (API key, Idempotency-Key),
+-- written in the same transaction as the operation's writes, replayed for 24 hours.
+
+create table app.api_keys (
+  id uuid primary key default gen_random_uuid(),
+  account_id uuid not null references app.accounts (id) on delete cascade,
+  name text not null check (length(btrim(name)) between 1 and 200),
+  prefix text not null,
+  key_hash bytea not null unique check (length(key_hash) = 32),
+  scopes app.scope[] not null check (array_position(scopes, null) is null),
+  expires_at timestamptz,
+  revoked_at timestamptz,
+  created_at timestamptz not null default now(),
+  last_used_at timestamptz
+);
+
+comment on table app.api_keys is 'API keys: only the SHA-256 of a key is stored, with a short visible prefix.';
+
+comment on column app.api_keys.prefix is 'The first 12 characters of the key, to recognise it in lists.';
+
+comment on column app.api_keys.last_used_at is 'When the key last made a counted request, to the minute.';
+
+create view public.my_api_keys with (security_invoker = true) as
+  select k.id, k.account_id, k.name, k.prefix, k.scopes::text[] as scopes, k.expires_at, k.revoked_at,
+         k.created_at, k.last_used_at
+    from app.api_keys k;
+comment on view public.my_api_keys is 'The keys of the signed-in user''s accounts (RLS); never the hashes.';
+
+-- ============================================================================
+-- indexes
+-- ============================================================================
+create index api_keys_account_id_idx on app.api_keys (account_id);
+
+-- ============================================================================
+-- policies
+-- ============================================================================
+alter table app.api_keys enable row level security;
+
+-- api_keys: no policy for tournament_api_owner, which has no privilege on it either; api.call
+-- finds keys through app.find_api_key, so no operation can read a key hash.
+-- "Members see their accounts' keys" follows app.is_member's account check (accounts migration).
+create policy "Members see their accounts' keys" on app.api_keys
+  for select to authenticated using (app.is_member(account_id));
+
+-- ============================================================================
+-- functions
+-- ============================================================================
+-- Base62 with the alphabet 0-9A-Za-z, big-endian, left-padded with '0' to p_width.
+create function app.base62(p_value numeric, p_width int) returns text
+language plpgsql immutable strict
+set search_path = ''
+as $$
+declare
+  v_alphabet constant text := '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  v_out text := '';
+  v_n numeric := p_value;
+begin
+  while v_n > 0 loop
+    v_out := substr(v_alphabet, (mod(v_n, 62))::int + 1, 1) || v_out;
+    v_n := div(v_n, 62);
+  end loop;
+  return lpad(v_out, p_width, '0');
+end
+$$;
+
+create function app.crc32(p_data bytea) returns bigint
+language plpgsql immutable strict
+set search_path = ''
+as $$
+declare
+  v_crc bigint := 4294967295;
+begin
+  for i in 0 .. length(p_data) - 1 loop
+    v_crc := v_crc # get_byte(p_data, i);
+    for j in 1 .. 8 loop
+      if (v_crc & 1) = 1 then
+        v_crc := (v_crc >> 1) # 3988292384; -- 0xEDB88320
+      else
+        v_crc := v_crc >> 1;
+      end if;
+    end loop;
+  end loop;
+  return v_crc # 4294967295;
+end
+$$;
+
+create function app.new_api_key() returns text
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_bytes bytea := extensions.gen_random_bytes(32);
+  v_n numeric := 0;
+  v_body text;
+begin
+  for i in 0 .. 31 loop
+    v_n := v_n * 256 + get_byte(v_bytes, i);
+  end loop;
+  v_body := 'tmk_' || app.base62(v_n, 43);
+  return v_body || app.base62(app.crc32(convert_to(v_body, 'UTF8')), 6);
+end
+$$;
+comment on function app.new_api_key() is
+  'A new key: tmk_, 32 random bytes in base62 (43 chars), then a 6-char base62 CRC32 checksum of what precedes it.';
+
+-- Security definer (owned by the migration role, which owns api_keys): the operations run as
+-- tournament_api_owner, which cannot read api_keys at all.
+create function app.find_api_key(p_key_hash bytea,
+                                 out id uuid, out account_id uuid, out scopes text[], out last_used_at timestamptz)
+language plpgsql stable security definer
+set search_path = ''
+as $$
+begin
+  select k.id, k.account_id, k.scopes::text[], k.last_used_at
+    into find_api_key.id, find_api_key.account_id, find_api_key.scopes, find_api_key.last_used_at
+    from app.api_keys k
+   where k.key_hash = p_key_hash and k.revoked_at is null
+     and (k.expires_at is null or k.expires_at > clock_timestamp());
+end
+$$;
+comment on function app.find_api_key(bytea) is
+  'The usable (not revoked, not expired) key with this SHA-256, or nulls; for api.call.';
+
+-- Records a key's use, to the minute: at most one write per key per minute.
+create function app.touch_api_key(p_api_key_id uuid) returns void
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+begin
+  update app.api_keys k set last_used_at = now()
+   where k.id = p_api_key_id and (k.last_used_at is null or k.last_used_at < now() - interval '1 minute');
+end
+$$;
+
+-- Every rule of a new key is checked here, before the insert, and raised with SQLSTATE 22023
+-- and a stable hint (invalid_name, invalid_scopes, invalid_expiry): a constraint violation's
+-- message would print the failing row.
+create function app.insert_api_key(p_account_id uuid, p_name text, p_scopes text[], p_expires_at timestamptz)
+returns table (id uuid, key text)
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_key text;
+  v_unknown text[];
+begin
+  if p_name is null or length(btrim(p_name)) not between 1 and 200 then
+    raise exception 'name must be 1 to 200 characters' using errcode = '22023', hint = 'invalid_name';
+  end if;
+  if coalesce(cardinality(p_scopes), 0) = 0 then
+    raise exception 'a key needs at least one scope' using errcode = '22023', hint = 'invalid_scopes';
+  end if;
+  -- A null scope would read as "not refused" in a scope check: refused like an unknown one.
+  v_unknown := array(select coalesce(s, 'null') from unnest(p_scopes) s
+    where s is null or s <> all (app.scopes()));
+  if cardinality(v_unknown) > 0 then
+    raise exception 'unknown scope(s): %', array_to_string(v_unknown, ', ') using errcode = '22023',
+      hint = 'invalid_scopes',
+      detail = 'Scopes: ' || array_to_string(app.scopes(), ', ');
+  end if;
+  if p_expires_at is not null and p_expires_at <= now() then
+    raise exception 'expires_at must be in the future' using errcode = '22023', hint = 'invalid_expiry';
+  end if;
+
+  v_key := app.new_api_key();
+  return query
+  insert into app.api_keys as k (account_id, name, prefix, key_hash, scopes, expires_at)
+  values (p_account_id, btrim(p_name), left(v_key, 12), sha256(convert_to(v_key, 'UTF8')),
+          array(select distinct s from unnest(p_scopes) s order by s)::app.scope[], p_expires_at)
+  returning k.id, v_key;
+end
+$$;
+comment on function app.insert_api_key(uuid, text, text[], timestamptz) is
+  'Checks and stores a new key; returns its plaintext, the only time it is ever shown.';
+
+create function admin.create_api_key(account_id uuid, name text, scopes text[],
+                                     expires_at timestamptz default null)
+returns table (id uuid, key text)
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+begin
+  if not exists (select from app.accounts a where a.id = create_api_key.account_id) then
+    raise exception 'account % not found', create_api_key.account_id using errcode = 'P0002';
+  end if;
+  return query select k.id, k.key
+    from app.insert_api_key(create_api_key.account_id, create_api_key.name, create_api_key.scopes,
+                            create_api_key.expires_at) k;
+end
+$$;
+comment on function admin.create_api_key(uuid, text, text[], timestamptz) is
+  'Creates a key and returns its plaintext, the only time it is ever shown.';
+
+create function admin.revoke_api_key(key_id uuid) returns void
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+begin
+  update app.api_keys set revoked_at = coalesce(revoked_at, now()) where id = revoke_api_key.key_id;
+  if not found then
+    raise exception 'API key % not found', revoke_api_key.key_id using errcode = 'P0002';
+  end if;
+end
+$$;
+
+-- Self-service (supabase.rpc), documented in the README's "Self-service keys": 42501
+-- not_a_member, 22023 invalid_name / invalid_scopes / invalid_expiry, P0002 key_not_found.
+create function public.create_account_api_key(p_account_id uuid, p_name text, p_scopes text[],
+                                              p_expires_at timestamptz default null)
+returns table (id uuid, key text)
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+begin
+  -- Membership first: a non-member learns nothing, not even whether the input was valid.
+  if (select auth.uid()) is null or not app.is_member(p_account_id) then
+    raise exception 'not a member of account %', p_account_id using errcode = '42501', hint = 'not_a_member';
+  end if;
+  return query select k.id, k.key from app.insert_api_key(p_account_id, p_name, p_scopes, p_expires_at) k;
+end
+$$;
+comment on function public.create_account_api_key(uuid, text, text[], timestamptz) is
+  'For account members (supabase.rpc): creates a key and returns its plaintext once.';
+
+create function public.revoke_account_api_key(p_key_id uuid) returns void
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+declare
+  v_account uuid;
+begin
+  select k.account_id into v_account from app.api_keys k where k.id = p_key_id;
+  if v_account is null or (select auth.uid()) is null or not app.is_member(v_account) then
+    -- one answer for "no such key" and "not yours": no oracle
+    raise exception 'API key % not found', p_key_id using errcode = 'P0002', hint = 'key_not_found';
+  end if;
+  update app.api_keys set revoked_at = coalesce(revoked_at, now()) where id = p_key_id;
+end
+$$;
+comment on function public.revoke_account_api_key(uuid) is
+  'For account members (supabase.rpc): revokes one of their account''s keys.';
+
+-- The calling key and its account (the rate limit's state is added by the function from
+-- api.call's count, which comes after). Security definer: the function role's owner has no
+-- access to api_keys; api.call passes the id of the key it has just checked.
+create function app.me(p_key_id uuid) returns json
+language plpgsql stable security definer
+set search_path = ''
+as $$
+begin
+  return (
+    select json_build_object(
+      'key', json_build_object('id', k.id, 'name', k.name, 'prefix', k.prefix, 'scopes', k.scopes,
+        'expires_at', app.iso(k.expires_at), 'created_at', app.iso(k.created_at)),
+      'account', json_build_object('id', a.id, 'name', a.name))
+      from app.api_keys k join app.accounts a on a.id = k.account_id
+     where k.id = p_key_id
+       and k.account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+end
+$$;
+
+-- ============================================================================
+-- grants
+-- ============================================================================
+grant execute on function app.find_api_key(bytea) to tournament_api_owner;
+grant execute on function app.touch_api_key(uuid) to tournament_api_owner;
+-- Column grants: the hash is not readable by members, even through RLS.
+grant select (id, account_id, name, prefix, scopes, expires_at, revoked_at, created_at, last_used_at)
+  on app.api_keys to authenticated;
+revoke all on public.my_api_keys from public, anon, authenticated, service_role;
+grant select on public.my_api_keys to authenticated;
+grant execute on function public.create_account_api_key(uuid, text, text[], timestamptz) to authenticated;
+grant execute on function public.revoke_account_api_key(uuid) to authenticated;
+grant execute on function app.me(uuid) to tournament_api_owner;

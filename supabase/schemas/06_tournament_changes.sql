@@ -1,0 +1,204 @@
+
+
+create function app.delete_tournament(p_args jsonb) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+begin
+  perform app.check_input(p_args, '{"id": "uuid"}');
+  delete from app.tournaments where id = (p_args ->> 'id')::uuid;
+  if not found then
+    perform app.raise_error('not_found', 'Tournament not found.');
+  end if;
+  return json_build_object('message', 'Tournament deleted');
+end
+$$;
+
+create function app.tournament_input_types() returns jsonb
+language plpgsql immutable
+set search_path = ''
+as $$
+begin
+  return '{"game_id": "uuid", "team_size": "int", "max_teams": "int", "entry_fee": "numeric(9,2)",
+           "prize_pool": "numeric(11,2)", "starts_at": "timestamptz", "registration_closes": "timestamptz",
+           "check_in_opens": "timestamptz", "status": "app.tournament_status"}';
+end
+$$;
+
+-- The date rules of a tournament's new state; p_body names the field to blame.
+create function app.check_tournament_dates(p_new app.tournaments, p_body jsonb) returns void
+language plpgsql stable
+set search_path = ''
+as $$
+begin
+  if p_new.registration_closes > p_new.starts_at then
+    perform app.raise_invalid(case when p_body ? 'registration_closes' then 'registration_closes' else 'starts_at' end,
+      format('registration_closes (%s) must not be after starts_at (%s)',
+             app.iso(p_new.registration_closes), app.iso(p_new.starts_at)));
+  end if;
+  if p_new.check_in_opens > p_new.starts_at then
+    perform app.raise_invalid(case when p_body ? 'check_in_opens' then 'check_in_opens' else 'starts_at' end,
+      format('check_in_opens (%s) must not be after starts_at (%s)',
+             app.iso(p_new.check_in_opens), app.iso(p_new.starts_at)));
+  end if;
+end
+$$;
+
+create function app.change_status(p_t app.tournaments, p_status text) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_taking_part int;
+begin
+  if p_t.status = 'registration' and p_status = 'ongoing' then
+    select count(*) into v_taking_part from app.participants(p_t);
+    if v_taking_part < 2 then
+      perform app.raise_error('invalid_status_transition',
+        case when p_t.check_in_opens is null
+             then format('A tournament needs at least 2 registrations to start; it has %s.', v_taking_part)
+             else format('A tournament with check-in needs at least 2 checked-in teams to start; it has %s.', v_taking_part) end);
+    end if;
+    perform app.generate_bracket(p_t.id);
+  elsif p_t.status = 'ongoing' and p_status = 'completed' then
+    if not app.final_decided(p_t.id) then
+      perform app.raise_error('invalid_status_transition',
+        'A tournament can be completed only once its final is decided.');
+    end if;
+  else
+    perform app.raise_error('invalid_status_transition',
+      format('A tournament cannot go from %s to %s.', p_t.status, p_status));
+  end if;
+end
+$$;
+
+create function app.create_tournament(p_args jsonb) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_body jsonb := p_args -> 'body';
+  v_new app.tournaments;
+  v_stem text;
+  v_t app.tournaments;
+begin
+  perform app.check_input(v_body, app.tournament_input_types());
+  v_new.starts_at := (v_body ->> 'starts_at')::timestamptz;
+  v_new.registration_closes := coalesce((v_body ->> 'registration_closes')::timestamptz, v_new.starts_at);
+  v_new.check_in_opens := (v_body ->> 'check_in_opens')::timestamptz;
+  v_new.format := coalesce(v_body ->> 'format', 'single_elimination');
+  v_new.format_options := app.format_options(v_new.format, v_body -> 'format_options');
+  if v_new.starts_at is null or v_new.starts_at <= now() then
+    perform app.raise_invalid('starts_at', 'must be in the future');
+  end if;
+  perform app.check_tournament_dates(v_new, v_body);
+
+  v_stem := app.slugify(coalesce(v_body ->> 'name', ''));
+  loop -- a slug collision (one in ~2 billion per stem) just draws another suffix
+    insert into app.tournaments (account_id, name, slug, description, game_id, format, format_options,
+                                 team_size, max_teams, entry_fee, prize_pool, starts_at,
+                                 registration_closes, check_in_opens, rules)
+    values (app.current_account_id(), v_body ->> 'name', v_stem || '-' || app.random_suffix(),
+            coalesce(v_body ->> 'description', ''), (v_body ->> 'game_id')::uuid,
+            v_new.format, v_new.format_options, (v_body ->> 'team_size')::int,
+            (v_body ->> 'max_teams')::int, coalesce((v_body ->> 'entry_fee')::numeric, 0),
+            coalesce((v_body ->> 'prize_pool')::numeric, 0), v_new.starts_at, v_new.registration_closes,
+            v_new.check_in_opens, coalesce(v_body ->> 'rules', ''))
+    on conflict (slug) do nothing
+    returning * into v_t;
+    exit when found;
+  end loop;
+  return (select d.doc from app.tournament_documents d where d.id = v_t.id);
+end
+$$;
+
+create function app.update_tournament(p_args jsonb) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_body jsonb := p_args -> 'body';
+  v_old app.tournaments;
+  v_new app.tournaments;
+  v_cur app.tournaments;
+  v_allowed text[];
+  v_locked text[];
+  v_held int;
+begin
+  perform app.check_input(p_args, '{"id": "uuid"}');
+  perform app.check_input(v_body, app.tournament_input_types());
+
+  v_old := app.lock_tournament((p_args ->> 'id')::uuid);
+  v_new := jsonb_populate_record(v_old, v_body - 'format_options');
+  -- The options: those sent, else the old ones while the format stays, else the new format's defaults.
+  v_new.format_options := app.format_options(v_new.format,
+    case when v_body ? 'format_options' then v_body -> 'format_options'
+         when v_new.format = v_old.format then v_old.format_options end);
+
+  -- Clients send back the object they read: only a starts_at that changes must be in the future.
+  if v_new.starts_at is distinct from v_old.starts_at and v_new.starts_at <= now() then
+    perform app.raise_invalid('starts_at', 'must be in the future');
+  end if;
+  perform app.check_tournament_dates(v_new, v_body);
+
+  -- Fields lock by status; only fields whose value actually changes count.
+  v_allowed := case v_old.status
+    when 'registration' then null
+    when 'ongoing' then array['name', 'description', 'rules', 'prize_pool']
+    else array['name', 'description', 'rules'] end;
+  if v_allowed is not null then
+    v_locked := array(
+      select e.key from jsonb_each(v_body) e
+       where e.key <> 'status' and e.key <> all (v_allowed)
+         and to_jsonb(v_new) -> e.key is distinct from to_jsonb(v_old) -> e.key
+       order by e.key);
+    if cardinality(v_locked) > 0 then
+      perform app.raise_error('tournament_locked',
+        format('%s cannot change while the tournament is %s.', array_to_string(v_locked, ', '), v_old.status));
+    end if;
+  end if;
+
+  if v_old.status = 'registration' and v_new.max_teams < v_old.max_teams then
+    select count(*) into v_held from app.registrations r where r.tournament_id = v_old.id;
+    if v_new.max_teams < v_held then
+      perform app.raise_error('tournament_full',
+        format('max_teams cannot go below the %s registrations held.', v_held));
+    end if;
+  end if;
+
+  if v_new.status is distinct from v_old.status then
+    -- The bracket is made from the tournament as this request leaves it (format, options,
+    -- check-in): those are written first, then the transition runs from the old status.
+    update app.tournaments t
+       set format = v_new.format, format_options = v_new.format_options, check_in_opens = v_new.check_in_opens
+     where t.id = v_old.id;
+    v_cur := v_new;
+    v_cur.status := v_old.status;
+    perform app.change_status(v_cur, v_new.status);
+  elsif to_jsonb(v_new) = to_jsonb(v_old) then
+    -- nothing changes: a no-op, updated_at included
+    return (select d.doc from app.tournament_documents d where d.id = v_old.id);
+  end if;
+
+  update app.tournaments t
+     set (name, description, game_id, status, format, format_options, team_size, max_teams, entry_fee,
+          prize_pool, starts_at, registration_closes, check_in_opens, rules, updated_at)
+       = (v_new.name, v_new.description, v_new.game_id, v_new.status, v_new.format, v_new.format_options,
+          v_new.team_size, v_new.max_teams, v_new.entry_fee, v_new.prize_pool, v_new.starts_at,
+          v_new.registration_closes, v_new.check_in_opens, v_new.rules, now())
+   where t.id = v_old.id;
+  return (select d.doc from app.tournament_documents d where d.id = v_old.id);
+end
+$$;
+comment on function app.update_tournament(jsonb) is
+  'PATCH: field rules by status, max_teams against registrations held, then the status transition.';
+
+-- ============================================================================
+-- grants
+-- ============================================================================
+grant execute on function app.tournament_input_types() to tournament_api_owner;
+grant execute on function app.create_tournament(jsonb) to tournament_api_owner;
+grant execute on function app.update_tournament(jsonb) to tournament_api_owner;
+grant execute on function app.change_status(app.tournaments, text) to tournament_api_owner;
+grant execute on function app.delete_tournament(jsonb) to tournament_api_owner;
+grant execute on function app.check_tournament_dates(app.tournaments, jsonb) to tournament_api_owner;

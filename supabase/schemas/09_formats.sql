@@ -1,0 +1,184 @@
+-- formats
+
+-- ============================================================================
+-- functions
+-- ============================================================================
+-- Formats (contract section 10), the common part: format and format_options on tournaments;
+-- matches that belong to a bracket (winners, losers, grand_final, third_place) or a group, and
+-- send their loser on as well as their winner; one advancement rule for every format; the
+-- format's generator, standings and report hooks chosen by one dispatch each. Each format's
+-- own rules live in a migration of their own (single elimination's third-place match below).
+--
+-- Advancement: a match's winner goes to next_match_id in slot next_slot (1 = team1, 2 = team2)
+-- and its loser to loser_next_match_id in loser_next_slot. Matches made before this migration
+-- have no slots: the winner of position p goes to slot 2 - p % 2, as it always did.
+
+-- The format's options, checked strictly and completed with their defaults; a 400 naming the
+-- field (format_options.<name>) otherwise.
+create function app.format_options(p_format text, p_options jsonb) returns jsonb
+language plpgsql immutable
+set search_path = ''
+as $$
+declare
+  v_options jsonb := coalesce(p_options, '{}');
+  v_known text[];
+  v_unknown text;
+  v_out jsonb;
+begin
+  if p_format is null or p_format <> all (app.formats()) then
+    perform app.raise_invalid('format', 'must be one of ' || array_to_string(app.formats(), ', '));
+  end if;
+  if jsonb_typeof(v_options) <> 'object' then
+    perform app.raise_invalid('format_options', 'must be an object');
+  end if;
+  v_known := case p_format
+    when 'single_elimination' then array['third_place_match']
+    when 'double_elimination' then array['grand_final']
+    when 'round_robin' then array['groups', 'points']
+    when 'swiss' then array['rounds'] end;
+  select k into v_unknown from jsonb_object_keys(v_options) k where k <> all (v_known) order by k limit 1;
+  if v_unknown is not null then
+    perform app.raise_invalid('format_options.' || v_unknown, format('is not an option of %s', p_format));
+  end if;
+
+  case p_format
+    when 'single_elimination' then
+      v_out := jsonb_build_object('third_place_match', coalesce(v_options -> 'third_place_match', 'false'));
+      if jsonb_typeof(v_out -> 'third_place_match') <> 'boolean' then
+        perform app.raise_invalid('format_options.third_place_match', 'must be a boolean');
+      end if;
+    when 'double_elimination' then
+      v_out := jsonb_build_object('grand_final', coalesce(v_options -> 'grand_final', '"reset"'));
+      if v_out ->> 'grand_final' is null or v_out ->> 'grand_final' not in ('single', 'reset')
+         or jsonb_typeof(v_out -> 'grand_final') <> 'string' then
+        perform app.raise_invalid('format_options.grand_final', 'must be "single" or "reset"');
+      end if;
+    when 'round_robin' then
+      v_out := jsonb_build_object('groups', coalesce(v_options -> 'groups', '1'),
+        'points', coalesce(v_options -> 'points', '{}'));
+      if not app.is_int(v_out -> 'groups', 1, 512) then
+        perform app.raise_invalid('format_options.groups', 'must be an integer from 1 to 512');
+      end if;
+      if jsonb_typeof(v_out -> 'points') <> 'object' then
+        perform app.raise_invalid('format_options.points', 'must be an object {win, loss}');
+      end if;
+      select k into v_unknown from jsonb_object_keys(v_out -> 'points') k where k not in ('win', 'loss') order by k limit 1;
+      if v_unknown is not null then
+        perform app.raise_invalid('format_options.points.' || v_unknown, 'is not a known field (win, loss)');
+      end if;
+      v_out := jsonb_set(v_out, '{points}', jsonb_build_object(
+        'win', coalesce(v_out #> '{points,win}', '3'), 'loss', coalesce(v_out #> '{points,loss}', '0')));
+      if not app.is_int(v_out #> '{points,win}', -1000, 1000) then
+        perform app.raise_invalid('format_options.points.win', 'must be an integer from -1000 to 1000');
+      end if;
+      if not app.is_int(v_out #> '{points,loss}', -1000, 1000) then
+        perform app.raise_invalid('format_options.points.loss', 'must be an integer from -1000 to 1000');
+      end if;
+    when 'swiss' then
+      v_out := jsonb_build_object('rounds', coalesce(v_options -> 'rounds', 'null'));
+      if jsonb_typeof(v_out -> 'rounds') <> 'null' and not app.is_int(v_out -> 'rounds', 1, 1023) then
+        perform app.raise_invalid('format_options.rounds', 'must be an integer from 1 to 1023, or null for ceil(log2 N)');
+      end if;
+  end case;
+  return v_out;
+end
+$$;
+comment on function app.format_options(text, jsonb) is
+  'The options of a format, checked (400 format_options.<name>) and completed with defaults.';
+
+create function app.generate_bracket(p_tournament_id uuid) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_t app.tournaments;
+begin
+  if exists (select from app.matches m where m.tournament_id = p_tournament_id) then
+    return; -- made already
+  end if;
+  select * into v_t from app.tournaments t where t.id = p_tournament_id;
+  case v_t.format
+    when 'single_elimination' then
+      perform app.generate_single_elimination(p_tournament_id);
+      update app.matches m set bracket = 'winners' where m.tournament_id = p_tournament_id;
+      if (v_t.format_options ->> 'third_place_match')::boolean then
+        perform app.add_third_place_match(v_t);
+      end if;
+    when 'round_robin' then
+      perform app.generate_round_robin(v_t);
+    when 'double_elimination' then
+      perform app.generate_double_elimination(v_t);
+    when 'swiss' then
+      perform app.generate_swiss(v_t);
+  end case;
+end
+$$;
+comment on function app.generate_bracket(uuid) is
+  'Makes a tournament''s matches for its format from its participants; does nothing if they exist.';
+
+-- Places a decided match's winner and loser in the matches they go to, and sets those
+-- matches ready or pending. Works for corrections too: the slots are overwritten.
+create function app.advance(p_m app.matches) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_loser uuid := case when p_m.winner_id = p_m.team1_id then p_m.team2_id else p_m.team1_id end;
+begin
+  if p_m.next_match_id is not null then
+    update app.matches m
+       set team1_id = case when coalesce(p_m.next_slot, 2 - p_m.position % 2) = 1 then p_m.winner_id else m.team1_id end,
+           team2_id = case when coalesce(p_m.next_slot, 2 - p_m.position % 2) = 2 then p_m.winner_id else m.team2_id end
+     where m.id = p_m.next_match_id;
+  end if;
+  if p_m.loser_next_match_id is not null then
+    update app.matches m
+       set team1_id = case when p_m.loser_next_slot = 1 then v_loser else m.team1_id end,
+           team2_id = case when p_m.loser_next_slot = 2 then v_loser else m.team2_id end
+     where m.id = p_m.loser_next_match_id;
+  end if;
+  update app.matches m
+     set status = case when m.team1_id is not null and m.team2_id is not null then 'ready' else 'pending' end
+   where m.id in (p_m.next_match_id, p_m.loser_next_match_id) and m.status in ('pending', 'ready');
+end
+$$;
+
+-- The format's own rule for whether a decided match may still be corrected (null: it may; else
+-- the reason, answered as 409 match_locked). Beyond the common rule (a match it feeds is
+-- completed), only swiss has one: a round's results are final once the next round has one.
+create function app.correction_lock(p_t app.tournaments, p_m app.matches) returns text
+language plpgsql stable
+set search_path = ''
+as $$
+begin
+  if p_m.status = 'completed' and p_t.format = 'swiss' then
+    return app.swiss_correction_lock(p_t, p_m);
+  end if;
+  return null;
+end
+$$;
+
+-- What a format does once a result is in (after app.advance): double elimination settles its
+-- grand final, swiss draws its next round.
+create function app.after_report(p_t app.tournaments, p_m app.matches) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+begin
+  case p_t.format
+    when 'double_elimination' then perform app.double_elimination_after_report(p_t, p_m);
+    when 'swiss' then perform app.swiss_after_report(p_t, p_m);
+    else null;
+  end case;
+end
+$$;
+
+-- ============================================================================
+-- grants
+-- ============================================================================
+grant execute on function app.formats() to tournament_api_owner;
+grant execute on function app.format_options(text, jsonb) to tournament_api_owner;
+grant execute on function app.generate_bracket(uuid) to tournament_api_owner;
+grant execute on function app.advance(app.matches) to tournament_api_owner;
+grant execute on function app.correction_lock(app.tournaments, app.matches) to tournament_api_owner;
+grant execute on function app.after_report(app.tournaments, app.matches) to tournament_api_owner;

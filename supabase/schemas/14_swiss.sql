@@ -1,0 +1,110 @@
+-- swiss
+
+-- ============================================================================
+-- functions
+-- ============================================================================
+-- The generator hook: seeds the participants, checks the number of rounds, draws round 1.
+create function app.generate_swiss(p_t app.tournaments) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_n int;
+  v_rounds int;
+begin
+  v_n := app.seed_participants(p_t);
+  v_rounds := app.swiss_rounds(p_t);
+  if v_rounds > v_n - 1 then
+    perform app.raise_error('invalid_status_transition',
+      format('A swiss tournament of %s rounds needs at least %s teams taking part (rounds at most N - 1); it has %s.',
+             v_rounds, v_rounds + 1, v_n));
+  end if;
+  perform app.swiss_draw(p_t, 1);
+end
+$$;
+comment on function app.generate_swiss(app.tournaments) is
+  'Swiss: seeds the participants and draws round 1 (409 when the rounds exceed N - 1).';
+
+-- The report hook (after every result or correction in round r): once round r is decided,
+-- round r + 1 is drawn if it is not yet and the tournament has more rounds; if it is drawn
+-- already (a correction: it has no result yet, see app.swiss_correction_lock), it is drawn
+-- again and the matches whose teams change are rewritten. Reports are serialised by the tournament's row lock, so a
+-- round is drawn once however many of its results arrive together.
+create function app.swiss_after_report(p_t app.tournaments, p_m app.matches) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_next int := p_m.round + 1;
+begin
+  if exists (select from app.matches m
+              where m.tournament_id = p_t.id and m.round = p_m.round and m.status in ('pending', 'ready')) then
+    return; -- the round goes on
+  end if;
+  if exists (select from app.matches m where m.tournament_id = p_t.id and m.round = v_next) then
+    -- Redrawn in place: a round always has the same positions (the bye last), so each keeps
+    -- its id (and scheduled_at); only the positions whose teams change are written.
+    update app.matches m
+       set team1_id = p.draw_team1, team2_id = p.draw_team2,
+           winner_id = case when p.draw_team2 is null then p.draw_team1 end,
+           status = case when p.draw_team2 is null then 'bye' else 'ready' end
+      from app.swiss_pairings(p_t, v_next) p
+     where m.tournament_id = p_t.id and m.round = v_next and m.position = p.draw_position
+       and (m.team1_id, m.team2_id) is distinct from (p.draw_team1, p.draw_team2);
+  elsif v_next <= app.swiss_rounds(p_t) then
+    perform app.swiss_draw(p_t, v_next);
+  end if;
+end
+$$;
+comment on function app.swiss_after_report(app.tournaments, app.matches) is
+  'Swiss: draws the next round when a round is decided; redraws it when a correction changes its draw.';
+
+-- A round's results are final once a later round has a result.
+create function app.swiss_correction_lock(p_t app.tournaments, p_m app.matches) returns text
+language sql stable
+set search_path = ''
+as $$
+  select 'The next round has a result; this round''s results can no longer change.'
+   where exists (select from app.matches m
+                  where m.tournament_id = p_t.id and m.round > p_m.round and m.status = 'completed')
+$$;
+comment on function app.swiss_correction_lock(app.tournaments, app.matches) is
+  'Swiss: null while a decided match may be corrected (no later round has a result), else the 409 message.';
+
+-- Complete when every round is drawn (app.final_decided checks that all are decided).
+create function app.swiss_complete(p_t app.tournaments) returns boolean
+language sql stable
+set search_path = ''
+as $$
+  select coalesce(max(m.round), 0) >= app.swiss_rounds(p_t)
+    from app.matches m where m.tournament_id = p_t.id
+$$;
+comment on function app.swiss_complete(app.tournaments) is 'Swiss: every round has been drawn.';
+
+-- Standings: every participant, by wins, then Buchholz, then seed (competition ranking; the
+-- seed decides every tie, so positions are 1..N), then team name.
+create function app.swiss_standings(p_t app.tournaments) returns json
+language sql stable
+set search_path = ''
+as $$
+  with ranked as (
+    select r.*, rank() over (order by r.wins desc, r.buchholz desc, r.seed) as position
+      from app.swiss_records(p_t, 2147483647) r
+  )
+  select coalesce(json_agg(json_build_object('position', k.position, 'team_id', k.team_id,
+                                             'team_name', tm.name, 'team_tag', tm.tag, 'wins', k.wins,
+                                             'losses', k.losses, 'buchholz', k.buchholz)
+                           order by k.position, tm.name, tm.id), '[]')
+    from ranked k join app.teams tm on tm.id = k.team_id
+$$;
+comment on function app.swiss_standings(app.tournaments) is
+  'Swiss standings: every participant by wins, Buchholz, seed; with wins, losses and buchholz.';
+
+-- ============================================================================
+-- grants
+-- ============================================================================
+grant execute on function app.generate_swiss(app.tournaments) to tournament_api_owner;
+grant execute on function app.swiss_after_report(app.tournaments, app.matches) to tournament_api_owner;
+grant execute on function app.swiss_correction_lock(app.tournaments, app.matches) to tournament_api_owner;
+grant execute on function app.swiss_complete(app.tournaments) to tournament_api_owner;
+grant execute on function app.swiss_standings(app.tournaments) to tournament_api_owner;
