@@ -2,7 +2,7 @@ import { ApiError } from "./errors.ts";
 import { baseHeaders, failure, preflight, success } from "./envelope.ts";
 import { bearerKey, hashKey } from "./keys.ts";
 import { hex, sha256 } from "./sha256.ts";
-import { type AuthOutcome, type Database, type Idempotency, operationError } from "./db.ts";
+import { type AuthOutcome, type Database, type DatabaseFailure, DatabaseUnavailable, type Idempotency, operationError } from "./db.ts";
 import { Router, type Route } from "./route.ts";
 import { routes } from "./routes.ts";
 import { ClientGone, readJsonObject } from "./body.ts";
@@ -24,6 +24,9 @@ export interface LogLine {
   key_id: string | null;
   error_code?: string;
   error?: string;
+  /** Why the database could not serve the request (a 503), and the driver's code (null: none). */
+  db_error?: DatabaseFailure;
+  db_code?: string | null;
 }
 
 export interface HandlerDeps {
@@ -67,6 +70,7 @@ export function createHandler(deps: HandlerDeps): (req: Request) => Promise<Resp
     let res: Response;
     let internal: string | undefined;
     let errorCode: string | undefined;
+    let dbFailure: DatabaseUnavailable | undefined;
     let msg = "request";
     try {
       res = await handle(req, ctx, deps);
@@ -78,6 +82,7 @@ export function createHandler(deps: HandlerDeps): (req: Request) => Promise<Resp
         res = new Response(null, { status: 499, headers: ctx.headers });
       } else if (err instanceof ApiError) {
         errorCode = err.code;
+        if (err instanceof DatabaseUnavailable) dbFailure = err;
         res = failure(err, ctx.requestId, ctx.headers, ctx.timestamp);
       } else {
         errorCode = "internal_error";
@@ -100,6 +105,11 @@ export function createHandler(deps: HandlerDeps): (req: Request) => Promise<Resp
     };
     if (errorCode) line.error_code = errorCode;
     if (internal) line.error = internal;
+    if (dbFailure) {
+      line.db_error = dbFailure.failure;
+      line.db_code = dbFailure.driverCode;
+      line.error = dbFailure.driverMessage;
+    }
     deps.log(line);
     return res;
   };

@@ -49,24 +49,89 @@ const RATE_LIMITED_STATE = "TA429";
 // deadlock, lock not available, statement timeout. The request did nothing (503).
 const ABORTED_STATES = /^(40001|40P01|55P03|57014)$/;
 
+/**
+ * Why the database could not serve a request, as the request's log line names it (`db_error`):
+ * - before the statement was sent: `refused`, `dns`, `tls`, `auth` (bad password, unknown role or
+ *   database), `timeout` (no connection within DB_CONNECT_TIMEOUT_MS), `pool_exhausted` (every
+ *   pooled connection busy that long), `overloaded`, `shutdown`, `unreachable` (any other
+ *   network failure), `other` (an unrecognised connect failure: still nothing was done);
+ * - after: `dropped` (the connection went away), `aborted` (rolled back: serialization failure,
+ *   deadlock, lock or statement timeout), `query_timeout` (silent past the client's bound).
+ */
+export type DatabaseFailure =
+  | "refused" | "dns" | "tls" | "auth" | "timeout" | "pool_exhausted" | "overloaded" | "shutdown"
+  | "unreachable" | "other" | "dropped" | "aborted" | "query_timeout";
+
+/** A 503 caused by the database: the client sees the envelope only; the log line sees why. */
+export class DatabaseUnavailable extends ApiError {
+  constructor(
+    message: string,
+    readonly failure: DatabaseFailure,
+    /** The driver's code (SQLSTATE, errno or TLS code); null when it gave none. */
+    readonly driverCode: string | null,
+    /** The driver's message, with the connection's URL and password taken out. */
+    readonly driverMessage: string,
+  ) {
+    super("service_unavailable", message);
+  }
+}
+
 // Connection-level failures: the database cannot be reached or went away mid-request.
 const UNAVAILABLE_STATES = /^(08|57P0[1-3]|53300)/;
 const UNAVAILABLE_ERRNO = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH"]);
+const DNS_ERRNO = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_NONAME", "EAI_FAIL", "EAI_NODATA"]);
+// Node's (and Deno's node:tls) certificate and handshake codes: SELF_SIGNED_CERT_IN_CHAIN,
+// DEPTH_ZERO_SELF_SIGNED_CERT, UNABLE_TO_VERIFY_LEAF_SIGNATURE, CERT_HAS_EXPIRED,
+// ERR_TLS_CERT_ALTNAME_INVALID, ERR_SSL_*, ...
+const TLS_CODES = /^(ERR_TLS_|ERR_SSL_)|CERT|SELF_SIGNED|UNABLE_TO_/;
+// pg's own TLS messages carry no code ("The server does not support SSL connections").
+const TLS_MESSAGES = /\b(SSL|TLS)\b|certificate/i;
+// pg's SCRAM client fails without a code (no password given, server signature mismatch).
+const AUTH_MESSAGES = /\b(SASL|SCRAM)\b/;
 
-function unavailable(): ApiError {
-  return new ApiError("service_unavailable", "The service is temporarily unavailable; the request did nothing. Try again shortly.");
-}
+const UNAVAILABLE_MESSAGE = "The service is temporarily unavailable; the request did nothing. Try again shortly.";
 
 // The database went silent past the client's bound: the outcome is unknown, so say so.
-function silent(): ApiError {
-  return new ApiError("service_unavailable",
-    "The database did not answer in time; the request may or may not have taken effect. Retry with the same Idempotency-Key to be safe.");
-}
+const SILENT_MESSAGE =
+  "The database did not answer in time; the request may or may not have taken effect. Retry with the same Idempotency-Key to be safe.";
 
 function isUnavailable(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
   if (typeof e?.code === "string" && (UNAVAILABLE_STATES.test(e.code) || UNAVAILABLE_ERRNO.has(e.code))) return true;
   return /timeout|terminat|Connection|ECONNREFUSED/i.test(e?.message ?? "");
+}
+
+function driverCodeOf(err: unknown): string | null {
+  const e = err as { code?: unknown; cause?: { code?: unknown } };
+  const code = e?.code ?? e?.cause?.code;
+  return typeof code === "string" ? code : null;
+}
+
+/** The kinds that a driver error names on its own; null for a generic network failure. */
+function failureOf(err: unknown): DatabaseFailure | null {
+  const code = driverCodeOf(err) ?? "";
+  const message = (err as Error)?.message ?? "";
+  if (message === "timeout exceeded when trying to connect") return "pool_exhausted";
+  if (code === "ECONNREFUSED") return "refused";
+  if (DNS_ERRNO.has(code)) return "dns";
+  if (TLS_CODES.test(code) || (!code && TLS_MESSAGES.test(message))) return "tls";
+  if (code.startsWith("28") || code === "3D000" || (!code && AUTH_MESSAGES.test(message))) return "auth";
+  if (code === "ETIMEDOUT" || /connection timeout|timeout expired/i.test(message)) return "timeout";
+  if (code.startsWith("53")) return "overloaded";
+  if (/^57P0[1-3]$/.test(code)) return "shutdown";
+  return null;
+}
+
+/** Removes the connection's URL and password from a driver message bound for the log. */
+function redactor(databaseUrl: string): (text: string) => string {
+  const secrets = [databaseUrl];
+  try {
+    const password = new URL(databaseUrl).password;
+    if (password) secrets.push(password, decodeURIComponent(password));
+  } catch {
+    // Not a URL pg could read either: the URL itself is still redacted.
+  }
+  return (text) => secrets.reduce((out, secret) => out.split(secret).join("[redacted]"), text);
 }
 
 export interface DatabaseOptions {
@@ -89,27 +154,48 @@ export function connect(options: DatabaseOptions): Database {
   // A dropped idle connection must not crash the process; the next query reconnects.
   pool.on("error", () => {});
 
+  const redact = redactor(options.databaseUrl);
+  const failed = (failure: DatabaseFailure, err: unknown, message = UNAVAILABLE_MESSAGE) =>
+    new DatabaseUnavailable(message, failure, driverCodeOf(err), redact((err as Error)?.message ?? String(err)));
+
   return {
     async call(keyHash, scope, op, args, idempotency) {
+      // Whatever fails before the statement is sent (refused, DNS, TLS, login, timeout) did
+      // nothing: always a 503, whether or not the driver's error is one we recognise.
+      const client = await pool.connect().catch((err) => {
+        throw failed(failureOf(err) ?? (isUnavailable(err) ? "unreachable" : "other"), err);
+      });
+      // As pool.query does: an error event while checked out must not crash the process, and a
+      // client that failed is destroyed rather than returned to the pool.
+      let released = false;
+      const release = (err?: Error) => {
+        if (!released) client.release(err);
+        released = true;
+      };
+      client.once("error", release);
       let rows: { auth: string; error: string | null; result: string | null; replay: string | null }[];
       try {
-        ({ rows } = await pool.query({
+        ({ rows } = await client.query({
           text: "select auth, error, result, replay from api.call($1, $2, $3, $4, $5)",
           values: [keyHash, scope, op, args === undefined ? null : JSON.stringify(args),
             idempotency ? JSON.stringify(idempotency) : null],
           types: rawJson,
         }));
+        release();
       } catch (err) {
-        if (/Query read timeout/i.test((err as Error)?.message ?? "")) throw silent();
+        release(err as Error);
+        if (/Query read timeout/i.test((err as Error)?.message ?? "")) throw failed("query_timeout", err, SILENT_MESSAGE);
         const e = err as { code?: string; detail?: string; message?: string };
         // The window filled up while the operation ran: api.call undid it all (nothing counted).
         if (e?.code === RATE_LIMITED_STATE && e.detail) {
           return { auth: JSON.parse(e.detail), error: null, result: null, replay: null };
         }
-        if (typeof e?.code === "string" && ABORTED_STATES.test(e.code)) throw unavailable();
-        if (isUnavailable(err)) throw unavailable();
+        if (typeof e?.code === "string" && ABORTED_STATES.test(e.code)) throw failed("aborted", err);
+        if (isUnavailable(err)) throw failed(failureOf(err) ?? "dropped", err);
         // Anything else is a bug: a 500, logged with the request id (never sent to the client).
         throw new Error(`database error ${e?.code ?? "?"}: ${e?.message ?? String(err)}`);
+      } finally {
+        client.removeListener("error", release);
       }
       const row = rows[0];
       return {
@@ -132,6 +218,8 @@ export function operationError(error: NonNullable<CallOutcome["error"]>): ApiErr
   if (error.sqlstate === "P0001" && isErrorCode(error.code)) {
     return new ApiError(error.code as ErrorCode, error.message, error.details ?? undefined);
   }
-  if (ABORTED_STATES.test(error.sqlstate)) return unavailable();
+  if (ABORTED_STATES.test(error.sqlstate)) {
+    return new DatabaseUnavailable(UNAVAILABLE_MESSAGE, "aborted", error.sqlstate, error.message);
+  }
   throw new Error(`operation failed: ${error.sqlstate} ${error.message}`);
 }
