@@ -76,12 +76,14 @@ function run(file, args, options) {
 export const SUPERUSER = "supabase_admin";
 
 /**
- * @param {{ dataDir: string, port: number, persistent?: boolean, onLog?: (text: string) => void }} options
+ * @param {{ dataDir: string, port: number, persistent?: boolean, onLog?: (text: string) => void, superuser?: string }} options
  * Starts Postgres 17 on 127.0.0.1:`port` with its data in `dataDir` (created on first use,
  * reused after), as a child process of this one. `persistent: false` deletes the data when
- * stopped. `stop()` asks for a fast shutdown (SIGINT) and waits for the server to exit.
+ * stopped. `superuser` names a new cluster's superuser (Supabase's by default; a test makes an
+ * old-layout cluster with `postgres`). `stop()` asks for a fast shutdown (SIGINT) and waits for
+ * the server to exit.
  */
-export async function startPostgres({ dataDir, port, persistent = true, onLog = () => {} }) {
+export async function startPostgres({ dataDir, port, persistent = true, onLog = () => {}, superuser = SUPERUSER }) {
   const bin = await postgresBinaries();
   const ids = preparePostgresDir(dataDir);
   const env = { ...process.env, LC_ALL: "C.UTF-8", LC_MESSAGES: "C" };
@@ -94,7 +96,7 @@ export async function startPostgres({ dataDir, port, persistent = true, onLog = 
     try {
       // As on Supabase, the cluster's superuser is supabase_admin; `postgres` is made by
       // sql/supabase-platform.sql and is not a superuser.
-      await run(bin.initdb, [`--pgdata=${dataDir}`, "--auth=scram-sha-256", `--username=${SUPERUSER}`,
+      await run(bin.initdb, [`--pgdata=${dataDir}`, "--auth=scram-sha-256", `--username=${superuser}`,
         `--pwfile=${pwfile}`, "--encoding=UTF8", "--locale=C.UTF-8", "--lc-messages=C"], { ...ids, env });
     } finally {
       fs.rmSync(pwfile, { force: true });
@@ -126,7 +128,7 @@ export async function startPostgres({ dataDir, port, persistent = true, onLog = 
     /** `postgres`, the operator's and the migrations' role (not a superuser, as on Supabase). */
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
     /** The cluster's superuser, for the platform setup only. */
-    superuserUrl: `postgres://${SUPERUSER}:postgres@127.0.0.1:${port}/postgres`,
+    superuserUrl: `postgres://${superuser}:postgres@127.0.0.1:${port}/postgres`,
     pid: child.pid,
     stop: () => (stopped ??= (async () => {
       if (child.exitCode === null && child.signalCode === null) {

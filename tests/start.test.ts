@@ -9,7 +9,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../scripts/stack.mjs";
+import { freePort, startPostgres } from "../scripts/stack.mjs";
 import { descendants, type Proc, running } from "./procs.ts";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
@@ -256,4 +256,37 @@ describe("npm start with a busy port", () => {
       }
     }, 60_000);
   }
+});
+
+describe("npm start on a data folder made by an earlier version", () => {
+  it("moves it aside with a message and builds a Supabase-shaped database in its place", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tournament-start-old-"));
+    fs.chmodSync(dir, 0o755);
+    try {
+      // Before, `postgres` was the cluster's superuser (no supabase_admin).
+      const old = await startPostgres({ dataDir: path.join(dir, "postgres"), port: await freePort(), superuser: "postgres" });
+      await old.stop();
+      const own = { db: await freePort(), api: await freePort() };
+      const run = npmStart({ TOURNAMENT_DATA_DIR: dir, DB_PORT: String(own.db), API_PORT: String(own.api) });
+      const deadline = Date.now() + START_TIMEOUT_MS;
+      while (!run.out().includes("Tournament API is running")) {
+        const ended = await Promise.race([run.exited, sleep(100).then(() => null)]);
+        if (ended || Date.now() > deadline) throw new Error(`npm start did not start:\n${run.out()}\n${run.err()}`);
+      }
+      expect(run.out()).toMatch(/was made by an earlier version, whose `postgres` was a superuser.*Moved it to .*postgres-before-/s);
+      const aside = fs.readdirSync(dir).filter((f) => f.startsWith("postgres-before-"));
+      expect(aside).toHaveLength(1);
+      expect(fs.existsSync(path.join(dir, aside[0], "PG_VERSION"))).toBe(true);
+      const key = /Demo API key\s+(tmk_\S+)/.exec(run.out())![1];
+      const res = await fetch(`http://127.0.0.1:${own.api}/functions/v1/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
+      expect(res.status).toBe(200);
+      const sentAt = Date.now();
+      process.kill(run.pid, "SIGTERM");
+      const exit = await Promise.race([run.exited, sleep(STOP_LIMIT_MS).then(() => null)]);
+      expect(exit, "stopped").not.toBeNull();
+      expect(exit!.at - sentAt).toBeLessThan(STOP_LIMIT_MS);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, START_TIMEOUT_MS + 30_000);
 });
