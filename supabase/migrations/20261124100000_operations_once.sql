@@ -10,6 +10,8 @@
 alter table app.teams validate constraint teams_logo_url_length;
 
 comment on table app.tournaments is 'A tournament owned by one account: its format and options, dates, fees and status.';
+comment on table app.matches is
+  'A tournament''s matches in every format: round, position, bracket (winners, losers, grand final, third place) or group, and where winner and loser go next.';
 
 -- ============================================================================
 -- functions

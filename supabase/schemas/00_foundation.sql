@@ -1,13 +1,28 @@
--- Foundation: the schemas, the API's roles, default privileges and the helpers every area uses
--- (the scopes, the bound account, date-times, business errors, input checks, pages).
---
+-- Foundation: the schemas, the roles, default privileges and the helpers every area uses (the
+-- scopes, the bound account, date-times, business errors, input checks, pages). Every later
+-- file builds on it: accounts and keys (01-03), teams, tournaments and registrations (04-07),
+-- matches and formats (08-14), webhooks (15-18) and the door, api.call (19_api.sql).
+
+-- ============================================================================
+-- schemas and roles
+-- ============================================================================
 -- Schemas:
---   app    tables and helpers; never exposed by the Supabase Data API
---   api    the one function the `api` edge function may call: api.call
---   admin  operator functions (dashboard SQL editor, Supabase CLI, npm run admin); no client
---          role can execute them
---
--- Roles:
+--   app       tables and helpers; never exposed by the Supabase Data API
+--   api       the one function the `api` edge function may call: api.call (19_api.sql)
+--   admin     operator functions (dashboard SQL editor, Supabase CLI, npm run admin); no client
+--             role can execute them
+--   webhooks  the dispatcher's door (18_webhook_dispatch.sql): webhooks.claim, settle, sleep, prune
+create schema if not exists app;
+
+create schema if not exists api;
+
+create schema if not exists admin;
+
+create schema if not exists webhooks;
+
+create extension if not exists pgcrypto with schema extensions;
+
+-- The API's roles:
 --   tournament_api        the edge function's login role. It can execute api.call and nothing
 --                         else: no table, no other function. A leaked DATABASE_URL is worth
 --                         nothing without a valid API key.
@@ -15,27 +30,6 @@
 --                         operations need. No login, no BYPASSRLS: row-level security still
 --                         applies to everything api.call does, with the account that api.call
 --                         bound after checking the key.
---
--- Every function pins `set search_path = ''` and qualifies every name (pg_catalog is always
--- searched first). A SQL function with a SET clause is never inlined, and calling one costs
--- far more than a PL/pgSQL function (its body is parsed and planned again in each statement
--- that calls it): helpers are PL/pgSQL, and what must stay inlinable is not a function. The
--- JSON shape of each resource is a security_invoker view (app.*_documents), which the planner
--- inlines like any view; RLS policies spell out the bound-account expression.
-
--- ============================================================================
--- schemas and roles
--- ============================================================================
-create schema if not exists app;
-
-create schema if not exists api;
-
-create schema if not exists admin;
--- webhooks  the dispatcher's door (18_webhook_dispatch.sql): webhooks.claim, settle, sleep, prune
-create schema if not exists webhooks;
-
-create extension if not exists pgcrypto with schema extensions;
-
 do $$
 begin
   if not exists (select from pg_roles where rolname = 'tournament_api') then
@@ -62,9 +56,9 @@ alter role tournament_api set statement_timeout = '10s';
 
 alter role tournament_api set idle_in_transaction_session_timeout = '10s';
 
--- Default deny: functions created from here on by the migration role are executable by no
--- one until granted. Supabase's own defaults grant functions in `public` to its API roles;
--- take that back too (a no-op on plain Postgres).
+-- Default deny: functions the migration role creates (in this file and every later one) are
+-- executable by no one until granted. Supabase's own defaults grant functions in `public` to
+-- its API roles; take that back too (a no-op on plain Postgres).
 alter default privileges revoke execute on functions from public;
 
 alter default privileges in schema public revoke execute on functions from anon, authenticated, service_role;
@@ -123,6 +117,13 @@ comment on domain app.scope is 'A permission an API key can carry.';
 -- ============================================================================
 -- functions
 -- ============================================================================
+-- Every function pins `set search_path = ''` and qualifies every name (pg_catalog is always
+-- searched first). A SQL function with a SET clause is never inlined, and calling one costs
+-- far more than a PL/pgSQL function (its body is parsed and planned again in each statement
+-- that calls it): helpers are PL/pgSQL, and what must stay inlinable is not a function. The
+-- JSON shape of each resource is a security_invoker view (app.*_documents), which the planner
+-- inlines like any view; RLS policies spell out the bound-account expression.
+
 -- The bound account. Only api.call sets app.account_id (transaction-local), after the key
 -- check and before any operation runs, overwriting whatever the session had set; the function
 -- role can execute nothing else, so no value it sets beforehand is ever read.
@@ -164,6 +165,7 @@ $$;
 comment on function app.raise_error(text, text, jsonb) is
   'Raises a business error; the hint is the API error code that the function layer maps to HTTP.';
 
+-- A 400 validation_error naming one field.
 create function app.raise_invalid(p_field text, p_message text) returns void
 language plpgsql
 set search_path = ''
@@ -200,6 +202,7 @@ $$;
 comment on function app.check_input(jsonb, jsonb) is
   'Validates the caller''s values before any cast: 400 validation_error naming each invalid field.';
 
+-- Whether a JSON value is an integer from p_min to p_max (for options inside a JSON body).
 create function app.is_int(p_value jsonb, p_min int, p_max int) returns boolean
 language sql immutable
 set search_path = ''

@@ -1,6 +1,7 @@
--- Accounts and the people and teams around them: accounts (customers of the API, access off
--- until an operator enables it), account members (Supabase Auth users who manage the account's
--- keys themselves) and platform teams (made by operators, registrable by any account; supabase/schemas/04_teams.sql).
+-- Accounts: the customers of the API (access off until an operator enables it) and their
+-- members, Supabase Auth users who manage the account's keys themselves through the views in
+-- `public` (RLS, app.is_member). The operators' functions (admin.*) make accounts and members;
+-- API keys are in 02_api_keys.sql.
 
 -- ============================================================================
 -- tables
@@ -43,6 +44,9 @@ alter table app.account_members enable row level security;
 create policy "Accounts are visible to the bound account" on app.accounts
   for select to tournament_api_owner using (id = (select nullif(current_setting('app.account_id', true), '')::uuid));
 
+create policy "Members see their own memberships" on app.account_members
+  for select to authenticated using (user_id = (select auth.uid()));
+
 -- Security definer so that the policies on accounts and api_keys can ask it without recursing
 -- into the RLS of account_members.
 create function app.is_member(p_account_id uuid) returns boolean
@@ -56,16 +60,12 @@ end
 $$;
 comment on function app.is_member(uuid) is 'Whether the signed-in Supabase user is a member of the account.';
 
-create policy "Members see their own memberships" on app.account_members
-  for select to authenticated using (user_id = (select auth.uid()));
-
 create policy "Members see their accounts" on app.accounts
   for select to authenticated using (app.is_member(id));
 
 -- ============================================================================
 -- functions
 -- ============================================================================
-
 -- Operators (admin.*): the parameter names are the documented interface.
 create function admin.create_account(name text) returns uuid
 language plpgsql volatile security definer

@@ -1,23 +1,12 @@
--- api_keys
+-- API keys (contract section 6): `tmk_` + 32 random bytes in base62 + a 6-character CRC32
+-- checksum; only the SHA-256 is stored. Operators make them with admin.create_api_key, account
+-- members with public.create_account_api_key (supabase.rpc) and see them in public.my_api_keys.
+-- api.call (19_api.sql) finds a key with app.find_api_key; each key's rate limit and
+-- Idempotency-Keys are in 03_rate_limit.sql.
 
 -- ============================================================================
 -- tables
 -- ============================================================================
--- API keys, the rate limit and safe retries: the per-key state of requests.
---
--- Keys (contract section 6): `tmk_` + 32 random bytes in base62 + a 6-character CRC32
--- checksum; only the SHA-256 is stored. Operators make them with admin.create_api_key, account
--- members with public.create_account_api_key (supabase.rpc).
---
--- Rate limit: at most 100 accepted requests per key in any rolling 60 s, exact under
--- concurrency. Each key has a ring of 100 slots holding the times of its last 100 counted
--- requests; `next_slot` points at the oldest. A request is counted by one conditional upsert
--- that overwrites the oldest slot only if it is older than 60 s (api.call). The ring has a
--- table of its own, so counting locks neither the key's row nor anything the operations read.
---
--- Safe retries (contract section 7): the first response to each (API key, Idempotency-Key),
--- written in the same transaction as the operation's writes, replayed for 24 hours.
-
 create table app.api_keys (
   id uuid primary key default gen_random_uuid(),
   account_id uuid not null references app.accounts (id) on delete cascade,
@@ -55,7 +44,7 @@ alter table app.api_keys enable row level security;
 
 -- api_keys: no policy for tournament_api_owner, which has no privilege on it either; api.call
 -- finds keys through app.find_api_key, so no operation can read a key hash.
--- "Members see their accounts' keys" follows app.is_member's account check (accounts migration).
+-- Members see their accounts' keys through app.is_member (01_accounts.sql).
 create policy "Members see their accounts' keys" on app.api_keys
   for select to authenticated using (app.is_member(account_id));
 
@@ -80,6 +69,7 @@ begin
 end
 $$;
 
+-- CRC-32 (IEEE 802.3, as zlib computes it) of p_data: the checksum at the end of a key.
 create function app.crc32(p_data bytea) returns bigint
 language plpgsql immutable strict
 set search_path = ''
@@ -190,6 +180,7 @@ $$;
 comment on function app.insert_api_key(uuid, text, text[], timestamptz) is
   'Checks and stores a new key; returns its plaintext, the only time it is ever shown.';
 
+-- Operators (admin.*): the parameter names are the documented interface.
 create function admin.create_api_key(account_id uuid, name text, scopes text[],
                                      expires_at timestamptz default null)
 returns table (id uuid, key text)
@@ -257,7 +248,7 @@ $$;
 comment on function public.revoke_account_api_key(uuid) is
   'For account members (supabase.rpc): revokes one of their account''s keys.';
 
--- The calling key and its account (the rate limit's state is added by the function from
+-- GET /me: the calling key and its account (the rate limit's state is added by the function from
 -- api.call's count, which comes after). Security definer: the function role's owner has no
 -- access to api_keys; api.call passes the id of the key it has just checked.
 create function app.me(p_key_id uuid) returns json

@@ -1,4 +1,10 @@
--- rate_limit
+-- The per-key state of requests, both kept by api.call (19_api.sql):
+-- - Rate limit: at most 100 accepted requests per key in any rolling 60 s, exact under
+--   concurrency. Each key has a ring of 100 slots holding the times of its last 100 counted
+--   requests; `next_slot` points at the oldest. The ring has a table of its own, so counting
+--   locks neither the key's row nor anything the operations read.
+-- - Safe retries (contract section 7): the first response to each (API key, Idempotency-Key),
+--   written in the same transaction as the operation's writes, replayed for 24 hours.
 
 -- ============================================================================
 -- tables
@@ -8,9 +14,8 @@ create table app.rate_limits (
   account_id uuid not null,
   next_slot int not null check (next_slot between 1 and 100),
   slots timestamptz[] not null check (cardinality(slots) = 100)
-) with (fillfactor = 50);
+) with (fillfactor = 50); -- room on the page for HOT updates: one new row version per request
 
--- room on the page for HOT updates: one new row version per request
 comment on table app.rate_limits is
   'Per key, the times of its last 100 counted requests (a ring; next_slot is the oldest). Made on first use.';
 
@@ -102,6 +107,7 @@ begin
 end
 $$;
 
+-- Saves the response, in the operation's transaction, for retries with the same key to replay.
 create function app.idempotency_save(p_api_key_id uuid, p_idempotency jsonb, p_result json, p_error json)
 returns void
 language plpgsql volatile
@@ -115,42 +121,6 @@ begin
           (p_idempotency ->> 'timestamp')::timestamptz, p_result, p_error);
 end
 $$;
-
--- The door: api.call, the one function the edge function's role (tournament_api) can execute.
---
--- One API request is one statement, `select ... from api.call(...)`, so one transaction: behind
--- Supavisor's transaction mode any pooled connection serves any request. api.call runs as its
--- owner, tournament_api_owner (security definer; no BYPASSRLS, so row-level security applies to
--- every operation), and reads top to bottom in the contract's order of checks:
---
---   key (401) -> account enabled (403) -> rate limit (429) -> scope (403) -> operation -> count
---
--- The account is bound by api.call itself (app.account_id, transaction-local) after the key
--- check; it first clears whatever the caller set, so a caller who runs
--- `select set_config('app.account_id', X, true)` before api.call in the same transaction binds
--- nothing.
---
--- The rate limit (app.rate_limits, a ring of 100 slots per key):
--- - An unlocked read up front answers 429 when the oldest of the last 100 counted requests is
---   younger than 60 s: slots only ever get newer, so a window full in any snapshot is full for
---   certain. That 429 takes no lock and writes nothing.
--- - The request is counted last, after the operation, by one conditional upsert that overwrites
---   the oldest slot only if it is older than 60 s. The ring row's lock is held from there to
---   commit, a few microseconds, so one key's slow request never queues its other requests. ON
---   CONFLICT DO UPDATE locks the row before it evaluates its WHERE and SET, so the clock is read
---   after any wait for the lock: exact under concurrency, and RateLimit-Reset is at most 60.
--- - If the window filled up while the operation ran, the upsert changes nothing and api.call
---   raises SQLSTATE TA429 (hint rate_limited, the limit's state as JSON in the detail): the
---   whole transaction, the operation's writes included, rolls back, and the function answers
---   429. So a 429 never counts and never writes.
--- - The operation runs in a subtransaction (a BEGIN ... EXCEPTION block), the one way in a
---   single statement that a failed operation's partial writes are undone while its request is
---   still counted (contract 6: every request past the key check counts). Measured: entering
---   and leaving one costs ~1.5 µs (200,000 in 0.31 s more than plain PERFORM), under 0.5% of
---   a GET's time in Postgres.
--- - Reads commit without waiting for the WAL flush (synchronous_commit off, transaction-local):
---   a crash could forget a few counted requests, never a write. Writing operations switch it
---   back on.
 
 -- The rate-limit state of a key from a plain read (no lock, no count): for a request that is
 -- answered without being counted (409 idempotency_conflict) or refused after its count failed.
@@ -180,6 +150,4 @@ grant select, insert, update on app.rate_limits to tournament_api_owner;
 grant select, insert, delete on app.idempotency_keys to tournament_api_owner;
 grant execute on function app.idempotency_begin(uuid, jsonb) to tournament_api_owner;
 grant execute on function app.idempotency_save(uuid, jsonb, json, json) to tournament_api_owner;
--- api.call runs as tournament_api_owner, which holds exactly the privileges of the operations
--- (granted in each area's migration); the function's role can execute api.call and nothing else.
 grant execute on function app.rate_limit_state(uuid, int) to tournament_api_owner;

@@ -1,5 +1,10 @@
--- Teams: operator-made (platform) teams, registrable by any account, and the teams an account
--- makes through the API, which it alone may change or delete.
+-- Teams: operator-made (platform) teams and the teams an account makes through the API, which
+-- it alone may change or delete (teams.account_id); any account may read and register any team
+-- (registering is 07_registrations.sql).
+-- Locks, always in this order: tournament rows (no key update), then the team row. Registering
+-- takes the tournament, then the team (for key share, app.share_team); deleting a team takes the
+-- tournaments it is registered in, then the team (for update, app.remove_team). So a
+-- registration racing a team's deletion lands first or finds the team gone, and neither deadlocks.
 
 -- ============================================================================
 -- tables
@@ -53,6 +58,7 @@ create policy "Teams are updated by their account" on app.teams
 -- ============================================================================
 -- functions
 -- ============================================================================
+-- Operators (admin.*): a platform team, owned by no account, that any account may register.
 create function admin.create_team(name text, tag text, logo_url text default null) returns uuid
 language plpgsql volatile security definer
 set search_path = ''
@@ -208,7 +214,7 @@ $$;
 -- Deletes a team of the bound account with its registrations in tournaments still in
 -- registration, whichever account they belong to; 'in_use' (and nothing deleted) if it is
 -- registered in a tournament that has started. Security definer: those registrations are
--- other accounts' rows. Takes the tournaments' locks before the team's (see the header).
+-- other accounts' rows. Takes the tournaments' locks before the team's (the order in the header).
 create function app.remove_team(p_team_id uuid) returns text
 language plpgsql volatile security definer
 set search_path = ''

@@ -1,7 +1,7 @@
--- Tournaments: the table, its list counts, its document, slugs, and reading (the changes are in
--- 06_tournament_changes.sql), with every field and status rule of the contract (section 3). Shapes and types are validated by the
--- function (zod) first and again, before any cast, by app.check_input; the rules that need the
--- clock or the stored row live here.
+-- Tournaments: the table and its domain, the per-account counts behind the list's total, the
+-- document (the API's JSON shape), slugs, the row lock every change takes, and reading (list,
+-- get). Creating, changing and deleting them, with every field and status rule of the contract
+-- (section 3), is in 06_tournament_changes.sql; the formats' options in 09_formats.sql.
 
 -- ============================================================================
 -- types

@@ -1,19 +1,13 @@
+-- Tournament changes: create, update (PATCH, including the status transitions) and delete,
+-- with every field and status rule of the contract (section 3). Shapes and types are validated
+-- by the function (zod) first and again, before any cast, by app.check_input; the rules that
+-- need the clock or the stored row live here. The table, its document and reading are in
+-- 05_tournaments.sql; starting makes the matches (app.generate_bracket, 09_formats.sql).
 
-
-create function app.delete_tournament(p_args jsonb) returns json
-language plpgsql volatile
-set search_path = ''
-as $$
-begin
-  perform app.check_input(p_args, '{"id": "uuid"}');
-  delete from app.tournaments where id = (p_args ->> 'id')::uuid;
-  if not found then
-    perform app.raise_error('not_found', 'Tournament not found.');
-  end if;
-  return json_build_object('message', 'Tournament deleted');
-end
-$$;
-
+-- ============================================================================
+-- functions
+-- ============================================================================
+-- The types of a tournament's fields as the caller sends them (for app.check_input).
 create function app.tournament_input_types() returns jsonb
 language plpgsql immutable
 set search_path = ''
@@ -44,34 +38,8 @@ begin
 end
 $$;
 
-create function app.change_status(p_t app.tournaments, p_status text) returns void
-language plpgsql volatile
-set search_path = ''
-as $$
-declare
-  v_taking_part int;
-begin
-  if p_t.status = 'registration' and p_status = 'ongoing' then
-    select count(*) into v_taking_part from app.participants(p_t);
-    if v_taking_part < 2 then
-      perform app.raise_error('invalid_status_transition',
-        case when p_t.check_in_opens is null
-             then format('A tournament needs at least 2 registrations to start; it has %s.', v_taking_part)
-             else format('A tournament with check-in needs at least 2 checked-in teams to start; it has %s.', v_taking_part) end);
-    end if;
-    perform app.generate_bracket(p_t.id);
-  elsif p_t.status = 'ongoing' and p_status = 'completed' then
-    if not app.final_decided(p_t.id) then
-      perform app.raise_error('invalid_status_transition',
-        'A tournament can be completed only once its final is decided.');
-    end if;
-  else
-    perform app.raise_error('invalid_status_transition',
-      format('A tournament cannot go from %s to %s.', p_t.status, p_status));
-  end if;
-end
-$$;
-
+-- POST: the dates checked against the clock, the format's options completed with their
+-- defaults, and a slug from the name with a random suffix.
 create function app.create_tournament(p_args jsonb) returns json
 language plpgsql volatile
 set search_path = ''
@@ -193,12 +161,57 @@ $$;
 comment on function app.update_tournament(jsonb) is
   'PATCH: field rules by status, max_teams against registrations held, then the status transition.';
 
+-- The status machine: registration -> ongoing (at least 2 teams taking part: every
+-- registration, or only the checked-in ones with check-in; makes the matches) -> completed
+-- (final decided). The caller holds the tournament's row lock.
+create function app.change_status(p_t app.tournaments, p_status text) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_taking_part int;
+begin
+  if p_t.status = 'registration' and p_status = 'ongoing' then
+    select count(*) into v_taking_part from app.participants(p_t);
+    if v_taking_part < 2 then
+      perform app.raise_error('invalid_status_transition',
+        case when p_t.check_in_opens is null
+             then format('A tournament needs at least 2 registrations to start; it has %s.', v_taking_part)
+             else format('A tournament with check-in needs at least 2 checked-in teams to start; it has %s.', v_taking_part) end);
+    end if;
+    perform app.generate_bracket(p_t.id);
+  elsif p_t.status = 'ongoing' and p_status = 'completed' then
+    if not app.final_decided(p_t.id) then
+      perform app.raise_error('invalid_status_transition',
+        'A tournament can be completed only once its final is decided.');
+    end if;
+  else
+    perform app.raise_error('invalid_status_transition',
+      format('A tournament cannot go from %s to %s.', p_t.status, p_status));
+  end if;
+end
+$$;
+
+create function app.delete_tournament(p_args jsonb) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+begin
+  perform app.check_input(p_args, '{"id": "uuid"}');
+  delete from app.tournaments where id = (p_args ->> 'id')::uuid;
+  if not found then
+    perform app.raise_error('not_found', 'Tournament not found.');
+  end if;
+  return json_build_object('message', 'Tournament deleted');
+end
+$$;
+
 -- ============================================================================
 -- grants
 -- ============================================================================
 grant execute on function app.tournament_input_types() to tournament_api_owner;
+grant execute on function app.check_tournament_dates(app.tournaments, jsonb) to tournament_api_owner;
 grant execute on function app.create_tournament(jsonb) to tournament_api_owner;
 grant execute on function app.update_tournament(jsonb) to tournament_api_owner;
 grant execute on function app.change_status(app.tournaments, text) to tournament_api_owner;
 grant execute on function app.delete_tournament(jsonb) to tournament_api_owner;
-grant execute on function app.check_tournament_dates(app.tournaments, jsonb) to tournament_api_owner;

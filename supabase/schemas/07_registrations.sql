@@ -1,11 +1,12 @@
--- registrations
+-- Registrations: a team entered in a tournament (contract section 4), with its payment status,
+-- requested seed and check-in, and the lifecycle (register, PATCH, withdraw). Capacity is exact
+-- under concurrency because every registration first takes the tournament's row lock (then the
+-- team's, in the order 04_teams.sql gives). Also the teams that take part at the start and their
+-- bracket seeds, which the formats (09_formats.sql onwards) build on.
 
 -- ============================================================================
 -- types
 -- ============================================================================
--- Registrations: a team entered in a tournament (contract section 4). Capacity is exact under
--- concurrency because every registration first takes the tournament's row lock.
-
 create domain app.payment_status as text check (value in ('pending', 'complete', 'refunded'));
 
 -- ============================================================================
@@ -28,6 +29,8 @@ comment on table app.registrations is 'A team entered in a tournament; seeds fol
 
 comment on column app.registrations.account_id is 'The tournament''s account, copied so that RLS needs no join.';
 
+-- The lifecycle's columns: the seed the organiser asks for, the check-in, and the seed in the
+-- bracket given at the start.
 alter table app.registrations
   add column seed int check (seed between 1 and 1024),
   add column checked_in_at timestamptz(3),
@@ -39,6 +42,7 @@ comment on column app.registrations.seed is 'The seed the organiser asked for; s
 comment on column app.registrations.bracket_seed is
   'The team''s seed in the bracket (1..N), given at the start; null for a team that took no part.';
 
+-- A registration as the API returns it, with its team.
 create view app.registration_documents with (security_invoker = true) as
   select r.id, r.tournament_id, r.payment_status, r.seq,
          json_build_object('id', r.id, 'tournament_id', r.tournament_id, 'team_id', r.team_id,
@@ -80,6 +84,9 @@ create policy "Registrations are updated by their account" on app.registrations
 create policy "Registrations are withdrawn by their account" on app.registrations
   for delete to tournament_api_owner using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
 
+-- ============================================================================
+-- functions
+-- ============================================================================
 create function app.list_registrations(p_args jsonb) returns json
 language plpgsql stable
 set search_path = ''
@@ -150,8 +157,9 @@ begin
 end
 $$;
 
--- As before, but the team is locked (for key share) after the tournament, so a registration
--- racing the team's deletion finds it gone (404) rather than failing its foreign key.
+-- Registers a team: the tournament's row lock first (capacity), then the team, locked (for key
+-- share) against deletion, so a registration racing the team's deletion finds it gone (404)
+-- rather than failing its foreign key.
 create function app.create_registration(p_args jsonb) returns json
 language plpgsql volatile
 set search_path = ''

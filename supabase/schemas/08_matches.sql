@@ -1,17 +1,12 @@
--- matches
+-- Matches, reporting and results (contract section 5): the matches of every format (a bracket
+-- or a group, a round and a position, the teams with their seeds, the result), their document,
+-- and the two operations on them: PATCH a match (app.report_match) and GET the results
+-- (app.tournament_results). Making the matches, advancing teams and each format's own rules are
+-- in 09_formats.sql (the common part) and 10_single_elimination.sql to 14_swiss.sql.
 
 -- ============================================================================
 -- types
 -- ============================================================================
--- Brackets, match reporting and results (contract section 5).
---
--- The bracket is made once, when a tournament goes from registration to ongoing (the caller
--- holds the tournament's row lock, so two racing starts make one bracket). Seeds follow
--- registration order; the bracket size P is the next power of two; standard seeding pairs
--- 1-P, 2-(P-1), ... so that seeds 1 and 2 can meet only in the final, and the P-N byes fall to
--- the top seeds. All P-1 matches exist from the start, each linked to the match its winner
--- goes to.
-
 create domain app.match_status as text check (value in ('pending', 'ready', 'completed', 'bye'));
 
 -- ============================================================================
@@ -37,10 +32,12 @@ create table app.matches (
   check (team1_score is distinct from team2_score or team1_score is null)
 );
 
-comment on table app.matches is 'The single-elimination bracket: round 1 is the first, the match with no next_match_id the final.';
+comment on table app.matches is
+  'A tournament''s matches in every format: round, position, bracket (winners, losers, grand final, third place) or group, and where winner and loser go next.';
 
 comment on column app.matches.account_id is 'The tournament''s account, copied so that RLS needs no join.';
 
+-- Scheduling and forfeits.
 alter table app.matches
   add column scheduled_at timestamptz(3),
   add column forfeit text check (forfeit in ('team1', 'team2')),
@@ -48,6 +45,8 @@ alter table app.matches
 
 comment on column app.matches.forfeit is 'The team that forfeited a completed match (the other won); null otherwise.';
 
+-- The formats' columns: the bracket or group a match belongs to, and where its winner (slot
+-- next_slot of next_match_id) and its loser (loser_next_match_id, loser_next_slot) go next.
 alter table app.matches
   add column bracket text check (bracket in ('winners', 'losers', 'grand_final', 'third_place')),
   add column group_no int check (group_no >= 1),
@@ -55,6 +54,8 @@ alter table app.matches
   add column loser_next_match_id uuid references app.matches (id) on delete cascade,
   add column loser_next_slot smallint check (loser_next_slot in (1, 2));
 
+-- A match's place is unique per tournament, bracket, group, round and position: the unique index
+-- matches_place_key (below) replaces the table's (tournament_id, round, position) constraint.
 alter table app.matches drop constraint matches_tournament_id_round_position_key;
 
 comment on column app.matches.bracket is
@@ -94,6 +95,7 @@ create index matches_team2_idx on app.matches (team2_id);
 
 create index matches_winner_idx on app.matches (winner_id);
 
+-- A match's place in its tournament.
 create unique index matches_place_key
   on app.matches (tournament_id, coalesce(bracket, ''), coalesce(group_no, 0), round, position);
 
@@ -139,7 +141,11 @@ create policy "Matches are updated by their account" on app.matches
   using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid))
   with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
 
--- A tournament is over when no match waits for a result.
+-- ============================================================================
+-- functions
+-- ============================================================================
+-- Whether a tournament may be completed: it has matches and none waits for a result (swiss: and
+-- every round has been drawn).
 create function app.final_decided(p_tournament_id uuid) returns boolean
 language plpgsql stable
 set search_path = ''
@@ -162,8 +168,11 @@ begin
 end
 $$;
 
--- As in the teams migration, with advancement by app.advance: the winner and, where the format
--- sends it on, the loser; a correction is locked once either match it feeds is completed.
+-- PATCH a match: a result (both scores, or a forfeit naming the team that forfeits), a
+-- scheduled_at, or both; scheduled_at alone may change on any match while the tournament is
+-- ongoing. A result advances the winner and, where the format sends it on, the loser
+-- (app.advance, then the format's app.after_report); a correction is locked once either match it
+-- feeds is completed, or by the format's own rule (app.correction_lock).
 create function app.report_match(p_args jsonb) returns json
 language plpgsql volatile
 set search_path = ''
@@ -249,6 +258,8 @@ $$;
 comment on function app.report_match(jsonb) is
   'Records a result or forfeit (or corrects one while the next match is not completed), advances the winner, sets scheduled_at.';
 
+-- GET the results: every match (by bracket, group, round, position) and the standings, which
+-- each format computes in its own function (none while the tournament is in registration).
 create function app.tournament_results(p_args jsonb) returns json
 language plpgsql stable
 set search_path = ''

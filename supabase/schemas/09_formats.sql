@@ -1,18 +1,13 @@
--- formats
+-- Formats (contract section 10), the common part: a tournament's format_options, checked and
+-- completed with their defaults; one advancement rule for every format (the winner and, where
+-- the format sends it on, the loser); and one dispatch each for the format's generator, its
+-- correction rule and its report hook. Each format's own rules are in 10_single_elimination.sql
+-- to 14_swiss.sql; the list of formats is app.formats() (05_tournaments.sql), and the standings'
+-- dispatch is app.tournament_results (08_matches.sql).
 
 -- ============================================================================
 -- functions
 -- ============================================================================
--- Formats (contract section 10), the common part: format and format_options on tournaments;
--- matches that belong to a bracket (winners, losers, grand_final, third_place) or a group, and
--- send their loser on as well as their winner; one advancement rule for every format; the
--- format's generator, standings and report hooks chosen by one dispatch each. Each format's
--- own rules live in a migration of their own (single elimination's third-place match below).
---
--- Advancement: a match's winner goes to next_match_id in slot next_slot (1 = team1, 2 = team2)
--- and its loser to loser_next_match_id in loser_next_slot. Matches made before this migration
--- have no slots: the winner of position p goes to slot 2 - p % 2, as it always did.
-
 -- The format's options, checked strictly and completed with their defaults; a 400 naming the
 -- field (format_options.<name>) otherwise.
 create function app.format_options(p_format text, p_options jsonb) returns jsonb
@@ -86,6 +81,10 @@ $$;
 comment on function app.format_options(text, jsonb) is
   'The options of a format, checked (400 format_options.<name>) and completed with defaults.';
 
+-- Makes a tournament's matches once, when it goes from registration to ongoing
+-- (app.change_status; the caller holds the tournament's row lock, so two racing starts make one
+-- set of matches). Single elimination's matches are its winners bracket, with a third-place
+-- match when format_options.third_place_match asks for one.
 create function app.generate_bracket(p_tournament_id uuid) returns void
 language plpgsql volatile
 set search_path = ''
@@ -118,6 +117,9 @@ comment on function app.generate_bracket(uuid) is
 
 -- Places a decided match's winner and loser in the matches they go to, and sets those
 -- matches ready or pending. Works for corrections too: the slots are overwritten.
+-- A match's winner goes to next_match_id in slot next_slot (1 = team1, 2 = team2) and its loser
+-- to loser_next_match_id in loser_next_slot. A match without next_slot (single elimination's
+-- winners bracket) sends the winner of position p to slot 2 - p % 2.
 create function app.advance(p_m app.matches) returns void
 language plpgsql volatile
 set search_path = ''

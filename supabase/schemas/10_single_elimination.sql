@@ -1,4 +1,9 @@
--- single_elimination
+-- Single elimination (contract sections 5 and 10): one bracket whose size P is the next power of
+-- two; standard seeding pairs seeds 1-P, 2-(P-1), ... (the participants' bracket seeds,
+-- 07_registrations.sql) so that seeds 1 and 2 can meet only in the final, and the P-N byes fall
+-- to the top seeds. All P-1 matches exist from the start, each linked to the match its winner
+-- goes to; with format_options.third_place_match, the semi-final losers meet for third place.
+-- The seeding order is used by 12_double_elimination.sql's winners bracket too.
 
 -- ============================================================================
 -- functions
@@ -27,6 +32,8 @@ begin
 end
 $$;
 
+-- Seeds the participants and makes the bracket's matches; app.generate_bracket then marks them
+-- bracket 'winners' and adds the third-place match.
 create function app.generate_single_elimination(p_tournament_id uuid) returns void
 language plpgsql volatile
 set search_path = ''
@@ -113,7 +120,7 @@ begin
 end
 $$;
 
--- Single elimination: a loser in a round with 2^k teams left takes 2^(k-1) + 1; with a
+-- Standings: a loser in a round with 2^k teams left takes 2^(k-1) + 1; with a
 -- third-place match its two teams take 3 and 4 once it is decided (and the semi-final losers
 -- are unplaced until then).
 create function app.single_elimination_standings(p_t app.tournaments) returns json

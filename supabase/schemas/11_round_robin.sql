@@ -1,12 +1,11 @@
--- round_robin
+-- Round robin (contract section 10): groups dealt by seed in snake order, every pair of a
+-- group meets once, rounds by the circle method (no team twice in a round), points per result
+-- (format_options.points), standings per group and overall. All matches exist from the start
+-- and nothing advances, so the format has no report hook (09_formats.sql).
 
 -- ============================================================================
 -- functions
 -- ============================================================================
--- Round robin (contract section 10): groups dealt by seed in snake order, every pair of a
--- group meets once, rounds by the circle method (no team twice in a round), points per result,
--- standings per group and overall.
-
 -- Makes every match at once. Snake order with G groups: seeds 1..G go to groups 1..G, seeds
 -- G+1..2G to groups G..1, and so on. Circle method in a group of n teams (one more, a blank,
 -- when n is odd): team 0 stays, the others turn one place a round; in round r the i-th team of

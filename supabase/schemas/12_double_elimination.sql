@@ -1,29 +1,12 @@
--- double_elimination
+-- Double elimination (contract section 10): a winners bracket as in single elimination (its
+-- seeding order is 10_single_elimination.sql's), a losers bracket fed with the winners bracket's
+-- losers in brackets-manager's crossover order, and a grand final with an optional reset
+-- (format_options.grand_final). All matches exist from the start; after each result the format
+-- passes teams through losers-bracket byes and settles the grand final's reset.
 
 -- ============================================================================
 -- functions
 -- ============================================================================
--- Double elimination (contract section 10): a winners bracket as in single elimination, a
--- losers bracket fed with the winners bracket's losers in brackets-manager's crossover order, and
--- a grand final with an optional reset.
---
--- Shape for a bracket of P = 2^k slots (k winners-bracket rounds):
--- - winners: rounds 1..k, P / 2^r matches in round r; standard seeding, byes to the top seeds.
--- - losers: rounds 1..2(k-1). Round 1 pairs the losers of winners round 1 (matches 2j-1, 2j).
---   Round 2i (a "minor" round) puts the losers of winners round i+1 (slot 1, crossed over by
---   app.double_elimination_drop_position) against the winners of losers round 2i-1 (slot 2);
---   round 2i+1 pairs the winners of round 2i. The last losers round is the losers final.
--- - grand_final: round 1 is the winners champion (slot 1) against the losers champion (slot 2).
---   With grand_final = "reset" a round 2 exists from the start: it becomes ready (same teams)
---   when the losers champion wins round 1, and a 'bye' with no teams otherwise.
--- - P = 2: no losers bracket; the final's loser goes straight to the grand final.
---
--- Byes: a winners round-1 match with one team is a 'bye' (as in single elimination) and has no
--- loser. A losers match that can only ever receive one team is a 'bye' from the start; the team
--- passes through it when it arrives (app.double_elimination_after_report). A losers round-1
--- match fed by two byes has no team at all and stays a 'bye'; it then makes the round-2 match it
--- feeds a 'bye' too. No match is left waiting for a team that never comes.
-
 -- brackets-manager's default ordering (ordering.js, defaultMinorOrdering) of the winners-bracket
 -- losers that drop into the losers bracket's minor round p_index (0-based: the losers of winners
 -- round p_index + 2), for a bracket of p_size slots. brackets-manager lists sizes up to 128 and
@@ -63,9 +46,25 @@ as $$
     else p_x end
 $$;
 
--- Makes every match at once (see the header): computed in arrays indexed by a flat match number
--- (winners, then losers, then grand final), then one insert. The caller holds the tournament's
--- row lock.
+-- Makes every match at once: computed in arrays indexed by a flat match number (winners, then
+-- losers, then grand final), then one insert. The caller holds the tournament's row lock.
+--
+-- Shape for a bracket of P = 2^k slots (k winners-bracket rounds):
+-- - winners: rounds 1..k, P / 2^r matches in round r; standard seeding, byes to the top seeds.
+-- - losers: rounds 1..2(k-1). Round 1 pairs the losers of winners round 1 (matches 2j-1, 2j).
+--   Round 2i (a "minor" round) puts the losers of winners round i+1 (slot 1, crossed over by
+--   app.double_elimination_drop_position) against the winners of losers round 2i-1 (slot 2);
+--   round 2i+1 pairs the winners of round 2i. The last losers round is the losers final.
+-- - grand_final: round 1 is the winners champion (slot 1) against the losers champion (slot 2).
+--   With grand_final = "reset" a round 2 exists from the start: it becomes ready (same teams)
+--   when the losers champion wins round 1, and a 'bye' with no teams otherwise.
+-- - P = 2: no losers bracket; the final's loser goes straight to the grand final.
+--
+-- Byes: a winners round-1 match with one team is a 'bye' (as in single elimination) and has no
+-- loser. A losers match that can only ever receive one team is a 'bye' from the start; the team
+-- passes through it when it arrives (app.double_elimination_after_report). A losers round-1
+-- match fed by two byes has no team at all and stays a 'bye'; it then makes the round-2 match it
+-- feeds a 'bye' too. No match is left waiting for a team that never comes.
 create function app.generate_double_elimination(p_t app.tournaments) returns void
 language plpgsql volatile
 set search_path = ''

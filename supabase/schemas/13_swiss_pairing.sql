@@ -1,37 +1,18 @@
--- swiss_pairing
+-- Swiss pairing (contract section 10): the rounds to play, each participant's record and the
+-- draw of a round. Round 1 pairs seed i with seed i + N/2 (N odd: the lowest seed has the bye);
+-- each later round pairs teams within their win count, highest seed first, without rematches
+-- whenever a rematch-free draw exists, floating down to the next win count when a group is odd
+-- or cannot be paired otherwise. With N odd, one team a round has a bye (a win; at most one per
+-- team; the lowest-placed team without one). When rounds are drawn and redrawn, completion and
+-- standings are 14_swiss.sql.
 
 -- ============================================================================
 -- functions
 -- ============================================================================
--- Swiss (contract section 10): rounds drawn one at a time. Round 1 pairs seed i with seed
--- i + N/2 (N odd: the lowest seed has the bye); each later round is drawn when the last result
--- of the round before comes in: teams are paired within their win count, highest seed first,
--- without rematches whenever a rematch-free draw exists, floating down to the next win count
--- when a group is odd or cannot be paired otherwise. With N odd, one team a round has a bye
--- (a win; at most one per team; the lowest-placed team without one). A result may be corrected
--- while the next round has no result; a correction that changes the next round's draw redraws
--- it. Standings: wins, then Buchholz, then seed.
---
--- Decisions where the contract is silent:
--- - rounds: format_options.rounds, else ceil(log2 N). More rounds than N - 1 would make some
---   team meet another twice (it has N - 1 possible opponents), so starting such a tournament is
---   409 invalid_status_transition (naming the limit); rounds can be lowered while in registration.
--- - A bye is a match with status 'bye': team1 the team, team2 null, winner the team, no scores,
---   positioned after the round's matches. It counts as a win (so also in the Buchholz of the
---   team's opponents); it adds nothing to the team's own Buchholz (there is no opponent).
--- - Buchholz: the sum of the current wins of every opponent met in a completed match.
--- - Pairing within a win group follows round 1's rule (top half against bottom half, by seed):
---   of a group's g unpaired teams the first meets the (floor(g/2)+1)-th, else the next ones
---   up to the group's end, else those above the middle (nearest first), else the teams of the
---   lower win groups in order (a float). The search backtracks until the whole round pairs
---   without a rematch; only when no such draw exists (or the search passes 200,000 candidate
---   checks, which needs far more rounds than ceil(log2 N)) are rematches allowed, each team
---   then taking the first opponent it has not met in that order, else the first it has met.
--- - A correction that changes the next round's draw (drawn, no result yet) rewrites that
---   round's matches in place: each position keeps its match id and scheduled_at.
--- - In a match, team1 is the team drawn first (more wins, then better seed).
-
 -- The number of rounds: format_options.rounds, else ceil(log2 N) for the N seeded participants.
+-- More rounds than N - 1 would make some team meet another twice (it has N - 1 possible
+-- opponents), so starting such a tournament is 409 invalid_status_transition, naming the limit
+-- (app.generate_swiss); rounds can be lowered while in registration.
 create function app.swiss_rounds(p_t app.tournaments) returns int
 language sql stable
 set search_path = ''
@@ -45,7 +26,11 @@ comment on function app.swiss_rounds(app.tournaments) is
   'Swiss: the rounds to play (format_options.rounds, else ceil(log2 N)).';
 
 -- Each participant's record from the rounds before p_before_round: wins (byes included),
--- losses, Buchholz (the opponents' wins, see the header) and whether it has had a bye.
+-- losses, Buchholz and whether it has had a bye.
+-- - Buchholz: the sum of the current wins of every opponent met in a completed match.
+-- - A bye is a match with status 'bye': team1 the team, team2 null, winner the team, no scores,
+--   positioned after the round's matches. It counts as a win (so also in the Buchholz of the
+--   team's opponents); it adds nothing to the team's own Buchholz (there is no opponent).
 create function app.swiss_records(p_t app.tournaments, p_before_round int)
 returns table (team_id uuid, seed int, wins int, losses int, buchholz int, had_bye boolean)
 language sql stable
@@ -82,10 +67,10 @@ comment on function app.swiss_records(app.tournaments, int) is
   'Swiss: every participant''s wins, losses, Buchholz and bye from the rounds before the one given.';
 
 -- Pairs the teams listed in p_order (indexes into the tournament's teams, in drawing order:
--- more wins first, then better seed) for one round; p_wins holds each index's wins and row
--- i of p_met the indexes team i has met (0 fills a row's end). Depth-first with backtracking: the first
--- unpaired team tries its candidates in order (its own win group from the middle of the
--- unpaired members upward, then from the middle downward, then the lower groups in order),
+-- more wins first, then better seed) for one round; p_wins holds each index's wins and row i
+-- of p_met the indexes team i has met (0 fills a row's end). Depth-first with backtracking:
+-- the first unpaired team tries its candidates in order (its own win group from the middle of
+-- the unpaired members upward, then from the middle downward, then the lower groups in order),
 -- never one it has met, unless p_rematches: then those it has not met first, in the same
 -- order, then the others. Candidates are scanned lazily (a phase and a cursor a depth), so a
 -- draw without conflicts costs one scan of each group. Returns each index's partner, or null
@@ -225,7 +210,15 @@ comment on function app.swiss_match(int[], int[], int[], int, boolean, int) is
   'Swiss: pairs one round''s teams by win group, without rematches unless allowed (backtracking, bounded).';
 
 -- The draw of one round from the results of the rounds before it: (position, team1, team2);
--- a bye has team2 null and comes last.
+-- a bye has team2 null and comes last. In a match, team1 is the team drawn first (more wins,
+-- then better seed). Pairing within a win group follows round 1's rule (top half against
+-- bottom half, by seed): of a group's g unpaired teams the first meets the (floor(g/2)+1)-th,
+-- else the next ones up to the group's end, else those above the middle (nearest first), else
+-- the teams of the lower win groups in order (a float). The search (app.swiss_match)
+-- backtracks until the whole round pairs without a rematch; only when no such draw exists (or
+-- the search passes 200,000 candidate checks, which needs far more rounds than ceil(log2 N))
+-- are rematches allowed, each team then taking the first opponent it has not met in that
+-- order, else the first it has met.
 create function app.swiss_pairings(p_t app.tournaments, p_round int)
 returns table (draw_position int, draw_team1 uuid, draw_team2 uuid)
 language plpgsql stable

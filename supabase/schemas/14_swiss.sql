@@ -1,4 +1,9 @@
--- swiss
+-- Swiss (contract section 10), the format's hooks: the generator (seeds, checks the rounds,
+-- draws round 1); the report hook, which draws each next round when the last result of the
+-- round before comes in; the correction rule (a result may be corrected while the next round
+-- has no result; a correction that changes the next round's draw rewrites that round's matches
+-- in place, each position keeping its match id and scheduled_at); completion; and standings
+-- (wins, then Buchholz, then seed). The pairing itself is 13_swiss_pairing.sql.
 
 -- ============================================================================
 -- functions
@@ -28,8 +33,8 @@ comment on function app.generate_swiss(app.tournaments) is
 -- The report hook (after every result or correction in round r): once round r is decided,
 -- round r + 1 is drawn if it is not yet and the tournament has more rounds; if it is drawn
 -- already (a correction: it has no result yet, see app.swiss_correction_lock), it is drawn
--- again and the matches whose teams change are rewritten. Reports are serialised by the tournament's row lock, so a
--- round is drawn once however many of its results arrive together.
+-- again and the matches whose teams change are rewritten. Reports are serialised by the
+-- tournament's row lock, so a round is drawn once however many of its results arrive together.
 create function app.swiss_after_report(p_t app.tournaments, p_m app.matches) returns void
 language plpgsql volatile
 set search_path = ''

@@ -1,16 +1,7 @@
--- Webhooks (contract section 11), part 1: endpoints and their routes. Part 2, the outbox, is
--- 16_webhook_events.sql; part 3, deliveries, 17_webhook_deliveries.sql; part 4, the dispatcher's
--- door, 18_webhook_dispatch.sql.
---
--- Outbox. Triggers on tournaments, registrations and matches record an intent (type and
--- subject) in app.webhook_intents in the transaction of the change, and only for an account
--- with an enabled endpoint. At commit a deferred trigger turns the transaction's intents into
--- events whose payloads are built from the final state (what the API's GET shows then), with
--- one delivery per subscribed enabled endpoint (an intent nobody hears becomes nothing), and
--- notifies channel `webhooks`.
--- A request that fails, is refused or is replayed runs no change, so it records nothing; a
--- change that is rolled back takes its events with it.
---
+-- Webhooks (contract section 11), part 1: endpoints, where an account's events are delivered,
+-- and their operations (list, get, create, update, delete, rotate the secret, send a test).
+-- Part 2, the outbox, is 16_webhook_events.sql; part 3, deliveries, 17_webhook_deliveries.sql;
+-- part 4, the dispatcher's door, 18_webhook_dispatch.sql.
 -- Secrets are AES-256-GCM ciphertexts made by the functions with WEBHOOK_ENCRYPTION_KEY,
 -- which the database never holds: a dump alone cannot sign a delivery.
 
@@ -58,6 +49,7 @@ comment on column app.webhook_endpoints.previous_secret is 'The secret before th
 
 comment on column app.webhook_endpoints.failing_since is 'The first failed attempt since the last success; 5 days of it disables the endpoint.';
 
+-- An endpoint as the API returns it: never its secret.
 create view app.webhook_documents with (security_invoker = true) as
   select w.id, w.account_id, w.created_at,
          json_build_object('id', w.id, 'url', w.url, 'events', w.events, 'tournament_id', w.tournament_id,
@@ -98,7 +90,8 @@ create policy "Webhook endpoints are settled by the dispatcher" on app.webhook_e
 -- ============================================================================
 -- functions
 -- ============================================================================
-
+-- An endpoint's fields from a request body, over p_old's for a PATCH; a 400 naming the field
+-- for what the table's checks would refuse, or a tournament_id that is not the caller's.
 create function app.webhook_fields(p_body jsonb, p_old app.webhook_endpoints default null,
   out url text, out events text[], out tournament_id uuid, out description text, out enabled boolean)
 language plpgsql stable
@@ -193,6 +186,7 @@ begin
 end
 $$;
 
+-- At most 20 endpoints an account. The secret comes encrypted from the function (p_args.secret).
 create function app.create_webhook(p_args jsonb) returns json
 language plpgsql volatile
 set search_path = ''
@@ -254,6 +248,7 @@ begin
 end
 $$;
 
+-- A new secret (encrypted by the function); the old one keeps signing for 24 hours.
 create function app.rotate_webhook_secret(p_args jsonb) returns json
 language plpgsql volatile
 set search_path = ''
@@ -271,7 +266,8 @@ begin
 end
 $$;
 
--- A webhook.test event for this endpoint alone, whether it is enabled or subscribed.
+-- A webhook.test event for this endpoint alone, whether it is enabled or subscribed; the event
+-- and its delivery are 16_webhook_events.sql's and 17_webhook_deliveries.sql's tables.
 create function app.test_webhook(p_args jsonb) returns json
 language plpgsql volatile
 set search_path = ''

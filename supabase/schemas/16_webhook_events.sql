@@ -1,4 +1,11 @@
--- webhook_events
+-- Webhooks, part 2: the outbox (endpoints are 15_webhook_endpoints.sql). Triggers on
+-- tournaments, registrations and matches record an intent (type and subject) in
+-- app.webhook_intents in the transaction of the change, only for an account with an enabled
+-- endpoint. At commit a deferred trigger turns the transaction's intents into events whose
+-- payloads are built from the final state (what the API's GET shows then), with one delivery
+-- (17_webhook_deliveries.sql) per subscribed enabled endpoint, and notifies channel `webhooks`
+-- while a dispatcher waits (app.webhook_sleepers). A request that fails, is refused or is
+-- replayed records nothing; a rollback takes its events with it.
 
 -- ============================================================================
 -- tables
@@ -14,7 +21,8 @@ create table app.webhook_sleepers (
 comment on table app.webhook_sleepers is 'Dispatchers waiting on LISTEN webhooks, and until when (webhooks.sleep).';
 
 -- A transaction's intents, until it commits (then they become events, or nothing). Unlogged:
--- they live within one transaction, so a crash loses nothing that committed, and they cost no WAL.
+-- they live within one transaction, so a crash loses nothing that committed, and they cost no
+-- WAL.
 create unlogged table app.webhook_intents (
   seq bigint generated always as identity,
   tx xid8 not null default pg_current_xact_id(),
@@ -139,6 +147,27 @@ begin
 end
 $$;
 
+create trigger webhook_events_on_insert after insert on app.tournaments
+  referencing new table as new_rows for each statement execute function app.webhook_change_events();
+
+create trigger webhook_events_on_update after update on app.tournaments
+  referencing old table as old_rows new table as new_rows for each statement execute function app.webhook_change_events();
+
+create trigger webhook_events_on_delete after delete on app.tournaments
+  referencing old table as old_rows for each statement execute function app.webhook_change_events();
+
+create trigger webhook_events_on_insert after insert on app.registrations
+  referencing new table as new_rows for each statement execute function app.webhook_change_events();
+
+create trigger webhook_events_on_update after update on app.registrations
+  referencing old table as old_rows new table as new_rows for each statement execute function app.webhook_change_events();
+
+create trigger webhook_events_on_insert after insert on app.matches
+  referencing new table as new_rows for each statement execute function app.webhook_change_events();
+
+create trigger webhook_events_on_update after update on app.matches
+  referencing old table as old_rows new table as new_rows for each statement execute function app.webhook_change_events();
+
 -- A withdrawal: the registration as GET showed it, read before it goes. Not when its tournament
 -- is being deleted (that is one tournament.deleted).
 create function app.webhook_registration_withdrawn() returns trigger
@@ -156,6 +185,9 @@ begin
   return old;
 end
 $$;
+
+create trigger webhook_events_on_delete before delete on app.registrations
+  for each row execute function app.webhook_registration_withdrawn();
 
 -- At commit (deferred, once per transaction): payloads from the final state, deliveries for
 -- the subscribed enabled endpoints, and a notification for the local dispatcher.
@@ -218,39 +250,14 @@ begin
 end
 $$;
 
-create trigger webhook_events_on_insert after insert on app.tournaments
-  referencing new table as new_rows for each statement execute function app.webhook_change_events();
-
-create trigger webhook_events_on_update after update on app.tournaments
-  referencing old table as old_rows new table as new_rows for each statement execute function app.webhook_change_events();
-
-create trigger webhook_events_on_delete after delete on app.tournaments
-  referencing old table as old_rows for each statement execute function app.webhook_change_events();
-
-create trigger webhook_events_on_insert after insert on app.registrations
-  referencing new table as new_rows for each statement execute function app.webhook_change_events();
-
-create trigger webhook_events_on_update after update on app.registrations
-  referencing old table as old_rows new table as new_rows for each statement execute function app.webhook_change_events();
-
-create trigger webhook_events_on_delete before delete on app.registrations
-  for each row execute function app.webhook_registration_withdrawn();
-
-create trigger webhook_events_on_insert after insert on app.matches
-  referencing new table as new_rows for each statement execute function app.webhook_change_events();
-
-create trigger webhook_events_on_update after update on app.matches
-  referencing old table as old_rows new table as new_rows for each statement execute function app.webhook_change_events();
-
 create constraint trigger webhook_intents_publish after insert on app.webhook_intents
   deferrable initially deferred for each row execute function app.webhook_publish();
 
 -- ============================================================================
 -- policies
 -- ============================================================================
-alter table app.webhook_intents enable row level security;
+alter table app.webhook_intents enable row level security; -- no policy: only the definer functions touch it
 
--- no policy: only the definer functions touch it
 alter table app.webhook_sleepers enable row level security;
 
 create policy "Sleepers are kept by the dispatcher" on app.webhook_sleepers

@@ -1,4 +1,7 @@
--- webhook_deliveries
+-- Webhooks, part 3: deliveries, one event (16_webhook_events.sql) to one endpoint
+-- (15_webhook_endpoints.sql), with its attempts and their outcome; the API lists them and
+-- resends one. The dispatcher leases and settles attempts through webhooks.claim and
+-- webhooks.settle (18_webhook_dispatch.sql).
 
 -- ============================================================================
 -- tables
@@ -25,6 +28,7 @@ comment on table app.webhook_deliveries is 'One event to one endpoint: its attem
 
 comment on column app.webhook_deliveries.lease_until is 'Claimed by a dispatcher until then; after it, another may claim the attempt again.';
 
+-- A delivery as the API returns it, with its event's type and payload.
 create view app.webhook_delivery_documents with (security_invoker = true) as
   select d.id, d.endpoint_id, d.status, d.created_at,
          json_build_object('id', d.id, 'event_id', d.event_id, 'event_type', e.type, 'status', d.status,

@@ -1,17 +1,18 @@
--- The webhook dispatcher's door: webhooks.claim, settle, sleep and prune, owned by
--- tournament_webhooks_owner and the only functions tournament_webhooks may execute (the roles and
--- the schema are in 00_foundation.sql).
+-- Webhooks, part 4: the dispatcher's door. webhooks.claim, settle, sleep and prune, owned by
+-- tournament_webhooks_owner, are the only functions tournament_webhooks may execute (the roles
+-- and the schema are in 00_foundation.sql); they work on the deliveries of every account
+-- (17_webhook_deliveries.sql) and on endpoints' delivery state (15_webhook_endpoints.sql).
 
 -- ============================================================================
 -- functions
 -- ============================================================================
 -- Claims up to p_limit attempts that are due, at most p_per_endpoint per endpoint, taking turns
 -- between accounts and then endpoints so that a busy one cannot starve the others, each with a
--- 60-second lease. Per endpoint, first attempts
--- are claimed in event order and only when none is in flight, so they go out in that order;
--- retries (attempts > 0) are claimed as they come due. Claims are serialized by an advisory
--- lock (each runs in a few milliseconds): a claim never sees a delivery that another one is
--- about to lease, so every attempt is made by one dispatcher.
+-- 60-second lease. Per endpoint, first attempts are claimed in event order and only when none
+-- is in flight, so they go out in that order; retries (attempts > 0) are claimed as they come
+-- due. Claims are serialized by an advisory lock (each runs in a few milliseconds): a claim
+-- never sees a delivery that another one is about to lease, so every attempt is made by one
+-- dispatcher.
 create function webhooks.claim(p_limit int default 100, p_per_endpoint int default 25)
 returns table (delivery_id uuid, lease_token uuid, event_id uuid, endpoint_id uuid, url text,
                secrets bytea[], payload text, attempts int)
@@ -129,7 +130,8 @@ end
 $$;
 comment on function webhooks.settle(json, interval) is 'Records attempts'' outcomes and schedules retries (the dispatcher''s second call).';
 
--- A dispatcher about to wait (p_ms > 0) for work, or awake again (0): commits notify while one waits.
+-- A dispatcher about to wait (p_ms > 0) for work, or awake again (0): commits notify while one
+-- waits.
 create function webhooks.sleep(p_dispatcher_id uuid, p_ms int) returns void
 language plpgsql volatile security definer
 set search_path = ''
