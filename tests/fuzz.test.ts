@@ -308,7 +308,8 @@ function teamOutcome(route: Route, role: TeamRole): string[] {
 /** The acceptable outcomes ("ok" or an error code), or null where only the generic invariants apply. */
 /**
  * A webhook endpoint's tournament_id (create, PATCH) passes the schema as any UUID; SQL then
- * refuses one that is not the account's (400 on the field): the fuzz account's are those of aCore.
+ * refuses one that is not the account's (404 not_found, as for a registration's team_id, after
+ * the fields' own checks): the fuzz account's are those of aCore.
  */
 function badHookTournament(route: Route, wire: Wire, fx?: Fixtures): boolean {
   if (route.op !== "webhooks.create" && route.op !== "webhooks.update") return false;
@@ -352,12 +353,12 @@ function expectFor(spec: Spec, wire: Wire, fx?: Fixtures): string[] | null {
   if (wire.owner !== "A" || !wire.coherent) return ["not_found", ...clockChecked, ...retry];
   if (route.op === "webhooks.create") {
     // the fields first (SQL: tournament_id), then the limit of 20 endpoints
-    return badHookTournament(route, wire, fx) ? ["validation_error", ...retry] : ["ok", "webhook_limit_reached", ...retry];
+    return badHookTournament(route, wire, fx) ? ["not_found", ...retry] : ["ok", "webhook_limit_reached", ...retry];
   }
   if (wire.hookRole) {
     // an endpoint of the account: a core one stays; another may have been deleted by the fuzz
     const mayBeGone = wire.hookRole === "disposable" ? ["not_found"] : [];
-    return [badHookTournament(route, wire, fx) ? "validation_error" : "ok", ...mayBeGone, ...retry];
+    return [badHookTournament(route, wire, fx) ? "not_found" : "ok", ...mayBeGone, ...retry];
   }
   if (!route.path.includes("{")) {
     if (route.method === "GET") return ["ok"];
@@ -891,13 +892,13 @@ describe("the fuzzer's own checks", () => {
     expect(expectFor(hookSpec("/webhooks/{webhook_id}", "GET"), hookWire("GET"), fx)).toEqual(["ok"]);
     expect(expectFor(hookSpec("/webhooks/{webhook_id}", "GET"), hookWire("GET", { hookRole: "disposable" }), fx)).toEqual(["ok", "not_found"]);
     expect(patch({ tournament_id: T })).toEqual(["ok"]);
-    expect(patch({ tournament_id: crypto.randomUUID() })).toEqual(["validation_error"]);
+    expect(patch({ tournament_id: crypto.randomUUID() })).toEqual(["not_found"]);
     expect(patch({ events: [] })).toEqual(["validation_error"]);
     expect(patch({ enabled: true }, { owner: "B", hook: null, hookRole: null, coherent: false })).toEqual(["not_found"]);
     const create = (body: unknown) => expectFor(hookSpec("/webhooks", "POST"),
       hookWire("POST", { path: "/x/webhooks", body: Buffer.from(JSON.stringify(body)), hook: null, hookRole: null }), fx);
     expect(create({ url: "http://127.0.0.1:9/x", events: ["*"] })).toEqual(["ok", "webhook_limit_reached"]);
-    expect(create({ url: "http://127.0.0.1:9/x", events: ["*"], tournament_id: crypto.randomUUID() })).toEqual(["validation_error"]);
+    expect(create({ url: "http://127.0.0.1:9/x", events: ["*"], tournament_id: crypto.randomUUID() })).toEqual(["not_found"]);
 
     const row = (kind: string, id: string, extra: object, h: string): Print => new Map([[`${kind} ${id}`, { kind, id, tid: null, h, ...extra }]]);
     const outcome = (status: number, method: string, wire: Partial<Wire>, text = "{}"): Outcome => ({

@@ -284,16 +284,16 @@ describe("endpoints: create, read, update, delete", () => {
     expectError(await t.request("POST", "/webhooks", { body: { url: NOWHERE, events: ["*"], description: 5 } }), 400, "validation_error", ["description"]);
   });
 
-  it("takes tournament_id only for one of the caller's tournaments: another account's or an unknown one is 400", async () => {
+  it("takes tournament_id only for one of the caller's tournaments: another account's or an unknown one is 404", async () => {
     const [t, other] = await Promise.all([tenant(), tenant()]);
     const [own, theirs] = await Promise.all([createTournament(t), createTournament(other)]);
     const e = await createEndpoint(t, { url: NOWHERE, events: ["*"], tournament_id: own.id });
     expect(e.tournament_id).toBe(own.id);
     for (const id of [theirs.id, UNKNOWN_ID]) {
       const res = await t.request("POST", "/webhooks", { body: { url: NOWHERE, events: ["*"], tournament_id: id } });
-      expectError(res, 400, "validation_error", ["tournament_id"]);
+      expectError(res, 404, "not_found");
       expect(res.text).not.toContain(other.accountId);
-      expectError(await t.request("PATCH", `/webhooks/${e.id}`, { body: { tournament_id: id } }), 400, "validation_error", ["tournament_id"]);
+      expectError(await t.request("PATCH", `/webhooks/${e.id}`, { body: { tournament_id: id } }), 404, "not_found");
     }
     // The two refusals say the same: nothing tells another account's tournament from none.
     const a = await t.request("POST", "/webhooks", { body: { url: NOWHERE, events: ["*"], tournament_id: theirs.id } });

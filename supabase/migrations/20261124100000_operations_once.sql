@@ -1,5 +1,5 @@
 -- The operation list is defined once (app.operation: name, scope, write flag, function), no
--- longer twice inside api.call; two objects whose definition had drifted from what the schema
+-- longer twice inside api.call; a webhook's foreign tournament_id is a 404; three objects whose definition had drifted from what the schema
 -- files say are brought in line. From this migration on, supabase/schemas holds every object's
 -- current definition (docs/changing-the-database.md).
 
@@ -193,6 +193,38 @@ end
 $$;
 comment on function api.call(bytea, text, text, jsonb, jsonb) is
   'One API request in one statement: key, account, rate limit, scope, the operation, the count.';
+
+-- A webhook's tournament_id that is unknown or another account's is 404 not_found (contract
+-- section 11), as an unknown team_id is for a registration; it was a 400 naming the field.
+create or replace function app.webhook_fields(p_body jsonb, p_old app.webhook_endpoints default null,
+  out url text, out events text[], out tournament_id uuid, out description text, out enabled boolean)
+language plpgsql stable
+set search_path = ''
+as $$
+begin
+  -- Shapes were checked by the function (zod); SQL keeps what the table's checks cannot say.
+  perform app.check_input(p_body, '{"tournament_id": "uuid", "enabled": "boolean"}');
+  url := coalesce(p_body ->> 'url', p_old.url);
+  events := case when p_body ? 'events' then array(select jsonb_array_elements_text(p_body -> 'events')) else p_old.events end;
+  tournament_id := case when p_body ? 'tournament_id' then (p_body ->> 'tournament_id')::uuid else p_old.tournament_id end;
+  description := case when p_body ? 'description' then p_body ->> 'description' else p_old.description end;
+  enabled := coalesce((p_body ->> 'enabled')::boolean, p_old.enabled, true);
+  if url is null or url !~ '^https?://' or char_length(url) > 2048 then
+    perform app.raise_invalid('url', 'must be an absolute https:// URL of at most 2,048 characters');
+  end if;
+  if cardinality(events) < 1 or not (events = array['*'] or events <@ app.webhook_event_types())
+     or cardinality(events) <> (select count(distinct v) from unnest(events) v) then
+    perform app.raise_invalid('events', 'must be a non-empty list of distinct event types, or ["*"]');
+  end if;
+  if char_length(description) > 200 then
+    perform app.raise_invalid('description', 'must be at most 200 characters');
+  end if;
+  if p_body ? 'tournament_id' and tournament_id is not null
+     and not exists (select from app.tournaments t where t.id = tournament_id) then
+    perform app.raise_error('not_found', 'Tournament not found.');
+  end if;
+end
+$$;
 
 -- ============================================================================
 -- grants

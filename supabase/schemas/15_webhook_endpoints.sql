@@ -91,7 +91,8 @@ create policy "Webhook endpoints are settled by the dispatcher" on app.webhook_e
 -- functions
 -- ============================================================================
 -- An endpoint's fields from a request body, over p_old's for a PATCH; a 400 naming the field
--- for what the table's checks would refuse, or a tournament_id that is not the caller's.
+-- for what the table's checks would refuse, a 404 for a tournament_id that is not the caller's
+-- (unknown and another account's alike, as for a registration's team_id).
 create function app.webhook_fields(p_body jsonb, p_old app.webhook_endpoints default null,
   out url text, out events text[], out tournament_id uuid, out description text, out enabled boolean)
 language plpgsql stable
@@ -117,7 +118,7 @@ begin
   end if;
   if p_body ? 'tournament_id' and tournament_id is not null
      and not exists (select from app.tournaments t where t.id = tournament_id) then
-    perform app.raise_invalid('tournament_id', 'must be one of your tournaments');
+    perform app.raise_error('not_found', 'Tournament not found.');
   end if;
 end
 $$;

@@ -31,7 +31,7 @@ const events = z.array(z.enum(["*", ...EVENT_TYPES])).min(1).superRefine((list, 
 const fields = {
   url: endpointUrl,
   events,
-  tournament_id: uuid().nullable().meta({ description: "Only this tournament's events (one of yours); null: every tournament of the account." }),
+  tournament_id: uuid().nullable().meta({ description: "Only this tournament's events (one of yours: an unknown tournament or another account's is 404); null: every tournament of the account." }),
   description: text(200).nullable().meta({ description: "At most 200 characters." }),
 };
 
