@@ -42,7 +42,7 @@ alter table app.accounts enable row level security;
 alter table app.account_members enable row level security;
 
 create policy "Accounts are visible to the bound account" on app.accounts
-  for select to tournament_api_owner using (id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  for select to tournament_api_owner using (id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 create policy "Members see their own memberships" on app.account_members
   for select to authenticated using (user_id = (select auth.uid()));

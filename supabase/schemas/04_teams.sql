@@ -45,15 +45,15 @@ create index teams_account_name_idx on app.teams (account_id, name, id);
 alter table app.teams enable row level security;
 
 create policy "Teams are visible once an account is bound" on app.teams
-  for select to tournament_api_owner using ((select nullif(current_setting('app.account_id', true), '')::uuid) is not null);
+  for select to tournament_api_owner using ((select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)) is not null);
 
 create policy "Teams are created in the bound account" on app.teams
-  for insert to tournament_api_owner with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  for insert to tournament_api_owner with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 create policy "Teams are updated by their account" on app.teams
   for update to tournament_api_owner
-  using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid))
-  with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)))
+  with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 -- ============================================================================
 -- functions

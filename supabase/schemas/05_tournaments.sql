@@ -174,29 +174,29 @@ alter table app.tournaments enable row level security;
 alter table app.tournament_counts enable row level security;
 
 create policy "Tournament counts are visible to their account" on app.tournament_counts
-  for select to tournament_api_owner using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  for select to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 create policy "Tournament counts are created in the bound account" on app.tournament_counts
-  for insert to tournament_api_owner with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  for insert to tournament_api_owner with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 create policy "Tournament counts are updated by their account" on app.tournament_counts
   for update to tournament_api_owner
-  using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid))
-  with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)))
+  with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 create policy "Tournaments are visible to their account" on app.tournaments
-  for select to tournament_api_owner using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  for select to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 create policy "Tournaments are created in the bound account" on app.tournaments
-  for insert to tournament_api_owner with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  for insert to tournament_api_owner with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 create policy "Tournaments are updated by their account" on app.tournaments
   for update to tournament_api_owner
-  using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid))
-  with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)))
+  with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 create policy "Tournaments are deleted by their account" on app.tournaments
-  for delete to tournament_api_owner using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  for delete to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 -- ============================================================================
 -- functions

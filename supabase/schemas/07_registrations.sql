@@ -71,18 +71,18 @@ create index registrations_team_idx on app.registrations (team_id);
 alter table app.registrations enable row level security;
 
 create policy "Registrations are visible to their account" on app.registrations
-  for select to tournament_api_owner using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  for select to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 create policy "Registrations are created in the bound account" on app.registrations
-  for insert to tournament_api_owner with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  for insert to tournament_api_owner with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 create policy "Registrations are updated by their account" on app.registrations
   for update to tournament_api_owner
-  using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid))
-  with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)))
+  with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 create policy "Registrations are withdrawn by their account" on app.registrations
-  for delete to tournament_api_owner using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  for delete to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 -- ============================================================================
 -- functions

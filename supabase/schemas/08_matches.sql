@@ -131,15 +131,15 @@ create trigger matches_seeds before insert or update of team1_id, team2_id on ap
 alter table app.matches enable row level security;
 
 create policy "Matches are visible to their account" on app.matches
-  for select to tournament_api_owner using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  for select to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 create policy "Matches are created in the bound account" on app.matches
-  for insert to tournament_api_owner with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  for insert to tournament_api_owner with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 create policy "Matches are updated by their account" on app.matches
   for update to tournament_api_owner
-  using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid))
-  with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)))
+  with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 -- ============================================================================
 -- functions

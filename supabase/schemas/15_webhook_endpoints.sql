@@ -69,16 +69,16 @@ create index webhook_endpoints_account_idx on app.webhook_endpoints (account_id,
 alter table app.webhook_endpoints enable row level security;
 
 create policy "Webhook endpoints are visible to their account" on app.webhook_endpoints
-  for select to tournament_api_owner using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  for select to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 create policy "Webhook endpoints are created in the bound account" on app.webhook_endpoints
-  for insert to tournament_api_owner with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  for insert to tournament_api_owner with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 create policy "Webhook endpoints are updated by their account" on app.webhook_endpoints
-  for update to tournament_api_owner using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  for update to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 create policy "Webhook endpoints are deleted by their account" on app.webhook_endpoints
-  for delete to tournament_api_owner using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  for delete to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 -- The dispatcher works across accounts.
 create policy "Webhook endpoints are visible to the dispatcher" on app.webhook_endpoints

@@ -266,7 +266,7 @@ create policy "Sleepers are kept by the dispatcher" on app.webhook_sleepers
 alter table app.webhook_events enable row level security;
 
 create policy "Webhook events are visible to their account" on app.webhook_events
-  for select to tournament_api_owner using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  for select to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 create policy "Webhook events are visible to the dispatcher" on app.webhook_events
   for select to tournament_webhooks_owner using (true);
@@ -275,7 +275,7 @@ create policy "Webhook events are pruned by the dispatcher" on app.webhook_event
   for delete to tournament_webhooks_owner using (true);
 
 create policy "Webhook events are recorded in the bound account" on app.webhook_events
-  for insert to tournament_api_owner with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  for insert to tournament_api_owner with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 -- ============================================================================
 -- functions

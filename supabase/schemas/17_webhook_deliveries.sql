@@ -69,10 +69,10 @@ create index webhook_deliveries_leased_idx on app.webhook_deliveries (endpoint_i
 alter table app.webhook_deliveries enable row level security;
 
 create policy "Webhook deliveries are visible to their account" on app.webhook_deliveries
-  for select to tournament_api_owner using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  for select to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 create policy "Webhook deliveries are retried by their account" on app.webhook_deliveries
-  for update to tournament_api_owner using (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  for update to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 create policy "Webhook deliveries are visible to the dispatcher" on app.webhook_deliveries
   for select to tournament_webhooks_owner using (true);
@@ -84,7 +84,7 @@ create policy "Webhook deliveries are pruned by the dispatcher" on app.webhook_d
   for delete to tournament_webhooks_owner using (true);
 
 create policy "Webhook deliveries are created in the bound account" on app.webhook_deliveries
-  for insert to tournament_api_owner with check (account_id = (select nullif(current_setting('app.account_id', true), '')::uuid));
+  for insert to tournament_api_owner with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 -- ============================================================================
 -- functions
