@@ -20,25 +20,20 @@ create table app.registrations (
   payment_status app.payment_status not null,
   seq bigint generated always as identity,
   registered_at timestamptz(3) not null default clock_timestamp(),
+  -- The lifecycle's columns: the seed the organiser asks for, the check-in, and the seed in the
+  -- bracket given at the start.
+  seed int check (seed between 1 and 1024),
+  checked_in_at timestamptz(3),
+  bracket_seed int check (bracket_seed >= 1),
   unique (tournament_id, team_id),
   foreign key (tournament_id, account_id)
-    references app.tournaments (id, account_id) on delete cascade
+    references app.tournaments (id, account_id) on delete cascade,
+  constraint registrations_seed_key unique (tournament_id, seed)
 );
 
 comment on table app.registrations is 'A team entered in a tournament; seeds follow registration order (seq).';
-
 comment on column app.registrations.account_id is 'The tournament''s account, copied so that RLS needs no join.';
-
--- The lifecycle's columns: the seed the organiser asks for, the check-in, and the seed in the
--- bracket given at the start.
-alter table app.registrations
-  add column seed int check (seed between 1 and 1024),
-  add column checked_in_at timestamptz(3),
-  add column bracket_seed int check (bracket_seed >= 1),
-  add constraint registrations_seed_key unique (tournament_id, seed);
-
 comment on column app.registrations.seed is 'The seed the organiser asked for; seeded teams come first at the start.';
-
 comment on column app.registrations.bracket_seed is
   'The team''s seed in the bracket (1..N), given at the start; null for a team that took no part.';
 

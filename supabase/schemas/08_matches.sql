@@ -26,46 +26,35 @@ create table app.matches (
   status app.match_status not null default 'pending',
   next_match_id uuid references app.matches (id) on delete cascade,
   completed_at timestamptz(3),
-  unique (tournament_id, round, position),
+  -- Scheduling and forfeits.
+  scheduled_at timestamptz(3),
+  forfeit text check (forfeit in ('team1', 'team2')),
+  -- The formats' columns: the bracket or group a match belongs to, and where its winner (slot
+  -- next_slot of next_match_id) and its loser (loser_next_match_id, loser_next_slot) go next.
+  bracket text check (bracket in ('winners', 'losers', 'grand_final', 'third_place')),
+  group_no int check (group_no >= 1),
+  next_slot smallint check (next_slot in (1, 2)),
+  loser_next_match_id uuid references app.matches (id) on delete cascade,
+  loser_next_slot smallint check (loser_next_slot in (1, 2)),
+  -- Each side's bracket seed, kept on the match (app.match_seeds) so that reading a large
+  -- bracket looks nothing up per match: two lookups per match were 40% of a 2,016-match
+  -- results read.
+  team1_seed int,
+  team2_seed int,
+  -- A match's place (tournament, bracket, group, round, position) is unique: matches_place_key.
   foreign key (tournament_id, account_id)
     references app.tournaments (id, account_id) on delete cascade,
-  check (team1_score is distinct from team2_score or team1_score is null)
+  check (team1_score is distinct from team2_score or team1_score is null),
+  constraint matches_forfeit_has_no_score check (forfeit is null or (team1_score is null and team2_score is null))
 );
 
 comment on table app.matches is
   'A tournament''s matches in every format: round, position, bracket (winners, losers, grand final, third place) or group, and where winner and loser go next.';
-
 comment on column app.matches.account_id is 'The tournament''s account, copied so that RLS needs no join.';
-
--- Scheduling and forfeits.
-alter table app.matches
-  add column scheduled_at timestamptz(3),
-  add column forfeit text check (forfeit in ('team1', 'team2')),
-  add constraint matches_forfeit_has_no_score check (forfeit is null or (team1_score is null and team2_score is null));
-
 comment on column app.matches.forfeit is 'The team that forfeited a completed match (the other won); null otherwise.';
-
--- The formats' columns: the bracket or group a match belongs to, and where its winner (slot
--- next_slot of next_match_id) and its loser (loser_next_match_id, loser_next_slot) go next.
-alter table app.matches
-  add column bracket text check (bracket in ('winners', 'losers', 'grand_final', 'third_place')),
-  add column group_no int check (group_no >= 1),
-  add column next_slot smallint check (next_slot in (1, 2)),
-  add column loser_next_match_id uuid references app.matches (id) on delete cascade,
-  add column loser_next_slot smallint check (loser_next_slot in (1, 2));
-
--- A match's place is unique per tournament, bracket, group, round and position: the unique index
--- matches_place_key (below) replaces the table's (tournament_id, round, position) constraint.
-alter table app.matches drop constraint matches_tournament_id_round_position_key;
-
 comment on column app.matches.bracket is
   'winners, losers, grand_final or third_place in the elimination formats; null otherwise.';
-
 comment on column app.matches.group_no is 'The group (1-based) of a round-robin match; null otherwise.';
-
--- Each side's bracket seed, kept on the match (app.match_seeds) so that reading a large bracket
--- looks nothing up per match: two lookups per match were 40% of a 2,016-match results read.
-alter table app.matches add column team1_seed int, add column team2_seed int;
 
 -- The doc is row_to_json of one record rather than json_build_object of its pairs: a third
 -- faster to build (2,047 matches of a 1,024-team double elimination: 19 ms against 30).
