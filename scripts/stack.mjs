@@ -179,8 +179,9 @@ export function supabaseCli(args, what = `supabase ${args[0]}`) {
 }
 
 /**
- * Whether the cluster is set up the way Supabase sets up its own: false for a data folder made
- * before (its superuser was `postgres`), which cannot log in as supabase_admin.
+ * Whether the cluster is set up the way Supabase sets up its own (or is new, its platform not
+ * yet set up): false for a data folder made before, whose superuser was `postgres` (there is
+ * no supabase_admin to log in as) or whose `postgres` is a superuser.
  * @param {string} superuserUrl
  */
 export async function isSupabaseShaped(superuserUrl) {
@@ -192,7 +193,7 @@ export async function isSupabaseShaped(superuserUrl) {
     throw err;
   }
   try {
-    const { rows } = await client.query("select exists (select from pg_roles where rolname = 'postgres' and not rolsuper) as ok");
+    const { rows } = await client.query("select not exists (select from pg_roles where rolname = 'postgres' and rolsuper) as ok");
     return rows[0].ok;
   } finally {
     await client.end();

@@ -157,6 +157,9 @@ describe("npm start", () => {
   it("starts, serves the printed demo key, and stops on SIGTERM to npm's PID within 10 s", async () => {
     const stack = await startStack(ports);
     firstKey = stack.key;
+    // A new data folder is built, not taken for one of an earlier version.
+    expect(stack.run.out()).not.toContain("earlier version");
+    expect(fs.readdirSync(dataDir).filter((f) => f.startsWith("postgres-before-"))).toEqual([]);
     expect((await api(stack, "GET", "/tournaments")).status).toBe(200);
     const created = await api(stack, "POST", "/tournaments", {
       name: "Restart Cup", game_id: "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b", team_size: 5, max_teams: 8,
