@@ -16,7 +16,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { catalog, differences } from "./schema-catalog.mjs";
-import { ROOT, freePort, prepareDatabase, startPostgres, supabaseCli } from "./stack.mjs";
+import { ROOT, freePort, prepareDatabase, startPostgres, startWatchdog, supabaseCli } from "./stack.mjs";
 
 /** The schema files in load order, from config.toml's [db.migrations] schema_paths. */
 export function schemaFiles(root = ROOT) {
@@ -55,14 +55,19 @@ export async function buildBoth({ files } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tournament-api-drift-"));
   fs.chmodSync(dir, 0o755); // the postgres user must reach the data folders below it
   const clusters = [];
+  // If this process dies without stopping them, the clusters stop and the folder goes anyway.
+  const watchdog = startWatchdog();
+  watchdog.remove(dir);
   const stop = async () => {
     await Promise.all(clusters.map((c) => c.stop()));
     fs.rmSync(dir, { recursive: true, force: true });
+    watchdog.done();
   };
   try {
     const [migrations, schemas] = await Promise.all(["migrations", "schemas"].map(async (name) => {
       const db = await startPostgres({ dataDir: path.join(dir, name, "data"), port: await freePort(), persistent: false });
       clusters.push(db);
+      watchdog.watch("INT", db.pid);
       return db;
     }));
     await Promise.all([

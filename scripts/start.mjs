@@ -63,6 +63,18 @@ const dbPort = port("DB_PORT", 54322);
 const apiPort = port("API_PORT", 54321);
 const apiHost = process.env.API_HOST || "127.0.0.1";
 const externalDb = process.env.DATABASE_URL || null;
+// npm start gives the function roles known passwords (sql/local.sql) and seeds demo data: never
+// on a database elsewhere (deploy with docs/deploying.md instead).
+if (externalDb) {
+  let host = null;
+  try {
+    host = new URL(externalDb).hostname;
+  } catch { /* reported below */ }
+  if (!["127.0.0.1", "localhost", "[::1]", "::1"].includes(host ?? "")) {
+    fail("DATABASE_URL must name a database on this machine (127.0.0.1 or localhost, such as `supabase start`'s): " +
+      "npm start sets known passwords for the function's roles and adds demo data. To deploy, see docs/deploying.md.");
+  }
+}
 const DATA_DIR = path.resolve(ROOT, process.env.TOURNAMENT_DATA_DIR || ".data");
 const PG_DIR = path.join(DATA_DIR, "postgres");
 const KEY_FILE = path.join(DATA_DIR, "demo-key");
@@ -278,6 +290,10 @@ Ctrl-C stops everything; the data stays in ${shown(DATA_DIR)}/ for the next star
   } catch (err) {
     if (stopping) return; // a part failed because it was being stopped
     console.error(err?.message ?? String(err));
+    if (/Postgres exited/.test(err?.message ?? "") && !externalDb) {
+      console.error(`If ${shown(PG_DIR)} is damaged (a start that was interrupted), move it aside and start again: ` +
+        `mv ${shown(PG_DIR)} ${shown(PG_DIR)}-damaged`);
+    }
     await stop("Start failed", 1);
   }
 }

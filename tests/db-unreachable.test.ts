@@ -2,7 +2,8 @@
 // case starts the real function with its own DATABASE_URL: nothing listening, a wrong password,
 // a database that does not exist, a server without TLS under sslmode=require, a server whose
 // certificate chain is self-signed (as Supabase's is: pg 8 treats sslmode=require as
-// verify-full), a host name that does not resolve, and a server that accepts and never answers.
+// verify-full), a host name that does not resolve, a database without the migrations, and a
+// server that accepts and never answers; and a URL pg cannot parse (the function refuses to serve).
 // Every keyed request answers 503 service_unavailable in the envelope; its one log line names
 // the kind (db_error) and the driver's code (db_code); the password and the URL appear nowhere.
 import { execFileSync } from "node:child_process";
@@ -12,6 +13,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import tls from "node:tls";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { base62, crc32 } from "../functions/api/keys.ts";
 import { freePort, startFunction } from "../scripts/stack.mjs";
@@ -155,6 +157,27 @@ const cases: Case[] = [
     code: ["ENOTFOUND", "EAI_AGAIN", "EAI_NONAME", "EAI_FAIL"],
   },
   {
+    name: "the database was never migrated (no api.call)",
+    target: async () => {
+      // A database of the test cluster's own, without the migrations: what a DATABASE_URL naming
+      // the wrong database, or a project whose push failed, looks like.
+      const database = `unmigrated_${crypto.randomBytes(4).toString("hex")}`;
+      const admin = new pg.Client({ connectionString: inject("adminDbUrl") });
+      await admin.connect();
+      await admin.query(`create database ${database}`);
+      await admin.end();
+      cleanups.push(async () => {
+        const c = new pg.Client({ connectionString: inject("adminDbUrl") });
+        await c.connect();
+        await c.query(`drop database if exists ${database} with (force)`);
+        await c.end();
+      });
+      return { url: testDbUrl({ password: "tournament_api", database }), password: "tournament_api" };
+    },
+    failure: "not_deployed",
+    code: ["3F000", "42883"],
+  },
+  {
     name: "the server accepts and never answers",
     target: async () => {
       const password = secret();
@@ -241,6 +264,27 @@ describe("a database the function cannot reach", () => {
         expect(text, `${where} holds the URL`).not.toContain(url);
         expect(text, `${where} holds the key`).not.toContain(key);
       }
+    }
+  });
+});
+
+describe("a DATABASE_URL that pg cannot parse (an unencoded password)", () => {
+  it("refuses to serve: 503 on every request, and logs why without the URL or the password", async () => {
+    const password = `Xy7#q/${crypto.randomBytes(6).toString("hex")}`;
+    const url = `postgres://tournament_api:${password}@127.0.0.1:${await freePort()}/postgres`;
+    const lines: string[] = [];
+    const fn = await startFunction({ port: await freePort(), databaseUrl: url, onLine: (line: string) => lines.push(line) });
+    cleanups.push(() => fn.stop());
+    const res = await get(fn, wellFormedKey());
+    expectError(res, 503, "service_unavailable");
+    const logged = await linesFor(lines, res.body.meta.request_id);
+    expect(logged, lines.join("\n")).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ level: "error", status: 503, error_code: "service_unavailable" });
+    expect(String(logged[0].error)).toMatch(/DATABASE_URL cannot be parsed/);
+    expect(lines.some((l) => /refusing to serve: DATABASE_URL cannot be parsed/.test(l)), lines.join("\n")).toBe(true);
+    for (const [where, text] of [["response", res.text], ["log", lines.join("\n")]]) {
+      expect(text, `${where} holds the password`).not.toContain(password);
+      expect(text, `${where} holds the password's start`).not.toContain("Xy7#q");
     }
   });
 });

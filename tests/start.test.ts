@@ -293,3 +293,21 @@ describe("npm start on a data folder made by an earlier version", () => {
     }
   }, START_TIMEOUT_MS + 30_000);
 });
+
+describe("npm start with DATABASE_URL elsewhere", () => {
+  it("refuses a database not on this machine (it would set known passwords and add demo data), starting nothing", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tournament-start-remote-"));
+    try {
+      const run = npmStart({ TOURNAMENT_DATA_DIR: dir, DATABASE_URL: "postgres://postgres:secret-pw@db.example.com:5432/postgres",
+        API_PORT: String(await freePort()) });
+      const exit = await Promise.race([run.exited, sleep(30_000).then(() => null)]);
+      expect(exit, "exited").not.toBeNull();
+      expect(exit!.code).not.toBe(0);
+      expect(ownLines(run.err())).toEqual([expect.stringMatching(/^DATABASE_URL must name a database on this machine/)]);
+      expect(run.err() + run.out()).not.toContain("secret-pw");
+      expect(fs.readdirSync(dir)).toEqual([]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

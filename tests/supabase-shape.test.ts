@@ -77,6 +77,35 @@ describe("the drift check", () => {
     expect(declared).toEqual(present);
   });
 
+  it("names what differs beyond functions and grants: replica identity, a comment on an index, a column's storage, a sequence's step", async () => {
+    const changes = [
+      ["alter table app.rate_limits replica identity full", "alter table app.rate_limits replica identity default",
+        "differs: relation app.rate_limits"],
+      ["comment on index app.tournaments_account_created_idx is 'x'", "comment on index app.tournaments_account_created_idx is null",
+        "only in schemas: comment index app.tournaments_account_created_idx"],
+      ["alter table app.teams alter column name set storage external", "alter table app.teams alter column name set storage extended",
+        "differs: column app.teams.002 name"],
+      ["alter table app.registrations alter column seq set increment by 7", "alter table app.registrations alter column seq set increment by 1",
+        "differs: sequence app.registrations_seq_seq"],
+    ];
+    const client = new pg.Client({ connectionString: both.schemas.url });
+    await client.connect();
+    try {
+      for (const [change, undo, expected] of changes) {
+        await client.query(change);
+        const lines = await compare(both.migrations.url, both.schemas.url);
+        await client.query(undo);
+        expect(lines.map((l) => l.split("\n")[0]), change).toEqual([expected]);
+      }
+      // The same privileges granted again in another order are not a difference.
+      await client.query("revoke select on app.webhook_deliveries from tournament_api_owner");
+      await client.query("grant select on app.webhook_deliveries to tournament_api_owner");
+      expect(await compare(both.migrations.url, both.schemas.url)).toEqual([]);
+    } finally {
+      await client.end();
+    }
+  });
+
   it("names a function whose body differs, and a grant that differs", async () => {
     const client = new pg.Client({ connectionString: both.schemas.url });
     await client.connect();

@@ -26,3 +26,18 @@ export function positiveInt(value: string | undefined, fallback: number): number
 export function onSupabase(env: Env): boolean {
   return SUPABASE_RUNTIME_MARKERS.some((name) => set(env, name) !== undefined);
 }
+
+/**
+ * Why the database URL in variable `name` cannot be used, never quoting it (it holds a
+ * password); null when `parse` (pg's own parser, e.g. `new pg.Client({ connectionString })`)
+ * accepts it. An unencoded `#`, `/`, `?` or `@` in the password is the usual cause.
+ */
+export function unusableUrl(name: string, url: string, parse: (url: string) => unknown): string | null {
+  try {
+    parse(url);
+    return null;
+  } catch {
+    return `${name} cannot be parsed as a postgres:// URL: URL-encode its password ` +
+      `(node -e 'console.log(encodeURIComponent(process.argv[1]))' '<password>') and check its port`;
+  }
+}

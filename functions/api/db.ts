@@ -48,6 +48,10 @@ const RATE_LIMITED_STATE = "TA429";
 // The transaction was rolled back before it did anything durable: serialization failure,
 // deadlock, lock not available, statement timeout. The request did nothing (503).
 const ABORTED_STATES = /^(40001|40P01|55P03|57014)$/;
+// Calling api.call failed before it ran: no such function or schema (42883, 3F000), or no
+// EXECUTE on it (42501). Only the call itself can raise these to the driver: api.call returns
+// its operations' errors as values.
+const NOT_DEPLOYED_STATES = /^(42883|3F000|42501)$/;
 
 /**
  * Why the database could not serve a request, as the request's log line names it (`db_error`):
@@ -55,12 +59,14 @@ const ABORTED_STATES = /^(40001|40P01|55P03|57014)$/;
  *   database), `timeout` (no connection within DB_CONNECT_TIMEOUT_MS), `pool_exhausted` (every
  *   pooled connection busy that long), `overloaded`, `shutdown`, `unreachable` (any other
  *   network failure), `other` (an unrecognised connect failure: still nothing was done);
- * - after: `dropped` (the connection went away), `aborted` (rolled back: serialization failure,
- *   deadlock, lock or statement timeout), `query_timeout` (silent past the client's bound).
+ * - after: `dropped` (the connection went away: the outcome is unknown), `aborted` (rolled back:
+ *   serialization failure, deadlock, lock or statement timeout), `query_timeout` (silent past
+ *   the client's bound: unknown), `not_deployed` (api.call missing or not executable: the
+ *   migrations are not applied, or DATABASE_URL names another role).
  */
 export type DatabaseFailure =
   | "refused" | "dns" | "tls" | "auth" | "timeout" | "pool_exhausted" | "overloaded" | "shutdown"
-  | "unreachable" | "other" | "dropped" | "aborted" | "query_timeout";
+  | "unreachable" | "other" | "dropped" | "aborted" | "query_timeout" | "not_deployed";
 
 /** A 503 caused by the database: the client sees the envelope only; the log line sees why. */
 export class DatabaseUnavailable extends ApiError {
@@ -162,9 +168,12 @@ export function connect(options: DatabaseOptions): Database {
     async call(keyHash, scope, op, args, idempotency) {
       // Whatever fails before the statement is sent (refused, DNS, TLS, login, timeout) did
       // nothing: always a 503, whether or not the driver's error is one we recognise.
-      const client = await pool.connect().catch((err) => {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect(); // may also throw at once (a URL pg cannot parse)
+      } catch (err) {
         throw failed(failureOf(err) ?? (isUnavailable(err) ? "unreachable" : "other"), err);
-      });
+      }
       // As pool.query does: an error event while checked out must not crash the process, and a
       // client that failed is destroyed rather than returned to the pool.
       let released = false;
@@ -191,9 +200,13 @@ export function connect(options: DatabaseOptions): Database {
           return { auth: JSON.parse(e.detail), error: null, result: null, replay: null };
         }
         if (typeof e?.code === "string" && ABORTED_STATES.test(e.code)) throw failed("aborted", err);
-        if (isUnavailable(err)) throw failed(failureOf(err) ?? "dropped", err);
+        // api.call itself is missing or not executable: the database is not (fully) migrated, or
+        // DATABASE_URL names another role. Nothing ran.
+        if (typeof e?.code === "string" && NOT_DEPLOYED_STATES.test(e.code)) throw failed("not_deployed", err);
+        // The connection went away after the statement was sent: it may have committed.
+        if (isUnavailable(err)) throw failed(failureOf(err) ?? "dropped", err, SILENT_MESSAGE);
         // Anything else is a bug: a 500, logged with the request id (never sent to the client).
-        throw new Error(`database error ${e?.code ?? "?"}: ${e?.message ?? String(err)}`);
+        throw new Error(`database error ${e?.code ?? "?"}: ${redact(e?.message ?? String(err))}`);
       } finally {
         client.removeListener("error", release);
       }

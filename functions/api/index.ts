@@ -5,7 +5,9 @@ import { loadConfig } from "./config.ts";
 import { connect } from "./db.ts";
 import { baseHeaders, failure } from "./envelope.ts";
 import { ApiError } from "./errors.ts";
+import pg from "pg";
 import { importEncryptionKey } from "../_shared/webhook-secrets.ts";
+import { unusableUrl } from "../_shared/runtime.ts";
 
 const config = loadConfig((name) => Deno.env.get(name));
 
@@ -17,12 +19,11 @@ function log(line: LogLine | Record<string, unknown>): void {
 }
 
 /**
- * Deployed without DATABASE_URL: refuse to serve rather than guess a database. Every request
- * answers 503 service_unavailable in the usual envelope (it did nothing), and is logged as an
- * error naming the missing secret.
+ * Deployed without a usable DATABASE_URL (unset, or not a URL pg can parse): refuse to serve
+ * rather than guess a database. Every request answers 503 service_unavailable in the usual
+ * envelope (it did nothing), and is logged as an error saying why (never the URL).
  */
-function unconfigured(): (req: Request) => Promise<Response> {
-  const reason = "DATABASE_URL is not set: set it as a secret (supabase secrets set DATABASE_URL=...)";
+function unconfigured(reason: string): (req: Request) => Promise<Response> {
   log({ level: "error", msg: `refusing to serve: ${reason}; every request answers 503 service_unavailable` });
   return (req) => {
     const started = performance.now();
@@ -61,7 +62,10 @@ function nudge(): void {
   (globalThis as any).EdgeRuntime?.waitUntil?.(call);
 }
 
-const handler = config.databaseUrl === null ? unconfigured() : createHandler({
+const urlProblem = config.databaseUrl === null
+  ? "DATABASE_URL is not set: set it as a secret (supabase secrets set DATABASE_URL=...)"
+  : unusableUrl("DATABASE_URL", config.databaseUrl, (connectionString) => new pg.Client({ connectionString }));
+const handler = config.databaseUrl === null || urlProblem ? unconfigured(urlProblem!) : createHandler({
   db: connect({ ...config, databaseUrl: config.databaseUrl }),
   log,
   publicBaseUrl: config.publicBaseUrl,

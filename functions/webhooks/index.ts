@@ -3,7 +3,7 @@
 // and every second for retries. Deployed, each POST (Supabase Cron every few seconds, and the
 // `api` function's nudge) runs the dispatcher until nothing is due or the time budget ends.
 import pg from "pg";
-import { onSupabase as runningOnSupabase, positiveInt, set } from "../_shared/runtime.ts";
+import { onSupabase as runningOnSupabase, positiveInt, set, unusableUrl } from "../_shared/runtime.ts";
 import { importEncryptionKey } from "../_shared/webhook-secrets.ts";
 import { Dispatcher } from "./dispatcher.ts";
 
@@ -27,7 +27,8 @@ const budgetMs = int("WEBHOOK_DISPATCH_BUDGET_MS", 25_000);
 let dispatcher: Dispatcher | null = null;
 let problem: string | null = null;
 if (!databaseUrl) problem = "WEBHOOKS_DATABASE_URL is not set: set it as a secret (supabase secrets set WEBHOOKS_DATABASE_URL=...)";
-else if (!env("WEBHOOK_ENCRYPTION_KEY")) problem = "WEBHOOK_ENCRYPTION_KEY is not set";
+else problem = unusableUrl("WEBHOOKS_DATABASE_URL", databaseUrl, (connectionString) => new pg.Client({ connectionString }));
+if (!problem && !env("WEBHOOK_ENCRYPTION_KEY")) problem = "WEBHOOK_ENCRYPTION_KEY is not set";
 if (!problem) {
   try {
     const pool = new pg.Pool({ connectionString: databaseUrl, max: int("WEBHOOKS_DB_POOL_SIZE", 4),

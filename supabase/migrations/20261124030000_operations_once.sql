@@ -378,6 +378,11 @@ begin
 end
 $$;
 
+-- app.is_member reads only the member's own rows of account_members, which RLS shows them: it
+-- needs no security definer (Supabase's advisors warn of a definer function `authenticated` may
+-- execute, lint 0029).
+alter function app.is_member(uuid) security invoker;
+
 -- ============================================================================
 -- grants
 -- ============================================================================
