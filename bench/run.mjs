@@ -1,7 +1,7 @@
 // `npm run bench`: load figures for the API, each as a ratio to a floor measured in the same run.
 //
 // Starts a throwaway stack (bench/lib/stack.mjs: Postgres in a temp folder and the `api`
-// function, on free ports) or uses a running one (--url <api base> --db <superuser URL>), seeds
+// function, on free ports) or uses a running one (--url <api base> --db <the postgres URL>), seeds
 // data as the operator (bench/lib/seed.mjs), then drives each workload from a separate process
 // (bench/lib/loadgen.mjs, autocannon) right after a probe of the floor (bench/floor.ts: Deno, pg,
 // Pool max 10, one `select 1` per request). Every row: req/s ÷ the floor's req/s next to it,
@@ -39,7 +39,7 @@ const USAGE = `npm run bench [-- options]
   --connections <n>   concurrent connections of the load generator (16)
   --scale             grow the one big account to 1,000,000 tournaments (default: 100,000)
   --large <n>         grow it to <n> tournaments instead
-  --url <base>        a running stack's API base (…/functions/v1/api/v1), with --db <superuser URL>;
+  --url <base>        a running stack's API base (…/functions/v1/api/v1), with --db <the postgres URL>;
                       --fn-db <url> the function role's URL for the floor, --fn-pid <pid> the function's pid
   --formats           only seed, then time each format's largest bracket (start and results) and stop
   --webhooks          only the webhook figures (a throwaway stack only; the full run ends with them):

@@ -64,7 +64,9 @@ export async function startThrowawayStack({ name, webhooks = false, onLine = () 
     state.fn = await startFunction({ port: await freePort(), databaseUrl: fnDbUrl, onLine,
       env: webhookKey ? { WEBHOOK_ENCRYPTION_KEY: webhookKey, WEBHOOK_ALLOW_LOCAL: "true" } : {} });
     return {
-      scratch, adminUrl: state.db.url, fnDbUrl, origin: state.fn.url, basePath: "/functions/v1/api/v1",
+      // The bench seeds as the cluster's superuser (bulk loads skip triggers); the API still
+      // runs on the Supabase-shaped database, migrated as `postgres`.
+      scratch, adminUrl: state.db.superuserUrl, fnDbUrl, origin: state.fn.url, basePath: "/functions/v1/api/v1",
       base: `${state.fn.url}/functions/v1/api/v1`, fnPid: state.fn.pid, fnChild: state.fn.child,
       pgPid: state.db.pid ?? postmasterPidOf(dataDir), webhookKey, stop, stopNow,
     };
