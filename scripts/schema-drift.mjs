@@ -106,7 +106,7 @@ export async function diffSql() {
   try {
     const out = await supabaseCli(["db", "diff", "--from", both.migrations.url, "--to", both.schemas.url]);
     // The CLI's notes about the targets and TLS are not SQL.
-    return out.split("\n").filter((l) => !/^(Target: |▲|│)/.test(l.trim()) && !/^[│▲]/.test(l)).join("\n").trim();
+    return out.split("\n").filter((l) => !/^(Target: |▲|│)/.test(l.trim())).join("\n").trim();
   } finally {
     await both.stop();
   }

@@ -127,7 +127,7 @@ export async function startPostgres({ dataDir, port, persistent = true, onLog = 
   return {
     /** `postgres`, the operator's and the migrations' role (not a superuser, as on Supabase). */
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
-    /** The cluster's superuser, for the platform setup only. */
+    /** The cluster's superuser: the platform setup, and the bench's bulk seed. */
     superuserUrl: `postgres://${superuser}:postgres@127.0.0.1:${port}/postgres`,
     pid: child.pid,
     stop: () => (stopped ??= (async () => {

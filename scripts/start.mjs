@@ -1,7 +1,8 @@
 // `npm start`: the whole local stack in one command. Postgres 17 (data kept in
 // $TOURNAMENT_DATA_DIR/postgres, default .data/postgres) set up the way Supabase sets up its own,
-// the migrations (applied as `postgres` by the Supabase CLI, as the deploy does), demo data, the `api` function and the webhook dispatcher (the `webhooks` function) on
-// Deno. Prints the URLs and a demo key.
+// the migrations (applied as `postgres` by the Supabase CLI, as the deploy does), demo data, the
+// `api` function and the webhook dispatcher (the `webhooks` function) on Deno. Prints the URLs
+// and a demo key.
 //
 // Environment: DB_PORT (54322), API_PORT (54321), API_HOST (127.0.0.1), TOURNAMENT_DATA_DIR
 // (.data, relative to the repository), DATABASE_URL (an existing database to use instead of the

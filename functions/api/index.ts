@@ -65,8 +65,8 @@ function nudge(): void {
 const urlProblem = config.databaseUrl === null
   ? "DATABASE_URL is not set: set it as a secret (supabase secrets set DATABASE_URL=...)"
   : unusableUrl("DATABASE_URL", config.databaseUrl, (connectionString) => new pg.Client({ connectionString }));
-const handler = config.databaseUrl === null || urlProblem ? unconfigured(urlProblem!) : createHandler({
-  db: connect({ ...config, databaseUrl: config.databaseUrl }),
+const handler = urlProblem !== null ? unconfigured(urlProblem) : createHandler({
+  db: connect({ ...config, databaseUrl: config.databaseUrl! }),
   log,
   publicBaseUrl: config.publicBaseUrl,
   readFile: (url) => Deno.readFile(url),
