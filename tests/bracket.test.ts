@@ -6,7 +6,7 @@ import {
 } from "./helpers.ts";
 
 
-const MATCH_FIELDS = ["bracket", "completed_at", "forfeit", "group", "id", "loser_next_match_id", "next_match_id", "position", "round", "scheduled_at", "status",
+const MATCH_FIELDS = ["bracket", "completed_at", "forfeit", "group", "id", "loser_next_match_id", "next_match_id", "position", "round", "scheduled_at", "stage", "status",
   "team1_id", "team1_score", "team1_seed", "team2_id", "team2_score", "team2_seed", "winner_id"];
 
 
@@ -161,7 +161,7 @@ describe("bracket generation on registration -> ongoing", () => {
   it.each([2, 3, 5, 8, 13, 64, 1024])("makes the standard bracket for %i teams", async (n) => {
     const { t, tournament, teams } = await startedTournament(n);
     const { res, matches } = await getMatches(t, tournament.id);
-    expect(res.body.data.tournament).toEqual({ id: tournament.id, format: "single_elimination", status: "ongoing" });
+    expect(res.body.data.tournament).toEqual({ id: tournament.id, format: "single_elimination", status: "ongoing", stage: 1 });
     checkBracket(matches, teams);
     // Byes decide no place: nobody has a standing yet.
     expect(res.body.data.standings).toEqual([]);

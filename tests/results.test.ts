@@ -14,7 +14,7 @@ interface Team {
   tag: string;
 }
 
-const MATCH_FIELDS = ["bracket", "completed_at", "forfeit", "group", "id", "loser_next_match_id", "next_match_id", "position", "round", "scheduled_at", "status",
+const MATCH_FIELDS = ["bracket", "completed_at", "forfeit", "group", "id", "loser_next_match_id", "next_match_id", "position", "round", "scheduled_at", "stage", "status",
   "team1_id", "team1_score", "team1_seed", "team2_id", "team2_score", "team2_seed", "winner_id"];
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
@@ -182,7 +182,7 @@ describe("GET /tournaments/{id}/results", () => {
     const teams = await namedTeams(3);
     const tournament = await createTournament(t);
     const empty = {
-      tournament: { id: tournament.id, format: "single_elimination", status: "registration" },
+      tournament: { id: tournament.id, format: "single_elimination", status: "registration", stage: 1 },
       matches: [], standings: [],
     };
     expect(await getResults(t, tournament.id)).toEqual(empty);
@@ -242,7 +242,7 @@ describe("running a whole tournament", () => {
       });
 
     const data = await getResults(t, tournament.id);
-    expect(data.tournament).toEqual({ id: tournament.id, format: "single_elimination", status: "ongoing" });
+    expect(data.tournament).toEqual({ id: tournament.id, format: "single_elimination", status: "ongoing", stage: 1 });
     expect(data.matches.every((m) => m.status === "completed")).toBe(true);
     expectConsistent(data.matches);
 

@@ -26,6 +26,9 @@ export const FORMATS = ["single_elimination", "double_elimination", "round_robin
 /** A tournament format. */
 export type Format = (typeof FORMATS)[number];
 
+/** A tournament has 1 to this many stages (contract section 12). */
+export const MAX_STAGES = 4;
+
 /** The event types a webhook endpoint may subscribe to (SQL: app.webhook_event_types()). */
 export const EVENT_TYPES = [
   "tournament.created",
@@ -41,6 +44,8 @@ export const EVENT_TYPES = [
   "match.completed",
   "match.corrected",
   "match.scheduled",
+  "stage.started",
+  "stage.completed",
 ] as const;
 
 /** A webhook event type (webhook.test is sent on request, never subscribed to). */
@@ -77,6 +82,7 @@ export const ERROR_STATUS = {
   seed_taken: 409,
   check_in_closed: 409,
   webhook_limit_reached: 409,
+  stage_tie: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_mismatch: 422,

@@ -9,7 +9,7 @@ import { routes } from "./routes.ts";
 import * as models from "./resources/models.ts";
 import { CreateTournament, ListTournamentsQuery, UpdateTournament } from "./resources/tournaments.ts";
 import { CreateRegistration, UpdateRegistration } from "./resources/registrations.ts";
-import { ReportMatch } from "./resources/results.ts";
+import { ReportMatch, UpdateStage } from "./resources/results.ts";
 import { CreateTeam, UpdateTeam } from "./resources/teams.ts";
 import * as webhooks from "./resources/webhooks.ts";
 
@@ -22,15 +22,16 @@ const named: Record<string, z.ZodType> = {
   Match: models.Match, Standing: models.Standing, Results: models.Results, DeleteResult: models.DeleteResult,
   Team: models.Team, Me: models.Me,
   Webhook: webhooks.Webhook, WebhookWithSecret: webhooks.WebhookWithSecret, WebhookDelivery: webhooks.Delivery,
-  MatchWithTournament: webhooks.MatchWithTournament,
+  MatchWithTournament: webhooks.MatchWithTournament, StageWithTournament: webhooks.StageWithTournament,
+  Stage: models.Stage, StageDetail: models.StageDetail, Qualifier: models.Qualifier,
   CreateWebhook: webhooks.CreateWebhook, UpdateWebhook: webhooks.UpdateWebhook,
   Pagination: models.Pagination, Meta: models.Meta, Error: models.ErrorBody,
-  CreateTournament, UpdateTournament, CreateRegistration, UpdateRegistration, ReportMatch, CreateTeam, UpdateTeam,
+  CreateTournament, UpdateTournament, UpdateStage, CreateRegistration, UpdateRegistration, ReportMatch, CreateTeam, UpdateTeam,
 };
 
 const OUTPUTS = new Set(["Tournament", "TeamSummary", "Registration", "Match", "Standing", "Results",
   "Team", "Me", "DeleteResult", "Pagination", "Meta", "Error", "Webhook", "WebhookWithSecret", "WebhookDelivery",
-  "MatchWithTournament"]);
+  "MatchWithTournament", "StageWithTournament", "Stage", "StageDetail", "Qualifier"]);
 
 function componentSchemas(): Json {
   const registry = z.registry<{ id: string }>();
@@ -126,8 +127,10 @@ function exampleOf(schema: z.ZodType): unknown {
 
 function operation(route: Route): Json {
   const params: Json[] = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
-    name, in: "path", required: true, schema: { type: "string", format: "uuid" },
-    description: name === "id" || name === "tournament_id" ? "The tournament's id." : `The ${name.replace("_id", "")}'s id.`,
+    name, in: "path", required: true,
+    schema: name === "number" ? { type: "integer", minimum: 1, maximum: 4 } : { type: "string", format: "uuid" },
+    description: name === "id" || name === "tournament_id" ? "The tournament's id."
+      : name === "number" ? "The stage's number (1 is the first)." : `The ${name.replace("_id", "")}'s id.`,
   }));
   if (route.query instanceof z.ZodObject) {
     for (const [name, field] of Object.entries(route.query.shape as Record<string, z.ZodType>)) {
@@ -229,7 +232,7 @@ function eventDocuments(): Json {
 
 function tagOf(path: string): string {
   if (path.includes("/registrations")) return "Registrations";
-  if (path.includes("/results") || path.includes("/matches")) return "Results";
+  if (path.includes("/results") || path.includes("/matches") || path.includes("/stages")) return "Results";
   if (path.startsWith("/teams")) return "Teams";
   if (path === "/me") return "Keys";
   if (path.startsWith("/webhooks")) return "Webhooks";

@@ -1,9 +1,9 @@
 import type { Route } from "./route.ts";
 import { tournamentRoutes } from "./resources/tournaments.ts";
 import { registrationRoutes } from "./resources/registrations.ts";
-import { resultRoutes } from "./resources/results.ts";
+import { resultRoutes, stageRoutes } from "./resources/results.ts";
 import { meRoutes, teamRoutes } from "./resources/teams.ts";
 import { webhookRoutes } from "./resources/webhooks.ts";
 
 /** Every route of /api/v1: the one place routes are registered. */
-export const routes: Route[] = [...tournamentRoutes, ...registrationRoutes, ...resultRoutes, ...teamRoutes, ...meRoutes, ...webhookRoutes];
+export const routes: Route[] = [...tournamentRoutes, ...registrationRoutes, ...resultRoutes, ...stageRoutes, ...teamRoutes, ...meRoutes, ...webhookRoutes];

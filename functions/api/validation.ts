@@ -70,11 +70,16 @@ export function queryInt(min: number, max: number) {
 /** JSON Schema to document a schema by, where zod's own would mislead (query strings parsed as numbers). */
 export const documentedAs = new WeakMap<z.ZodType, Record<string, unknown>>();
 
+/** A field's name as the API spells it: `stages[1].format_options.groups`. */
+export function fieldName(path: readonly PropertyKey[]): string {
+  return path.map((p, i) => typeof p === "number" ? `[${p}]` : `${i ? "." : ""}${String(p)}`).join("");
+}
+
 /** Field-level details for a zod error: one entry per field (unknown fields each named). */
 export function details(error: z.ZodError): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   for (const issue of error.issues) {
-    const base = issue.path.map(String).join(".");
+    const base = fieldName(issue.path);
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) out.push({ field: base ? `${base}.${key}` : key, message: "is not a known field" });
     } else {

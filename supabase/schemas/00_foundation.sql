@@ -1,17 +1,17 @@
 -- Foundation: the schemas, the roles, default privileges and the helpers every area uses (the
 -- scopes, the bound account, date-times, business errors, input checks, pages). Every later
 -- file builds on it: accounts and keys (01-03), teams, tournaments and registrations (04-07),
--- matches and formats (08-14), webhooks (15-18) and the door, api.call (19_api.sql).
+-- matches and formats (08-15), webhooks (16-19) and the door, api.call (20_api.sql).
 
 -- ============================================================================
 -- schemas and roles
 -- ============================================================================
 -- Schemas:
 --   app       tables and helpers; never exposed by the Supabase Data API
---   api       the one function the `api` edge function may call: api.call (19_api.sql)
+--   api       the one function the `api` edge function may call: api.call (20_api.sql)
 --   admin     operator functions (dashboard SQL editor, Supabase CLI, npm run admin); no client
 --             role can execute them
---   webhooks  the dispatcher's door (18_webhook_dispatch.sql): webhooks.claim, settle, sleep, prune
+--   webhooks  the dispatcher's door (19_webhook_dispatch.sql): webhooks.claim, settle, sleep, prune
 create schema if not exists app;
 
 create schema if not exists api;
@@ -65,7 +65,7 @@ alter default privileges in schema public revoke execute on functions from anon,
 
 revoke all on schema app, api, admin from public;
 
--- The webhook dispatcher's roles (15_webhook_endpoints.sql to 18_webhook_dispatch.sql):
+-- The webhook dispatcher's roles (16_webhook_endpoints.sql to 19_webhook_dispatch.sql):
 --   tournament_webhooks        the dispatcher's login role: it may execute the webhooks.*
 --                              functions (claim, settle, sleep, prune) and nothing else.
 --   tournament_webhooks_owner  owns them; reads endpoints and events, updates deliveries and

@@ -42,6 +42,10 @@ create table app.tournaments (
   updated_at timestamptz(3) not null default now(),
   check_in_opens timestamptz(3),
   format_options jsonb not null default '{}',
+  -- Stages (contract section 12): the definitions when the tournament was given `stages`, null
+  -- for one stage made of format and format_options (app.stage_list); the stage being played.
+  stages jsonb,
+  stage smallint not null default 1 check (stage between 1 and 4),
   unique (id, account_id),
   check (registration_closes <= starts_at),
   constraint tournaments_check_in_before_start check (check_in_opens <= starts_at)
@@ -53,6 +57,9 @@ comment on column app.tournaments.check_in_opens is
   'When set, only teams checked in (from this time until the start) take part in the bracket.';
 comment on column app.tournaments.format_options is
   'The format''s options, complete with their defaults (app.format_options); locked once ongoing.';
+comment on column app.tournaments.stages is
+  'The stages as defined (app.stage_definitions), 1-4 of {name, format, format_options, advance}; null: one stage of format and format_options.';
+comment on column app.tournaments.stage is 'The number of the stage being played (1 until stage 2 starts).';
 
 -- The list's pagination.total without counting the account's rows on every page: per account,
 -- the number of tournaments by status, for all games (game_id = the nil UUID) and per game.
@@ -76,12 +83,23 @@ create table app.tournament_counts (
 comment on table app.tournament_counts is
   'Tournaments per account, status and game (game_id 00000000-… = every game), in 16 slots to sum: the list''s total.';
 
+-- Every stage's definition, {name, format, format_options, advance} in order: the stored list,
+-- or one stage made of format and format_options. (Used by the document below, so defined here.)
+create function app.stage_list(p_t app.tournaments) returns jsonb
+language sql immutable
+set search_path = ''
+as $$
+  select coalesce(p_t.stages, jsonb_build_array(jsonb_build_object(
+    'name', 'Stage 1', 'format', p_t.format, 'format_options', p_t.format_options, 'advance', null)))
+$$;
+comment on function app.stage_list(app.tournaments) is 'A tournament''s stage definitions, the one-stage shorthand included.';
+
 create view app.tournament_documents with (security_invoker = true) as
   select t.id, t.account_id, t.status, t.game_id, t.created_at,
          json_build_object(
            'id', t.id, 'name', t.name, 'slug', t.slug, 'description', t.description,
            'game_id', t.game_id, 'status', t.status, 'format', t.format, 'format_options', t.format_options,
-           'team_size', t.team_size, 'max_teams', t.max_teams,
+           'stages', app.stage_list(t), 'team_size', t.team_size, 'max_teams', t.max_teams,
            'entry_fee', t.entry_fee, 'prize_pool', t.prize_pool,
            'starts_at', to_char(t.starts_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
            'registration_closes', to_char(t.registration_closes at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
@@ -345,6 +363,7 @@ $$;
 grant select, insert, update, delete on app.tournaments to tournament_api_owner;
 grant select, insert, update on app.tournament_counts to tournament_api_owner;
 grant select on app.tournament_documents to tournament_api_owner;
+grant execute on function app.stage_list(app.tournaments) to tournament_api_owner;
 grant execute on function app.count_tournaments() to tournament_api_owner;
 grant execute on function app.slugify(text) to tournament_api_owner;
 grant execute on function app.random_suffix() to tournament_api_owner;

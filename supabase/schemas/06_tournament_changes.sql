@@ -38,8 +38,8 @@ begin
 end
 $$;
 
--- POST: the dates checked against the clock, the format's options completed with their
--- defaults, and a slug from the name with a random suffix.
+-- POST: the dates checked against the clock, the format's options (or the stages) completed
+-- with their defaults, and a slug from the name with a random suffix.
 create function app.create_tournament(p_args jsonb) returns json
 language plpgsql volatile
 set search_path = ''
@@ -54,8 +54,17 @@ begin
   v_new.starts_at := (v_body ->> 'starts_at')::timestamptz;
   v_new.registration_closes := coalesce((v_body ->> 'registration_closes')::timestamptz, v_new.starts_at);
   v_new.check_in_opens := (v_body ->> 'check_in_opens')::timestamptz;
-  v_new.format := coalesce(v_body ->> 'format', 'single_elimination');
-  v_new.format_options := app.format_options(v_new.format, v_body -> 'format_options');
+  if v_body ? 'stages' then
+    if v_body ?| array['format', 'format_options'] then
+      perform app.raise_invalid('stages', 'send either stages or format and format_options, not both');
+    end if;
+    v_new.stages := app.stage_definitions(v_body -> 'stages');
+    v_new.format := v_new.stages #>> '{0,format}';
+    v_new.format_options := v_new.stages #> '{0,format_options}';
+  else
+    v_new.format := coalesce(v_body ->> 'format', 'single_elimination');
+    v_new.format_options := app.format_options(v_new.format, v_body -> 'format_options');
+  end if;
   if v_new.starts_at is null or v_new.starts_at <= now() then
     perform app.raise_invalid('starts_at', 'must be in the future');
   end if;
@@ -63,12 +72,12 @@ begin
 
   v_stem := app.slugify(coalesce(v_body ->> 'name', ''));
   loop -- a slug collision (one in ~2 billion per stem) just draws another suffix
-    insert into app.tournaments (account_id, name, slug, description, game_id, format, format_options,
+    insert into app.tournaments (account_id, name, slug, description, game_id, format, format_options, stages,
                                  team_size, max_teams, entry_fee, prize_pool, starts_at,
                                  registration_closes, check_in_opens, rules)
     values (app.current_account_id(), v_body ->> 'name', v_stem || '-' || app.random_suffix(),
             coalesce(v_body ->> 'description', ''), (v_body ->> 'game_id')::uuid,
-            v_new.format, v_new.format_options, (v_body ->> 'team_size')::int,
+            v_new.format, v_new.format_options, v_new.stages, (v_body ->> 'team_size')::int,
             (v_body ->> 'max_teams')::int, coalesce((v_body ->> 'entry_fee')::numeric, 0),
             coalesce((v_body ->> 'prize_pool')::numeric, 0), v_new.starts_at, v_new.registration_closes,
             v_new.check_in_opens, coalesce(v_body ->> 'rules', ''))
@@ -97,11 +106,25 @@ begin
   perform app.check_input(v_body, app.tournament_input_types());
 
   v_old := app.lock_tournament((p_args ->> 'id')::uuid);
-  v_new := jsonb_populate_record(v_old, v_body - 'format_options');
-  -- The options: those sent, else the old ones while the format stays, else the new format's defaults.
-  v_new.format_options := app.format_options(v_new.format,
-    case when v_body ? 'format_options' then v_body -> 'format_options'
-         when v_new.format = v_old.format then v_old.format_options end);
+  v_new := jsonb_populate_record(v_old, v_body - 'format_options' - 'stages');
+  if v_body ? 'stages' then
+    if v_body ?| array['format', 'format_options'] then
+      perform app.raise_invalid('stages', 'send either stages or format and format_options, not both');
+    end if;
+    v_new.stages := app.stage_definitions(v_body -> 'stages');
+    v_new.format := v_new.stages #>> '{0,format}';
+    v_new.format_options := v_new.stages #> '{0,format_options}';
+  else
+    -- The options: those sent, else the old ones while the format stays, else the new format's
+    -- defaults. format and format_options are stage 1's: with stages, stage 1 changes.
+    v_new.format_options := app.format_options(v_new.format,
+      case when v_body ? 'format_options' then v_body -> 'format_options'
+           when v_new.format = v_old.format then v_old.format_options end);
+    if v_old.stages is not null then
+      v_new.stages := app.stage_definitions(jsonb_set(jsonb_set(v_old.stages, '{0,format}', to_jsonb(v_new.format)),
+                                                      '{0,format_options}', v_new.format_options));
+    end if;
+  end if;
 
   -- Clients send back the object they read: only a starts_at that changes must be in the future.
   if v_new.starts_at is distinct from v_old.starts_at and v_new.starts_at <= now() then
@@ -138,7 +161,8 @@ begin
     -- The bracket is made from the tournament as this request leaves it (format, options,
     -- check-in): those are written first, then the transition runs from the old status.
     update app.tournaments t
-       set format = v_new.format, format_options = v_new.format_options, check_in_opens = v_new.check_in_opens
+       set format = v_new.format, format_options = v_new.format_options, stages = v_new.stages,
+           check_in_opens = v_new.check_in_opens
      where t.id = v_old.id;
     v_cur := v_new;
     v_cur.status := v_old.status;
@@ -149,10 +173,10 @@ begin
   end if;
 
   update app.tournaments t
-     set (name, description, game_id, status, format, format_options, team_size, max_teams, entry_fee,
+     set (name, description, game_id, status, format, format_options, stages, team_size, max_teams, entry_fee,
           prize_pool, starts_at, registration_closes, check_in_opens, rules, updated_at)
        = (v_new.name, v_new.description, v_new.game_id, v_new.status, v_new.format, v_new.format_options,
-          v_new.team_size, v_new.max_teams, v_new.entry_fee, v_new.prize_pool, v_new.starts_at,
+          v_new.stages, v_new.team_size, v_new.max_teams, v_new.entry_fee, v_new.prize_pool, v_new.starts_at,
           v_new.registration_closes, v_new.check_in_opens, v_new.rules, now())
    where t.id = v_old.id;
   return (select d.doc from app.tournament_documents d where d.id = v_old.id);
@@ -162,8 +186,9 @@ comment on function app.update_tournament(jsonb) is
   'PATCH: field rules by status, max_teams against registrations held, then the status transition.';
 
 -- The status machine: registration -> ongoing (at least 2 teams taking part: every
--- registration, or only the checked-in ones with check-in; makes the matches) -> completed
--- (final decided). The caller holds the tournament's row lock.
+-- registration, or only the checked-in ones with check-in, and enough for every stage's
+-- advance; starts stage 1 and makes its matches) -> completed (the last stage decided). The
+-- caller holds the tournament's row lock.
 create function app.change_status(p_t app.tournaments, p_status text) returns void
 language plpgsql volatile
 set search_path = ''
@@ -179,9 +204,15 @@ begin
              then format('A tournament needs at least 2 registrations to start; it has %s.', v_taking_part)
              else format('A tournament with check-in needs at least 2 checked-in teams to start; it has %s.', v_taking_part) end);
     end if;
-    perform app.generate_bracket(p_t.id);
+    perform app.check_stage_chain(p_t, v_taking_part);
+    perform app.start_first_stage(p_t);
   elsif p_t.status = 'ongoing' and p_status = 'completed' then
-    if not app.final_decided(p_t.id) then
+    if p_t.stage < jsonb_array_length(app.stage_list(p_t)) then
+      perform app.raise_error('invalid_status_transition',
+        format('A tournament can be completed only once its last stage is; it is playing stage %s of %s.',
+               p_t.stage, jsonb_array_length(app.stage_list(p_t))));
+    end if;
+    if not app.stage_decided(app.stage_of(p_t, p_t.stage)) then
       perform app.raise_error('invalid_status_transition',
         'A tournament can be completed only once its final is decided.');
     end if;

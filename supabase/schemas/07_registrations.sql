@@ -37,6 +37,24 @@ comment on column app.registrations.seed is 'The seed the organiser asked for; s
 comment on column app.registrations.bracket_seed is
   'The team''s seed in the bracket (1..N), given at the start; null for a team that took no part.';
 
+-- The teams taking part in each stage (contract section 12) and their seed in it: stage 1's
+-- are the participants with their bracket seeds (app.seed_participants), a later stage's its
+-- qualifiers (15_stages.sql). The formats read a stage's teams and seeds from here.
+create table app.stage_entries (
+  tournament_id uuid not null,
+  account_id uuid not null,
+  stage smallint not null check (stage between 1 and 4),
+  team_id uuid not null references app.teams (id),
+  seed int not null check (seed >= 1),
+  primary key (tournament_id, stage, team_id),
+  unique (tournament_id, stage, seed),
+  foreign key (tournament_id, account_id)
+    references app.tournaments (id, account_id) on delete cascade
+);
+
+comment on table app.stage_entries is 'The teams of each started stage of a tournament, with their seed (1..K) in that stage.';
+comment on column app.stage_entries.account_id is 'The tournament''s account, copied so that RLS needs no join.';
+
 -- A registration as the API returns it, with its team.
 create view app.registration_documents with (security_invoker = true) as
   select r.id, r.tournament_id, r.payment_status, r.seq,
@@ -58,6 +76,11 @@ create index registrations_tournament_seq_idx on app.registrations (tournament_i
 -- (account_id, tournament_id): the RLS column first, and the tournament foreign key's columns.
 create index registrations_account_idx on app.registrations (account_id, tournament_id);
 
+create index stage_entries_account_idx on app.stage_entries (account_id, tournament_id);
+
+-- The team foreign key: deleting a team must not scan every entry.
+create index stage_entries_team_idx on app.stage_entries (team_id);
+
 create index registrations_team_idx on app.registrations (team_id);
 
 -- ============================================================================
@@ -78,6 +101,19 @@ create policy "Registrations are updated by their account" on app.registrations
 
 create policy "Registrations are withdrawn by their account" on app.registrations
   for delete to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
+
+alter table app.stage_entries enable row level security;
+
+create policy "Stage entries are visible to their account" on app.stage_entries
+  for select to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
+
+create policy "Stage entries are created in the bound account" on app.stage_entries
+  for insert to tournament_api_owner with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
+
+create policy "Stage entries are updated by their account" on app.stage_entries
+  for update to tournament_api_owner
+  using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)))
+  with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 -- ============================================================================
 -- functions
@@ -134,8 +170,10 @@ as $$
    where r.tournament_id = p_t.id and (p_t.check_in_opens is null or r.checked_in_at is not null)
 $$;
 
--- Seeds every participant (bracket_seed 1..N: seeded teams first, by seed, then registration
--- order) and returns N. The caller holds the tournament's row lock.
+-- Seeds the teams of the stage p_t.stage and returns their number N. Stage 1: every participant
+-- (bracket_seed 1..N: seeded teams first, by seed, then registration order), entered in
+-- app.stage_entries; a later stage's entries are its qualifiers, entered when it starts. The
+-- caller holds the tournament's row lock.
 create function app.seed_participants(p_t app.tournaments) returns int
 language plpgsql volatile
 set search_path = ''
@@ -143,11 +181,18 @@ as $$
 declare
   v_n int;
 begin
+  if p_t.stage > 1 then
+    return (select count(*) from app.stage_entries e where e.tournament_id = p_t.id and e.stage = p_t.stage);
+  end if;
   update app.registrations r set bracket_seed = p.seed
     from (select x.id, row_number() over (order by x.seed nulls last, x.seq)::int as seed
             from app.participants(p_t) x) p
    where r.id = p.id;
   get diagnostics v_n = row_count;
+  insert into app.stage_entries (tournament_id, account_id, stage, team_id, seed)
+  select r.tournament_id, r.account_id, 1, r.team_id, r.bracket_seed
+    from app.registrations r where r.tournament_id = p_t.id and r.bracket_seed is not null
+  on conflict (tournament_id, stage, team_id) do update set seed = excluded.seed;
   return v_n;
 end
 $$;
@@ -294,6 +339,7 @@ $$;
 -- grants
 -- ============================================================================
 grant select, insert on app.registrations to tournament_api_owner;
+grant select, insert, update on app.stage_entries to tournament_api_owner;
 grant select on app.registration_documents to tournament_api_owner;
 grant execute on function app.create_registration(jsonb) to tournament_api_owner;
 grant execute on function app.list_registrations(jsonb) to tournament_api_owner;

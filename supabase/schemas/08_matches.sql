@@ -41,7 +41,9 @@ create table app.matches (
   -- results read.
   team1_seed int,
   team2_seed int,
-  -- A match's place (tournament, bracket, group, round, position) is unique: matches_place_key.
+  -- The stage (contract section 12) the match belongs to.
+  stage smallint not null default 1 check (stage between 1 and 4),
+  -- A match's place (tournament, stage, bracket, group, round, position) is unique: matches_place_key.
   foreign key (tournament_id, account_id)
     references app.tournaments (id, account_id) on delete cascade,
   check (team1_score is distinct from team2_score or team1_score is null),
@@ -55,14 +57,15 @@ comment on column app.matches.forfeit is 'The team that forfeited a completed ma
 comment on column app.matches.bracket is
   'winners, losers, grand_final or third_place in the elimination formats; null otherwise.';
 comment on column app.matches.group_no is 'The group (1-based) of a round-robin match; null otherwise.';
+comment on column app.matches.team1_seed is 'team1''s seed in the match''s stage (app.stage_entries), kept by app.match_seeds.';
 
 -- The doc is row_to_json of one record rather than json_build_object of its pairs: a third
 -- faster to build (2,047 matches of a 1,024-team double elimination: 19 ms against 30).
 create view app.match_documents with (security_invoker = true) as
-  select m.id, m.tournament_id, m.round, m.position, row_to_json(d) as doc, m.bracket, m.group_no
+  select m.id, m.tournament_id, m.round, m.position, row_to_json(d) as doc, m.bracket, m.group_no, m.stage
     from app.matches m
    cross join lateral (
-     select m.id, m.bracket, m.group_no as "group", m.round, m.position, m.team1_id, m.team2_id,
+     select m.id, m.stage, m.bracket, m.group_no as "group", m.round, m.position, m.team1_id, m.team2_id,
             m.team1_seed, m.team2_seed, m.team1_score, m.team2_score, m.winner_id, m.status::text as status,
             m.forfeit, m.next_match_id, m.loser_next_match_id,
             to_char(m.scheduled_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as scheduled_at,
@@ -86,26 +89,30 @@ create index matches_winner_idx on app.matches (winner_id);
 
 -- A match's place in its tournament.
 create unique index matches_place_key
-  on app.matches (tournament_id, coalesce(bracket, ''), coalesce(group_no, 0), round, position);
+  on app.matches (tournament_id, stage, coalesce(bracket, ''), coalesce(group_no, 0), round, position);
+
+-- A stage's matches still waiting for a result: whether a stage is decided is one probe.
+create index matches_open_idx on app.matches (tournament_id, stage) where status in ('pending', 'ready');
 
 create index matches_loser_next_match_idx on app.matches (loser_next_match_id);
 
 -- ============================================================================
 -- triggers
 -- ============================================================================
--- A match's team1_seed and team2_seed follow its teams, whatever format puts them there.
+-- A match's team1_seed and team2_seed follow its teams, whatever format puts them there: each
+-- team's seed in the match's stage.
 create function app.match_seeds() returns trigger
 language plpgsql volatile
 set search_path = ''
 as $$
 begin
   if tg_op = 'INSERT' or new.team1_id is distinct from old.team1_id then
-    new.team1_seed := (select r.bracket_seed from app.registrations r
-                        where r.tournament_id = new.tournament_id and r.team_id = new.team1_id);
+    new.team1_seed := (select e.seed from app.stage_entries e
+                        where e.tournament_id = new.tournament_id and e.stage = new.stage and e.team_id = new.team1_id);
   end if;
   if tg_op = 'INSERT' or new.team2_id is distinct from old.team2_id then
-    new.team2_seed := (select r.bracket_seed from app.registrations r
-                        where r.tournament_id = new.tournament_id and r.team_id = new.team2_id);
+    new.team2_seed := (select e.seed from app.stage_entries e
+                        where e.tournament_id = new.tournament_id and e.stage = new.stage and e.team_id = new.team2_id);
   end if;
   return new;
 end
@@ -133,25 +140,23 @@ create policy "Matches are updated by their account" on app.matches
 -- ============================================================================
 -- functions
 -- ============================================================================
--- Whether a tournament may be completed: it has matches and none waits for a result (swiss: and
--- every round has been drawn).
-create function app.final_decided(p_tournament_id uuid) returns boolean
+-- Whether a stage is decided (p_t as app.stage_of gives it): it has matches and none waits for
+-- a result (swiss: and every round has been drawn). The tournament may be completed once its
+-- last stage is.
+create function app.stage_decided(p_t app.tournaments) returns boolean
 language plpgsql stable
 set search_path = ''
 as $$
-declare
-  v_t app.tournaments;
 begin
-  select * into v_t from app.tournaments t where t.id = p_tournament_id;
-  if not exists (select from app.matches m where m.tournament_id = p_tournament_id)
+  if not exists (select from app.matches m where m.tournament_id = p_t.id and m.stage = p_t.stage)
      or exists (select from app.matches m
-                 where m.tournament_id = p_tournament_id and m.status in ('pending', 'ready')) then
+                 where m.tournament_id = p_t.id and m.stage = p_t.stage and m.status in ('pending', 'ready')) then
     return false;
   end if;
   -- (Each format's own function is called from a statement of its own: a statement is parsed
   -- when it first runs, so a format's functions are needed only once a tournament uses it.)
-  if v_t.format = 'swiss' then
-    return app.swiss_complete(v_t);
+  if p_t.format = 'swiss' then
+    return app.swiss_complete(p_t);
   end if;
   return true;
 end
@@ -160,8 +165,10 @@ $$;
 -- PATCH a match: a result (both scores, or a forfeit naming the team that forfeits), a
 -- scheduled_at, or both; scheduled_at alone may change on any match while the tournament is
 -- ongoing. A result advances the winner and, where the format sends it on, the loser
--- (app.advance, then the format's app.after_report); a correction is locked once either match it
--- feeds is completed, or by the format's own rule (app.correction_lock).
+-- (app.advance, then the format's app.after_report, for the match's stage); a correction is
+-- locked once either match it feeds is completed, by the format's own rule
+-- (app.correction_lock), and once the next stage has started. The stage's status follows
+-- (app.settle_stage).
 create function app.report_match(p_args jsonb) returns json
 language plpgsql volatile
 set search_path = ''
@@ -169,6 +176,7 @@ as $$
 declare
   v_body jsonb := coalesce(p_args -> 'body', '{}');
   v_t app.tournaments;
+  v_st app.tournaments; -- the match's stage (app.stage_of)
   v_m app.matches;
   v_s1 int;
   v_s2 int;
@@ -214,12 +222,17 @@ begin
         case v_m.status when 'bye' then 'This match is a bye; it has no result to report.'
                         else 'This match is still waiting for its teams.' end);
     end if;
+    if v_m.stage < v_t.stage then
+      perform app.raise_error('match_locked',
+        format('Stage %s has started; the results of stage %s can no longer change.', v_m.stage + 1, v_m.stage));
+    end if;
     if exists (select from app.matches n where n.id in (v_m.next_match_id, v_m.loser_next_match_id)
                                          and n.status = 'completed') then
       perform app.raise_error('match_locked',
         'A match this one feeds is completed; its result can no longer change.');
     end if;
-    v_lock := app.correction_lock(v_t, v_m);
+    v_st := app.stage_of(v_t, v_m.stage);
+    v_lock := app.correction_lock(v_st, v_m);
     if v_lock is not null then
       perform app.raise_error('match_locked', v_lock);
     end if;
@@ -235,7 +248,8 @@ begin
      where m.id = v_m.id
     returning * into v_m;
     perform app.advance(v_m);
-    perform app.after_report(v_t, v_m);
+    perform app.after_report(v_st, v_m);
+    perform app.settle_stage(v_st);
   end if;
 
   if v_body ? 'scheduled_at' then
@@ -247,48 +261,59 @@ $$;
 comment on function app.report_match(jsonb) is
   'Records a result or forfeit (or corrects one while the next match is not completed), advances the winner, sets scheduled_at.';
 
--- GET the results: every match (by bracket, group, round, position) and the standings, which
--- each format computes in its own function (none while the tournament is in registration).
+-- GET the results: every started stage's matches (by stage, bracket, group, round, position)
+-- and the standings. One stage: that stage's standings, which each format computes in its own
+-- function (app.stage_standings); several: the overall standings block by block
+-- (app.event_standings). ?stage=k keeps stage k's matches and gives its own standings. Nothing
+-- while the tournament is in registration.
 create function app.tournament_results(p_args jsonb) returns json
 language plpgsql stable
 set search_path = ''
 as $$
 declare
+  v_query jsonb := coalesce(p_args -> 'query', '{}');
   v_t app.tournaments;
+  v_stage int;
+  v_count int;
   v_standings json := '[]';
 begin
   perform app.check_input(p_args, '{"tournament_id": "uuid"}');
+  perform app.check_input(v_query, '{"stage": "smallint"}');
+  v_stage := (v_query ->> 'stage')::int;
   select * into v_t from app.tournaments t where t.id = (p_args ->> 'tournament_id')::uuid;
   if not found then
     perform app.raise_error('not_found', 'Tournament not found.');
   end if;
-  -- One statement per format (see app.final_decided).
-  if v_t.status <> 'registration' then
-    case v_t.format
-      when 'single_elimination' then v_standings := app.single_elimination_standings(v_t);
-      when 'round_robin' then v_standings := app.round_robin_standings(v_t);
-      when 'double_elimination' then v_standings := app.double_elimination_standings(v_t);
-      when 'swiss' then v_standings := app.swiss_standings(v_t);
-    end case;
+  v_count := jsonb_array_length(app.stage_list(v_t));
+  if v_stage not between 1 and v_count then
+    perform app.raise_invalid('stage', format('must be a stage of this tournament, 1 to %s', v_count));
+  end if;
+  if v_t.status <> 'registration' and coalesce(v_stage, 1) <= v_t.stage then
+    if v_stage is not null or v_count = 1 then
+      v_standings := app.stage_standings(app.stage_of(v_t, coalesce(v_stage, 1)));
+    else
+      v_standings := app.event_standings(v_t);
+    end if;
   end if;
   return json_build_object(
-    'tournament', json_build_object('id', v_t.id, 'format', v_t.format, 'status', v_t.status),
-    'matches', (select coalesce(json_agg(d.doc order by
+    'tournament', json_build_object('id', v_t.id, 'format', v_t.format, 'status', v_t.status, 'stage', v_t.stage),
+    'matches', (select coalesce(json_agg(d.doc order by d.stage,
                           array_position(array['winners', 'losers', 'grand_final', 'third_place'], d.bracket),
                           d.group_no, d.round, d.position), '[]')
-                  from app.match_documents d where d.tournament_id = v_t.id),
+                  from app.match_documents d
+                 where d.tournament_id = v_t.id and (v_stage is null or d.stage = v_stage)),
     'standings', v_standings);
 end
 $$;
 comment on function app.tournament_results(jsonb) is
-  'Results: the matches by round and position, and standings by competition ranking (1, 2, 3, 3, 5, ...).';
+  'Results: the matches by stage, round and position, and standings (a stage''s own, or the whole event''s block by block).';
 
 -- ============================================================================
 -- grants
 -- ============================================================================
 grant select, insert, update on app.matches to tournament_api_owner;
 grant select on app.match_documents to tournament_api_owner;
-grant execute on function app.final_decided(uuid) to tournament_api_owner;
+grant execute on function app.stage_decided(app.tournaments) to tournament_api_owner;
 grant execute on function app.report_match(jsonb) to tournament_api_owner;
 grant execute on function app.tournament_results(jsonb) to tournament_api_owner;
 grant update (scheduled_at, forfeit) on app.matches to tournament_api_owner;

@@ -1,9 +1,11 @@
 -- Formats (contract section 10), the common part: a tournament's format_options, checked and
 -- completed with their defaults; one advancement rule for every format (the winner and, where
 -- the format sends it on, the loser); and one dispatch each for the format's generator, its
--- correction rule and its report hook. Each format's own rules are in 10_single_elimination.sql
--- to 14_swiss.sql; the list of formats is app.formats() (05_tournaments.sql), and the standings'
--- dispatch is app.tournament_results (08_matches.sql).
+-- correction rule, its report hook and its standings. Each format's own rules are in
+-- 10_single_elimination.sql to 14_swiss.sql; the list of formats is app.formats()
+-- (05_tournaments.sql). Every hook takes the tournament as one stage sees it (app.stage_of,
+-- 15_stages.sql: that stage's format, options and number in p_t.format, p_t.format_options and
+-- p_t.stage) and touches only that stage's matches and entries.
 
 -- ============================================================================
 -- functions
@@ -81,39 +83,37 @@ $$;
 comment on function app.format_options(text, jsonb) is
   'The options of a format, checked (400 format_options.<name>) and completed with defaults.';
 
--- Makes a tournament's matches once, when it goes from registration to ongoing
--- (app.change_status; the caller holds the tournament's row lock, so two racing starts make one
--- set of matches). Single elimination's matches are its winners bracket, with a third-place
--- match when format_options.third_place_match asks for one.
-create function app.generate_bracket(p_tournament_id uuid) returns void
+-- Makes a stage's matches once (p_t as app.stage_of gives it): when the tournament goes from
+-- registration to ongoing (stage 1, app.change_status), or when a later stage starts
+-- (app.start_stage, its entries written first). The caller holds the tournament's row lock, so
+-- two racing starts make one set of matches. Single elimination's matches are its winners
+-- bracket, with a third-place match when format_options.third_place_match asks for one.
+create function app.generate_bracket(p_t app.tournaments) returns void
 language plpgsql volatile
 set search_path = ''
 as $$
-declare
-  v_t app.tournaments;
 begin
-  if exists (select from app.matches m where m.tournament_id = p_tournament_id) then
+  if exists (select from app.matches m where m.tournament_id = p_t.id and m.stage = p_t.stage) then
     return; -- made already
   end if;
-  select * into v_t from app.tournaments t where t.id = p_tournament_id;
-  case v_t.format
+  case p_t.format
     when 'single_elimination' then
-      perform app.generate_single_elimination(p_tournament_id);
-      update app.matches m set bracket = 'winners' where m.tournament_id = p_tournament_id;
-      if (v_t.format_options ->> 'third_place_match')::boolean then
-        perform app.add_third_place_match(v_t);
+      perform app.generate_single_elimination(p_t);
+      update app.matches m set bracket = 'winners' where m.tournament_id = p_t.id and m.stage = p_t.stage;
+      if (p_t.format_options ->> 'third_place_match')::boolean then
+        perform app.add_third_place_match(p_t);
       end if;
     when 'round_robin' then
-      perform app.generate_round_robin(v_t);
+      perform app.generate_round_robin(p_t);
     when 'double_elimination' then
-      perform app.generate_double_elimination(v_t);
+      perform app.generate_double_elimination(p_t);
     when 'swiss' then
-      perform app.generate_swiss(v_t);
+      perform app.generate_swiss(p_t);
   end case;
 end
 $$;
-comment on function app.generate_bracket(uuid) is
-  'Makes a tournament''s matches for its format from its participants; does nothing if they exist.';
+comment on function app.generate_bracket(app.tournaments) is
+  'Makes a stage''s matches for its format from its entries; does nothing if they exist.';
 
 -- Places a decided match's winner and loser in the matches they go to, and sets those
 -- matches ready or pending. Works for corrections too: the slots are overwritten.
@@ -175,12 +175,30 @@ begin
 end
 $$;
 
+-- A stage's own standings (p_t as app.stage_of gives it), by its format; none before it starts.
+create function app.stage_standings(p_t app.tournaments) returns json
+language plpgsql stable
+set search_path = ''
+as $$
+begin
+  -- One statement per format (see app.stage_decided).
+  case p_t.format
+    when 'single_elimination' then return app.single_elimination_standings(p_t);
+    when 'round_robin' then return app.round_robin_standings(p_t);
+    when 'double_elimination' then return app.double_elimination_standings(p_t);
+    when 'swiss' then return app.swiss_standings(p_t);
+  end case;
+end
+$$;
+comment on function app.stage_standings(app.tournaments) is 'A stage''s standings as its format ranks them.';
+
 -- ============================================================================
 -- grants
 -- ============================================================================
 grant execute on function app.formats() to tournament_api_owner;
 grant execute on function app.format_options(text, jsonb) to tournament_api_owner;
-grant execute on function app.generate_bracket(uuid) to tournament_api_owner;
+grant execute on function app.generate_bracket(app.tournaments) to tournament_api_owner;
 grant execute on function app.advance(app.matches) to tournament_api_owner;
 grant execute on function app.correction_lock(app.tournaments, app.matches) to tournament_api_owner;
 grant execute on function app.after_report(app.tournaments, app.matches) to tournament_api_owner;
+grant execute on function app.stage_standings(app.tournaments) to tournament_api_owner;

@@ -32,23 +32,18 @@ begin
 end
 $$;
 
--- Seeds the participants and makes the bracket's matches; app.generate_bracket then marks them
+-- Seeds the stage's teams and makes the bracket's matches; app.generate_bracket then marks them
 -- bracket 'winners' and adds the third-place match.
-create function app.generate_single_elimination(p_tournament_id uuid) returns void
+create function app.generate_single_elimination(p_t app.tournaments) returns void
 language plpgsql volatile
 set search_path = ''
 as $$
 declare
-  v_t app.tournaments;
   v_n int;
   v_size int := 1;
   v_rounds int := 0;
 begin
-  if exists (select from app.matches m where m.tournament_id = p_tournament_id) then
-    return; -- made already
-  end if;
-  select * into v_t from app.tournaments t where t.id = p_tournament_id;
-  v_n := app.seed_participants(v_t);
+  v_n := app.seed_participants(p_t);
   while v_size < v_n loop
     v_size := v_size * 2;
     v_rounds := v_rounds + 1;
@@ -56,11 +51,11 @@ begin
 
   -- One insert: every match gets its id up front (slots is materialized once) so that
   -- next_match_id can be filled in; round-1 byes put their team straight into round 2.
-  insert into app.matches (id, tournament_id, account_id, round, position, team1_id, team2_id,
+  insert into app.matches (id, tournament_id, account_id, stage, round, position, team1_id, team2_id,
                            status, winner_id, next_match_id)
   with seeds as (
-    select r.bracket_seed as seed, r.team_id
-      from app.registrations r where r.tournament_id = p_tournament_id and r.bracket_seed is not null
+    select e.seed, e.team_id
+      from app.stage_entries e where e.tournament_id = p_t.id and e.stage = p_t.stage
   ), round1 as (
     select (o.idx + 1) / 2 as position,
            (array_agg(s.team_id order by o.idx))[1] as team1_id,
@@ -85,7 +80,7 @@ begin
       left join advanced f1 on b.round = 2 and f1.position = 2 * b.position - 1
       left join advanced f2 on b.round = 2 and f2.position = 2 * b.position
   )
-  select t.id, p_tournament_id, v_t.account_id, t.round, t.position, t.team1_id, t.team2_id,
+  select t.id, p_t.id, p_t.account_id, p_t.stage, t.round, t.position, t.team1_id, t.team2_id,
          case when t.round = 1 and t.bye_winner is not null then 'bye'
               when t.team1_id is not null and t.team2_id is not null then 'ready'
               else 'pending' end,
@@ -95,8 +90,8 @@ begin
    order by t.round, t.position;
 end
 $$;
-comment on function app.generate_single_elimination(uuid) is
-  'Makes all P-1 matches of a tournament''s bracket from its registrations; does nothing if they exist.';
+comment on function app.generate_single_elimination(app.tournaments) is
+  'Makes all P-1 matches of a stage''s bracket from its entries.';
 
 -- The third-place match of a single-elimination bracket: the two semi-final losers, in the
 -- final's round, once there are semi-finals with two teams each (4 teams or more).
@@ -109,14 +104,15 @@ declare
   v_id uuid := gen_random_uuid();
 begin
   select * into v_final from app.matches m
-   where m.tournament_id = p_t.id and m.bracket = 'winners' and m.next_match_id is null;
-  if v_final.round < 2 or (select count(*) from app.participants(p_t)) < 4 then
+   where m.tournament_id = p_t.id and m.stage = p_t.stage and m.bracket = 'winners' and m.next_match_id is null;
+  if v_final.round < 2
+     or (select count(*) from app.stage_entries e where e.tournament_id = p_t.id and e.stage = p_t.stage) < 4 then
     return;
   end if;
-  insert into app.matches (id, tournament_id, account_id, bracket, round, position, status)
-  values (v_id, p_t.id, p_t.account_id, 'third_place', v_final.round, 1, 'pending');
+  insert into app.matches (id, tournament_id, account_id, stage, bracket, round, position, status)
+  values (v_id, p_t.id, p_t.account_id, p_t.stage, 'third_place', v_final.round, 1, 'pending');
   update app.matches m set loser_next_match_id = v_id, loser_next_slot = (2 - m.position % 2)::smallint
-   where m.tournament_id = p_t.id and m.next_match_id = v_final.id;
+   where m.tournament_id = p_t.id and m.stage = p_t.stage and m.next_match_id = v_final.id;
 end
 $$;
 
@@ -131,18 +127,21 @@ declare
   v_rounds int;
   v_third app.matches;
 begin
-  select max(m.round) into v_rounds from app.matches m where m.tournament_id = p_t.id and m.bracket = 'winners';
-  select * into v_third from app.matches m where m.tournament_id = p_t.id and m.bracket = 'third_place';
+  select max(m.round) into v_rounds from app.matches m
+   where m.tournament_id = p_t.id and m.stage = p_t.stage and m.bracket = 'winners';
+  select * into v_third from app.matches m
+   where m.tournament_id = p_t.id and m.stage = p_t.stage and m.bracket = 'third_place';
   return (
     with placed as (
       select case when m.winner_id = m.team1_id then m.team2_id else m.team1_id end as team_id,
              (1 << (v_rounds - m.round)) + 1 as position
         from app.matches m
-       where m.tournament_id = p_t.id and m.bracket = 'winners' and m.status = 'completed'
+       where m.tournament_id = p_t.id and m.stage = p_t.stage and m.bracket = 'winners' and m.status = 'completed'
          and (v_third.id is null or m.round <> v_rounds - 1)
       union all
       select m.winner_id, 1 from app.matches m
-       where m.tournament_id = p_t.id and m.bracket = 'winners' and m.next_match_id is null and m.status = 'completed'
+       where m.tournament_id = p_t.id and m.stage = p_t.stage and m.bracket = 'winners' and m.next_match_id is null
+         and m.status = 'completed'
       union all
       select v_third.winner_id, 3 where v_third.status = 'completed'
       union all
@@ -160,6 +159,6 @@ $$;
 -- grants
 -- ============================================================================
 grant execute on function app.seed_order(int) to tournament_api_owner;
-grant execute on function app.generate_single_elimination(uuid) to tournament_api_owner;
+grant execute on function app.generate_single_elimination(app.tournaments) to tournament_api_owner;
 grant execute on function app.add_third_place_match(app.tournaments) to tournament_api_owner;
 grant execute on function app.single_elimination_standings(app.tournaments) to tournament_api_owner;

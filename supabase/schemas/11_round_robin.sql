@@ -26,13 +26,13 @@ begin
              v_groups, 2 * v_groups, v_n));
   end if;
 
-  insert into app.matches (tournament_id, account_id, group_no, round, position, team1_id, team2_id, status)
+  insert into app.matches (tournament_id, account_id, stage, group_no, round, position, team1_id, team2_id, status)
   with members as (
-    select r.team_id, r.bracket_seed as seed,
-           case when ((r.bracket_seed - 1) / v_groups) % 2 = 0 then (r.bracket_seed - 1) % v_groups + 1
-                else v_groups - (r.bracket_seed - 1) % v_groups end as grp
-      from app.registrations r
-     where r.tournament_id = p_t.id and r.bracket_seed is not null
+    select e.team_id, e.seed,
+           case when ((e.seed - 1) / v_groups) % 2 = 0 then (e.seed - 1) % v_groups + 1
+                else v_groups - (e.seed - 1) % v_groups end as grp
+      from app.stage_entries e
+     where e.tournament_id = p_t.id and e.stage = p_t.stage
   ), ranked as (
     select m.*, (row_number() over (partition by m.grp order by m.seed) - 1)::int as k from members m
   ), sizes as (
@@ -45,7 +45,7 @@ begin
      cross join lateral generate_series(0, s.m - 2) r (r)
      cross join lateral generate_series(0, s.m / 2 - 1) i (i)
   )
-  select p_t.id, p_t.account_id, p.grp, p.r + 1,
+  select p_t.id, p_t.account_id, p_t.stage, p.grp, p.r + 1,
          row_number() over (partition by p.grp, p.r order by p.i),
          case when ta.seed < tb.seed then ta.team_id else tb.team_id end,
          case when ta.seed < tb.seed then tb.team_id else ta.team_id end,
@@ -59,67 +59,77 @@ $$;
 comment on function app.generate_round_robin(app.tournaments) is
   'Round robin: snake-order groups, circle-method rounds, every pair of a group once.';
 
--- Standings: per team its group, wins, losses and points (format_options.points); ordered by
--- points, then the points won against the teams level on points, then score difference, then
--- score for, then seed. `position` is overall, `group_position` within the group. A forfeit
--- counts as a win and a loss with no score.
-create function app.round_robin_standings(p_t app.tournaments) returns json
-language plpgsql stable
+-- The stage's table: per team its group, seed, wins, losses, points (format_options.points) and
+-- scores for and against; ranked by points, then the points won against the teams level on
+-- points, then score difference, then score for, then seed. `overall_position` is overall,
+-- `group_position` within the group. A forfeit counts as a win and a loss with no score.
+-- app.round_robin_standings shows it; the qualifiers of the next stage are read from it.
+create function app.round_robin_table(p_t app.tournaments)
+returns table (team_id uuid, grp int, seed int, played int, wins int, losses int, points int,
+               score_for int, score_against int, overall_position int, group_position int)
+language sql stable
 set search_path = ''
 as $$
-declare
-  v_win int := (p_t.format_options #>> '{points,win}')::int;
-  v_loss int := (p_t.format_options #>> '{points,loss}')::int;
-begin
-  return (
-    with teams as (
-      select distinct on (x.team_id) x.team_id, x.grp
-        from (select m.team1_id as team_id, m.group_no as grp from app.matches m where m.tournament_id = p_t.id
-              union all
-              select m.team2_id, m.group_no from app.matches m where m.tournament_id = p_t.id) x
-    ), sides as (
-      -- one row per team and completed match, from the team's side
-      select m.team1_id as team_id, m.team2_id as opponent, m.winner_id = m.team1_id as won,
-             coalesce(m.team1_score, 0) as sf, coalesce(m.team2_score, 0) as sa
-        from app.matches m where m.tournament_id = p_t.id and m.status = 'completed'
-      union all
-      select m.team2_id, m.team1_id, m.winner_id = m.team2_id,
-             coalesce(m.team2_score, 0), coalesce(m.team1_score, 0)
-        from app.matches m where m.tournament_id = p_t.id and m.status = 'completed'
-    ), totals as (
-      select t.team_id, t.grp, r.bracket_seed as seed,
-             count(*) filter (where s.won)::int as wins,
-             count(*) filter (where not s.won)::int as losses,
-             (count(*) filter (where s.won) * v_win + count(*) filter (where not s.won) * v_loss)::int as points,
-             coalesce(sum(s.sf), 0)::int as score_for,
-             coalesce(sum(s.sa), 0)::int as score_against
-        from teams t
-        join app.registrations r on r.tournament_id = p_t.id and r.team_id = t.team_id
-        left join sides s on s.team_id = t.team_id
-       group by t.team_id, t.grp, r.bracket_seed
-    ), h2h as (
-      -- (a team with no such match has a null side here: it adds nothing, not a loss)
-      select t.team_id,
-             coalesce(sum(case when s.won then v_win when not s.won then v_loss end), 0)::int as h2h
-        from totals t
-        left join sides s on s.team_id = t.team_id
-             and exists (select from totals o where o.team_id = s.opponent and o.points = t.points)
-       group by t.team_id
-    ), ranked as (
-      select t.*, h.h2h,
-             rank() over (order by t.points desc, h.h2h desc, t.score_for - t.score_against desc,
-                                   t.score_for desc, t.seed) as position,
-             rank() over (partition by t.grp order by t.points desc, h.h2h desc,
-                                   t.score_for - t.score_against desc, t.score_for desc, t.seed) as group_position
-        from totals t join h2h h using (team_id)
-    )
-    select coalesce(json_agg(json_build_object('position', k.position, 'group', k.grp,
-                                               'group_position', k.group_position, 'team_id', k.team_id,
-                                               'team_name', tm.name, 'team_tag', tm.tag, 'wins', k.wins,
-                                               'losses', k.losses, 'points', k.points)
-                             order by k.position, tm.name, tm.id), '[]')
-      from ranked k join app.teams tm on tm.id = k.team_id);
-end
+  with teams as (
+    select distinct on (x.team_id) x.team_id, x.grp
+      from (select m.team1_id as team_id, m.group_no as grp from app.matches m
+             where m.tournament_id = p_t.id and m.stage = p_t.stage
+            union all
+            select m.team2_id, m.group_no from app.matches m
+             where m.tournament_id = p_t.id and m.stage = p_t.stage) x
+  ), sides as (
+    -- one row per team and completed match, from the team's side
+    select m.team1_id as team_id, m.team2_id as opponent, m.winner_id = m.team1_id as won,
+           coalesce(m.team1_score, 0) as sf, coalesce(m.team2_score, 0) as sa
+      from app.matches m where m.tournament_id = p_t.id and m.stage = p_t.stage and m.status = 'completed'
+    union all
+    select m.team2_id, m.team1_id, m.winner_id = m.team2_id,
+           coalesce(m.team2_score, 0), coalesce(m.team1_score, 0)
+      from app.matches m where m.tournament_id = p_t.id and m.stage = p_t.stage and m.status = 'completed'
+  ), totals as (
+    select t.team_id, t.grp, e.seed,
+           count(s.team_id)::int as played,
+           count(*) filter (where s.won)::int as wins,
+           count(*) filter (where not s.won)::int as losses,
+           (count(*) filter (where s.won) * (p_t.format_options #>> '{points,win}')::int
+            + count(*) filter (where not s.won) * (p_t.format_options #>> '{points,loss}')::int)::int as points,
+           coalesce(sum(s.sf), 0)::int as score_for,
+           coalesce(sum(s.sa), 0)::int as score_against
+      from teams t
+      join app.stage_entries e on e.tournament_id = p_t.id and e.stage = p_t.stage and e.team_id = t.team_id
+      left join sides s on s.team_id = t.team_id
+     group by t.team_id, t.grp, e.seed
+  ), h2h as (
+    -- (a team with no such match has a null side here: it adds nothing, not a loss)
+    select t.team_id,
+           coalesce(sum(case when s.won then (p_t.format_options #>> '{points,win}')::int
+                             when not s.won then (p_t.format_options #>> '{points,loss}')::int end), 0)::int as h2h
+      from totals t
+      left join sides s on s.team_id = t.team_id
+           and exists (select from totals o where o.team_id = s.opponent and o.points = t.points)
+     group by t.team_id
+  )
+  select t.team_id, t.grp, t.seed, t.played, t.wins, t.losses, t.points, t.score_for, t.score_against,
+         (rank() over (order by t.points desc, h.h2h desc, t.score_for - t.score_against desc,
+                                t.score_for desc, t.seed))::int,
+         (rank() over (partition by t.grp order by t.points desc, h.h2h desc,
+                                t.score_for - t.score_against desc, t.score_for desc, t.seed))::int
+    from totals t join h2h h using (team_id)
+$$;
+comment on function app.round_robin_table(app.tournaments) is
+  'Round robin: each team''s record and its overall and group positions (points, head-to-head, score difference, score for, seed).';
+
+-- Standings: the table, with each team's group, group position, wins, losses and points.
+create function app.round_robin_standings(p_t app.tournaments) returns json
+language sql stable
+set search_path = ''
+as $$
+  select coalesce(json_agg(json_build_object('position', k.overall_position, 'group', k.grp,
+                                             'group_position', k.group_position, 'team_id', k.team_id,
+                                             'team_name', tm.name, 'team_tag', tm.tag, 'wins', k.wins,
+                                             'losses', k.losses, 'points', k.points)
+                           order by k.overall_position, tm.name, tm.id), '[]')
+    from app.round_robin_table(p_t) k join app.teams tm on tm.id = k.team_id
 $$;
 comment on function app.round_robin_standings(app.tournaments) is
   'Round-robin standings: points, head-to-head among teams level on points, score difference, score for, seed.';
@@ -128,4 +138,5 @@ comment on function app.round_robin_standings(app.tournaments) is
 -- grants
 -- ============================================================================
 grant execute on function app.generate_round_robin(app.tournaments) to tournament_api_owner;
+grant execute on function app.round_robin_table(app.tournaments) to tournament_api_owner;
 grant execute on function app.round_robin_standings(app.tournaments) to tournament_api_owner;

@@ -101,8 +101,8 @@ begin
     v_size := v_size * 2;
     v_k := v_k + 1;
   end loop;
-  v_teams := array(select r.team_id from app.registrations r
-                    where r.tournament_id = p_t.id and r.bracket_seed is not null order by r.bracket_seed);
+  v_teams := array(select e.team_id from app.stage_entries e
+                    where e.tournament_id = p_t.id and e.stage = p_t.stage order by e.seed);
   v_order := app.seed_order(v_size);
   v_gf := 2 * v_size - 2;                     -- P - 1 winners matches, P - 2 losers matches
   v_total := v_gf + case when v_reset then 1 else 0 end;
@@ -195,9 +195,9 @@ begin
   end if;
 
   v_ids := array(select gen_random_uuid() from generate_series(1, v_total));
-  insert into app.matches (id, tournament_id, account_id, bracket, round, position, team1_id, team2_id,
+  insert into app.matches (id, tournament_id, account_id, stage, bracket, round, position, team1_id, team2_id,
                            status, winner_id, next_match_id, next_slot, loser_next_match_id, loser_next_slot)
-  select u.id, p_t.id, p_t.account_id, u.bracket, u.round, u.position, u.team1_id, u.team2_id,
+  select u.id, p_t.id, p_t.account_id, p_t.stage, u.bracket, u.round, u.position, u.team1_id, u.team2_id,
          u.status::app.match_status, u.winner_id, v_ids[u.next], u.next_slot::smallint,
          v_ids[u.loser_next], u.loser_next_slot::smallint
     -- unnest walks the arrays once (subscripting an array with nulls or text walks it from the start)
@@ -264,8 +264,10 @@ declare
   v_gf2 app.matches;
   v_final app.matches;
 begin
-  select * into v_gf1 from app.matches m where m.tournament_id = p_t.id and m.bracket = 'grand_final' and m.round = 1;
-  select * into v_gf2 from app.matches m where m.tournament_id = p_t.id and m.bracket = 'grand_final' and m.round = 2;
+  select * into v_gf1 from app.matches m
+   where m.tournament_id = p_t.id and m.stage = p_t.stage and m.bracket = 'grand_final' and m.round = 1;
+  select * into v_gf2 from app.matches m
+   where m.tournament_id = p_t.id and m.stage = p_t.stage and m.bracket = 'grand_final' and m.round = 2;
   if v_gf2.status = 'completed' then
     v_final := v_gf2;
   elsif v_gf1.status = 'completed' and (v_gf2.id is null or v_gf2.status = 'bye') then
@@ -274,7 +276,7 @@ begin
   return (
     with rounds as (
       select m.round, count(*) filter (where m.status <> 'bye') as played
-        from app.matches m where m.tournament_id = p_t.id and m.bracket = 'losers'
+        from app.matches m where m.tournament_id = p_t.id and m.stage = p_t.stage and m.bracket = 'losers'
        group by m.round
     ), positions as (
       select r.round, 3 + coalesce(sum(r.played) over (order by r.round desc
@@ -283,7 +285,7 @@ begin
     ), placed as (
       select case when m.winner_id = m.team1_id then m.team2_id else m.team1_id end as team_id, p.position
         from app.matches m join positions p on p.round = m.round
-       where m.tournament_id = p_t.id and m.bracket = 'losers' and m.status = 'completed'
+       where m.tournament_id = p_t.id and m.stage = p_t.stage and m.bracket = 'losers' and m.status = 'completed'
       union all
       select v_final.winner_id, 1 where v_final.id is not null
       union all
@@ -292,10 +294,10 @@ begin
     ), tally as (
       select x.team_id, count(*) filter (where x.won)::int as wins, count(*) filter (where not x.won)::int as losses
         from (select m.team1_id as team_id, m.winner_id = m.team1_id as won from app.matches m
-               where m.tournament_id = p_t.id and m.status = 'completed'
+               where m.tournament_id = p_t.id and m.stage = p_t.stage and m.status = 'completed'
               union all
               select m.team2_id, m.winner_id = m.team2_id from app.matches m
-               where m.tournament_id = p_t.id and m.status = 'completed') x
+               where m.tournament_id = p_t.id and m.stage = p_t.stage and m.status = 'completed') x
        group by x.team_id
     )
     select coalesce(json_agg(json_build_object('position', p.position, 'team_id', p.team_id,

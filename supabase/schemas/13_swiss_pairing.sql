@@ -19,8 +19,8 @@ set search_path = ''
 as $$
   select coalesce((p_t.format_options ->> 'rounds')::int,
                   (select min(k) from generate_series(0, 11) k where (1 << k) >= n.n))
-    from (select count(*)::int as n from app.registrations r
-           where r.tournament_id = p_t.id and r.bracket_seed is not null) n
+    from (select count(*)::int as n from app.stage_entries e
+           where e.tournament_id = p_t.id and e.stage = p_t.stage) n
 $$;
 comment on function app.swiss_rounds(app.tournaments) is
   'Swiss: the rounds to play (format_options.rounds, else ceil(log2 N)).';
@@ -38,16 +38,17 @@ set search_path = ''
 set enable_nestloop = off -- (see app.swiss_pairings)
 as $$
   with teams as (
-    select r.team_id, r.bracket_seed as seed from app.registrations r
-     where r.tournament_id = p_t.id and r.bracket_seed is not null
+    select e.team_id, e.seed from app.stage_entries e
+     where e.tournament_id = p_t.id and e.stage = p_t.stage
   ), sides as (
     select m.team1_id as team_id, m.team2_id as opponent, m.winner_id = m.team1_id as won, m.status = 'bye' as bye
       from app.matches m
-     where m.tournament_id = p_t.id and m.round < p_before_round and m.status in ('completed', 'bye')
+     where m.tournament_id = p_t.id and m.stage = p_t.stage and m.round < p_before_round
+       and m.status in ('completed', 'bye')
     union all
     select m.team2_id, m.team1_id, m.winner_id = m.team2_id, false
       from app.matches m
-     where m.tournament_id = p_t.id and m.round < p_before_round and m.status = 'completed'
+     where m.tournament_id = p_t.id and m.stage = p_t.stage and m.round < p_before_round and m.status = 'completed'
   ), tally as (
     select t.team_id, t.seed,
            count(*) filter (where s.won)::int as wins,
@@ -277,7 +278,7 @@ begin
     select a.i, b.i from app.matches m
       join unnest(v_ids) with ordinality a (id, i) on a.id = m.team1_id
       join unnest(v_ids) with ordinality b (id, i) on b.id = m.team2_id
-     where m.tournament_id = p_t.id and m.round < p_round
+     where m.tournament_id = p_t.id and m.stage = p_t.stage and m.round < p_round
   loop
     v_count[v_a] := v_count[v_a] + 1;
     v_met[v_a][v_count[v_a]] := v_pos;
@@ -308,8 +309,8 @@ create function app.swiss_draw(p_t app.tournaments, p_round int) returns void
 language sql volatile
 set search_path = ''
 as $$
-  insert into app.matches (tournament_id, account_id, round, position, team1_id, team2_id, winner_id, status)
-  select p_t.id, p_t.account_id, p_round, p.draw_position, p.draw_team1, p.draw_team2,
+  insert into app.matches (tournament_id, account_id, stage, round, position, team1_id, team2_id, winner_id, status)
+  select p_t.id, p_t.account_id, p_t.stage, p_round, p.draw_position, p.draw_team1, p.draw_team2,
          case when p.draw_team2 is null then p.draw_team1 end,
          case when p.draw_team2 is null then 'bye' else 'ready' end
     from app.swiss_pairings(p_t, p_round) p

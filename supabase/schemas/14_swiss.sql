@@ -43,10 +43,11 @@ declare
   v_next int := p_m.round + 1;
 begin
   if exists (select from app.matches m
-              where m.tournament_id = p_t.id and m.round = p_m.round and m.status in ('pending', 'ready')) then
+              where m.tournament_id = p_t.id and m.stage = p_t.stage and m.round = p_m.round
+                and m.status in ('pending', 'ready')) then
     return; -- the round goes on
   end if;
-  if exists (select from app.matches m where m.tournament_id = p_t.id and m.round = v_next) then
+  if exists (select from app.matches m where m.tournament_id = p_t.id and m.stage = p_t.stage and m.round = v_next) then
     -- Redrawn in place: a round always has the same positions (the bye last), so each keeps
     -- its id (and scheduled_at); only the positions whose teams change are written.
     update app.matches m
@@ -54,7 +55,7 @@ begin
            winner_id = case when p.draw_team2 is null then p.draw_team1 end,
            status = case when p.draw_team2 is null then 'bye' else 'ready' end
       from app.swiss_pairings(p_t, v_next) p
-     where m.tournament_id = p_t.id and m.round = v_next and m.position = p.draw_position
+     where m.tournament_id = p_t.id and m.stage = p_t.stage and m.round = v_next and m.position = p.draw_position
        and (m.team1_id, m.team2_id) is distinct from (p.draw_team1, p.draw_team2);
   elsif v_next <= app.swiss_rounds(p_t) then
     perform app.swiss_draw(p_t, v_next);
@@ -71,18 +72,19 @@ set search_path = ''
 as $$
   select 'The next round has a result; this round''s results can no longer change.'
    where exists (select from app.matches m
-                  where m.tournament_id = p_t.id and m.round > p_m.round and m.status = 'completed')
+                  where m.tournament_id = p_t.id and m.stage = p_t.stage and m.round > p_m.round
+                    and m.status = 'completed')
 $$;
 comment on function app.swiss_correction_lock(app.tournaments, app.matches) is
   'Swiss: null while a decided match may be corrected (no later round has a result), else the 409 message.';
 
--- Complete when every round is drawn (app.final_decided checks that all are decided).
+-- Complete when every round is drawn (app.stage_decided checks that all are decided).
 create function app.swiss_complete(p_t app.tournaments) returns boolean
 language sql stable
 set search_path = ''
 as $$
   select coalesce(max(m.round), 0) >= app.swiss_rounds(p_t)
-    from app.matches m where m.tournament_id = p_t.id
+    from app.matches m where m.tournament_id = p_t.id and m.stage = p_t.stage
 $$;
 comment on function app.swiss_complete(app.tournaments) is 'Swiss: every round has been drawn.';
 

@@ -23,7 +23,9 @@ export const EXAMPLE_IDS = {
 export const TournamentExample = {
   id: EXAMPLE_IDS.tournament, name: "Spring Cup", slug: "spring-cup-x7k2q9",
   description: "Open 5v5 cup", game_id: EXAMPLE_IDS.game, status: "registration",
-  format: "single_elimination", format_options: { third_place_match: false }, team_size: 5, max_teams: 16, entry_fee: 10, prize_pool: 1500.5,
+  format: "single_elimination", format_options: { third_place_match: false },
+  stages: [{ name: "Stage 1", format: "single_elimination", format_options: { third_place_match: false }, advance: null }],
+  team_size: 5, max_teams: 16, entry_fee: 10, prize_pool: 1500.5,
   starts_at: "2027-03-01T17:00:00.000Z", registration_closes: "2027-02-28T23:00:00.000Z",
   check_in_opens: null, rules: "Best of 3; finals best of 5.", created_at: "2026-11-21T10:00:00.000Z",
   updated_at: "2026-11-21T10:00:00.000Z",
@@ -37,7 +39,13 @@ export const Tournament = z.object({
   game_id: z.guid(),
   status: z.enum(["registration", "ongoing", "completed"]),
   format: z.enum(FORMATS),
-  format_options: z.record(z.string(), z.unknown()).meta({ description: "The format's options with their defaults filled in." }),
+  format_options: z.record(z.string(), z.unknown()).meta({ description: "The format's options with their defaults filled in. `format` and `format_options` are stage 1's." }),
+  stages: z.array(z.object({
+    name: z.string(),
+    format: z.enum(FORMATS),
+    format_options: z.record(z.string(), z.unknown()),
+    advance: z.record(z.string(), z.unknown()).nullable().meta({ description: "Who goes on to the next stage; null on the last." }),
+  })).meta({ description: "Every stage in order, with defaults filled in; one stage made of `format` and `format_options` when the tournament was created without `stages`." }),
   team_size: z.int().meta({ description: "Players per team." }),
   max_teams: z.int(),
   entry_fee: z.number().meta({ description: "Exact to 2 decimals." }),
@@ -77,7 +85,7 @@ export const Registration = z.object({
 }).meta({ example: RegistrationExample });
 
 export const MatchExample = {
-  id: EXAMPLE_IDS.match, round: 1, position: 1, team1_id: EXAMPLE_IDS.team1, team2_id: EXAMPLE_IDS.team2,
+  id: EXAMPLE_IDS.match, stage: 1, round: 1, position: 1, team1_id: EXAMPLE_IDS.team1, team2_id: EXAMPLE_IDS.team2,
   bracket: "winners", group: null, team1_seed: 1, team2_seed: 16, team1_score: 2, team2_score: 1, winner_id: EXAMPLE_IDS.team1,
   status: "completed", forfeit: null, next_match_id: EXAMPLE_IDS.nextMatch, loser_next_match_id: null,
   scheduled_at: "2027-03-01T18:00:00.000Z", completed_at: "2027-03-01T18:10:00.000Z",
@@ -85,6 +93,7 @@ export const MatchExample = {
 
 export const Match = z.object({
   id: z.guid(),
+  stage: z.int().meta({ description: "The stage the match belongs to (1 is the first)." }),
   bracket: z.enum(["winners", "losers", "grand_final", "third_place"]).nullable()
     .meta({ description: "The elimination formats' bracket; null in round robin." }),
   group: z.int().nullable().meta({ description: "The round-robin group (1-based); null otherwise." }),
@@ -121,14 +130,15 @@ export const Standing = z.object({
 });
 
 export const Results = z.object({
-  tournament: z.object({ id: z.guid(), format: z.string(), status: z.string() }),
-  matches: z.array(Match).meta({ description: "By round, then position; empty while in registration." }),
+  tournament: z.object({ id: z.guid(), format: z.string(), status: z.string(),
+    stage: z.int().meta({ description: "The number of the stage being played (1 until stage 2 starts)." }) }),
+  matches: z.array(Match).meta({ description: "Every started stage's matches, by stage, round, then position (`?stage=k`: stage k's alone); empty while in registration." }),
   standings: z.array(Standing).meta({
-    description: "Teams whose place is decided, by position then team name: champion 1, final loser 2, semi-final losers 3, quarter-final losers 5, …",
+    description: "Teams whose place is decided, by position then team name: champion 1, final loser 2, semi-final losers 3, quarter-final losers 5, … With several stages (and no `?stage`): the last started stage's places first, then the teams each earlier stage did not send on, stage by stage backwards, positions continuing (after a stage with groups, every group's k-th place shares one position). `?stage=k`: that stage's own standings.",
   }),
 }).meta({
   example: {
-    tournament: { id: EXAMPLE_IDS.tournament, format: "single_elimination", status: "ongoing" },
+    tournament: { id: EXAMPLE_IDS.tournament, format: "single_elimination", status: "ongoing", stage: 1 },
     matches: [MatchExample],
     standings: [{ position: 5, team_id: EXAMPLE_IDS.team2, team_name: "Blue Phoenix", team_tag: "BLU" }],
   },
@@ -196,3 +206,39 @@ export const ErrorBody = z.object({
   }),
   meta: Meta,
 });
+
+export const StageExample = {
+  number: 2, name: "Playoffs", format: "single_elimination", format_options: { third_place_match: true }, advance: null,
+  status: "pending", team_count: null, started_at: null, completed_at: null,
+};
+
+/** A stage of a tournament (contract section 12). */
+export const Stage = z.object({
+  number: z.int().meta({ description: "1 is the first stage." }),
+  name: z.string(),
+  format: z.enum(FORMATS),
+  format_options: z.record(z.string(), z.unknown()).meta({ description: "The stage's format options, defaults filled in." }),
+  advance: z.record(z.string(), z.unknown()).nullable()
+    .meta({ description: "Who goes on: `{per_group, best_next}` after a round robin, `{top}` otherwise; null on the last stage." }),
+  status: z.enum(["pending", "ongoing", "completed"])
+    .meta({ description: "`completed` once every match is decided (swiss: every round); a correction that reopens one makes it `ongoing` again until the next stage starts." }),
+  team_count: z.int().nullable().meta({ description: "The teams taking part; null until the stage starts." }),
+  started_at: z.iso.datetime().nullable(),
+  completed_at: z.iso.datetime().nullable(),
+}).meta({ example: StageExample });
+
+export const Qualifier = z.object({
+  team_id: z.guid(),
+  team_name: z.string(),
+  seed: z.int().meta({ description: "The seed it would have in the stage (1..K)." }),
+  from_group: z.int().nullable().meta({ description: "Its group in the stage before; null without groups." }),
+  from_position: z.int().meta({ description: "Its place in its group; without groups, its position in the stage before." }),
+  tied: z.boolean().meta({ description: "It shares the last qualifying place with teams that do not fit: starting without `advancing` is 409 `stage_tie`. Provisional until the stage before completes." }),
+});
+
+export const StageDetail = Stage.extend({
+  standings: z.array(Standing).meta({ description: "The stage's own standings (with `group` where it has groups); empty until it starts." }),
+  qualifiers: z.array(Qualifier).nullable().meta({
+    description: "While the stage is pending and the stage before it has started: the teams that would go on now, in seed order (with every team tied at the cut). Null otherwise.",
+  }),
+}).meta({ example: { ...StageExample, standings: [], qualifiers: [] } });

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { Route } from "../route.ts";
-import { dateTime } from "../validation.ts";
-import { Match, Results } from "./models.ts";
+import { MAX_STAGES } from "../contract.ts";
+import { dateTime, queryInt, uuid } from "../validation.ts";
+import { Match, Results, Stage, StageDetail } from "./models.ts";
 
 const score = z.int().min(0).max(1_000_000);
 
@@ -26,9 +27,49 @@ export const ReportMatch = z.strictObject({
   }
 });
 
+export const ResultsQuery = z.object({
+  stage: queryInt(1, MAX_STAGES).optional()
+    .meta({ description: "Only this stage's matches, with its own standings." }),
+});
+
+/** PATCH a stage: start it. */
+export const UpdateStage = z.strictObject({
+  status: z.enum(["pending", "ongoing", "completed"])
+    .meta({ description: "`ongoing` starts the stage; the stage's current status again is a no-op." }),
+  advancing: z.array(uuid()).min(1).max(1024).optional()
+    .meta({ description: "The K teams that go on, in seed order, chosen by hand: any K distinct teams of the stage before. Resolves a `stage_tie`." }),
+}).superRefine((b, ctx) => {
+  if (b.advancing !== undefined && b.status !== "ongoing") {
+    ctx.addIssue({ code: "custom", path: ["advancing"], message: "goes only with status \"ongoing\"" });
+  } else if (b.advancing !== undefined && new Set(b.advancing.map((id) => id.toLowerCase())).size !== b.advancing.length) {
+    ctx.addIssue({ code: "custom", path: ["advancing"], message: "must not list a team twice" });
+  }
+});
+
+const stagePath = "/tournaments/{tournament_id}/stages";
+
+export const stageRoutes: Route[] = [
+  { method: "GET", path: stagePath, scope: "read:results", op: "stages.list", response: z.array(Stage),
+    summary: "List a tournament's stages",
+    description: "Every stage in order, with its status, team count (null until it starts) and times. A tournament created without `stages` has one." },
+  { method: "GET", path: `${stagePath}/{number}`, scope: "read:results", op: "stages.get", response: StageDetail,
+    summary: "Get a stage, its standings and its qualifiers",
+    description: "The stage, its own standings and, while it is pending and the stage before it has started, `qualifiers`: the teams that would go on now, in seed order (by tier: every group's 1st, then every group's 2nd, …, then the best next-placed; within a tier by the stage's standings, then group; in an elimination stage after groups, teams of one group kept apart)." },
+  { method: "PATCH", path: `${stagePath}/{number}`, scope: "write:tournaments", op: "stages.update", body: UpdateStage,
+    response: StageDetail, conflicts: ["invalid_status_transition", "stage_tie"],
+    summary: "Start the next stage",
+    description: [
+      "`{\"status\": \"ongoing\"}` starts the stage after a `completed` one: its qualifiers (or `advancing`, by hand) and its matches, in one transaction. The stage's current status again is a no-op.",
+      "- Stage 1 starts with the tournament; a stage completes by itself; anything else is 409 `invalid_status_transition`.",
+      "- A tie at the last qualifying place that the criteria cannot break is 409 `stage_tie`, its `details` listing the tied teams; send `advancing` to decide.",
+      "- Once a stage has started, the matches of the stage before are 409 `match_locked`.",
+    ].join("\n"),
+    bodyExample: { status: "ongoing" } },
+];
+
 export const resultRoutes: Route[] = [
   { method: "GET", path: "/tournaments/{tournament_id}/results", scope: "read:results", op: "results.get",
-    response: Results, summary: "Get a tournament's matches and standings",
+    query: ResultsQuery, response: Results, summary: "Get a tournament's matches and standings",
     description: "The bracket is made when the tournament goes to `ongoing`: seeds from the registrations (seeded teams first by seed, then registration order; with check-in, only checked-in teams), size the next power of two, standard seeding (1 v P, 2 v P−1, …), byes to the top seeds, all P−1 matches at once. Swiss: only the current round's matches exist (round 1 seed i v i + N/2, N odd: the lowest seed has a bye); the next round is drawn when the last result of a round comes in (same win count, highest seed first, no rematch where one can be avoided; a bye, status `bye`, to the lowest-placed team without one)." },
   { method: "PATCH", path: "/tournaments/{tournament_id}/matches/{match_id}", scope: "write:results",
     op: "matches.report", body: ReportMatch, response: Match, conflicts: ["match_not_ready", "match_locked"],

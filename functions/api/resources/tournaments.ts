@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FORMATS, PAGE_SIZE } from "../contract.ts";
+import { FORMATS, MAX_STAGES, PAGE_SIZE } from "../contract.ts";
 import { dateTime, money, queryInt, text, trimmedText, uuid } from "../validation.ts";
 import type { Route } from "../route.ts";
 import { DeleteResult, EXAMPLE_IDS, Tournament } from "./models.ts";
@@ -29,11 +29,26 @@ export const FormatOptions = {
   }),
 } satisfies Record<(typeof FORMATS)[number], z.ZodType>;
 
-/** JSON Schema of each format's options, for the document (zod checks them in checkFormatOptions). */
-const formatOptionsSchemas = Object.entries(FormatOptions).map(([format, schema]) => {
+/** Who goes on to the next stage (contract section 12): after a round robin, then after any other format. */
+export const Advance = {
+  round_robin: z.strictObject({
+    per_group: z.int().min(1).max(1024).meta({ description: "The top n of each group go on." }),
+    best_next: z.int().min(0).max(512).optional()
+      .meta({ description: "Also the m best of the teams placed n + 1 across groups (points per match, then score difference per match, then score for per match, then seed). At most the number of groups. Default 0." }),
+  }),
+  other: z.strictObject({
+    top: z.int().min(2).max(1024).meta({ description: "The top n of the stage's standings go on." }),
+  }),
+};
+
+/** A schema's JSON Schema for the document, titled. */
+function documented(title: string, schema: z.ZodType) {
   const { $schema: _, ...json } = z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
-  return { title: format, ...json };
-});
+  return { title, ...json };
+}
+
+/** JSON Schema of each format's options, for the document (zod checks them in checkFormatOptions). */
+const formatOptionsSchemas = Object.entries(FormatOptions).map(([format, schema]) => documented(format, schema));
 
 const fields = {
   name: trimmedText(100),
@@ -55,20 +70,63 @@ const fields = {
 };
 
 
-/** Checks format_options against the format it goes with (when the body names one or it is a create). */
-function checkFormatOptions(body: { format?: (typeof FORMATS)[number]; format_options?: unknown }, ctx: z.RefinementCtx,
-  fallback: (typeof FORMATS)[number] | null) {
-  const format = body.format ?? fallback;
-  if (body.format_options === undefined || format === null) return;
-  const result = FormatOptions[format].safeParse(body.format_options);
+/** Adds a nested schema's issues under `path` (unknown keys each named, with `unknown`'s message). */
+function addIssues(ctx: z.RefinementCtx, schema: z.ZodType, value: unknown, path: PropertyKey[], unknown: string) {
+  const result = schema.safeParse(value);
   if (result.success) return;
   for (const issue of result.error.issues) {
     const keys = issue.code === "unrecognized_keys" ? issue.keys : [null];
     for (const key of keys) {
-      ctx.addIssue({ code: "custom", path: ["format_options", ...issue.path, ...(key === null ? [] : [key])],
-        message: key === null ? issue.message : `is not an option of ${format}` });
+      ctx.addIssue({ code: "custom", path: [...path, ...issue.path, ...(key === null ? [] : [key])],
+        message: key === null ? issue.message : unknown });
     }
   }
+}
+
+/** Checks format_options against the format it goes with (when the body names one or it is a create). */
+function checkFormatOptions(body: { format?: (typeof FORMATS)[number]; format_options?: unknown }, ctx: z.RefinementCtx,
+  fallback: (typeof FORMATS)[number] | null, path: PropertyKey[] = []) {
+  const format = body.format ?? fallback;
+  if (body.format_options === undefined || format === null) return;
+  addIssues(ctx, FormatOptions[format], body.format_options, [...path, "format_options"], `is not an option of ${format}`);
+}
+
+/** One stage of `stages`: a format with its options, and who goes on (every stage but the last). */
+export const Stage = z.strictObject({
+  name: trimmedText(60).optional().meta({ description: "1–60 characters. Default `Stage <k>`." }),
+  format: z.enum(FORMATS),
+  format_options: fields.format_options.optional(),
+  advance: z.record(z.string(), z.unknown()).nullable().optional().meta({
+    anyOf: [documented("after round_robin", Advance.round_robin), documented("after the other formats", Advance.other)],
+    description: "Required on every stage but the last, refused on the last. After `round_robin`: `{per_group, best_next?}`; after `swiss`, `single_elimination` or `double_elimination`: `{top}`. The K teams it sends on must leave the next stage playable (K ≥ 2; swiss rounds ≤ K − 1; round robin groups ≤ K / 2).",
+  }),
+});
+
+const stagesField = z.array(Stage).min(1).max(MAX_STAGES).meta({
+  description: `1–${MAX_STAGES} stages, played in order (groups into playoffs, qualifiers, …). Without it, one stage of \`format\` and \`format_options\`; \`format\` and \`format_options\` always read as stage 1's. Not with \`format\` or \`format_options\` in one body. Locked once ongoing.`,
+});
+
+/** The stages' rules zod can check alone: options by format, advance present on all but the last. */
+function checkStages(body: { stages?: z.infer<typeof Stage>[]; format?: unknown; format_options?: unknown },
+  ctx: z.RefinementCtx) {
+  if (body.stages === undefined) return;
+  if (body.format !== undefined || body.format_options !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["stages"], message: "send either stages or format and format_options, not both" });
+    return;
+  }
+  body.stages.forEach((stage, i) => {
+    checkFormatOptions(stage, ctx, null, ["stages", i]);
+    const last = i === body.stages!.length - 1;
+    if (last && stage.advance != null) {
+      ctx.addIssue({ code: "custom", path: ["stages", i, "advance"], message: "the last stage sends no one on: leave advance out" });
+    } else if (!last && stage.advance == null) {
+      ctx.addIssue({ code: "custom", path: ["stages", i, "advance"],
+        message: stage.format === "round_robin" ? "is required after a round robin: {per_group, best_next?}" : `is required after ${stage.format}: {top}` });
+    } else if (!last) {
+      addIssues(ctx, stage.format === "round_robin" ? Advance.round_robin : Advance.other, stage.advance,
+        ["stages", i, "advance"], stage.format === "round_robin" ? "is not a known field (per_group, best_next)" : "is not a known field (top)");
+    }
+  });
 }
 
 export const CreateTournament = z.strictObject({
@@ -76,20 +134,28 @@ export const CreateTournament = z.strictObject({
   description: fields.description.optional(),
   format: fields.format.optional(),
   format_options: fields.format_options.optional(),
+  stages: stagesField.optional(),
   entry_fee: fields.entry_fee.optional(),
   prize_pool: fields.prize_pool.optional(),
   registration_closes: fields.registration_closes.optional(),
   check_in_opens: fields.check_in_opens.optional(),
   rules: fields.rules.optional(),
-}).superRefine((body, ctx) => checkFormatOptions(body, ctx, "single_elimination"));
+}).superRefine((body, ctx) => {
+  checkStages(body, ctx);
+  if (body.stages === undefined) checkFormatOptions(body, ctx, "single_elimination");
+});
 
 export const UpdateTournament = z.strictObject({
   ...Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v.optional()])) as {
     [K in keyof typeof fields]: z.ZodOptional<(typeof fields)[K]>;
   },
+  stages: stagesField.optional(),
   status: TournamentStatus.optional(),
 }).refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" })
-  .superRefine((body, ctx) => checkFormatOptions(body, ctx, null));
+  .superRefine((body, ctx) => {
+    checkStages(body, ctx);
+    if (body.stages === undefined) checkFormatOptions(body, ctx, null);
+  });
 
 export const ListTournamentsQuery = z.object({
   page: queryInt(1, PAGE_SIZE.maxPage).optional(),

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { EVENT_TYPES, PAGE_SIZE, WEBHOOK_LIMIT } from "../contract.ts";
 import { queryInt, text, uuid } from "../validation.ts";
 import type { Route } from "../route.ts";
-import { DeleteResult, EXAMPLE_IDS, Match, Registration, Tournament } from "./models.ts";
+import { DeleteResult, EXAMPLE_IDS, Match, Registration, Stage, Tournament } from "./models.ts";
 
 /** Whether http:// URLs are accepted (WEBHOOK_ALLOW_LOCAL=true); set once by createHandler. */
 export const webhookPolicy = { allowLocal: false };
@@ -132,6 +132,7 @@ export const webhookRoutes: Route[] = [
 
 /** Every event's payload: the OpenAPI document's top-level `webhooks` (OpenAPI 3.1). */
 export const MatchWithTournament = Match.extend({ tournament_id: z.guid() });
+export const StageWithTournament = Stage.extend({ tournament_id: z.guid() });
 export const eventPayloads: { type: string; data: z.ZodType; summary: string }[] = [
   { type: "tournament.created", data: Tournament, summary: "A tournament was created." },
   { type: "tournament.updated", data: Tournament, summary: "A PATCH changed something other than the status." },
@@ -146,5 +147,7 @@ export const eventPayloads: { type: string; data: z.ZodType; summary: string }[]
   { type: "match.completed", data: MatchWithTournament, summary: "A result or forfeit was reported on a ready match." },
   { type: "match.corrected", data: MatchWithTournament, summary: "A completed match's result changed." },
   { type: "match.scheduled", data: MatchWithTournament, summary: "`scheduled_at` was set or cleared." },
+  { type: "stage.started", data: StageWithTournament, summary: "A stage started: stage 1 with the tournament (after `tournament.started`), a later one by PATCH .../stages/{number}." },
+  { type: "stage.completed", data: StageWithTournament, summary: "A stage's last match was decided (swiss: its last round)." },
   { type: "webhook.test", data: Webhook, summary: "Sent by POST /webhooks/{webhook_id}/test; data is the endpoint." },
 ];

@@ -1,9 +1,9 @@
--- Webhooks, part 2: the outbox (endpoints are 15_webhook_endpoints.sql). Triggers on
+-- Webhooks, part 2: the outbox (endpoints are 16_webhook_endpoints.sql). Triggers on
 -- tournaments, registrations and matches record an intent (type and subject) in
 -- app.webhook_intents in the transaction of the change, only for an account with an enabled
 -- endpoint. At commit a deferred trigger turns the transaction's intents into events whose
 -- payloads are built from the final state (what the API's GET shows then), with one delivery
--- (17_webhook_deliveries.sql) per subscribed enabled endpoint, and notifies channel `webhooks`
+-- (18_webhook_deliveries.sql) per subscribed enabled endpoint, and notifies channel `webhooks`
 -- while a dispatcher waits (app.webhook_sleepers). A request that fails, is refused or is
 -- replayed records nothing; a rollback takes its events with it.
 
@@ -29,8 +29,8 @@ create unlogged table app.webhook_intents (
   account_id uuid not null,
   tournament_id uuid,
   type text not null,
-  -- What the change is about: 'tournament', 'registration', 'match.ready', 'match.result' or
-  -- 'match.scheduled'; one event per (transaction, kind, subject).
+  -- What the change is about: 'tournament', 'registration', 'match.ready', 'match.result',
+  -- 'match.scheduled' or 'stage'; one event per (transaction, kind, subject).
   kind text not null,
   subject_id uuid not null,
   -- Set when recorded for what cannot be read back at commit (a deleted resource).
@@ -93,10 +93,10 @@ begin
                'kind', 'tournament', 'subject_id', n.id)) into v_intents
         from new_rows n join old_rows o on o.id = n.id
        where (n.name, n.description, n.game_id, n.status, n.format, n.format_options, n.team_size, n.max_teams,
-              n.entry_fee, n.prize_pool, n.starts_at, n.registration_closes, n.check_in_opens, n.rules)
+              n.entry_fee, n.prize_pool, n.starts_at, n.registration_closes, n.check_in_opens, n.rules, n.stages)
              is distinct from
              (o.name, o.description, o.game_id, o.status, o.format, o.format_options, o.team_size, o.max_teams,
-              o.entry_fee, o.prize_pool, o.starts_at, o.registration_closes, o.check_in_opens, o.rules);
+              o.entry_fee, o.prize_pool, o.starts_at, o.registration_closes, o.check_in_opens, o.rules, o.stages);
     end if;
   when 'registrations' then
     if tg_op = 'INSERT' then
@@ -139,6 +139,18 @@ begin
           where n.scheduled_at is distinct from o.scheduled_at
        ) x;
     end if;
+  when 'stages' then
+    -- A stage starts (its row is made) and completes (or reopens, which says nothing).
+    if tg_op = 'INSERT' then
+      select json_agg(json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
+               'type', 'stage.started', 'kind', 'stage', 'subject_id', n.id)) into v_intents
+        from new_rows n;
+    else
+      select json_agg(json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
+               'type', 'stage.completed', 'kind', 'stage', 'subject_id', n.id)) into v_intents
+        from new_rows n join old_rows o on o.id = n.id
+       where n.status = 'completed' and o.status <> 'completed';
+    end if;
   end case;
   if v_intents is not null then
     perform app.webhook_record(v_intents);
@@ -166,6 +178,12 @@ create trigger webhook_events_on_insert after insert on app.matches
   referencing new table as new_rows for each statement execute function app.webhook_change_events();
 
 create trigger webhook_events_on_update after update on app.matches
+  referencing old table as old_rows new table as new_rows for each statement execute function app.webhook_change_events();
+
+create trigger webhook_events_on_insert after insert on app.stages
+  referencing new table as new_rows for each statement execute function app.webhook_change_events();
+
+create trigger webhook_events_on_update after update on app.stages
   referencing old table as old_rows new table as new_rows for each statement execute function app.webhook_change_events();
 
 -- A withdrawal: the registration as GET showed it, read before it goes. Not when its tournament
@@ -207,12 +225,16 @@ begin
 
   -- Each intent's data from the final state; one delivery per subscribed enabled endpoint; an
   -- event only where there is one. In one transaction the tournament's own event comes first
-  -- (started, then its matches ready).
+  -- (started, then the stage started, then its matches ready).
   with i as materialized (
     select x.seq, x.account_id, x.tournament_id, x.type, gen_random_uuid() as event_id,
            coalesce(x.data, case
              when x.kind = 'tournament' then (select t.doc from app.tournament_documents t where t.id = x.subject_id)
              when x.kind = 'registration' then (select d.doc from app.registration_documents d where d.id = x.subject_id)
+             when x.kind = 'stage' then (select (app.stage_documents(t) -> (s.number - 1)
+                                                 || jsonb_build_object('tournament_id', s.tournament_id))::json
+                                           from app.stages s join app.tournaments t on t.id = s.tournament_id
+                                          where s.id = x.subject_id)
              else (select (m.doc::jsonb || jsonb_build_object('tournament_id', m.tournament_id))::json
                      from app.match_documents m where m.id = x.subject_id)
            end) as data
@@ -240,7 +262,7 @@ begin
   insert into app.webhook_deliveries (endpoint_id, account_id, event_id)
   select t.endpoint_id, t.account_id, t.event_id
     from targets t
-   order by t.type like 'tournament.%' desc, t.seq, t.endpoint_id;
+   order by t.type like 'tournament.%' desc, t.type = 'stage.started' desc, t.seq, t.endpoint_id;
   get diagnostics v_count = row_count;
   delete from app.webhook_intents x where x.tx = v_tx;
   if v_count > 0 then
@@ -291,7 +313,7 @@ begin
     when 'tournament.deleted' then 5 when 'registration.withdrawn' then 5
     when 'tournament.created' then 4 when 'registration.created' then 4
     when 'tournament.started' then 3 when 'tournament.completed' then 3 when 'tournament.cancelled' then 3
-    when 'match.corrected' then 2 else 1 end;
+    when 'match.corrected' then 2 when 'stage.completed' then 2 else 1 end;
 end
 $$;
 

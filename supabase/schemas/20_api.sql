@@ -3,7 +3,7 @@
 -- (429), the scope (403), the operation with its Idempotency-Key, and the count, in one
 -- transaction. It runs as tournament_api_owner (security definer), which holds exactly the
 -- privileges the operations need and no BYPASSRLS, after binding the key's account. The
--- operations are listed once, in app.operation; each lives in its area's file (02 to 17).
+-- operations are listed once, in app.operation; each lives in its area's file (02 to 19).
 
 -- ============================================================================
 -- functions
@@ -32,6 +32,9 @@ begin
     when 'registrations.delete'  then scope := 'write:registrations';  writes := true;  if p_run then result := app.delete_registration(p_args); end if;
     when 'results.get'           then scope := 'read:results';         writes := false; if p_run then result := app.tournament_results(p_args); end if;
     when 'matches.report'        then scope := 'write:results';        writes := true;  if p_run then result := app.report_match(p_args); end if;
+    when 'stages.list'           then scope := 'read:results';         writes := false; if p_run then result := app.list_stages(p_args); end if;
+    when 'stages.get'            then scope := 'read:results';         writes := false; if p_run then result := app.get_stage(p_args); end if;
+    when 'stages.update'         then scope := 'write:tournaments';    writes := true;  if p_run then result := app.update_stage(p_args); end if;
     when 'teams.list'            then scope := 'read:teams';           writes := false; if p_run then result := app.list_teams(p_args); end if;
     when 'teams.get'             then scope := 'read:teams';           writes := false; if p_run then result := app.get_team(p_args); end if;
     when 'teams.create'          then scope := 'write:teams';          writes := true;  if p_run then result := app.create_team(p_args); end if;

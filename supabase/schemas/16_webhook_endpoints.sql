@@ -1,7 +1,7 @@
 -- Webhooks (contract section 11), part 1: endpoints, where an account's events are delivered,
 -- and their operations (list, get, create, update, delete, rotate the secret, send a test).
--- Part 2, the outbox, is 16_webhook_events.sql; part 3, deliveries, 17_webhook_deliveries.sql;
--- part 4, the dispatcher's door, 18_webhook_dispatch.sql.
+-- Part 2, the outbox, is 17_webhook_events.sql; part 3, deliveries, 18_webhook_deliveries.sql;
+-- part 4, the dispatcher's door, 19_webhook_dispatch.sql.
 -- Secrets are AES-256-GCM ciphertexts made by the functions with WEBHOOK_ENCRYPTION_KEY,
 -- which the database never holds: a dump alone cannot sign a delivery.
 
@@ -15,7 +15,8 @@ set search_path = ''
 as $$
   select array['tournament.created', 'tournament.updated', 'tournament.started', 'tournament.completed',
                'tournament.cancelled', 'tournament.deleted', 'registration.created', 'registration.updated',
-               'registration.withdrawn', 'match.ready', 'match.completed', 'match.corrected', 'match.scheduled']
+               'registration.withdrawn', 'match.ready', 'match.completed', 'match.corrected', 'match.scheduled',
+               'stage.started', 'stage.completed']
 $$;
 comment on function app.webhook_event_types() is 'Every event type an endpoint may subscribe to (functions/api/contract.ts: EVENT_TYPES).';
 
@@ -268,7 +269,7 @@ end
 $$;
 
 -- A webhook.test event for this endpoint alone, whether it is enabled or subscribed; the event
--- and its delivery are 16_webhook_events.sql's and 17_webhook_deliveries.sql's tables.
+-- and its delivery are 17_webhook_events.sql's and 18_webhook_deliveries.sql's tables.
 create function app.test_webhook(p_args jsonb) returns json
 language plpgsql volatile
 set search_path = ''

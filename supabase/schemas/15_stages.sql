@@ -1,0 +1,738 @@
+-- Stages (contract section 12): a tournament is 1-4 stages, each one of the formats with its own
+-- options, and `advance` (who goes on) on every stage but the last. The definitions are the
+-- tournament's `stages` column (app.stage_list, 05_tournaments.sql); a started stage has a row
+-- here (status, team count, when it started and completed) and its teams with their seeds in
+-- app.stage_entries (07_registrations.sql). Stage 1 starts with the tournament
+-- (app.change_status); the organiser starts each next one (PATCH .../stages/{number}), with the
+-- qualifiers by tier or `advancing` by hand, and its matches are made in the same transaction.
+-- Every format function works on one stage: app.stage_of gives the tournament as that stage
+-- sees it.
+
+-- ============================================================================
+-- tables
+-- ============================================================================
+create table app.stages (
+  id uuid primary key default gen_random_uuid(),
+  tournament_id uuid not null,
+  account_id uuid not null,
+  number smallint not null check (number between 1 and 4),
+  status text not null check (status in ('ongoing', 'completed')),
+  team_count int not null check (team_count >= 2),
+  started_at timestamptz(3) not null default now(),
+  completed_at timestamptz(3),
+  unique (tournament_id, number),
+  foreign key (tournament_id, account_id)
+    references app.tournaments (id, account_id) on delete cascade,
+  constraint stages_completed_at check ((status = 'completed') = (completed_at is not null))
+);
+
+comment on table app.stages is
+  'The started stages of a tournament: status (completed once every match is decided), team count, start and completion.';
+comment on column app.stages.account_id is 'The tournament''s account, copied so that RLS needs no join.';
+
+-- ============================================================================
+-- indexes
+-- ============================================================================
+-- (account_id, tournament_id): the RLS column first, and the tournament foreign key's columns.
+create index stages_account_idx on app.stages (account_id, tournament_id);
+
+-- ============================================================================
+-- policies
+-- ============================================================================
+alter table app.stages enable row level security;
+
+create policy "Stages are visible to their account" on app.stages
+  for select to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
+
+create policy "Stages are created in the bound account" on app.stages
+  for insert to tournament_api_owner with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
+
+create policy "Stages are updated by their account" on app.stages
+  for update to tournament_api_owner
+  using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)))
+  with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
+
+-- ============================================================================
+-- functions
+-- ============================================================================
+-- The tournament as stage p_number sees it: that stage's format and options, and its number in
+-- `stage`. Every format function takes this record and touches only that stage's matches.
+create function app.stage_of(p_t app.tournaments, p_number int) returns app.tournaments
+language plpgsql immutable
+set search_path = ''
+as $$
+declare
+  v_def jsonb := app.stage_list(p_t) -> (p_number - 1);
+begin
+  p_t.format := v_def ->> 'format';
+  p_t.format_options := v_def -> 'format_options';
+  p_t.stage := p_number;
+  return p_t;
+end
+$$;
+comment on function app.stage_of(app.tournaments, int) is
+  'The tournament as one stage sees it: the stage''s format, options and number.';
+
+-- How many teams a stage's `advance` sends on (K): per_group * groups + best_next after round
+-- robin, else top.
+create function app.advancing_count(p_def jsonb) returns int
+language sql immutable
+set search_path = ''
+as $$
+  select case when p_def ->> 'format' = 'round_robin'
+              then (p_def #>> '{advance,per_group}')::int * (p_def #>> '{format_options,groups}')::int
+                   + coalesce((p_def #>> '{advance,best_next}')::int, 0)
+              else (p_def #>> '{advance,top}')::int end
+$$;
+
+-- Re-raises a 400 from a check of one part of a stage with its fields under p_prefix
+-- (format_options.groups -> stages[1].format_options.groups).
+create function app.raise_invalid_under(p_prefix text, p_details text) returns void
+language plpgsql
+set search_path = ''
+as $$
+begin
+  perform app.raise_error('validation_error', 'The request is invalid.',
+    (select jsonb_agg(d || jsonb_build_object('field', p_prefix || '.' || (d ->> 'field')))
+       from jsonb_array_elements(p_details::jsonb) d));
+end
+$$;
+
+-- The stages a client sends, checked strictly and completed with their defaults: 1-4 of
+-- {name?, format, format_options?, advance?}; a 400 naming stages[<i>].<field> otherwise.
+-- `advance` is required on every stage but the last and refused on the last; the number of
+-- teams it sends on (K) must be at least 2 and leave the next stage playable (swiss: rounds at
+-- most K - 1; round robin: groups at most K / 2).
+create function app.stage_definitions(p_stages jsonb) returns jsonb
+language plpgsql immutable
+set search_path = ''
+as $$
+declare
+  v_n int;
+  v_def jsonb;
+  v_at text;
+  v_unknown text;
+  v_name text;
+  v_format text;
+  v_options jsonb;
+  v_advance jsonb;
+  v_k int;
+  v_out jsonb := '[]';
+  v_hint text;
+  v_detail text;
+begin
+  if jsonb_typeof(p_stages) is distinct from 'array' or jsonb_array_length(p_stages) not between 1 and 4 then
+    perform app.raise_invalid('stages', 'must be an array of 1 to 4 stages');
+  end if;
+  v_n := jsonb_array_length(p_stages);
+  for i in 0 .. v_n - 1 loop
+    v_def := p_stages -> i;
+    v_at := format('stages[%s]', i);
+    if jsonb_typeof(v_def) <> 'object' then
+      perform app.raise_invalid(v_at, 'must be an object {name, format, format_options, advance}');
+    end if;
+    select k into v_unknown from jsonb_object_keys(v_def) k
+     where k not in ('name', 'format', 'format_options', 'advance') order by k limit 1;
+    if v_unknown is not null then
+      perform app.raise_invalid(v_at || '.' || v_unknown, 'is not a known field');
+    end if;
+    v_name := format('Stage %s', i + 1);
+    if v_def ? 'name' then
+      v_name := btrim(v_def ->> 'name');
+      if jsonb_typeof(v_def -> 'name') <> 'string' or length(v_name) not between 1 and 60 then
+        perform app.raise_invalid(v_at || '.name', 'must be a string of 1 to 60 characters');
+      end if;
+    end if;
+    v_format := v_def ->> 'format';
+    if jsonb_typeof(v_def -> 'format') is distinct from 'string' or v_format <> all (app.formats()) then
+      perform app.raise_invalid(v_at || '.format', 'must be one of ' || array_to_string(app.formats(), ', '));
+    end if;
+    begin
+      v_options := app.format_options(v_format, v_def -> 'format_options');
+    exception when sqlstate 'P0001' then
+      get stacked diagnostics v_hint = pg_exception_hint, v_detail = pg_exception_detail;
+      if v_hint <> 'validation_error' then
+        raise;
+      end if;
+      perform app.raise_invalid_under(v_at, v_detail);
+    end;
+
+    -- The teams the stage before sends on must be able to play this one.
+    if i > 0 and v_format = 'swiss' and (v_options ->> 'rounds')::int > v_k - 1 then
+      perform app.raise_invalid(format('stages[%s].advance', i - 1),
+        format('sends %s teams on, but stage %s (swiss, %s rounds) needs at least %s', v_k, i + 1,
+               v_options ->> 'rounds', (v_options ->> 'rounds')::int + 1));
+    end if;
+    if i > 0 and v_format = 'round_robin' and (v_options ->> 'groups')::int * 2 > v_k then
+      perform app.raise_invalid(format('stages[%s].advance', i - 1),
+        format('sends %s teams on, but stage %s (round robin, %s groups) needs at least %s', v_k, i + 1,
+               v_options ->> 'groups', (v_options ->> 'groups')::int * 2));
+    end if;
+
+    v_advance := v_def -> 'advance';
+    if i = v_n - 1 then
+      if jsonb_typeof(v_advance) is distinct from null and jsonb_typeof(v_advance) <> 'null' then
+        perform app.raise_invalid(v_at || '.advance', 'the last stage sends no one on: leave advance out');
+      end if;
+      v_advance := null;
+    elsif v_format = 'round_robin' then
+      if jsonb_typeof(v_advance) is distinct from 'object' then
+        perform app.raise_invalid(v_at || '.advance', 'is required after a round robin: {per_group, best_next?}');
+      end if;
+      select k into v_unknown from jsonb_object_keys(v_advance) k where k not in ('per_group', 'best_next') order by k limit 1;
+      if v_unknown is not null then
+        perform app.raise_invalid(v_at || '.advance.' || v_unknown, 'is not a known field (per_group, best_next)');
+      end if;
+      if not app.is_int(v_advance -> 'per_group', 1, 1024) then
+        perform app.raise_invalid(v_at || '.advance.per_group', 'must be an integer from 1 to 1024');
+      end if;
+      v_advance := jsonb_build_object('per_group', v_advance -> 'per_group',
+                                      'best_next', coalesce(v_advance -> 'best_next', '0'));
+      if not app.is_int(v_advance -> 'best_next', 0, (v_options ->> 'groups')::int) then
+        perform app.raise_invalid(v_at || '.advance.best_next',
+          format('must be an integer from 0 to the number of groups (%s)', v_options ->> 'groups'));
+      end if;
+    else
+      if jsonb_typeof(v_advance) is distinct from 'object' then
+        perform app.raise_invalid(v_at || '.advance', format('is required after %s: {top}', v_format));
+      end if;
+      select k into v_unknown from jsonb_object_keys(v_advance) k where k <> 'top' order by k limit 1;
+      if v_unknown is not null then
+        perform app.raise_invalid(v_at || '.advance.' || v_unknown, 'is not a known field (top)');
+      end if;
+      if not app.is_int(v_advance -> 'top', 2, 1024) then
+        perform app.raise_invalid(v_at || '.advance.top', 'must be an integer from 2 to 1024');
+      end if;
+    end if;
+    v_def := jsonb_build_object('name', v_name, 'format', v_format, 'format_options', v_options, 'advance', v_advance);
+    if v_advance is not null then
+      v_k := app.advancing_count(v_def);
+      if v_k not between 2 and 1024 then
+        perform app.raise_invalid(v_at || '.advance', format('sends %s teams on; it must be 2 to 1024', v_k));
+      end if;
+    end if;
+    v_out := v_out || jsonb_build_array(v_def);
+  end loop;
+  return v_out;
+end
+$$;
+comment on function app.stage_definitions(jsonb) is
+  'The stages as sent, checked (400 stages[<i>].<field>) and completed with their defaults.';
+
+-- At the start, when stage 1's team count N is known: whether each stage can send on the
+-- teams its `advance` asks for (409 invalid_status_transition saying why). After a round robin
+-- of G groups dealt from n teams, every group holds at least floor(n / G) teams and
+-- n mod G of them one more.
+create function app.check_stage_chain(p_t app.tournaments, p_teams int) returns void
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  v_defs jsonb := app.stage_list(p_t);
+  v_def jsonb;
+  v_n int := p_teams;
+  v_groups int;
+  v_per int;
+  v_best int;
+  v_larger int;
+begin
+  for i in 0 .. jsonb_array_length(v_defs) - 2 loop
+    v_def := v_defs -> i;
+    if v_def ->> 'format' = 'round_robin' then
+      v_groups := (v_def #>> '{format_options,groups}')::int;
+      v_per := (v_def #>> '{advance,per_group}')::int;
+      v_best := (v_def #>> '{advance,best_next}')::int;
+      v_larger := case when v_n / v_groups > v_per then v_groups when v_n / v_groups = v_per then v_n % v_groups else 0 end;
+      if v_n / v_groups < v_per then
+        perform app.raise_error('invalid_status_transition',
+          format('Stage %s sends on the top %s of each group, but %s teams in %s groups leave groups of %s.',
+                 i + 1, v_per, v_n, v_groups, v_n / v_groups));
+      elsif v_best > v_larger then
+        perform app.raise_error('invalid_status_transition',
+          format('Stage %s sends on the %s best teams placed %s, but %s teams in %s groups place only %s teams %s.',
+                 i + 1, v_best, v_per + 1, v_n, v_groups, v_larger, v_per + 1));
+      end if;
+    elsif (v_def #>> '{advance,top}')::int > v_n then
+      perform app.raise_error('invalid_status_transition',
+        format('Stage %s sends on its top %s, but it would have only %s teams.', i + 1, v_def #>> '{advance,top}', v_n));
+    end if;
+    v_n := app.advancing_count(v_def);
+  end loop;
+end
+$$;
+comment on function app.check_stage_chain(app.tournaments, int) is
+  'At the start: 409 when a stage''s advance asks for more teams than it can have.';
+
+-- Starts stage 1 with the tournament (app.change_status, holding the row lock): its matches
+-- from the participants, and its row.
+create function app.start_first_stage(p_t app.tournaments) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+begin
+  perform app.generate_bracket(app.stage_of(p_t, 1));
+  insert into app.stages (tournament_id, account_id, number, status, team_count)
+  select p_t.id, p_t.account_id, 1, 'ongoing', count(*)
+    from app.stage_entries e where e.tournament_id = p_t.id and e.stage = 1
+  on conflict (tournament_id, number) do nothing;
+end
+$$;
+
+-- After a result or correction in a stage (p_t as app.stage_of gives it): completed once every
+-- match is decided, ongoing again if a correction reopens one.
+create function app.settle_stage(p_t app.tournaments) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_done boolean := app.stage_decided(p_t);
+begin
+  update app.stages s
+     set status = case when v_done then 'completed' else 'ongoing' end,
+         completed_at = case when v_done then now() end
+   where s.tournament_id = p_t.id and s.number = p_t.stage
+     and s.status <> case when v_done then 'completed' else 'ongoing' end;
+end
+$$;
+
+-- A stage's teams with their place (p_t as app.stage_of gives it): after round robin, the
+-- place in the group (`place`), the overall position (`rank`) and the record the best
+-- next-placed teams are compared by; otherwise the stage's standing position in both, and a
+-- team still in the running (not yet placed by an elimination stage) shares place 1 with
+-- decided = false.
+create function app.stage_ranking(p_t app.tournaments)
+returns table (team_id uuid, grp int, place int, rank int, seed int, played int, points int,
+               score_diff int, score_for int, decided boolean)
+language plpgsql stable
+set search_path = ''
+as $$
+begin
+  if p_t.format = 'round_robin' then
+    return query
+      select k.team_id, k.grp, k.group_position, k.overall_position, k.seed, k.played, k.points,
+             k.score_for - k.score_against, k.score_for, true
+        from app.round_robin_table(p_t) k;
+  else
+    return query
+      select e.team_id, null::int, coalesce(s.position, 1), coalesce(s.position, 1), e.seed,
+             null::int, null::int, null::int, null::int, s.team_id is not null
+        from app.stage_entries e
+        left join json_to_recordset(app.stage_standings(p_t)) as s (team_id uuid, position int) on s.team_id = e.team_id
+       where e.tournament_id = p_t.id and e.stage = p_t.stage;
+  end if;
+end
+$$;
+comment on function app.stage_ranking(app.tournaments) is
+  'A stage''s teams with their place, overall rank, seed and record, for qualifiers and overall standings.';
+
+-- Seeds that keep teams of one group apart in an elimination bracket. Team i (in tier order,
+-- p_groups[i] its group, p_tiers[i] its tier) gets a seed within its tier's seeds so that, with
+-- k qualifiers from a group in a bracket of size P, each of k' equal sections of the bracket
+-- (k rounded up to a power of two) holds at most one of them; and, when it can be avoided, no
+-- first-round match pairs two teams of one group. The tier order decides within that rule:
+-- each team takes the best seed of its tier the rule allows (a backtracking search). Returns
+-- the seed of each team; the order as it is when no such seeding exists.
+create function app.separated_seeds(p_groups int[], p_tiers int[]) returns int[]
+language plpgsql immutable
+set search_path = ''
+as $$
+declare
+  v_k int := cardinality(p_groups);
+  v_size int := 1;
+  v_order int[];
+  v_slot int[];
+  v_lo int[];
+  v_hi int[];
+  v_count int[];
+  v_width int[];
+  v_sections int := 1;
+  v_ngroups int;
+  v_cur int[];
+  v_at int[];
+  v_occ int[];
+  v_i int;
+  v_s int;
+  v_g int;
+  v_p int;
+  v_steps int;
+begin
+  while v_size < v_k loop
+    v_size := v_size * 2;
+  end loop;
+  v_order := app.seed_order(v_size);
+  v_slot := array_fill(0, array[v_size]);
+  for i in 1 .. v_size loop
+    v_slot[v_order[i]] := i - 1;
+  end loop;
+  select max(g) into v_ngroups from unnest(p_groups) g;
+  v_count := array_fill(0, array[v_ngroups]);
+  for i in 1 .. v_k loop
+    v_count[p_groups[i]] := v_count[p_groups[i]] + 1;
+  end loop;
+  v_width := array_fill(v_size, array[v_ngroups]);
+  for g in 1 .. v_ngroups loop
+    v_s := 1;
+    while v_s < v_count[g] loop
+      v_s := v_s * 2;
+    end loop;
+    v_width[g] := greatest(v_size / v_s, 1);
+    v_sections := greatest(v_sections, v_s);
+  end loop;
+  v_lo := array_fill(0, array[v_k]);
+  v_hi := v_lo;
+  for i in 1 .. v_k loop
+    v_lo[i] := case when i > 1 and p_tiers[i] = p_tiers[i - 1] then v_lo[i - 1] else i end;
+  end loop;
+  for i in reverse v_k .. 1 loop
+    v_hi[i] := case when i < v_k and p_tiers[i] = p_tiers[i + 1] then v_hi[i + 1] else i end;
+  end loop;
+
+  for v_try in 1 .. 2 loop -- first with the first-round rule, then without it
+    v_cur := array_fill(0, array[v_k]);
+    v_at := array_fill(0, array[v_size]);
+    v_occ := array_fill(0, array[v_ngroups * v_sections]);
+    v_i := 1;
+    v_steps := 0;
+    while v_i between 1 and v_k and v_steps <= 200000 loop
+      v_g := p_groups[v_i];
+      if v_cur[v_i] > 0 then -- let go of the seed tried last
+        v_at[v_cur[v_i]] := 0;
+        v_occ[(v_g - 1) * v_sections + v_slot[v_cur[v_i]] / v_width[v_g] + 1] := 0;
+      end if;
+      v_s := greatest(v_cur[v_i], v_lo[v_i] - 1) + 1;
+      v_cur[v_i] := 0;
+      while v_s <= v_hi[v_i] loop
+        v_steps := v_steps + 1;
+        v_p := v_order[(v_slot[v_s] # 1) + 1]; -- the seed this one meets first
+        if v_at[v_s] = 0 and v_occ[(v_g - 1) * v_sections + v_slot[v_s] / v_width[v_g] + 1] = 0
+           and (v_try = 2 or v_p > v_k or v_at[v_p] = 0 or p_groups[v_at[v_p]] <> v_g) then
+          v_cur[v_i] := v_s;
+          exit;
+        end if;
+        v_s := v_s + 1;
+      end loop;
+      if v_cur[v_i] = 0 then
+        v_i := v_i - 1; -- back to the team before, to try its next seed
+      else
+        v_at[v_s] := v_i;
+        v_occ[(v_g - 1) * v_sections + v_slot[v_s] / v_width[v_g] + 1] := v_i;
+        v_i := v_i + 1;
+        if v_i <= v_k then
+          v_cur[v_i] := 0;
+        end if;
+      end if;
+    end loop;
+    if v_i > v_k then
+      return v_cur;
+    end if;
+  end loop;
+  return array(select generate_series(1, v_k));
+end
+$$;
+comment on function app.separated_seeds(int[], int[]) is
+  'Seeds within each tier that keep a group''s qualifiers in different sections of an elimination bracket.';
+
+-- The teams stage p_number would start with now (p_t the tournament; stage p_number - 1 has
+-- started), in seed order: by tier (every group's 1st, then every group's 2nd, ..., then the
+-- best_next teams), within a tier by the stage's own standing criteria, then group number;
+-- seeds 1..K, kept apart by group (app.separated_seeds) when an elimination stage follows a
+-- round robin with groups. Without groups, the top K by the stage's standings; teams sharing
+-- the place at the cut are all listed, tied (they cannot be told apart: 409 stage_tie at the
+-- start).
+create function app.stage_qualifiers(p_t app.tournaments, p_number int)
+returns table (team_id uuid, seed int, from_group int, from_position int, tied boolean)
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  v_prev app.tournaments := app.stage_of(p_t, p_number - 1);
+  v_def jsonb := app.stage_list(p_t) -> (p_number - 2);
+  v_next text := app.stage_list(p_t) -> (p_number - 1) ->> 'format';
+  v_k int := app.advancing_count(v_def);
+  v_per int := (v_def #>> '{advance,per_group}')::int;
+  v_best int := (v_def #>> '{advance,best_next}')::int;
+  v_groups int := (v_prev.format_options ->> 'groups')::int;
+  v_ids uuid[];
+  v_grp int[];
+  v_place int[];
+  v_tier int[];
+  v_seeds int[];
+  v_cut int;
+  v_ties int;
+begin
+  if v_prev.format = 'round_robin' then
+    with r as (
+      select x.* from app.stage_ranking(v_prev) x
+    ), best as (
+      select b.team_id from r b
+       where b.place = v_per + 1
+       order by b.points::numeric / greatest(b.played, 1) desc, b.score_diff::numeric / greatest(b.played, 1) desc,
+                b.score_for::numeric / greatest(b.played, 1) desc, b.seed
+       limit v_best
+    ), q as (
+      select r.*, case when r.place <= v_per then r.place else v_per + 1 end as tier,
+             case when r.place <= v_per then 0
+                  else row_number() over (order by r.points::numeric / greatest(r.played, 1) desc,
+                                                   r.score_diff::numeric / greatest(r.played, 1) desc,
+                                                   r.score_for::numeric / greatest(r.played, 1) desc, r.seed) end as best_order
+        from r
+       where r.place <= v_per or r.team_id in (select b.team_id from best b)
+    )
+    select array_agg(q.team_id order by q.tier, q.best_order, q.rank, q.grp),
+           array_agg(q.grp order by q.tier, q.best_order, q.rank, q.grp),
+           array_agg(q.place order by q.tier, q.best_order, q.rank, q.grp),
+           array_agg(q.tier order by q.tier, q.best_order, q.rank, q.grp)
+      into v_ids, v_grp, v_place, v_tier
+      from q;
+    if v_next in ('single_elimination', 'double_elimination') and v_groups > 1 then
+      v_seeds := app.separated_seeds(v_grp, v_tier);
+    else
+      v_seeds := array(select generate_series(1, cardinality(v_ids)));
+    end if;
+    return query
+      select u.id, u.seed, u.grp, u.place, false
+        from unnest(v_ids, v_seeds, v_grp, v_place) as u (id, seed, grp, place)
+       order by u.seed;
+    return;
+  end if;
+
+  select array_agg(x.team_id order by x.place, x.seed), array_agg(x.place order by x.place, x.seed)
+    into v_ids, v_place
+    from app.stage_ranking(v_prev) x;
+  v_cut := v_place[v_k];
+  v_ties := case when cardinality(v_ids) > v_k and v_place[v_k + 1] = v_cut then 1 else 0 end;
+  return query
+    select u.id, u.i::int, null::int, u.place, v_ties = 1 and u.place = v_cut
+      from unnest(v_ids, v_place) with ordinality as u (id, place, i)
+     where u.i <= v_k or (v_ties = 1 and u.place = v_cut)
+     order by u.i;
+end
+$$;
+comment on function app.stage_qualifiers(app.tournaments, int) is
+  'The qualifiers stage p_number would start with now: team, seed, group and place they come from, tied at the cut.';
+
+-- Every stage as GET shows it, in order: number, name, format, format_options, advance,
+-- status, team_count (null until it starts), started_at, completed_at.
+create function app.stage_documents(p_t app.tournaments) returns jsonb
+language sql stable
+set search_path = ''
+as $$
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'number', d.n, 'name', d.def ->> 'name', 'format', d.def ->> 'format',
+           'format_options', d.def -> 'format_options', 'advance', d.def -> 'advance',
+           'status', coalesce(s.status, 'pending'), 'team_count', s.team_count,
+           'started_at', app.iso(s.started_at), 'completed_at', app.iso(s.completed_at)) order by d.n), '[]')
+    from jsonb_array_elements(app.stage_list(p_t)) with ordinality as d (def, n)
+    left join app.stages s on s.tournament_id = p_t.id and s.number = d.n
+$$;
+comment on function app.stage_documents(app.tournaments) is 'Every stage of a tournament as the API shows it.';
+
+-- The overall standings of a tournament with several stages: the last started stage's places
+-- first (only those decided), then the teams each earlier stage did not send on, stage by stage
+-- backwards, positions continuing after the block before. Within a block, after a round robin
+-- one shared position per place in the group (teams of different groups never met); after any
+-- other stage, its own order and sharing.
+create function app.event_standings(p_t app.tournaments) returns json
+language sql stable
+set search_path = ''
+as $$
+  with blocks as (
+    select k.k, r.team_id, r.place,
+           (select count(*) from app.stage_entries e
+             where e.tournament_id = p_t.id and e.stage = k.k + 1)::int as above
+      from generate_series(1, p_t.stage) as k (k)
+     cross join lateral app.stage_ranking(app.stage_of(p_t, k.k)) r
+     where case when k.k = p_t.stage then r.decided
+                else not exists (select from app.stage_entries e
+                                  where e.tournament_id = p_t.id and e.stage = k.k + 1 and e.team_id = r.team_id) end
+  ), placed as (
+    select b.team_id, (b.above + rank() over (partition by b.k order by b.place))::int as position
+      from blocks b
+  )
+  select coalesce(json_agg(json_build_object('position', p.position, 'team_id', p.team_id,
+                                             'team_name', tm.name, 'team_tag', tm.tag)
+                           order by p.position, tm.name, tm.id), '[]')
+    from placed p join app.teams tm on tm.id = p.team_id
+$$;
+comment on function app.event_standings(app.tournaments) is
+  'Overall standings across stages: the last started stage''s places, then each earlier stage''s teams not sent on.';
+
+-- Starts stage p_number (2 or later) of a locked, ongoing tournament whose stage p_number - 1 is
+-- completed: its entries (p_advancing, the K qualifiers in seed order by hand; else
+-- app.stage_qualifiers, 409 stage_tie on a tie at the cut), the tournament's current stage, its
+-- matches and its row, in the caller's transaction.
+create function app.start_stage(p_t app.tournaments, p_number int, p_advancing jsonb) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_k int := app.advancing_count(app.stage_list(p_t) -> (p_number - 2));
+  v_prev app.stages;
+  v_ties jsonb;
+  v_bad uuid;
+begin
+  select * into v_prev from app.stages s where s.tournament_id = p_t.id and s.number = p_number - 1;
+  if p_number > p_t.stage + 1 or v_prev.status is distinct from 'completed' then
+    perform app.raise_error('invalid_status_transition',
+      format('Stage %s can start only once stage %s is completed; stage %s is %s.', p_number, p_number - 1,
+             p_number - 1, coalesce(v_prev.status, 'pending')));
+  end if;
+
+  if p_advancing is not null and jsonb_typeof(p_advancing) <> 'null' then
+    if jsonb_typeof(p_advancing) <> 'array' or jsonb_array_length(p_advancing) <> v_k
+       or exists (select from jsonb_array_elements(p_advancing) a
+                   where jsonb_typeof(a) <> 'string' or not pg_input_is_valid(a #>> '{}', 'uuid'))
+       or (select count(distinct a #>> '{}') from jsonb_array_elements(p_advancing) a) <> v_k then
+      perform app.raise_invalid('advancing', format('must list exactly %s distinct team ids of stage %s', v_k, p_number - 1));
+    end if;
+    select (a #>> '{}')::uuid into v_bad from jsonb_array_elements(p_advancing) a
+     where not exists (select from app.stage_entries e
+                        where e.tournament_id = p_t.id and e.stage = p_number - 1 and e.team_id = (a #>> '{}')::uuid)
+     limit 1;
+    if v_bad is not null then
+      perform app.raise_invalid('advancing', format('team %s did not play stage %s', v_bad, p_number - 1));
+    end if;
+    insert into app.stage_entries (tournament_id, account_id, stage, team_id, seed)
+    select p_t.id, p_t.account_id, p_number, (a.v #>> '{}')::uuid, a.i
+      from jsonb_array_elements(p_advancing) with ordinality as a (v, i);
+  else
+    select jsonb_agg(jsonb_build_object('field', 'advancing', 'team_id', q.team_id, 'team_name', tm.name,
+                                        'from_position', q.from_position,
+                                        'message', format('%s shares place %s at the cut', tm.name, q.from_position))
+                     order by q.seed)
+      into v_ties
+      from app.stage_qualifiers(p_t, p_number) q join app.teams tm on tm.id = q.team_id
+     where q.tied;
+    if v_ties is not null then
+      perform app.raise_error('stage_tie',
+        format('Teams share the last qualifying place of stage %s; send advancing: the %s teams that go on, in seed order.',
+               p_number - 1, v_k), v_ties);
+    end if;
+    insert into app.stage_entries (tournament_id, account_id, stage, team_id, seed)
+    select p_t.id, p_t.account_id, p_number, q.team_id, q.seed
+      from app.stage_qualifiers(p_t, p_number) q;
+  end if;
+
+  update app.tournaments t set stage = p_number where t.id = p_t.id;
+  p_t.stage := p_number;
+  perform app.generate_bracket(app.stage_of(p_t, p_number));
+  insert into app.stages (tournament_id, account_id, number, status, team_count)
+  values (p_t.id, p_t.account_id, p_number, 'ongoing', v_k);
+end
+$$;
+comment on function app.start_stage(app.tournaments, int, jsonb) is
+  'Starts the next stage: its teams (qualifiers or advancing), its matches and its row; 409 stage_tie on a tie at the cut.';
+
+-- GET /tournaments/{id}/stages.
+create function app.list_stages(p_args jsonb) returns json
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  v_t app.tournaments;
+begin
+  perform app.check_input(p_args, '{"tournament_id": "uuid"}');
+  select * into v_t from app.tournaments t where t.id = (p_args ->> 'tournament_id')::uuid;
+  if not found then
+    perform app.raise_error('not_found', 'Tournament not found.');
+  end if;
+  return app.stage_documents(v_t)::json;
+end
+$$;
+
+-- GET /tournaments/{id}/stages/{number}: the stage, its own standings and, while it is pending
+-- and the stage before it has started, its qualifiers as they stand.
+create function app.get_stage(p_args jsonb) returns json
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  v_t app.tournaments;
+  v_n int;
+  v_doc jsonb;
+  v_started boolean;
+begin
+  perform app.check_input(p_args, '{"tournament_id": "uuid", "number": "smallint"}');
+  select * into v_t from app.tournaments t where t.id = (p_args ->> 'tournament_id')::uuid;
+  if not found then
+    perform app.raise_error('not_found', 'Tournament not found.');
+  end if;
+  v_n := (p_args ->> 'number')::int;
+  v_doc := app.stage_documents(v_t) -> (v_n - 1);
+  if v_n < 1 or v_doc is null then
+    perform app.raise_error('not_found', 'Stage not found.');
+  end if;
+  v_started := v_t.status <> 'registration' and v_n <= v_t.stage;
+  return v_doc || jsonb_build_object(
+    'standings', case when v_started then app.stage_standings(app.stage_of(v_t, v_n))::jsonb else '[]' end,
+    'qualifiers', case when not v_started and v_n >= 2 and v_t.status <> 'registration' and v_n - 1 <= v_t.stage
+                       then (select coalesce(jsonb_agg(jsonb_build_object('team_id', q.team_id, 'team_name', tm.name,
+                                                'seed', q.seed, 'from_group', q.from_group,
+                                                'from_position', q.from_position, 'tied', q.tied) order by q.seed), '[]')
+                               from app.stage_qualifiers(v_t, v_n) q join app.teams tm on tm.id = q.team_id) end);
+end
+$$;
+
+-- PATCH /tournaments/{id}/stages/{number} {"status": "ongoing", "advancing"?: [...]}: starts the
+-- stage after a completed one. The stage's current status again is a no-op; stage 1 starts with
+-- the tournament; a stage completes by itself (any other change is 409 invalid_status_transition).
+create function app.update_stage(p_args jsonb) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_body jsonb := coalesce(p_args -> 'body', '{}');
+  v_t app.tournaments;
+  v_n int;
+  v_status text;
+begin
+  perform app.check_input(p_args, '{"tournament_id": "uuid", "number": "smallint"}');
+  if v_body ->> 'status' is null or v_body ->> 'status' not in ('pending', 'ongoing', 'completed') then
+    perform app.raise_invalid('status', 'must be "ongoing" (or the stage''s current status)');
+  end if;
+  if v_body ? 'advancing' and v_body ->> 'status' <> 'ongoing' then
+    perform app.raise_invalid('advancing', 'goes only with status "ongoing"');
+  end if;
+  v_t := app.lock_tournament((p_args ->> 'tournament_id')::uuid);
+  v_n := (p_args ->> 'number')::int;
+  v_status := app.stage_documents(v_t) -> (v_n - 1) ->> 'status';
+  if v_n < 1 or v_status is null then
+    perform app.raise_error('not_found', 'Stage not found.');
+  end if;
+  if v_status <> v_body ->> 'status' then
+    if v_body ->> 'status' <> 'ongoing' or v_status <> 'pending' then
+      perform app.raise_error('invalid_status_transition',
+        format('A stage cannot go from %s to %s: it completes when its last match is decided.', v_status, v_body ->> 'status'));
+    elsif v_t.status <> 'ongoing' then
+      perform app.raise_error('invalid_status_transition',
+        case when v_n = 1 then 'Stage 1 starts with the tournament: set the tournament''s status to ongoing.'
+             else format('The stages of a tournament in %s cannot start.', v_t.status) end);
+    end if;
+    perform app.start_stage(v_t, v_n, v_body -> 'advancing');
+  end if;
+  return app.get_stage(jsonb_build_object('tournament_id', v_t.id, 'number', v_n));
+end
+$$;
+comment on function app.update_stage(jsonb) is
+  'PATCH a stage: status ongoing starts it (with advancing, or the qualifiers); the current status again is a no-op.';
+
+-- ============================================================================
+-- grants
+-- ============================================================================
+grant select, insert, update on app.stages to tournament_api_owner;
+grant execute on function app.stage_of(app.tournaments, int) to tournament_api_owner;
+grant execute on function app.advancing_count(jsonb) to tournament_api_owner;
+grant execute on function app.raise_invalid_under(text, text) to tournament_api_owner;
+grant execute on function app.stage_definitions(jsonb) to tournament_api_owner;
+grant execute on function app.check_stage_chain(app.tournaments, int) to tournament_api_owner;
+grant execute on function app.start_first_stage(app.tournaments) to tournament_api_owner;
+grant execute on function app.settle_stage(app.tournaments) to tournament_api_owner;
+grant execute on function app.stage_ranking(app.tournaments) to tournament_api_owner;
+grant execute on function app.separated_seeds(int[], int[]) to tournament_api_owner;
+grant execute on function app.stage_qualifiers(app.tournaments, int) to tournament_api_owner;
+grant execute on function app.stage_documents(app.tournaments) to tournament_api_owner;
+grant execute on function app.event_standings(app.tournaments) to tournament_api_owner;
+grant execute on function app.start_stage(app.tournaments, int, jsonb) to tournament_api_owner;
+grant execute on function app.list_stages(jsonb) to tournament_api_owner;
+grant execute on function app.get_stage(jsonb) to tournament_api_owner;
+grant execute on function app.update_stage(jsonb) to tournament_api_owner;
