@@ -41,7 +41,8 @@ const USAGE = `npm run bench [-- options]
   --large <n>         grow it to <n> tournaments instead
   --url <base>        a running stack's API base (…/functions/v1/api/v1), with --db <the postgres URL>;
                       --fn-db <url> the function role's URL for the floor, --fn-pid <pid> the function's pid
-  --formats           only seed, then time each format's largest bracket (start and results) and stop
+  --formats           only seed, then time each format's largest bracket (start and results) and the
+                      stages event (issue 21), and stop
   --webhooks          only the webhook figures (a throwaway stack only; the full run ends with them):
                       POST /tournaments with an endpoint ÷ without (A B B A A B, --duration each), the
                       dispatcher's deliveries/s ÷ a plain signed POST loop's (Deno fetch), commit-to-receipt
@@ -110,6 +111,18 @@ const size = (n) => (n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6}M` : n >= 1000 ? `${
 
 const cleanups = [];
 const log = (msg) => console.log(`[bench] ${msg}`);
+
+/** The stages event's lines (issue 21): the stage 2 start and the whole event's results. */
+function stagesReport(st) {
+  if (st.error) return `Stages (issue 21): ERROR ${st.error}\n`;
+  const r = st.results;
+  return `Stages (issue 21): ${st.teams} teams in ${st.groups} round-robin groups, top 2 into a ${st.advancing}-team double elimination\n` +
+    `  ${st.start.error ? "ERROR  " : st.start.calls_per_request === 1 ? "MET    " : "NOT MET"}  stage 2 start in one request: ` +
+    (st.start.error ?? `${st.start.cold_ms.toFixed(1)} ms on the server in ${st.start.calls_per_request} statement (${st.stage2_matches} matches made)`) + "\n" +
+    `  ${r.error ? "ERROR  " : r.warm_mean_ms < MAX_FORMAT_RESULTS_MS && r.calls_per_request === 1 ? "MET    " : "NOT MET"}  results of the whole event (${st.matches} matches) < ${MAX_FORMAT_RESULTS_MS} ms: ` +
+    (r.error ?? `${r.warm_mean_ms.toFixed(1)} ms (mean of ${r.runs} warm, cold ${r.cold_ms.toFixed(1)}; ${r.calls_per_request} statement per request; ` +
+      `${(r.response_bytes / 1024).toFixed(0)} KiB)`) + "\n";
+}
 
 /** The formats' lines (issue 13): the start's server time and the results' against the target. */
 function formatsReport(formatRuns) {
@@ -307,8 +320,49 @@ async function main() {
   }
   return formatRuns;
   }
+  // Issue 21: 256 teams in 32 round-robin groups, top 2 into a 64-team double elimination. Stage 1
+  // is started through the API and its 896 results recorded in SQL (the same operation the API
+  // runs, in one transaction, so the seed takes a second); then the stage 2 start and the whole
+  // event's results are timed on the server.
+  async function timeStages() {
+    log("timing the stages event (256 teams, 32 groups, top 2 into double elimination) on the server…");
+    const out = { teams: 256, groups: 32, advancing: 64 };
+    try {
+      const [{ key: sKey }] = await seed.createKeys(db, [w], 1, "stages");
+      const id = await seed.startBracket(db, base, sKey, w, data.teams.slice(0, out.teams),
+        { format: "round_robin", start: false, tag: "stages" });
+      await db.query(
+        `update app.tournaments t set stages = d.stages, format_options = d.stages #> '{0,format_options}'
+           from (select app.stage_definitions($2) as stages) d where t.id = $1`,
+        [id, JSON.stringify([{ name: "Groups", format: "round_robin", format_options: { groups: out.groups }, advance: { per_group: 2 } },
+          { name: "Playoffs", format: "double_elimination" }])]);
+      const started = await send(base, sKey, "PATCH", `/tournaments/${id}`, { status: "ongoing" });
+      if (started.status !== 200) throw new Error(`start: ${started.status} ${started.text}`);
+      await db.query(
+        `select count(app.report_match(jsonb_build_object('tournament_id', m.tournament_id, 'match_id', m.id,
+                  'body', jsonb_build_object('team1_score', 2 + m.position % 2, 'team2_score', m.round % 2))))
+           from app.matches m where m.tournament_id = $1 and m.status = 'ready'`, [id]);
+      out.start = await timeServer(db, view, async () => {
+        const res = await send(base, sKey, "PATCH", `/tournaments/${id}/stages/2`, { status: "ongoing" });
+        if (res.status !== 200) throw new Error(`stage 2 start: ${res.status} ${res.text}`);
+        return res.text.length;
+      }, 0).catch((err) => ({ error: err.message }));
+      const { rows: [c] } = await db.query(
+        `select count(*)::int as matches, count(*) filter (where stage = 2)::int as stage2 from app.matches where tournament_id = $1`, [id]);
+      out.matches = c.matches;
+      out.stage2_matches = c.stage2;
+      out.results = await timeServer(db, view, async () => {
+        const res = await send(base, sKey, "GET", `/tournaments/${id}/results`);
+        if (res.status !== 200) throw new Error(`results: ${res.status}`);
+        return res.text.length;
+      }, 10).catch((err) => ({ error: err.message }));
+    } catch (err) {
+      out.error = err.message;
+    }
+    return out;
+  }
   if (opt.formats) {
-    console.log(`\n${formatsReport(await timeFormats())}`);
+    console.log(`\n${formatsReport(await timeFormats())}\n${stagesReport(await timeStages())}`);
     return;
   }
 
@@ -381,6 +435,7 @@ async function main() {
   }).catch((err) => ({ error: err.message }));
 
   const formatRuns = await timeFormats();
+  const stagesRun = await timeStages();
   const webhookRuns = await webhooks().catch((err) => { // the figures above are written whatever happens here
     log(`webhooks: failed: ${err.stack ?? err}`);
     return { error: err.message, targets: [{ target: "webhooks", value: `not measured: ${err.message}`, result: "–" }] };
@@ -391,7 +446,7 @@ async function main() {
   console.log(`\n${table(rows)}\n\n${comparisonTable([...scale, ...neighbour])}\n` +
     (cursorState ? `\ncursor: not available (${cursorState.unavailable})\n` : "") +
     `\nTargets (issue 11${webhookRuns ? ", and the webhooks'" : ""})\n${targetList(targets)}\n` +
-    `\n${formatsReport(formatRuns)}` + (webhookRuns ? `\n${webhookReport(webhookRuns)}\n` : ""));
+    `\n${formatsReport(formatRuns)}\n${stagesReport(stagesRun)}` + (webhookRuns ? `\n${webhookReport(webhookRuns)}\n` : ""));
 
   const report = {
     started_at: started.toISOString(), finished_at: new Date().toISOString(),
@@ -406,7 +461,7 @@ async function main() {
         score: `${m.team1_score}-${m.team2_score}` })),
     },
     cursor, idle_rss_at_start: idleRss, workloads: rows, comparisons: { scale, neighbour }, results_1024: results1024,
-    formats: formatRuns, webhooks: webhookRuns,
+    formats: formatRuns, stages: stagesRun, webhooks: webhookRuns,
     targets,
   };
   const file = writeReport(report);
