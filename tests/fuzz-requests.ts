@@ -14,6 +14,11 @@ export interface TournamentFx {
   id: string; regs: string[]; matches: string[]; state?: "started" | "completed";
   /** Its status when the last batch ended (a hint for picking targets, not an oracle). */
   status?: string;
+  /**
+   * How many stages it has (section 12), as the last batch left it: exact for one of `state`
+   * (stages are locked once ongoing), a hint for the others (a PATCH may give them stages).
+   */
+  stages?: number;
 }
 /** How a team named in a path stands to the fuzz account (what GET, PATCH and DELETE of it must answer). */
 export type TeamRole = "core" | "inUse" | "disposable" | "platform" | "other";
@@ -103,6 +108,10 @@ export interface Wire {
   /** The fuzz account's webhook endpoint a /webhooks/{webhook_id} path names, and how it stands. */
   hook?: string | null;
   hookRole?: HookRole | null;
+  /** A /stages/{number} path: the stage number it names (null: a segment the function refuses, 404). */
+  stage?: number | null;
+  /** For a coherent path into the fuzz account's tournament: its number of stages (see TournamentFx.stages). */
+  stages?: number | null;
 }
 
 export const MAX_BODY = 64 * 1024;
@@ -165,6 +174,24 @@ const MALFORMED_SEGMENTS = [
   "%ID%%00", "%ID%x", "%ID%.json", "%ID%%20", "%20%ID%", "%ID%;", "%ID%'", "%ID%%0a", "%ID%,%ID%", "(%ID%)",
   "'%ID%'", "%ID%--", "%ID%%2F..",
 ];
+
+/**
+ * A stage route's `{number}`: mostly a stage of the tournament (1..its stage count), else a number
+ * past them, or a segment the function refuses (not ^[1-9][0-9]{0,3}$ once decoded: 404) or takes
+ * (`%32` is 2).
+ */
+const STAGE_SEGMENTS = ["5", "9", "9999", "10000", "0", "00", "01", "-1", "+1", "1.0", "1e0", "%32", "%31%30", "1%20", "%201", "%00",
+  "%EF%BC%91", "one", "2a", "4294967297"];
+const STAGE_NUMBER = /^[1-9][0-9]{0,3}$/;
+
+/** The stage number a path segment names, as the function reads it (decoded), or null: refused with a 404. */
+export function stageNumber(segment: string): number | null {
+  let decoded = segment;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch { /* left as it is: names nothing */ }
+  return STAGE_NUMBER.test(decoded) ? Number(decoded) : null;
+}
 
 /** The path mutations, and whether the path still names the route, names nothing, or may name another. */
 const MUTATIONS: Record<string, "canonical" | "unknown" | "other"> = {
@@ -302,6 +329,49 @@ const BAD_HOOK_URLS = [
   "https://127.0.0.1:9/a b", "https://127.0.0.1:9/a\u0000", "https://127.0.0.1:9/a\ud800", "file:///etc/passwd",
 ];
 
+const FORMAT_NAMES = ["single_elimination", "double_elimination", "round_robin", "swiss"] as const;
+
+/** One stage of `stages` (section 12): valid by the schema, the SQL rules (K, best_next) left to chance. */
+function stageArb(last: boolean): fc.Arbitrary<Record<string, unknown>> {
+  const options = {
+    single_elimination: fc.record({ third_place_match: fc.boolean() }, { requiredKeys: [] }),
+    double_elimination: fc.record({ grand_final: fc.constantFrom("single", "reset") }, { requiredKeys: [] }),
+    round_robin: fc.record({ groups: fc.integer({ min: 1, max: 4 }),
+      points: fc.record({ win: fc.integer({ min: -3, max: 5 }), loss: fc.integer({ min: -3, max: 3 }) }, { requiredKeys: [] }) },
+    { requiredKeys: [] }),
+    swiss: fc.record({ rounds: fc.oneof(fc.constant(null), fc.integer({ min: 1, max: 6 })) }, { requiredKeys: [] }),
+  };
+  return fc.constantFrom(...FORMAT_NAMES).chain((format) => fc.record({
+    name: fc.option(fc.constantFrom("Groups", "Playoffs", "  Swiss Stage  ", "Ünïcödé", "😀".repeat(60), "n".repeat(60)), { nil: undefined }),
+    format: fc.constant(format),
+    format_options: fc.option(options[format] as fc.Arbitrary<Record<string, unknown>>, { nil: undefined }),
+    advance: last ? fc.constant(undefined)
+      : format === "round_robin"
+      ? fc.record({ per_group: fc.integer({ min: 1, max: 4 }), best_next: fc.integer({ min: 0, max: 3 }) }, { requiredKeys: ["per_group"] })
+      : fc.record({ top: fc.integer({ min: 2, max: 8 }) }),
+  }));
+}
+
+/** `stages`: 1-4 stages, clean or not; unclean, also each way the contract refuses them. */
+function stagesArb(clean: boolean): fc.Arbitrary<string> {
+  const valid = fc.integer({ min: 1, max: 4 }).chain((n) =>
+    fc.tuple(...Array.from({ length: n }, (_, i) => stageArb(i === n - 1))).map((list) => JSON.stringify(list)));
+  if (clean) return valid;
+  const se = { format: "single_elimination" };
+  return fc.oneof(w(70, valid), w(30, fc.constantFrom(
+    "[]", "null", "{}", '"single_elimination"', "[null]", '["swiss"]', JSON.stringify(Array(5).fill({ ...se, advance: { top: 2 } })),
+    JSON.stringify([se, se]), JSON.stringify([{ ...se, advance: { top: 2 } }]), JSON.stringify([{ ...se, foo: 1 }]),
+    JSON.stringify([{ format: "round_robin", format_options: { groups: 0 } }]), JSON.stringify([{ format: "round_robin", advance: { top: 2 } }, se]),
+    JSON.stringify([{ format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 1, best_next: 3 } }, se]),
+    JSON.stringify([{ format: "round_robin", advance: { per_group: 1 } }, se]),
+    JSON.stringify([{ ...se, advance: { top: 4 } }, { format: "swiss", format_options: { rounds: 4 } }]),
+    JSON.stringify([{ ...se, advance: { top: 5 } }, { format: "round_robin", format_options: { groups: 3 } }]),
+    JSON.stringify([{ ...se, advance: { top: 1e9 } }, se]), JSON.stringify([{ ...se, name: "" }, se]), JSON.stringify([{ ...se, name: "\u0000" }]),
+    JSON.stringify([{ ...se, format_options: { rounds: 2 } }]), JSON.stringify([{ ...se, advance: { top: 2, per_group: 1 } }, se]),
+    JSON.stringify([{ ...se, advance: null }]), JSON.stringify([{ ...se, advance: { top: "2" } }, se]),
+  )));
+}
+
 /** Bodies shaped by the route's schema: clean ones (valid field values) reach the SQL rules. */
 function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Body> {
   const field = (valid: fc.Arbitrary<string>) => (clean ? valid : fc.oneof(w(85, valid), w(15, hostileValue)));
@@ -329,17 +399,40 @@ function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Bo
     // mostly none or already open (valid whatever starts_at is); sometimes later, maybe after the start
     check_in_opens: clean ? j(fc.oneof(w(3, fc.constant(null)), w(3, fc.integer({ min: -96, max: -1 }).map(hoursFromNow)),
       w(1, fc.integer({ min: 1, max: 3650 * 24 }).map(hoursFromNow)))) : field(fc.oneof(w(3, dateTime), w(1, fc.constant("null")))),
+    // (half as often as the other optional fields: a tournament of one stage stays the common case)
+    stages: fc.oneof(fc.constant(null), field(stagesArb(clean))) as fc.Arbitrary<string>,
   };
+  /** A clean body does not send stages with format (400 for any tournament): stages win. */
+  const oneShape = (entries: fc.Arbitrary<[string, string][]>) =>
+    clean ? entries.map((e) => (e.some(([k]) => k === "stages") ? e.filter(([k]) => k !== "format") : e)) : entries;
   const { name, game_id, team_size, max_teams, starts_at, ...rest } = tournament;
   let entries: fc.Arbitrary<[string, string][]>;
   switch (route.op) {
     case "tournaments.create":
-      entries = objectOf({ name, game_id, team_size, max_teams, starts_at }, rest, { clean });
+      entries = oneShape(objectOf({ name, game_id, team_size, max_teams, starts_at }, rest, { clean }));
       break;
     case "tournaments.update":
-      entries = objectOf({}, { ...tournament, status: field(j(fc.constantFrom("registration", "ongoing", "completed", "cancelled"))) },
-        { optionalPercent: 15, clean });
+      entries = oneShape(objectOf({}, { ...tournament, status: field(j(fc.constantFrom("registration", "ongoing", "completed", "cancelled"))) },
+        { optionalPercent: 15, clean }));
       break;
+    case "stages.update": {
+      // The teams of the fixtures' tournaments (the first of fx.teams), so that a hand-picked
+      // `advancing` sometimes names exactly the K teams of the stage before; else teams that played
+      // nothing, ids of another kind, or none.
+      const played = fx.teams.slice(0, 4);
+      const team = fc.oneof(w(8, fc.constantFrom(...fx.teams.slice(0, 8))), w(1, fc.constantFrom(...fx.teams.slice(8))), w(1, fc.uuid()),
+        w(1, fc.constantFrom(...fx.aCore.map((t) => t.id))));
+      entries = objectOf({
+        status: edgy(j(fc.oneof(w(6, fc.constant("ongoing")), w(2, fc.constant("pending")), w(2, fc.constant("completed")))),
+          ['"started"', '"ONGOING"', '"ongoing "', '""', "null", "1", "true", '"registration"', '["ongoing"]']),
+      }, {
+        advancing: edgy(j(fc.oneof(w(6, fc.shuffledSubarray(played, { minLength: 2, maxLength: 4 })),
+          w(3, fc.array(team, { minLength: 1, maxLength: 5 })))),
+          ["[]", "null", '"x"', '["x"]', "[1]", `[${JSON.stringify(played[0])},${JSON.stringify(played[0])}]`,
+            `[${JSON.stringify(played[0])},${JSON.stringify(played[0].toUpperCase())}]`, JSON.stringify(Array(1025).fill(played[0])), "[[]]"]),
+      }, { optionalPercent: 30, clean });
+      break;
+    }
     case "registrations.create":
       // Any team may be registered: platform teams, the account's own (the deletable ones by a
       // placeholder that materialize resolves, so that teams the fuzz made get registered too) and
@@ -439,6 +532,8 @@ function validBase(route: Route, fx: Fixtures): [string, string][] {
       return [["url", '"http://127.0.0.1:9/base"'], ["events", '["*"]']];
     case "webhooks.update":
       return [["description", '"Fuzz base hook"']];
+    case "stages.update":
+      return [["status", '"ongoing"']];
     default:
       throw new Error(`no base body for ${route.op}`);
   }
@@ -449,7 +544,8 @@ function targetedBody(route: Route, fx: Fixtures): fc.Arbitrary<Body> {
   const base = () => validBase(route, fx);
   const first = () => base()[0][0];
   const numeric = ({ "matches.report": "team1_score", "registrations.create": "team_id", "registrations.update": "seed",
-    "teams.create": "tag", "teams.update": "tag", "webhooks.create": "events", "webhooks.update": "description" } as Record<string, string>)[route.op] ?? "max_teams";
+    "teams.create": "tag", "teams.update": "tag", "webhooks.create": "events", "webhooks.update": "description",
+    "stages.update": "status" } as Record<string, string>)[route.op] ?? "max_teams";
   const withValue = (key: string, value: string) => pairs([...base().filter(([k]) => k !== key), [key, value]]);
   const bytes = (...parts: (string | number[])[]) =>
     new Uint8Array(Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : Buffer.from(p)))));
@@ -552,7 +648,21 @@ const TEAM_RAW_QUERIES = [
   "search[]=x", "owned[]=true", "search=a&search=", "page=2&limit=1&owned=false", "limit=100&owned=true&search=fuzz",
 ];
 
+/** GET .../results: `stage` (1 to the tournament's stages; the schema takes 1-4), other names ignored. */
+const RESULT_STAGES = ["1", "2", "3", "4"];
+const RESULT_STAGE_ODD = ["5", "0", "01", "004", "-1", "1.5", "1e0", "", " ", "+1", "x", "null", "%EF%BC%91", "999999999", "1000000000",
+  ...SQL.slice(0, 3)];
+
 function queryArb(route: Route): fc.Arbitrary<string> {
+  if (route.op === "results.get") {
+    const value = fc.oneof(w(6, fc.constantFrom(...RESULT_STAGES)), w(3, fc.constantFrom(...RESULT_STAGE_ODD)), w(1, fc.integer().map(String)));
+    const name = fc.oneof(w(8, fc.constant("stage")), w(1, fc.constantFrom("Stage", "stage[]", "page", "since")),
+      w(1, fc.string({ maxLength: 8, unit: "binary" })));
+    return fc.oneof(w(4, fc.constant("")),
+      w(6, fc.array(fc.tuple(name, value), { minLength: 1, maxLength: 3 })
+        .map((list) => list.map(([k, v]) => `${pct(k)}=${v.startsWith("%") ? v : pct(v)}`).join("&"))),
+      w(1, fc.constantFrom("stage=1&stage=5", "stage=5&stage=2", "stage", "stage=", "stage=%00", "stage=%ff")));
+  }
   if (route.op === "deliveries.list" || route.op === "webhooks.list") {
     const names = route.op === "deliveries.list" ? ["page", "limit", "status"] : ["page", "limit"];
     const values = ["1", "2", "20", "100", "101", "0", "-1", "01", "1.5", "", "pending", "succeeded", "failed", "exhausted",
@@ -622,7 +732,8 @@ function targetArb(route: Route): fc.Arbitrary<Target> {
     w(50, idx.map(([t, c, e]) => ({ mode: "A" as const, t, c, enc: e }))),
     w(6, idx.map(([t, c, e]) => ({ mode: "A-cross" as const, t, c, enc: e }))),
     w(14, idx.map(([t, c, e]) => ({ mode: "B" as const, t, c, enc: e }))),
-    w(names.length > 1 ? 5 : 0, idx.map(([t, c, e]) => ({ mode: "AB" as const, t, c, enc: e }))),
+    // (a stage number belongs to no account: no such mix for the stage routes)
+    w(names.length > 1 && names[1][1] !== "number" ? 5 : 0, idx.map(([t, c, e]) => ({ mode: "AB" as const, t, c, enc: e }))),
     w(8, fc.array(fc.oneof(w(9, fc.uuid()), w(1, fc.constantFrom("00000000-0000-0000-0000-000000000000",
       "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"))), { minLength: names.length, maxLength: names.length })
       .map((ids) => ({ mode: "unknown" as const, ids }))),
@@ -729,6 +840,7 @@ function authHeader(auth: Auth, fx: Fixtures): { header?: string | string[]; key
 interface Resolved {
   segments: string[]; owner: Wire["owner"]; coherent: boolean; tid: string | null;
   tstate?: Wire["tstate"]; team?: string; teamRole?: TeamRole; hook?: string; hookRole?: HookRole;
+  stage?: number | null; stages?: number | null;
 }
 
 const pick = <T>(list: T[], i: number) => list[i % list.length];
@@ -813,11 +925,66 @@ function resolveHook(spec: Spec, fx: Fixtures, names: string[]): Resolved {
   return { segments: [encode(id), encode(pick(others.length ? others : [id], target.c))], owner: "A", coherent: false, tid: null };
 }
 
+/**
+ * A stage route's path (/tournaments/{tournament_id}/stages[/{number}]): the tournament as for any
+ * tournament route (half the time one with several stages), and a stage number: mostly one of its
+ * stages, else one past them or a segment the function refuses. A malformed segment in place of
+ * the number is "bad" only when the function refuses it (`1` is a stage).
+ */
+function resolveStage(spec: Spec, fx: Fixtures, numbered: boolean): Resolved {
+  const target = spec.target;
+  const numberOf = (t: TournamentFx | null, c: number) =>
+    c % 8 < 6 ? String(1 + ((c >> 3) % Math.max(t?.stages ?? 1, 1))) : pick(STAGE_SEGMENTS, c >> 3);
+  if (target.mode === "unknown") {
+    return { segments: [target.ids[0], ...(numbered ? [numberOf(null, 0)] : [])], owner: "none", coherent: false, tid: null };
+  }
+  if (target.mode === "team" || target.mode === "hook") throw new Error(`a ${target.mode} target on a stage path`);
+  const encode = (id: string) => target.enc === "upper" ? id.toUpperCase() : target.enc === "percent" ? pct(id) : id;
+  const aPool = [...fx.aCore, ...fx.aDisposable, ...fx.created.slice(-RECENT)];
+  const staged = aPool.filter((t) => (t.stages ?? 1) > 1);
+  // A PATCH asking for a status: half of them aimed where it may be taken (a hint, as the status is
+  // as the last batch left it): "pending" in registration, "ongoing" or "completed" where the tournament is.
+  let wanted: unknown;
+  try {
+    wanted = spec.method === "PATCH" && typeof spec.body?.data === "string" ? JSON.parse(spec.body.data)?.status : undefined;
+  } catch { /* not JSON */ }
+  const fits = typeof wanted === "string" ? aPool.filter((x) => (wanted === "pending" ? "registration" : wanted) === x.status) : [];
+  const t = target.t % 4 >= 2 && fits.length ? pick(fits, target.t >> 2)
+    : target.t % 2 && staged.length ? pick(staged, target.t >> 2) : pick(aPool, target.t >> 2);
+  const segment = numberOf(t, target.c);
+  const tail = numbered ? [segment] : [];
+  const named = numbered ? stageNumber(segment) : null;
+  switch (target.mode) {
+    case "A":
+      return { segments: [encode(t.id), ...tail], owner: named === null && numbered ? "bad" : "A", coherent: true, tid: t.id,
+        tstate: t.state ?? null, stage: named, stages: t.stages ?? null };
+    case "A-cross": // an id of another kind in place of the tournament's
+      return { segments: [encode(pick(fx.aCore.flatMap((x) => [...x.regs, ...x.matches]), target.c)), ...tail], owner: "A", coherent: false,
+        tid: null, stage: named };
+    case "B":
+    case "AB":
+      return { segments: [encode(pick(fx.b, target.t).id), ...tail], owner: "B", coherent: false, tid: null, stage: named };
+    case "bad": {
+      const segments = [t.id, ...(numbered ? [String(1 + (target.c % Math.max(t.stages ?? 1, 1)))] : [])];
+      const at = target.c % segments.length;
+      segments[at] = target.segment!.replaceAll("%ID%", segments[at]);
+      if (/^(\.|%2e){1,2}$/i.test(segments[at]) || segments[at] === "") segments[at] = `x${segments[at]}`;
+      const number = numbered ? stageNumber(segments[1]) : null;
+      // a "malformed" number the function takes names a stage: the tournament's, as in mode A
+      if (at === 1 && number !== null) {
+        return { segments, owner: "A", coherent: true, tid: t.id, tstate: t.state ?? null, stage: number, stages: t.stages ?? null };
+      }
+      return { segments, owner: "bad", coherent: false, tid: t.id, stage: number };
+    }
+  }
+}
+
 function resolveTarget(spec: Spec, fx: Fixtures): Resolved {
   const names = [...spec.template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
   if (names.length === 0) return { segments: [], owner: "A", coherent: true, tid: null };
   if (names[0] === "team_id") return resolveTeam(spec, fx);
   if (names[0] === "webhook_id") return resolveHook(spec, fx, names);
+  if (spec.template.includes("/stages")) return resolveStage(spec, fx, names[1] === "number");
   const target = spec.target;
   if (target.mode === "unknown") return { segments: target.ids.slice(0, names.length), owner: "none", coherent: false, tid: null };
   if (target.mode === "team" || target.mode === "hook") throw new Error(`a ${target.mode} target on a tournament path`);
@@ -836,7 +1003,9 @@ function resolveTarget(spec: Spec, fx: Fixtures): Resolved {
   // Half of them where the children change: registrations while in registration, matches while ongoing.
   const parents = child ? aPool.filter((x) => kids(x).length) : aPool;
   const changing = child === "match_id" ? "ongoing" : child || spec.template.endsWith("/registrations") ? "registration" : null;
-  const live = parents.filter((x) => changing && x.status === changing);
+  // (results: half of them tournaments with several stages, for ?stage=k)
+  const live = spec.template.endsWith("/results") ? parents.filter((x) => (x.stages ?? 1) > 1)
+    : parents.filter((x) => changing && x.status === changing);
   let t = target.mode !== "A" || !parents.length ? pick(aPool, target.t)
     : target.t % 2 && live.length ? pick(live, target.t >> 1) : pick(parents, target.t >> 1);
   let c = kids(t).length ? pick(kids(t), target.c) : pick(aKids, target.c);
@@ -872,7 +1041,7 @@ function resolveTarget(spec: Spec, fx: Fixtures): Resolved {
     }
   }
   return { segments: [encode(t.id), ...(child ? [encode(c)] : [])], owner, coherent, tid: t.id,
-    tstate: coherent ? t.state ?? null : null };
+    tstate: coherent ? t.state ?? null : null, stages: coherent ? t.stages ?? null : null };
 }
 
 function mutate(path: string, mutation: string | null): string {
@@ -933,6 +1102,7 @@ export function materialize(spec: Spec, fx: Fixtures): Wire {
     fresh: size > MAX_BODY, scopes: auth.scopes, keyId: auth.key?.id ?? null,
     owner: target.owner, coherent: target.coherent, tid: target.tid, tstate: target.tstate ?? null,
     team: target.team ?? null, teamRole: target.teamRole ?? null, hook: target.hook ?? null, hookRole: target.hookRole ?? null,
+    stage: target.stage ?? null, stages: target.stages ?? null,
   };
 }
 

@@ -26,6 +26,8 @@ interface World {
   game: string;
   open: { id: string };
   ongoing: { id: string };
+  /** Two stages, the first completed: stage 2 is the next to start (PATCH .../stages/2 would start it). */
+  staged: { id: string };
   reg: string;
   ongoingReg: string;
   ready: string;
@@ -56,6 +58,17 @@ async function world(name: string, game: string): Promise<World> {
   expectStatus(await t.request("PATCH", `/tournaments/${ongoing.id}`, { body: { status: "ongoing" } }), 200);
   const [first] = await sql("select id from app.matches where tournament_id = $1 and status = 'ready' order by position limit 1", [ongoing.id]);
   expectStatus(await t.request("PATCH", `/tournaments/${ongoing.id}/matches/${first.id}`, { body: { team1_score: 3, team2_score: 1 } }), 200);
+  const staged = await createTournament(t, { name: `${name} Staged`, game_id: game, max_teams: 4,
+    stages: [{ name: `${name} Groups`, format: "round_robin", advance: { per_group: 2 } }, { name: `${name} Playoffs`, format: "single_elimination" }] });
+  for (const team_id of teams.slice(0, 2)) {
+    expectStatus(await t.request("POST", `/tournaments/${staged.id}/registrations`, { body: { team_id } }), 201);
+  }
+  expectStatus(await t.request("PATCH", `/tournaments/${staged.id}`, { body: { status: "ongoing" } }), 200);
+  const [groupMatch] = await sql("select id from app.matches where tournament_id = $1 and status = 'ready'", [staged.id]);
+  expectStatus(await t.request("PATCH", `/tournaments/${staged.id}/matches/${groupMatch.id}`, { body: { team1_score: 3, team2_score: 1 } }), 200);
+  const next = await t.request("GET", `/tournaments/${staged.id}/stages/${STAGE}`);
+  expectStatus(next, 200);
+  expect([next.body.data.status, next.body.data.qualifiers.length], next.text).toEqual(["pending", 2]);
   // An idempotency record for a success and one for a saved state error.
   expectStatus(await t.request("POST", "/tournaments", { body: { ...baseBody(game), name: `${name} Retried` },
     headers: { "idempotency-key": `${name}-create` } }), 201);
@@ -78,15 +91,19 @@ async function world(name: string, game: string): Promise<World> {
     `select id::text from app.tournaments where account_id = $1 union all select id::text from app.registrations where account_id = $1
      union all select id::text from app.matches where account_id = $1`, [t.accountId]);
   return {
-    name, t, game, open, ongoing, reg: reg.id, ongoingReg: ongoingReg.id, ready: ready.id, completed: first.id,
+    name, t, game, open, ongoing, staged, reg: reg.id, ongoingReg: ongoingReg.id, ready: ready.id, completed: first.id,
     spareTeam: teams[5], ownTeam: ownTeam.body.data.id, member, webhook: webhook.body.data.id, delivery: delivery.body.data.id,
-    secrets: [t.accountId, game, `${name} Open`, `${name} Ongoing`, `${name} Retried`, `${name} Hook`, `${NOWHERE}/${name}`,
+    secrets: [t.accountId, game, `${name} Open`, `${name} Ongoing`, `${name} Staged`, `${name} Groups`, `${name} Playoffs`,
+      `${name} Retried`, `${name} Hook`, `${NOWHERE}/${name}`,
       webhook.body.data.id, delivery.body.data.id, delivery.body.data.event_id, ...ids.map((r) => r.id)],
   };
 }
 
 /** Nothing listens on port 9 of the loopback: a dispatcher's attempt there is refused at once. */
 const NOWHERE = "http://127.0.0.1:9/x";
+
+/** The stage the stage routes name: the staged tournament's stage 2, the next to start. */
+const STAGE = "2";
 
 const baseBody = (game: string) => ({
   name: "Cup", game_id: game, team_size: 5, max_teams: 8, starts_at: new Date(Date.now() + 30 * 86_400_000).toISOString(),
@@ -108,6 +125,8 @@ async function fingerprint(accountId: string): Promise<string> {
        'tournaments', (select json_agg(t order by t.id) from app.tournaments t where t.account_id = $1),
        'registrations', (select json_agg(r order by r.id) from app.registrations r where r.account_id = $1),
        'matches', (select json_agg(m order by m.id) from app.matches m where m.account_id = $1),
+       'stages', (select json_agg(s order by s.id) from app.stages s where s.account_id = $1),
+       'stage_entries', (select json_agg(e order by e.tournament_id, e.stage, e.team_id) from app.stage_entries e where e.account_id = $1),
        'idempotency', (select json_agg(i order by i.api_key_id, i.idempotency_key) from app.idempotency_keys i where i.account_id = $1),
        'members', (select json_agg(m order by m.user_id) from app.account_members m where m.account_id = $1),
        'teams', (select json_agg(t order by t.id) from app.teams t where t.account_id = $1),
@@ -128,8 +147,8 @@ let y: World;
 beforeAll(async () => {
   [x, y] = await Promise.all([world("Ampere", "a0a0a0a0-0000-4000-8000-00000000a0a0"), world("Bolt", "b0b0b0b0-0000-4000-8000-00000000b0b0")]);
   for (const w of [x, y]) {
-    for (const table of ["tournaments", "registrations", "matches", "idempotency_keys", "account_members", "webhook_endpoints",
-      "webhook_events", "webhook_deliveries"]) {
+    for (const table of ["tournaments", "registrations", "matches", "stages", "stage_entries", "idempotency_keys", "account_members",
+      "webhook_endpoints", "webhook_events", "webhook_deliveries"]) {
       const [{ n }] = await sql(`select count(*)::int n from app.${table} where account_id = $1`, [w.t.accountId]);
       expect(n, `${w.name} has rows in ${table}`).toBeGreaterThan(0);
     }
@@ -158,6 +177,7 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
       case "registrations.update": return { seed: 1, payment_status: "refunded", checked_in: true };
       case "webhooks.create": return { url: `${NOWHERE}/intruder`, events: ["*"] };
       case "webhooks.update": return { url: `${NOWHERE}/hijacked`, events: ["match.ready"], enabled: false, description: "Hijacked" };
+      case "stages.update": return { status: "ongoing" };
       default:
         if (route.body) throw new Error(`no sample body for ${routeName(route)}: add one to the isolation suite`);
         return undefined;
@@ -172,13 +192,23 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
       case "matches.report": return { team1_score: 1, team2_score: 1 };
       case "registrations.update": return { seed: 0 };
       case "webhooks.update": return { events: [] };
+      case "stages.update": return { status: "started" };
       default: return undefined;
     }
   }
 
-  /** The paths to try: the victim's resource chain, and the two mixes of the intruder's and the victim's ids. */
+  /**
+   * The paths to try: the victim's resource chain, and the two mixes of the intruder's and the victim's ids. A stage
+   * number is no id (it names nothing of its own): the victim's staged tournament with its next stage, the number
+   * kept as it is (`own`) when the victim's ids are replaced by ids that exist nowhere.
+   */
   function paths(route: Route, intruder: World, victim: World): { label: string; ids: [string, "victim" | "own"][] }[] {
     const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+    if (route.path.includes("/stages")) {
+      return names.includes("number")
+        ? [{ label: `the victim's tournament, stage ${STAGE}`, ids: [[victim.staged.id, "victim"], [STAGE, "own"]] }]
+        : [{ label: "the victim's tournament", ids: [[victim.staged.id, "victim"]] }];
+    }
     const hooks = names[0] === "webhook_id";
     const tournamentOf = (w: World) => (hooks ? w.webhook
       : names[1] === "match_id" || route.path.endsWith("/results") ? w.ongoing.id : w.open.id);
@@ -369,7 +399,8 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
     }
     for (const path of ["/webhooks", `/webhooks/${self.webhook}`, `/webhooks/${self.webhook}/deliveries`, `/tournaments/${self.open.id}`, `/tournaments/${self.open.id}/registrations`,
       `/tournaments/${self.ongoing.id}/registrations?status=complete`, `/tournaments/${self.open.id}/registrations/${self.reg}`,
-      `/tournaments/${self.ongoing.id}/results`]) {
+      `/tournaments/${self.ongoing.id}/results`, `/tournaments/${self.staged.id}/results?stage=1`, `/tournaments/${self.staged.id}/stages`,
+      `/tournaments/${self.staged.id}/stages/1`, `/tournaments/${self.staged.id}/stages/${STAGE}`]) {
       const res = await self.t.request("GET", path);
       expectStatus(res, 200);
       expectNoTrace(res, other);
@@ -437,6 +468,15 @@ describe("in SQL, the other account's rows can be neither read nor written", () 
       ["matches", "insert into app.matches (tournament_id, account_id, round, position) values ($1, $2, 9, 9)", [x.ongoing.id, a]],
       ["matches", "update app.matches set team1_score = 99, status = 'completed' where id = $1 or account_id = $2", [x.ready, a]],
       ["matches", "delete from app.matches where id = $1 or account_id = $2", [x.ready, a]],
+      ["stages", "select * from app.stages where tournament_id = $1 or account_id = $2", [x.staged.id, a]],
+      ["stages", "insert into app.stages (tournament_id, account_id, number, status, team_count) values ($1, $2, 2, 'ongoing', 2)", [x.staged.id, a]],
+      ["stages", "update app.stages set status = 'ongoing', completed_at = null where tournament_id = $1 or account_id = $2", [x.staged.id, a]],
+      ["stages", "delete from app.stages where tournament_id = $1 or account_id = $2", [x.staged.id, a]],
+      ["stage_entries", "select * from app.stage_entries where tournament_id = $1 or account_id = $2", [x.staged.id, a]],
+      ["stage_entries", "insert into app.stage_entries (tournament_id, account_id, stage, team_id, seed) values ($1, $2, 2, $3, 9)",
+        [x.staged.id, a, x.spareTeam]],
+      ["stage_entries", "update app.stage_entries set seed = seed + 100 where tournament_id = $1 or account_id = $2", [x.staged.id, a]],
+      ["stage_entries", "delete from app.stage_entries where tournament_id = $1 or account_id = $2", [x.staged.id, a]],
       ["api_keys", "select id, prefix from app.api_keys where account_id = $1", [a]],
       ["api_keys", `insert into app.api_keys (account_id, name, prefix, key_hash, scopes)
         values ($1, 'planted', 'tmk_planted', extensions.digest(gen_random_uuid()::text, 'sha256'), array['read:tournaments']::app.scope[])`, [a]],
@@ -489,14 +529,16 @@ ${JSON.stringify(await sql("select * from app.rate_limits where account_id = $1"
     const owner: Caller = { label: "owner", role: "tournament_api_owner", account: () => x.t.accountId };
     const reached: Record<string, number> = {};
     for (const [table, text, values] of statements()) {
-      if (!/^(select|update|delete)/.test(text) || !["tournaments", "matches", "idempotency_keys", "accounts", "registrations", "rate_limits",
-        "webhook_endpoints", "webhook_deliveries"].includes(table)) continue;
+      if (!/^(select|update|delete)/.test(text) || !["tournaments", "matches", "stages", "stage_entries", "idempotency_keys", "accounts",
+        "registrations", "rate_limits", "webhook_endpoints", "webhook_deliveries"].includes(table)) continue;
       const r = await run(owner, text, values, false);
       if (!r.code) reached[`${table} ${text.split(" ")[0]}`] = r.rowCount ?? 0;
     }
     expect(reached).toMatchObject({
       "tournaments select": expect.any(Number), "tournaments update": expect.any(Number), "tournaments delete": expect.any(Number),
       "registrations select": expect.any(Number), "matches select": expect.any(Number), "matches update": expect.any(Number),
+      "stages select": expect.any(Number), "stages update": expect.any(Number), "stage_entries select": expect.any(Number),
+      "stage_entries update": expect.any(Number),
       "idempotency_keys select": expect.any(Number), "idempotency_keys delete": expect.any(Number),
       "rate_limits select": expect.any(Number), "rate_limits update": expect.any(Number), "accounts select": 1,
       "webhook_endpoints select": 1, "webhook_endpoints update": 1, "webhook_endpoints delete": 1,
@@ -534,6 +576,10 @@ ${JSON.stringify(await sql("select * from app.rate_limits where account_id = $1"
         ["app.create_registration", { tournament_id: x.open.id, body: { team_id: x.spareTeam } }],
         ["app.report_match", { tournament_id: x.ongoing.id, match_id: x.ready, body: { team1_score: 0, team2_score: 9 } }],
         ["app.tournament_results", { tournament_id: x.ongoing.id }],
+        ["app.tournament_results", { tournament_id: x.staged.id, query: { stage: 1 } }],
+        ["app.list_stages", { tournament_id: x.staged.id }],
+        ["app.get_stage", { tournament_id: x.staged.id, number: STAGE }],
+        ["app.update_stage", { tournament_id: x.staged.id, number: STAGE, body: { status: "ongoing" } }],
         ["app.update_registration", { tournament_id: x.open.id, registration_id: x.reg, body: { seed: 1 } }],
         ["app.delete_registration", { tournament_id: x.open.id, registration_id: x.reg }],
         ["app.get_webhook", { webhook_id: x.webhook }],

@@ -33,6 +33,11 @@ const routeName = (r: Route) => `${r.method} ${r.path}`;
 interface Fixture {
   owner: Tenant;
   tournamentId: string;
+  /**
+   * A tournament of two stages whose stage 1 is completed: stage 2 is the next to start, so that
+   * an intruder's PATCH of it would change something if the accounts were not kept apart.
+   */
+  stagedTournamentId: string;
   registrationId: string;
   matchId: string;
   spareTeamId: string;
@@ -59,17 +64,28 @@ function sampleBody(route: Route): unknown {
     "PATCH /teams/{team_id}": { name: "Hijacked", logo_url: null },
     "POST /webhooks": { url: NOWHERE, events: ["*"] },
     "PATCH /webhooks/{webhook_id}": { url: `${NOWHERE}/hijacked`, events: ["match.ready"], enabled: false },
+    "PATCH /tournaments/{tournament_id}/stages/{number}": { status: "ongoing" },
   };
   if (!route.body) return undefined;
   if (!(routeName(route) in samples)) throw new Error(`no sample body for ${routeName(route)}: add one to the security suite`);
   return samples[routeName(route)];
 }
 
-/** The route's path with the fixture's ids (or random UUIDs) in place of its parameters. */
+/** The stage a stage route names: the staged tournament's stage 2, the one that would start next. */
+const STAGE = "2";
+
+/**
+ * The route's path with the fixture's ids (or random UUIDs) in place of its parameters. A stage
+ * `{number}` is no id: it stays the fixture's stage number, so that "random" names a tournament
+ * that exists nowhere (a UUID there would be refused before the tournament is looked up).
+ */
 function pathFor(route: Route, ids: "fixture" | "random" = "fixture"): string {
+  const staged = route.path.includes("/stages");
   return route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    if (name === "number") return STAGE;
     if (ids === "random") return crypto.randomUUID();
-    const value = { id: fx.tournamentId, tournament_id: fx.tournamentId, registration_id: fx.registrationId,
+    const tournamentId = staged ? fx.stagedTournamentId : fx.tournamentId;
+    const value = { id: tournamentId, tournament_id: tournamentId, registration_id: fx.registrationId,
       match_id: fx.matchId, team_id: fx.teamId, webhook_id: fx.webhookId, delivery_id: fx.deliveryId }[name];
     if (!value) throw new Error(`no fixture id for {${name}} in ${route.path}: add one to the security suite`);
     return value;
@@ -87,6 +103,8 @@ async function snapshot(): Promise<string> {
        'tournaments', (select json_agg(t order by t.id) from app.tournaments t where t.account_id = $1),
        'registrations', (select json_agg(r order by r.id) from app.registrations r where r.account_id = $1),
        'matches', (select json_agg(m order by m.id) from app.matches m where m.account_id = $1),
+       'stages', (select json_agg(s order by s.id) from app.stages s where s.account_id = $1),
+       'stage_entries', (select json_agg(e order by e.tournament_id, e.stage, e.team_id) from app.stage_entries e where e.account_id = $1),
        'teams', (select json_agg(t order by t.id) from app.teams t where t.account_id = $1),
        'webhooks', (select json_agg(json_build_object('id', w.id, 'url', w.url, 'events', w.events, 'tournament_id', w.tournament_id,
                       'description', w.description, 'on', w.enabled or w.disabled_reason is not null, 'secret', w.secret,
@@ -126,8 +144,25 @@ beforeAll(async () => {
   expectStatus(webhook, 201);
   const delivery = await owner.request("POST", `/webhooks/${webhook.body.data.id}/test`);
   expectStatus(delivery, 202);
-  fx = { owner, tournamentId: tournament.id, registrationId: reg.id, matchId: match.id, spareTeamId: spare, teamId: team.body.data.id,
-    webhookId: webhook.body.data.id, deliveryId: delivery.body.data.id };
+  // Group stage played, playoffs not started: PATCH .../stages/2 {"status": "ongoing"} would start them.
+  const staged = await createTournament(owner, { name: "Owner Cup Playoffs", max_teams: 4,
+    stages: [{ name: "Groups", format: "round_robin", advance: { per_group: 2 } }, { name: "Playoffs", format: "single_elimination" }] });
+  for (const team_id of [a, b]) {
+    expectStatus(await owner.request("POST", `/tournaments/${staged.id}/registrations`, { body: { team_id } }), 201);
+  }
+  expectStatus(await owner.request("PATCH", `/tournaments/${staged.id}`, { body: { status: "ongoing" } }), 200);
+  const [groupMatch] = await sql<{ id: string }>("select id from app.matches where tournament_id = $1 and status = 'ready'", [staged.id]);
+  expectStatus(await owner.request("PATCH", `/tournaments/${staged.id}/matches/${groupMatch.id}`,
+    { body: { team1_score: 2, team2_score: 1 } }), 200);
+  const stages = await owner.request("GET", `/tournaments/${staged.id}/stages`);
+  expectStatus(stages, 200);
+  expect(stages.body.data.map((s: { status: string }) => s.status)).toEqual(["completed", "pending"]);
+  const next = await owner.request("GET", `/tournaments/${staged.id}/stages/${STAGE}`);
+  expectStatus(next, 200);
+  expect(next.body.data.qualifiers.map((q: { team_id: string; tied: boolean }) => [q.team_id, q.tied]).sort())
+    .toEqual([[a, false], [b, false]].sort());
+  fx = { owner, tournamentId: tournament.id, stagedTournamentId: staged.id, registrationId: reg.id, matchId: match.id,
+    spareTeamId: spare, teamId: team.body.data.id, webhookId: webhook.body.data.id, deliveryId: delivery.body.data.id };
 });
 
 describe.each(routes.map((r) => [routeName(r), r] as const))("%s", (_name, route) => {
@@ -241,6 +276,7 @@ describe.each(routes.map((r) => [routeName(r), r] as const))("%s", (_name, route
       expect(res.status, res.text).toBeLessThan(300);
     }
     expect(res.text).not.toContain(fx.tournamentId);
+    expect(res.text).not.toContain(fx.stagedTournamentId);
     expect(res.text).not.toContain("Owner Cup");
     expect(await snapshot()).toBe(before);
     if (route.method === "GET" && route.path === "/teams") {

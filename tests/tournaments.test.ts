@@ -7,7 +7,7 @@ import {
 
 const FIELDS = [
   "check_in_opens", "created_at", "format_options", "description", "entry_fee", "format", "game_id", "id", "max_teams", "name",
-  "prize_pool", "registration_closes", "rules", "slug", "starts_at", "status", "team_size", "updated_at",
+  "prize_pool", "registration_closes", "rules", "slug", "stages", "starts_at", "status", "team_size", "updated_at",
 ].sort();
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -70,6 +70,9 @@ describe("POST /tournaments", () => {
       status: "registration", format: "single_elimination", description: "", rules: "",
       entry_fee: 0, prize_pool: 0,
       starts_at: body.starts_at, registration_closes: body.starts_at,
+      format_options: { third_place_match: false },
+      // Without `stages`, one stage made of format and format_options (section 12).
+      stages: [{ name: "Stage 1", format: "single_elimination", format_options: { third_place_match: false }, advance: null }],
     });
     expect(data.id).toMatch(UUID);
     for (const f of ["starts_at", "registration_closes", "created_at", "updated_at"]) expect(data[f]).toMatch(ISO_Z);
@@ -761,5 +764,276 @@ describe("DELETE /tournaments/{id}", () => {
               (select count(*)::int from app.matches where tournament_id = $1) matches`, [tournament.id]);
     expect({ regs, matches }).toEqual({ regs: 0, matches: 0 });
     expectError(await t.request("GET", `/tournaments/${tournament.id}/results`), 404, "not_found");
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Contract section 12, "Defining them": stages on create and on PATCH while in registration.
+describe("stages", () => {
+  const SE = { third_place_match: false };
+  const RR = (groups = 1) => ({ groups, points: { win: 3, loss: 0 } });
+  /** Groups into playoffs: the shape most tests start from. */
+  const groupsIntoPlayoffs = () => [
+    { name: "Groups", format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 2 } },
+    { name: "Playoffs", format: "single_elimination" },
+  ];
+
+  async function countOf(t: Tenant): Promise<number> {
+    const [{ n }] = await sql("select count(*)::int n from app.tournaments where account_id = $1", [t.accountId]);
+    return n;
+  }
+
+  it("creates a tournament of stages, each completed with its defaults; format and format_options read as stage 1's", async () => {
+    const t = await tenant();
+    const res = await t.request("POST", "/tournaments", { body: tournamentBody({ max_teams: 16, stages: [
+      { format: "round_robin", format_options: { groups: 4 }, advance: { per_group: 2 } },
+      { name: "  Swiss  ", format: "swiss", advance: { top: 4 } },
+      { name: "Finals", format: "double_elimination", format_options: { grand_final: "single" } },
+    ] }) });
+    expectStatus(res, 201);
+    const stages = [
+      { name: "Stage 1", format: "round_robin", format_options: RR(4), advance: { per_group: 2, best_next: 0 } },
+      { name: "Swiss", format: "swiss", format_options: { rounds: null }, advance: { top: 4 } },
+      { name: "Finals", format: "double_elimination", format_options: { grand_final: "single" }, advance: null },
+    ];
+    expect(res.body.data).toMatchObject({ format: "round_robin", format_options: RR(4), stages });
+    expect(res.body.data.stages).toEqual(stages);
+    expect((await t.request("GET", `/tournaments/${res.body.data.id}`)).body.data).toEqual(res.body.data);
+  });
+
+  it("keeps best_next when given, and accepts 4 stages", async () => {
+    const t = await tenant();
+    const res = await t.request("POST", "/tournaments", { body: tournamentBody({ max_teams: 32, stages: [
+      { format: "round_robin", format_options: { groups: 4 }, advance: { per_group: 2, best_next: 2 } },
+      { format: "swiss", format_options: { rounds: 3 }, advance: { top: 8 } },
+      { format: "double_elimination", advance: { top: 4 } },
+      { format: "single_elimination", format_options: { third_place_match: true } },
+    ] }) });
+    expectStatus(res, 201);
+    expect(res.body.data.stages).toEqual([
+      { name: "Stage 1", format: "round_robin", format_options: RR(4), advance: { per_group: 2, best_next: 2 } },
+      { name: "Stage 2", format: "swiss", format_options: { rounds: 3 }, advance: { top: 8 } },
+      { name: "Stage 3", format: "double_elimination", format_options: { grand_final: "reset" }, advance: { top: 4 } },
+      { name: "Stage 4", format: "single_elimination", format_options: { third_place_match: true }, advance: null },
+    ]);
+  });
+
+  it("a single stage given as stages is the same tournament as format and format_options", async () => {
+    const t = await tenant();
+    const res = await t.request("POST", "/tournaments", { body: tournamentBody({ stages: [{ format: "swiss", format_options: { rounds: 3 } }] }) });
+    expectStatus(res, 201);
+    expect(res.body.data).toMatchObject({
+      format: "swiss", format_options: { rounds: 3 },
+      stages: [{ name: "Stage 1", format: "swiss", format_options: { rounds: 3 }, advance: null }],
+    });
+  });
+
+  const stage = (over: Record<string, unknown> = {}) => ({ format: "single_elimination", advance: { top: 2 }, ...over });
+  const last = (over: Record<string, unknown> = {}) => ({ format: "single_elimination", ...over });
+  it.each<[string, unknown, string]>([
+    ["no stage", [], "stages"],
+    ["5 stages", [stage(), stage(), stage(), stage(), last()], "stages"],
+    ["not an array", { format: "single_elimination" }, "stages"],
+    ["null", null, "stages"],
+    ["a stage that is not an object", ["single_elimination"], "stages[0]"],
+    ["advance missing on the first of two", [last(), last()], "stages[0].advance"],
+    ["advance missing on a stage that is not the last", [stage(), last(), last()], "stages[1].advance"],
+    ["advance missing after a round robin", [last({ format: "round_robin" }), last()], "stages[0].advance"],
+    ["advance on the last stage", [stage(), stage()], "stages[1].advance"],
+    ["advance on the only stage", [stage()], "stages[0].advance"],
+    ["an unknown field", [stage({ foo: 1 }), last()], "stages[0].foo"],
+    ["an unknown field of the last stage", [stage(), last({ seeding: "random" })], "stages[1].seeding"],
+    ["no format", [{ advance: { top: 2 } }, last()], "stages[0].format"],
+    ["an unknown format", [stage({ format: "ladder" }), last()], "stages[0].format"],
+    ["an empty name", [stage({ name: "   " }), last()], "stages[0].name"],
+    ["a name of 61 characters", [stage(), last({ name: "n".repeat(61) })], "stages[1].name"],
+    ["a name that is not a string", [stage({ name: 7 }), last()], "stages[0].name"],
+    ["groups 0", [stage({ format: "round_robin", format_options: { groups: 0 }, advance: { per_group: 2 } }), last()],
+      "stages[0].format_options.groups"],
+    ["groups not an integer", [stage({ format: "round_robin", format_options: { groups: "2" }, advance: { per_group: 2 } }), last()],
+      "stages[0].format_options.groups"],
+    ["another format's option", [stage({ format_options: { rounds: 3 } }), last()], "stages[0].format_options.rounds"],
+    ["rounds 0 in the last stage", [stage({ advance: { top: 4 } }), last({ format: "swiss", format_options: { rounds: 0 } })],
+      "stages[1].format_options.rounds"],
+    ["top below 2", [stage({ advance: { top: 1 } }), last()], "stages[0].advance.top"],
+    ["top not an integer", [stage({ advance: { top: 2.5 } }), last()], "stages[0].advance.top"],
+    ["per_group after an elimination stage", [stage({ advance: { per_group: 2 } }), last()], "stages[0].advance.per_group"],
+    ["top after a round robin", [stage({ format: "round_robin", advance: { top: 2 } }), last()], "stages[0].advance.top"],
+    ["per_group 0", [stage({ format: "round_robin", advance: { per_group: 0 } }), last()], "stages[0].advance.per_group"],
+    ["best_next beyond the number of groups",
+      [stage({ format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 1, best_next: 3 } }), last()],
+      "stages[0].advance.best_next"],
+    ["one team sent on (K < 2)", [stage({ format: "round_robin", advance: { per_group: 1 } }), last()], "stages[0].advance"],
+    // K rules: the next stage must be playable by the K teams sent on.
+    ["swiss after top 4 with 4 rounds (rounds > K − 1)",
+      [stage({ advance: { top: 4 } }), last({ format: "swiss", format_options: { rounds: 4 } })], "stages[0].advance"],
+    ["swiss with 2 rounds after 2 groups sending 1 each (K = 2)",
+      [stage({ format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 1 } }), last({ format: "swiss", format_options: { rounds: 2 } })],
+      "stages[0].advance"],
+    ["a round robin of 3 groups after top 5 (groups > K / 2)",
+      [stage({ format: "swiss", advance: { top: 5 } }), last({ format: "round_robin", format_options: { groups: 3 } })], "stages[0].advance"],
+    ["a round robin of 2 groups after top 3, as the middle stage",
+      [stage({ advance: { top: 8 } }), stage({ advance: { top: 3 } }), last({ format: "round_robin", format_options: { groups: 2 } })],
+      "stages[1].advance"],
+  ])("POST returns 400 validation_error naming the field for %s, and creates nothing", async (_what, stages, field) => {
+    const t = await tenant();
+    const res = await t.request("POST", "/tournaments", { body: tournamentBody({ stages }) });
+    expectError(res, 400, "validation_error", [field]);
+    expect(await countOf(t)).toBe(0);
+  });
+
+  it.each<[string, unknown]>([
+    ["swiss with rounds K − 1", [stage({ advance: { top: 4 } }), last({ format: "swiss", format_options: { rounds: 3 } })]],
+    ["swiss of ceil(log2 K) rounds by default", [stage({ advance: { top: 2 } }), last({ format: "swiss" })]],
+    ["a round robin of K / 2 groups", [stage({ format: "swiss", advance: { top: 6 } }), last({ format: "round_robin", format_options: { groups: 3 } })]],
+    ["best_next counted in K", [stage({ format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 1, best_next: 1 } }),
+      last({ format: "swiss", format_options: { rounds: 2 } })]],
+    ["an advance of null on the last stage", [stage(), last({ advance: null })]],
+  ])("POST accepts %s", async (_what, stages) => {
+    const t = await tenant();
+    const res = await t.request("POST", "/tournaments", { body: tournamentBody({ stages }) });
+    expectStatus(res, 201);
+    expect(res.body.data.stages.at(-1).advance).toBe(null);
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ["format", { format: "round_robin" }],
+    ["format_options", { format_options: { groups: 2 } }],
+    ["format (the same as stage 1's)", { format: "single_elimination" }],
+  ])("POST returns 400 naming stages when %s comes with stages, and creates nothing", async (_what, extra) => {
+    const t = await tenant();
+    const res = await t.request("POST", "/tournaments", { body: tournamentBody({ ...extra, stages: [last()] }) });
+    expectError(res, 400, "validation_error", ["stages"]);
+    expect(await countOf(t)).toBe(0);
+  });
+
+  describe("PATCH in registration", () => {
+    it("replaces the stages; format and format_options follow stage 1", async () => {
+      const t = await tenant();
+      const created = await createTournament(t, { format: "double_elimination" });
+      expect(created.stages).toEqual([{ name: "Stage 1", format: "double_elimination", format_options: { grand_final: "reset" }, advance: null }]);
+      const res = await t.request("PATCH", `/tournaments/${created.id}`, { body: { stages: groupsIntoPlayoffs() } });
+      expectStatus(res, 200);
+      const stages = [
+        { name: "Groups", format: "round_robin", format_options: RR(2), advance: { per_group: 2, best_next: 0 } },
+        { name: "Playoffs", format: "single_elimination", format_options: SE, advance: null },
+      ];
+      expect(res.body.data).toEqual({ ...created, format: "round_robin", format_options: RR(2), stages, updated_at: res.body.data.updated_at });
+      expect((await t.request("GET", `/tournaments/${created.id}`)).body.data).toEqual(res.body.data);
+    });
+
+    it("changes stage 1 when format or format_options change, the later stages staying", async () => {
+      const t = await tenant();
+      const created = await createTournament(t, { stages: groupsIntoPlayoffs() });
+      const options = await t.request("PATCH", `/tournaments/${created.id}`, { body: { format_options: { groups: 1, points: { win: 2 } } } });
+      expectStatus(options, 200);
+      expect(options.body.data.format_options).toEqual({ groups: 1, points: { win: 2, loss: 0 } });
+      expect(options.body.data.stages).toEqual([{ ...created.stages[0], format_options: { groups: 1, points: { win: 2, loss: 0 } } }, created.stages[1]]);
+      // Stage 1 as swiss keeps its round robin advance ({per_group}): swiss needs {top}.
+      const format = await t.request("PATCH", `/tournaments/${created.id}`, { body: { format: "swiss" } });
+      expectError(format, 400, "validation_error");
+      expect(format.body.error.details.map((d: { field: string }) => d.field), format.text)
+        .toContainEqual(expect.stringMatching(/^stages\[0\]\.advance(\.|$)/));
+      expect((await t.request("GET", `/tournaments/${created.id}`)).body.data).toEqual(options.body.data);
+      const both = await t.request("PATCH", `/tournaments/${created.id}`, { body: { format: "swiss", stages: [
+        { format: "swiss", advance: { top: 4 } }, created.stages[1]] } });
+      expectError(both, 400, "validation_error", ["stages"]);
+      const swiss = await t.request("PATCH", `/tournaments/${created.id}`, { body: { stages: [
+        { format: "swiss", advance: { top: 4 } }, created.stages[1]] } });
+      expectStatus(swiss, 200);
+      const elimination = await t.request("PATCH", `/tournaments/${created.id}`, { body: { format: "double_elimination" } });
+      expectStatus(elimination, 200);
+      expect(elimination.body.data).toMatchObject({ format: "double_elimination", format_options: { grand_final: "reset" } });
+      expect(elimination.body.data.stages).toEqual([
+        { name: "Stage 1", format: "double_elimination", format_options: { grand_final: "reset" }, advance: { top: 4 } }, created.stages[1]]);
+    });
+
+    it("may go back to one stage", async () => {
+      const t = await tenant();
+      const created = await createTournament(t, { stages: groupsIntoPlayoffs() });
+      const res = await t.request("PATCH", `/tournaments/${created.id}`, { body: { stages: [{ format: "swiss" }] } });
+      expectStatus(res, 200);
+      expect(res.body.data).toMatchObject({ format: "swiss", format_options: { rounds: null },
+        stages: [{ name: "Stage 1", format: "swiss", format_options: { rounds: null }, advance: null }] });
+    });
+
+    it.each<[string, Record<string, unknown>, string]>([
+      ["advance missing on stage 2 of 3", { stages: [stage(), last(), last()] }, "stages[1].advance"],
+      ["advance on the last stage", { stages: [stage(), stage()] }, "stages[1].advance"],
+      ["groups of a stage", { stages: [stage({ format: "round_robin", format_options: { groups: -1 }, advance: { per_group: 1 } }), last()] },
+        "stages[0].format_options.groups"],
+      ["an unknown field", { stages: [stage({ foo: true }), last()] }, "stages[0].foo"],
+      ["no stage", { stages: [] }, "stages"],
+      ["5 stages", { stages: [stage(), stage(), stage(), stage(), last()] }, "stages"],
+      ["stages with format", { stages: [last()], format: "swiss" }, "stages"],
+      ["stages with format_options", { stages: [last()], format_options: {} }, "stages"],
+      ["swiss rounds beyond K − 1", { stages: [stage({ advance: { top: 3 } }), last({ format: "swiss", format_options: { rounds: 3 } })] },
+        "stages[0].advance"],
+      ["round robin groups beyond K / 2", { stages: [stage({ advance: { top: 3 } }), last({ format: "round_robin", format_options: { groups: 2 } })] },
+        "stages[0].advance"],
+    ])("returns 400 naming the field for %s, and changes nothing", async (_what, body, field) => {
+      const t = await tenant();
+      const created = await createTournament(t, { stages: groupsIntoPlayoffs() });
+      const res = await t.request("PATCH", `/tournaments/${created.id}`, { body });
+      expectError(res, 400, "validation_error", [field]);
+      expect((await t.request("GET", `/tournaments/${created.id}`)).body.data).toEqual(created);
+    });
+  });
+
+  describe("once ongoing", () => {
+    const GROUPS = { name: "Groups", format: "round_robin", advance: { per_group: 2 } };
+    /** Groups (or another first stage) into playoffs, started with 4 teams. */
+    async function started(t: Tenant, first: Record<string, unknown> = GROUPS) {
+      const created = await createTournament(t, { stages: [first, { name: "Playoffs", format: "single_elimination" }] });
+      await registerTeams(t, created.id, 4, "Staged");
+      const res = await t.request("PATCH", `/tournaments/${created.id}`, { body: { status: "ongoing" } });
+      expectStatus(res, 200);
+      return res.body.data;
+    }
+
+    const SWISS = { name: "Swiss", format: "swiss", format_options: { rounds: 2 }, advance: { top: 2 } };
+    it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+      ["stages", { stages: [{ format: "swiss" }] }, GROUPS],
+      ["stages (a later stage's options)", { stages: [
+        GROUPS, { name: "Playoffs", format: "single_elimination", format_options: { third_place_match: true } },
+      ] }, GROUPS],
+      ["format", { format: "double_elimination" }, SWISS],
+      ["format_options", { format_options: { groups: 2 } }, GROUPS],
+      ["format_options (swiss rounds)", { format_options: { rounds: 1 } }, SWISS],
+    ])("returns 409 tournament_locked when %s changes, and changes nothing", async (_what, body, first) => {
+      const t = await tenant();
+      const ongoing = await started(t, first);
+      const res = await t.request("PATCH", `/tournaments/${ongoing.id}`, { body: { name: "Not applied", ...body } });
+      expectError(res, 409, "tournament_locked");
+      expect(res.body.error.message).toContain(Object.keys(body)[0]);
+      expect((await t.request("GET", `/tournaments/${ongoing.id}`)).body.data).toEqual(ongoing);
+    });
+
+    it("accepts the stages sent back as they are", async () => {
+      const t = await tenant();
+      const ongoing = await started(t);
+      const res = await t.request("PATCH", `/tournaments/${ongoing.id}`, { body: { name: "Same stages", stages: ongoing.stages } });
+      expectStatus(res, 200);
+      expect(res.body.data).toEqual({ ...ongoing, name: "Same stages", updated_at: res.body.data.updated_at });
+    });
+
+    it("still checks the stages first: an invalid definition is a 400, not a 409", async () => {
+      const t = await tenant();
+      const ongoing = await started(t);
+      const res = await t.request("PATCH", `/tournaments/${ongoing.id}`, { body: { stages: [stage()] } });
+      expectError(res, 400, "validation_error", ["stages[0].advance"]);
+    });
+  });
+
+  it("returns 409 invalid_status_transition at the start when stage 1 cannot give the K teams its advance asks for", async () => {
+    const t = await tenant();
+    const created = await createTournament(t, { stages: [stage({ advance: { top: 4 } }), last()] });
+    await registerTeams(t, created.id, 3, "Short");
+    const res = await t.request("PATCH", `/tournaments/${created.id}`, { body: { status: "ongoing" } });
+    expectError(res, 409, "invalid_status_transition");
+    expect(res.body.error.message).toMatch(/4/);
+    expect((await stored(created.id)).status).toBe("registration");
+    await registerTeams(t, created.id, 1, "Fourth");
+    expectStatus(await t.request("PATCH", `/tournaments/${created.id}`, { body: { status: "ongoing" } }), 200);
   });
 });

@@ -196,7 +196,7 @@ describe("endpoints: create, read, update, delete", () => {
     const t = await tenant();
     const types = ["tournament.created", "tournament.updated", "tournament.started", "tournament.completed", "tournament.cancelled",
       "tournament.deleted", "registration.created", "registration.updated", "registration.withdrawn", "match.ready",
-      "match.completed", "match.corrected", "match.scheduled"];
+      "match.completed", "match.corrected", "match.scheduled", "stage.started", "stage.completed"];
     const e = await createEndpoint(t, { url: NOWHERE, events: types });
     expect(e.events).toEqual(types);
     for (const events of [["*"], ...types.map((x) => [x])]) {
@@ -620,6 +620,12 @@ describe("delivery, with one dispatcher", () => {
       return (res.body.data.matches as { id: string; round: number; position: number }[]).map((m) => ({ ...m, tournament_id: tid }));
     };
     const match = async (tid: string, id: string) => (await getMatches(tid)).find((m) => m.id === id);
+    /** A stage as GET .../stages shows it, with its tournament_id (section 12). */
+    const getStage = async (tid: string, number: number) => {
+      const res = await t.request("GET", `/tournaments/${tid}/stages`);
+      expectStatus(res, 200);
+      return { ...res.body.data.find((s: { number: number }) => s.number === number), tournament_id: tid };
+    };
 
     const created = await step(() => t.request("POST", "/tournaments", { body: tournamentBody({ name: "Life Cup", max_teams: 4, entry_fee: 10,
       check_in_opens: new Date(Date.now() - 3_600_000).toISOString() }) }), 201, async () => []);
@@ -645,7 +651,11 @@ describe("delivery, with one dispatcher", () => {
     await step(() => t.request("PATCH", `/tournaments/${tid}`, { body: { status: "ongoing" } }), 200, async () => {
       matches = await getMatches(tid);
       const firstRound = matches.filter((m) => m.round === 1).sort((a, b) => a.position - b.position);
-      return [["tournament.started", await getTournament(tid)], ...firstRound.map((m): [string, unknown] => ["match.ready", m])];
+      // Stage 1 starts with the tournament: right after tournament.started, before the first matches are ready.
+      const stage = await getStage(tid, 1);
+      expect(stage).toMatchObject({ number: 1, status: "ongoing", team_count: 4, completed_at: null });
+      return [["tournament.started", await getTournament(tid)], ["stage.started", stage],
+        ...firstRound.map((m): [string, unknown] => ["match.ready", m])];
     });
     const [m1, m2] = matches.filter((m) => m.round === 1).sort((a, b) => a.position - b.position);
     const final = matches.find((m) => m.round === 2)!;
@@ -657,8 +667,13 @@ describe("delivery, with one dispatcher", () => {
       async () => [["match.corrected", await match(tid, m1.id)]]);
     await step(() => t.request("PATCH", `/tournaments/${tid}/matches/${final.id}`, { body: { scheduled_at: new Date(Date.now() + 86_400_000).toISOString() } }), 200,
       async () => [["match.scheduled", await match(tid, final.id)]]);
+    // The last match of the stage decided: stage.completed right after its match.completed.
     await step(() => t.request("PATCH", `/tournaments/${tid}/matches/${final.id}`, { body: { team1_score: 1, team2_score: 0 } }), 200,
-      async () => [["match.completed", await match(tid, final.id)]]);
+      async () => {
+        const stage = await getStage(tid, 1);
+        expect(stage).toMatchObject({ number: 1, status: "completed", completed_at: expect.stringMatching(ISO_Z) });
+        return [["match.completed", await match(tid, final.id)], ["stage.completed", stage]];
+      });
     await step(() => t.request("PATCH", `/tournaments/${tid}`, { body: { status: "completed" } }), 200,
       async () => [["tournament.completed", await getTournament(tid)]]);
     // A withdrawal, in a tournament still taking registrations: the registration as it was.
@@ -808,6 +823,7 @@ describe("delivery, with one dispatcher", () => {
     const results = await hook(t, { events: ["match.completed", "tournament.created"] });
     const one = await hook(t, { tournament_id: t1.id });
     const twoRegs = await hook(t, { events: ["registration.created"], tournament_id: t2.id });
+    const stageDone = await hook(t, { events: ["stage.completed"], tournament_id: t2.id });
     for (const [tid, team] of [[t1.id, teams[0]], [t2.id, teams[1]], [t1.id, teams[2]], [t2.id, teams[3]]]) await register(t, tid, [team]);
     for (const tid of [t1.id, t2.id]) expectStatus(await t.request("PATCH", `/tournaments/${tid}`, { body: { status: "ongoing" } }), 200);
     for (const tid of [t1.id, t2.id]) {
@@ -820,7 +836,8 @@ describe("delivery, with one dispatcher", () => {
     expect(await seen(results)).toEqual([`match.completed ${t1.id}`, `match.completed ${t2.id}`, `tournament.created ${t3.id}`,
       `webhook.test ${results.endpoint.id}`]);
     expect(await seen(one)).toEqual([`registration.created ${t1.id}`, `registration.created ${t1.id}`, `tournament.started ${t1.id}`,
-      `match.ready ${t1.id}`, `match.completed ${t1.id}`, `webhook.test ${one.endpoint.id}`]);
+      `stage.started ${t1.id}`, `match.ready ${t1.id}`, `match.completed ${t1.id}`, `stage.completed ${t1.id}`, `webhook.test ${one.endpoint.id}`]);
+    expect(await seen(stageDone)).toEqual([`stage.completed ${t2.id}`, `webhook.test ${stageDone.endpoint.id}`]);
     expect(await seen(twoRegs)).toEqual([`registration.created ${t2.id}`, `registration.created ${t2.id}`, `webhook.test ${twoRegs.endpoint.id}`]);
     const completed = (h: { path: string }) => rx.received(h.path).find((r) => typeOf(r) === "match.completed" && payloadOf(r).data.tournament_id === t1.id)!;
     expect(completed(results).headers["webhook-id"]).toBe(completed(one).headers["webhook-id"]);
@@ -842,7 +859,7 @@ describe("delivery, with one dispatcher", () => {
     await register(y, yt.id, teams);
     expectStatus(await y.request("PATCH", `/tournaments/${yt.id}`, { body: { status: "ongoing" } }), 200);
     expect((await marker(y, yh.endpoint.id, yh.path)).map(typeOf)).toEqual(["tournament.created", "registration.created",
-      "registration.created", "tournament.started", "match.ready", "webhook.test"]);
+      "registration.created", "tournament.started", "stage.started", "match.ready", "webhook.test"]);
     const before = JSON.stringify(await sql("select * from app.webhook_endpoints where account_id = $1", [x.accountId]));
     const w = `/webhooks/${xh.endpoint.id}`;
     const routes: [string, string, unknown?][] = [
@@ -1019,7 +1036,7 @@ describe("delivery, with one dispatcher", () => {
     const tournament = await createTournament(t, { max_teams: 8 });
     await register(t, tournament.id, teams);
     const { path, endpoint } = await hook(t, {}, { delayMs: 800 });
-    // One commit: tournament.started and four match.ready, claimed and sent one after another.
+    // One commit: tournament.started, stage.started and four match.ready, claimed and sent one after another.
     expectStatus(await t.request("PATCH", `/tournaments/${tournament.id}`, { body: { status: "ongoing" } }), 200);
     await rx.waitFor(path, 1);
     expectStatus(await t.request("DELETE", `/webhooks/${endpoint.id}`), 200);

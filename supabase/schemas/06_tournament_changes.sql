@@ -120,7 +120,15 @@ begin
     v_new.format_options := app.format_options(v_new.format,
       case when v_body ? 'format_options' then v_body -> 'format_options'
            when v_new.format = v_old.format then v_old.format_options end);
-    if v_old.stages is not null then
+    -- (Once ongoing the stages stay as they are: a change of format is 409 tournament_locked below.)
+    if v_old.stages is not null and v_old.status = 'registration'
+       and (v_new.format, v_new.format_options) is distinct from (v_old.format, v_old.format_options) then
+      if jsonb_array_length(v_old.stages) > 1
+         and (v_new.format = 'round_robin') <> (v_old.format = 'round_robin') then
+        perform app.raise_invalid('format', format(
+          'stage 1 sends teams on with an advance made for %s (%s), which %s cannot take: send stages to change both',
+          v_old.format, v_old.stages #>> '{0,advance}', v_new.format));
+      end if;
       v_new.stages := app.stage_definitions(jsonb_set(jsonb_set(v_old.stages, '{0,format}', to_jsonb(v_new.format)),
                                                       '{0,format_options}', v_new.format_options));
     end if;

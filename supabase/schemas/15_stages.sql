@@ -536,11 +536,12 @@ create function app.event_standings(p_t app.tournaments) returns json
 language sql stable
 set search_path = ''
 as $$
-  with blocks as (
-    select k.k, r.team_id, r.place,
-           (select count(*) from app.stage_entries e
-             where e.tournament_id = p_t.id and e.stage = k.k + 1)::int as above
+  with entries as (
+    select e.stage, count(*)::int as n from app.stage_entries e where e.tournament_id = p_t.id group by e.stage
+  ), blocks as (
+    select k.k, r.team_id, r.place, coalesce(c.n, 0) as above -- the teams placed ahead: stage k + 1's
       from generate_series(1, p_t.stage) as k (k)
+      left join entries c on c.stage = k.k + 1
      cross join lateral app.stage_ranking(app.stage_of(p_t, k.k)) r
      where case when k.k = p_t.stage then r.decided
                 else not exists (select from app.stage_entries e
@@ -582,7 +583,8 @@ begin
     if jsonb_typeof(p_advancing) <> 'array' or jsonb_array_length(p_advancing) <> v_k
        or exists (select from jsonb_array_elements(p_advancing) a
                    where jsonb_typeof(a) <> 'string' or not pg_input_is_valid(a #>> '{}', 'uuid'))
-       or (select count(distinct a #>> '{}') from jsonb_array_elements(p_advancing) a) <> v_k then
+       or (select count(distinct case when pg_input_is_valid(a #>> '{}', 'uuid') then (a #>> '{}')::uuid end)
+             from jsonb_array_elements(p_advancing) a) <> v_k then
       perform app.raise_invalid('advancing', format('must list exactly %s distinct team ids of stage %s', v_k, p_number - 1));
     end if;
     select (a #>> '{}')::uuid into v_bad from jsonb_array_elements(p_advancing) a

@@ -201,8 +201,14 @@ export const ErrorBody = z.object({
   error: z.object({
     code: z.string().meta({ description: "Stable snake_case code." }),
     message: z.string().meta({ description: "For humans." }),
-    details: z.array(z.object({ field: z.string(), message: z.string() })).optional()
-      .meta({ description: "For validation errors: one entry per field." }),
+    details: z.array(z.object({
+      field: z.string(),
+      message: z.string(),
+      team_id: z.guid().optional().meta({ description: "`stage_tie`: a team tied at the cut." }),
+      team_name: z.string().optional().meta({ description: "`stage_tie`: its name." }),
+      from_position: z.int().optional().meta({ description: "`stage_tie`: the place it shares in the stage before." }),
+    })).optional()
+      .meta({ description: "For validation errors: one entry per field. For `stage_tie`: one entry per tied team (field `advancing`)." }),
   }),
   meta: Meta,
 });

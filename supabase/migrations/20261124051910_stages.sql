@@ -315,11 +315,12 @@ CREATE OR REPLACE FUNCTION app.event_standings (
   STABLE
   SET search_path TO ''
   AS $function$
-  with blocks as (
-    select k.k, r.team_id, r.place,
-           (select count(*) from app.stage_entries e
-             where e.tournament_id = p_t.id and e.stage = k.k + 1)::int as above
+  with entries as (
+    select e.stage, count(*)::int as n from app.stage_entries e where e.tournament_id = p_t.id group by e.stage
+  ), blocks as (
+    select k.k, r.team_id, r.place, coalesce(c.n, 0) as above -- the teams placed ahead: stage k + 1's
       from generate_series(1, p_t.stage) as k (k)
+      left join entries c on c.stage = k.k + 1
      cross join lateral app.stage_ranking(app.stage_of(p_t, k.k)) r
      where case when k.k = p_t.stage then r.decided
                 else not exists (select from app.stage_entries e
@@ -1483,7 +1484,8 @@ begin
     if jsonb_typeof(p_advancing) <> 'array' or jsonb_array_length(p_advancing) <> v_k
        or exists (select from jsonb_array_elements(p_advancing) a
                    where jsonb_typeof(a) <> 'string' or not pg_input_is_valid(a #>> '{}', 'uuid'))
-       or (select count(distinct a #>> '{}') from jsonb_array_elements(p_advancing) a) <> v_k then
+       or (select count(distinct case when pg_input_is_valid(a #>> '{}', 'uuid') then (a #>> '{}')::uuid end)
+             from jsonb_array_elements(p_advancing) a) <> v_k then
       perform app.raise_invalid('advancing', format('must list exactly %s distinct team ids of stage %s', v_k, p_number - 1));
     end if;
     select (a #>> '{}')::uuid into v_bad from jsonb_array_elements(p_advancing) a
@@ -1862,7 +1864,15 @@ begin
     v_new.format_options := app.format_options(v_new.format,
       case when v_body ? 'format_options' then v_body -> 'format_options'
            when v_new.format = v_old.format then v_old.format_options end);
-    if v_old.stages is not null then
+    -- (Once ongoing the stages stay as they are: a change of format is 409 tournament_locked below.)
+    if v_old.stages is not null and v_old.status = 'registration'
+       and (v_new.format, v_new.format_options) is distinct from (v_old.format, v_old.format_options) then
+      if jsonb_array_length(v_old.stages) > 1
+         and (v_new.format = 'round_robin') <> (v_old.format = 'round_robin') then
+        perform app.raise_invalid('format', format(
+          'stage 1 sends teams on with an advance made for %s (%s), which %s cannot take: send stages to change both',
+          v_old.format, v_old.stages #>> '{0,advance}', v_new.format));
+      end if;
       v_new.stages := app.stage_definitions(jsonb_set(jsonb_set(v_old.stages, '{0,format}', to_jsonb(v_new.format)),
                                                       '{0,format_options}', v_new.format_options));
     end if;
