@@ -67,9 +67,13 @@ comment on function app.generate_round_robin(app.tournaments) is
 create function app.round_robin_table(p_t app.tournaments)
 returns table (team_id uuid, grp int, seed int, played int, wins int, losses int, points int,
                score_for int, score_against int, overall_position int, group_position int)
-language sql stable
+language plpgsql stable
 set search_path = ''
 as $$
+begin
+  -- (plpgsql rather than sql: its plan is kept for the session, where an sql function called
+  -- from another is planned again on every call.)
+  return query
   with teams as (
     select distinct on (x.team_id) x.team_id, x.grp
       from (select m.team1_id as team_id, m.group_no as grp from app.matches m
@@ -114,7 +118,8 @@ as $$
                                 t.score_for desc, t.seed))::int,
          (rank() over (partition by t.grp order by t.points desc, h.h2h desc,
                                 t.score_for - t.score_against desc, t.score_for desc, t.seed))::int
-    from totals t join h2h h using (team_id)
+    from totals t join h2h h using (team_id);
+end
 $$;
 comment on function app.round_robin_table(app.tournaments) is
   'Round robin: each team''s record and its overall and group positions (points, head-to-head, score difference, score for, seed).';

@@ -880,10 +880,14 @@ CREATE OR REPLACE FUNCTION app.round_robin_table (
     overall_position integer,
     group_position   integer
   )
-  LANGUAGE sql
+  LANGUAGE plpgsql
   STABLE
   SET search_path TO ''
   AS $function$
+begin
+  -- (plpgsql rather than sql: its plan is kept for the session, where an sql function called
+  -- from another is planned again on every call.)
+  return query
   with teams as (
     select distinct on (x.team_id) x.team_id, x.grp
       from (select m.team1_id as team_id, m.group_no as grp from app.matches m
@@ -928,7 +932,8 @@ CREATE OR REPLACE FUNCTION app.round_robin_table (
                                 t.score_for desc, t.seed))::int,
          (rank() over (partition by t.grp order by t.points desc, h.h2h desc,
                                 t.score_for - t.score_against desc, t.score_for desc, t.seed))::int
-    from totals t join h2h h using (team_id)
+    from totals t join h2h h using (team_id);
+end
 $function$;
 
 CREATE OR REPLACE FUNCTION app.seed_participants (
@@ -951,8 +956,7 @@ begin
   get diagnostics v_n = row_count;
   insert into app.stage_entries (tournament_id, account_id, stage, team_id, seed)
   select r.tournament_id, r.account_id, 1, r.team_id, r.bracket_seed
-    from app.registrations r where r.tournament_id = p_t.id and r.bracket_seed is not null
-  on conflict (tournament_id, stage, team_id) do update set seed = excluded.seed;
+    from app.registrations r where r.tournament_id = p_t.id and r.bracket_seed is not null;
   return v_n;
 end
 $function$;
@@ -2348,9 +2352,6 @@ ALTER TABLE "app"."matches"
   ADD CONSTRAINT "matches_stage_check" CHECK (((stage >= 1) AND (stage <= 4)));
 
 ALTER TABLE "app"."stage_entries"
-  ADD CONSTRAINT "stage_entries_team_id_fkey" FOREIGN KEY (team_id) REFERENCES app.teams(id);
-
-ALTER TABLE "app"."stage_entries"
   ADD CONSTRAINT "stage_entries_tournament_id_account_id_fkey" FOREIGN KEY (tournament_id, account_id) REFERENCES app.tournaments(id, account_id) ON DELETE CASCADE;
 
 ALTER TABLE "app"."stages"
@@ -2402,8 +2403,6 @@ CREATE INDEX matches_open_idx ON app.matches USING btree (tournament_id, stage)
 CREATE UNIQUE INDEX matches_place_key ON app.matches USING btree (tournament_id, stage, COALESCE(bracket, ''::text), COALESCE(group_no, 0), round, "position");
 
 CREATE INDEX stage_entries_account_idx ON app.stage_entries USING btree (account_id, tournament_id);
-
-CREATE INDEX stage_entries_team_idx ON app.stage_entries USING btree (team_id);
 
 CREATE INDEX stages_account_idx ON app.stages USING btree (account_id, tournament_id);
 
