@@ -956,7 +956,8 @@ begin
   get diagnostics v_n = row_count;
   insert into app.stage_entries (tournament_id, account_id, stage, team_id, seed)
   select r.tournament_id, r.account_id, 1, r.team_id, r.bracket_seed
-    from app.registrations r where r.tournament_id = p_t.id and r.bracket_seed is not null;
+    from app.registrations r where r.tournament_id = p_t.id and r.bracket_seed is not null
+  on conflict (tournament_id, stage, team_id) do update set seed = excluded.seed; -- (seeding again, as tests do)
   return v_n;
 end
 $function$;
