@@ -10,10 +10,10 @@ import {
   createTeams, expectError, expectStatus, request, sql, tenant, tournamentBody,
   type ApiResponse, type Match, type RequestOptions, type Tenant,
   type GroupStanding as Standing,
+  caller, type Call,
 } from "./helpers.ts";
 
 
-type Call = (method: string, path: string, options?: Omit<RequestOptions, "key">) => Promise<ApiResponse>;
 
 const SE_DEFAULTS = { third_place_match: false };
 const RR_DEFAULTS = { groups: 1, points: { win: 3, loss: 0 } };
@@ -24,18 +24,6 @@ beforeAll(async () => {
   pool = await createTeams(64, `Fmt${Date.now().toString(36)}`);
 });
 
-/** A caller on the tenant's account that takes a fresh key every 90 requests (100 a minute per key). */
-function caller(t: Tenant): Call {
-  let key = t.key;
-  let used = 0;
-  return async (method, path, options = {}) => {
-    if (++used > 90) {
-      key = (await t.newKey()).key;
-      used = 1;
-    }
-    return request(method, path, { ...options, key });
-  };
-}
 
 /** Registers `teams` in this order (seed i + 1 = teams[i]). */
 async function register(t: Tenant, tournamentId: string, teams: string[]): Promise<void> {

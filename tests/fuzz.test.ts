@@ -364,9 +364,13 @@ function stageOutcome(route: Route, spec: Spec, wire: Wire): string[] | null {
   const status = body.status as string;
   // starting stage n (>= 2): its stage before may be tied at the cut, and `advancing` is checked against it
   const starting = n > 1 && status === "ongoing" ? ["stage_tie", ...(body.advancing !== undefined ? ["validation_error"] : [])] : [];
-  if (wire.tstate === "completed") return [status === "completed" ? "ok" : "invalid_status_transition"];
+  // `advancing` is input: its shape and count (K, from the stages' definitions) are checked
+  // before the state (400 before 409), and stage 1 takes none.
+  const advancing = body.advancing !== undefined ? ["validation_error"] : [];
+  if (body.advancing !== undefined && n === 1) return ["validation_error", ...mayBeGone];
+  if (wire.tstate === "completed") return [status === "completed" ? "ok" : "invalid_status_transition", ...advancing];
   if (wire.tstate === "started" && n === 1) return status === "pending" ? ["invalid_status_transition"] : ["ok", "invalid_status_transition"];
-  return ["ok", "invalid_status_transition", ...starting, ...mayBeGone];
+  return [...new Set(["ok", "invalid_status_transition", ...starting, ...advancing, ...mayBeGone])];
 }
 
 /** The acceptable outcomes ("ok" or an error code), or null where only the generic invariants apply. */

@@ -4,30 +4,13 @@
 // seeding of an elimination bracket (brackets-manager's `inner_outer` ordering, which is
 // section 5's standard seeding) and the same-group separation rule. No API calls here: the
 // tests feed it the matches the API returned and compare its answers with the API's.
+import type { Match } from "./helpers.ts";
 import { ordering } from "brackets-manager";
 
 export type Format = "single_elimination" | "double_elimination" | "round_robin" | "swiss";
 
-/** A match as GET /results returns it, with the `stage` section 12 adds. */
-export interface StageMatch {
-  id: string;
-  stage: number;
-  bracket: "winners" | "losers" | "grand_final" | "third_place" | null;
-  group: number | null;
-  round: number;
-  position: number;
-  team1_id: string | null;
-  team2_id: string | null;
-  team1_seed: number | null;
-  team2_seed: number | null;
-  team1_score: number | null;
-  team2_score: number | null;
-  winner_id: string | null;
-  status: "pending" | "ready" | "completed" | "bye";
-  forfeit: "team1" | "team2" | null;
-  next_match_id: string | null;
-  loser_next_match_id: string | null;
-}
+/** A match as GET /results returns it (with the `stage` section 12 adds). */
+export type StageMatch = Match;
 
 /** One team's place in a stage, as this oracle computes it. */
 export interface Place {

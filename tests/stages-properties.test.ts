@@ -19,30 +19,19 @@ import { beforeAll, describe, expect, it } from "vitest";
 import {
   asOwnerRole, createTeams, expectStatus, request, sql, tenant, tournamentBody, type ApiResponse, type RequestOptions,
   type Tenant,
+  caller, type Call,
 } from "./helpers.ts";
 import {
   firstRoundSlots, mulberry32, overallStandings, placesOf, qualifiersOf, separable, separationViolations, snakeGroup, standardSlots,
   uuidsIn, type Format, type Place, type StageMatch,
 } from "./stages-oracle.ts";
 
-type Call = (method: string, path: string, options?: Omit<RequestOptions, "key">) => Promise<ApiResponse>;
 
 let pool: string[] = [];
 beforeAll(async () => {
   pool = await createTeams(64, `StgP${Date.now().toString(36)}`);
 });
 
-function caller(t: Tenant): Call {
-  let key = t.key;
-  let used = 0;
-  return async (method, path, options = {}) => {
-    if (++used > 90) {
-      key = (await t.newKey()).key;
-      used = 1;
-    }
-    return request(method, path, { ...options, key });
-  };
-}
 
 // deno-lint-ignore no-explicit-any
 type Outcome = { ok: true; data: any } | { ok: false; code: string; message: string; details: unknown };

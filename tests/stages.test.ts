@@ -12,13 +12,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import {
   createKey, createTeams, expectError, expectStatus, request, sql, tenant, tournamentBody,
   type ApiResponse, type RequestOptions, type Tenant,
+  caller, type Call,
 } from "./helpers.ts";
 import {
   firstRoundSlots, overallStandings, placesOf, qualifiersOf, separable, separationViolations, snakeGroup, standardSlots,
   uuidsIn, type StageMatch,
 } from "./stages-oracle.ts";
 
-type Call = (method: string, path: string, options?: Omit<RequestOptions, "key">) => Promise<ApiResponse>;
 
 /** 64 platform teams shared by the tests here; pool[s - 1] is seed s of a tournament and names sort by seed. */
 let pool: string[] = [];
@@ -30,18 +30,6 @@ beforeAll(async () => {
   }
 });
 
-/** A caller on the tenant's account that takes a fresh key every 90 requests (100 a minute per key). */
-function caller(t: Tenant): Call {
-  let key = t.key;
-  let used = 0;
-  return async (method, path, options = {}) => {
-    if (++used > 90) {
-      key = (await t.newKey()).key;
-      used = 1;
-    }
-    return request(method, path, { ...options, key });
-  };
-}
 
 /** Registers `teams` in this order (seed i + 1 = teams[i]). */
 async function register(t: Tenant, tournamentId: string, teams: string[]): Promise<void> {
@@ -838,5 +826,64 @@ describe("defining stages", () => {
     await register(t, b.id, pool.slice(4, 5));
     expectStatus(await call("PATCH", `/tournaments/${b.id}`, { body: { status: "ongoing" } }), 200);
     expect((await stagesOf(call, b.id))[0].team_count).toBe(5);
+  });
+});
+
+// Found by an adversarial review of the implementation against section 12.
+describe("stages: review findings", () => {
+  it("gives the stage being played its own positions in the overall standings while it is played", async () => {
+    const teams = pool.slice(0, 8);
+    const { call, id } = await startedEvent([
+      { format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 2 } },
+      { format: "single_elimination" }], teams);
+    await playStage(call, id, 1, (m) => (m.team1_seed! < m.team2_seed! ? m.team1_id! : m.team2_id!));
+    expectStatus(await startStage(call, id, 2), 200);
+    // One semi-final decided: its loser is 3rd (the stage's own position), not 1st of the decided;
+    // the group stage's 3rds and 4ths follow at 5 and 7.
+    const semi = (await results(call, id, 2)).matches.find((m) => m.round === 1)!;
+    await win(call, id, semi, semi.team1_id!);
+    const overall = (await results(call, id)).standings;
+    const loser = semi.team2_id!;
+    expect(overall.find((s: { team_id: string }) => s.team_id === loser)?.position).toBe(3);
+    expect(overall.map((s: { position: number }) => s.position)).toEqual([3, 5, 5, 7, 7]);
+  });
+
+  it("refuses at definition a later stage whose advance asks for more teams than it will have (400 naming it)", async () => {
+    const t = await tenant();
+    const res = await t.request("POST", "/tournaments", { body: tournamentBody({ stages: [
+      { format: "single_elimination", advance: { top: 4 } },
+      { format: "single_elimination", advance: { top: 8 } },
+      { format: "single_elimination" }] }) });
+    expectError(res, 400, "validation_error", ["stages[1].advance"]);
+    const groups = await t.request("POST", "/tournaments", { body: tournamentBody({ stages: [
+      { format: "single_elimination", advance: { top: 4 } },
+      { format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 3 } },
+      { format: "single_elimination" }] }) });
+    expectError(groups, 400, "validation_error", ["stages[1].advance"]);
+  });
+
+  it("takes the stages sent back as GET shows them as no change, in registration and once ongoing", async () => {
+    const t = await tenant();
+    const call = caller(t);
+    const created = await call("POST", "/tournaments", { body: tournamentBody({ format: "double_elimination" }) });
+    expectStatus(created, 201);
+    const same = await call("PATCH", `/tournaments/${created.body.data.id}`, { body: { stages: created.body.data.stages } });
+    expectStatus(same, 200);
+    expect(same.body.data.updated_at).toBe(created.body.data.updated_at);
+    await register(t, created.body.data.id, pool.slice(0, 4));
+    expectStatus(await call("PATCH", `/tournaments/${created.body.data.id}`, { body: { status: "ongoing" } }), 200);
+    const back = await call("PATCH", `/tournaments/${created.body.data.id}`, { body: { name: "Renamed", stages: created.body.data.stages } });
+    expectStatus(back, 200);
+    expect(back.body.data.name).toBe("Renamed");
+  });
+
+  it("checks advancing's shape before the state: 400 before 409", async () => {
+    const { call, id } = await startedEvent([
+      { format: "single_elimination", advance: { top: 2 } }, { format: "single_elimination" }], pool.slice(0, 4));
+    // stage 1 is still being played: a well-formed advancing is 409, a malformed one 400
+    expectError(await startStage(call, id, 2, [pool[0]]), 400, "validation_error", ["advancing"]);
+    expectError(await startStage(call, id, 2, [pool[0], pool[1]]), 409, "invalid_status_transition");
+    expectError(await call("PATCH", `/tournaments/${id}/stages/1`, { body: { status: "ongoing", advancing: [pool[0], pool[1]] } }),
+      400, "validation_error", ["advancing"]);
   });
 });

@@ -621,10 +621,11 @@ describe("delivery, with one dispatcher", () => {
     };
     const match = async (tid: string, id: string) => (await getMatches(tid)).find((m) => m.id === id);
     /** A stage as GET .../stages shows it, with its tournament_id (section 12). */
+    // A stage event's data: the stage as GET /stages/{number} shows it (standings included).
     const getStage = async (tid: string, number: number) => {
-      const res = await t.request("GET", `/tournaments/${tid}/stages`);
+      const res = await t.request("GET", `/tournaments/${tid}/stages/${number}`);
       expectStatus(res, 200);
-      return { ...res.body.data.find((s: { number: number }) => s.number === number), tournament_id: tid };
+      return { ...res.body.data, tournament_id: tid };
     };
 
     const created = await step(() => t.request("POST", "/tournaments", { body: tournamentBody({ name: "Life Cup", max_teams: 4, entry_fee: 10,

@@ -114,6 +114,9 @@ begin
     v_new.stages := app.stage_definitions(v_body -> 'stages');
     v_new.format := v_new.stages #>> '{0,format}';
     v_new.format_options := v_new.stages #> '{0,format_options}';
+    if v_new.stages = app.stage_list(v_old) then
+      v_new.stages := v_old.stages; -- the stages as GET shows them, sent back: no change
+    end if;
   else
     -- The options: those sent, else the old ones while the format stays, else the new format's
     -- defaults. format and format_options are stage 1's: with stages, stage 1 changes.

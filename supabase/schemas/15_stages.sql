@@ -205,6 +205,9 @@ begin
       end if;
     end if;
     v_def := jsonb_build_object('name', v_name, 'format', v_format, 'format_options', v_options, 'advance', v_advance);
+    if i > 0 and app.advance_problem(v_def, i + 1, v_k) is not null then
+      perform app.raise_invalid(v_at || '.advance', app.advance_problem(v_def, i + 1, v_k));
+    end if;
     if v_advance is not null then
       v_k := app.advancing_count(v_def);
       if v_k not between 2 and 1024 then
@@ -219,49 +222,54 @@ $$;
 comment on function app.stage_definitions(jsonb) is
   'The stages as sent, checked (400 stages[<i>].<field>) and completed with their defaults.';
 
+-- Why stage p_number (p_def, its definition) cannot send on the teams its `advance` asks for
+-- when it has p_teams teams; null when it can. After a round robin of G groups dealt from n
+-- teams, every group holds at least floor(n / G) teams and n mod G of them one more.
+create function app.advance_problem(p_def jsonb, p_number int, p_teams int) returns text
+language plpgsql immutable
+set search_path = ''
+as $$
+declare
+  v_groups int := (p_def #>> '{format_options,groups}')::int;
+  v_per int := (p_def #>> '{advance,per_group}')::int;
+  v_best int := (p_def #>> '{advance,best_next}')::int;
+  v_larger int;
+begin
+  if p_def -> 'advance' is null or jsonb_typeof(p_def -> 'advance') = 'null' then
+    return null;
+  elsif p_def ->> 'format' <> 'round_robin' then
+    return case when (p_def #>> '{advance,top}')::int > p_teams then
+      format('Stage %s sends on its top %s, but it would have only %s teams.', p_number, p_def #>> '{advance,top}', p_teams) end;
+  end if;
+  v_larger := case when p_teams / v_groups > v_per then v_groups when p_teams / v_groups = v_per then p_teams % v_groups else 0 end;
+  if p_teams / v_groups < v_per then
+    return format('Stage %s sends on the top %s of each group, but %s teams in %s groups leave groups of %s.',
+                  p_number, v_per, p_teams, v_groups, p_teams / v_groups);
+  elsif v_best > v_larger then
+    return format('Stage %s sends on the %s best teams placed %s, but %s teams in %s groups place only %s teams %s.',
+                  p_number, v_best, v_per + 1, p_teams, v_groups, v_larger, v_per + 1);
+  end if;
+  return null;
+end
+$$;
+
 -- At the start, when stage 1's team count N is known: whether each stage can send on the
--- teams its `advance` asks for (409 invalid_status_transition saying why). After a round robin
--- of G groups dealt from n teams, every group holds at least floor(n / G) teams and
--- n mod G of them one more.
+-- teams its `advance` asks for (409 invalid_status_transition saying why). The stages after the
+-- first were checked when they were defined (app.stage_definitions); stage 1's N is known now.
 create function app.check_stage_chain(p_t app.tournaments, p_teams int) returns void
 language plpgsql stable
 set search_path = ''
 as $$
 declare
-  v_defs jsonb := app.stage_list(p_t);
-  v_def jsonb;
-  v_n int := p_teams;
-  v_groups int;
-  v_per int;
-  v_best int;
-  v_larger int;
+  v_problem text := app.advance_problem(app.stage_list(p_t) -> 0, 1, p_teams);
 begin
-  for i in 0 .. jsonb_array_length(v_defs) - 2 loop
-    v_def := v_defs -> i;
-    if v_def ->> 'format' = 'round_robin' then
-      v_groups := (v_def #>> '{format_options,groups}')::int;
-      v_per := (v_def #>> '{advance,per_group}')::int;
-      v_best := (v_def #>> '{advance,best_next}')::int;
-      v_larger := case when v_n / v_groups > v_per then v_groups when v_n / v_groups = v_per then v_n % v_groups else 0 end;
-      if v_n / v_groups < v_per then
-        perform app.raise_error('invalid_status_transition',
-          format('Stage %s sends on the top %s of each group, but %s teams in %s groups leave groups of %s.',
-                 i + 1, v_per, v_n, v_groups, v_n / v_groups));
-      elsif v_best > v_larger then
-        perform app.raise_error('invalid_status_transition',
-          format('Stage %s sends on the %s best teams placed %s, but %s teams in %s groups place only %s teams %s.',
-                 i + 1, v_best, v_per + 1, v_n, v_groups, v_larger, v_per + 1));
-      end if;
-    elsif (v_def #>> '{advance,top}')::int > v_n then
-      perform app.raise_error('invalid_status_transition',
-        format('Stage %s sends on its top %s, but it would have only %s teams.', i + 1, v_def #>> '{advance,top}', v_n));
-    end if;
-    v_n := app.advancing_count(v_def);
-  end loop;
+  if v_problem is not null then
+    perform app.raise_error('invalid_status_transition', v_problem);
+  end if;
 end
 $$;
 comment on function app.check_stage_chain(app.tournaments, int) is
-  'At the start: 409 when a stage''s advance asks for more teams than it can have.';
+  'At the start: 409 when stage 1''s advance asks for more teams than it has.';
 
 -- Starts stage 1 with the tournament (app.change_status, holding the row lock): its matches
 -- from the participants, and its row.
@@ -329,12 +337,14 @@ comment on function app.stage_ranking(app.tournaments) is
 -- p_groups[i] its group, p_tiers[i] its tier) gets a seed among its tier's seeds so that, with
 -- k qualifiers from a group in a bracket of size P, each of k' equal sections of the bracket
 -- (k rounded up to a power of two) holds at most one of them; and, when it can be avoided, no
--- first-round match pairs two teams of one group. Team i starts on seed i (the tier order) and
--- moves only to mend the rule: each team that breaks it (it shares its section, or its first
--- match, with a group-mate), the lowest-seeded first, swaps seeds with the team of its own tier
--- whose swap mends the most (a shared section counts far more than a first-round match), the
--- nearest seed among equals; a swap is made only when it mends something, so the search ends.
--- So group winners keep seeds 1..G among them, and teams move as little as the rule needs.
+-- first-round match pairs two teams of one group. The section rule first: each tier's teams
+-- are matched to its seeds (augmenting paths; teams in tier order trying seeds in order, so
+-- the tier order stands wherever the rule allows), the tiers first to last, else last to first;
+-- else a backtracking search that looks ahead (200,000 steps at most), else the tier order.
+-- Then the first-round rule: a team that shares its section or its first match with a
+-- group-mate, the lowest-seeded first, swaps seeds with the team of its own tier whose swap
+-- mends the most (a shared section far more than a first match), the nearest seed among
+-- equals, only when the swap mends something. Group winners keep seeds 1..G among them.
 -- Returns each team's seed.
 create function app.separated_seeds(p_groups int[], p_tiers int[]) returns int[]
 language plpgsql immutable
@@ -367,11 +377,6 @@ declare
   v_s2 int;
   v_p1 int;
   v_p2 int;
-  v_cost int;
-  v_best_cost int;
-  v_best_seeds int[];
-  v_kicks int := 0;
-  v_rand bigint := 12345;
   v_tiers int;
   v_match int[];   -- seed -> the team matched to it in the tier being placed (0: none yet)
   v_at int[];      -- team -> its seed in the tier being placed
@@ -552,9 +557,6 @@ begin
 
   -- Then the first-round rule, and the section rule wherever the matching could not keep it.
 
-  loop
-  v_moved := true;
-  v_rounds := 0;
   while v_moved and v_rounds < 4 * v_k loop
     v_moved := false;
     v_rounds := v_rounds + 1;
@@ -614,40 +616,7 @@ begin
     end loop;
   end loop;
 
-  -- Where no single swap mends more, the seeding may still break the rule (a local minimum): the
-  -- best seeding so far is kept, a breaking team swaps with a pseudo-random team of its tier,
-  -- and the mending starts again; at most 200 times.
-  v_cost := 1000 * (select coalesce(sum(greatest(o - 1, 0)), 0) from unnest(v_occ) o)
-    + (select count(*) from generate_series(0, v_size / 2 - 1) j
-        where v_order[2 * j + 1] <= v_k and v_order[2 * j + 2] <= v_k
-          and p_groups[v_team[v_order[2 * j + 1]]] = p_groups[v_team[v_order[2 * j + 2]]]);
-  if v_best_cost is null or v_cost < v_best_cost then
-    v_best_cost := v_cost;
-    v_best_seeds := v_seed;
-  end if;
-  exit when v_cost = 0 or v_kicks >= 200 or v_k > 128;
-  v_kicks := v_kicks + 1;
-  select max(x) into v_s from generate_series(1, v_k) x
-   where v_occ[(p_groups[v_team[x]] - 1) * v_sections + v_slot[x] / v_width[p_groups[v_team[x]]] + 1] >= 2
-      or (v_order[(v_slot[x] # 1) + 1] <= v_k
-          and p_groups[v_team[v_order[(v_slot[x] # 1) + 1]]] = p_groups[v_team[x]]);
-  v_a := v_team[v_s];
-  v_g := p_groups[v_a];
-  v_rand := (v_rand * 1103515245 + 12345) % 2147483648;
-  v_best_seed := v_lo[v_a] + (v_rand % (v_hi[v_a] - v_lo[v_a] + 1))::int;
-  v_b := v_team[v_best_seed];
-  continue when v_b = 0 or p_groups[v_b] = v_g;
-  v_h := p_groups[v_b];
-  v_occ[(v_g - 1) * v_sections + v_slot[v_s] / v_width[v_g] + 1] := v_occ[(v_g - 1) * v_sections + v_slot[v_s] / v_width[v_g] + 1] - 1;
-  v_occ[(v_g - 1) * v_sections + v_slot[v_best_seed] / v_width[v_g] + 1] := v_occ[(v_g - 1) * v_sections + v_slot[v_best_seed] / v_width[v_g] + 1] + 1;
-  v_occ[(v_h - 1) * v_sections + v_slot[v_best_seed] / v_width[v_h] + 1] := v_occ[(v_h - 1) * v_sections + v_slot[v_best_seed] / v_width[v_h] + 1] - 1;
-  v_occ[(v_h - 1) * v_sections + v_slot[v_s] / v_width[v_h] + 1] := v_occ[(v_h - 1) * v_sections + v_slot[v_s] / v_width[v_h] + 1] + 1;
-  v_team[v_s] := v_b;
-  v_team[v_best_seed] := v_a;
-  v_seed[v_a] := v_best_seed;
-  v_seed[v_b] := v_s;
-  end loop;
-  return v_best_seeds;
+  return v_seed;
 end
 $$;
 comment on function app.separated_seeds(int[], int[]) is
@@ -691,6 +660,9 @@ begin
                 b.score_for::numeric / greatest(b.played, 1) desc, b.seed
        limit v_best
     ), q as (
+      -- The best_next teams are ranked among themselves by their record per match (the
+      -- contract's ranking for them, since groups may differ in size): that ranking both picks
+      -- them and orders their tier. The other tiers follow the stage's own standings.
       select r.*, case when r.place <= v_per then r.place else v_per + 1 end as tier,
              case when r.place <= v_per then 0
                   else row_number() over (order by r.points::numeric / greatest(r.played, 1) desc,
@@ -760,7 +732,7 @@ as $$
   with entries as (
     select e.stage, count(*)::int as n from app.stage_entries e where e.tournament_id = p_t.id group by e.stage
   ), blocks as (
-    select k.k, r.team_id, r.place, coalesce(c.n, 0) as above -- the teams placed ahead: stage k + 1's
+    select k.k, r.team_id, r.place, r.grp, coalesce(c.n, 0) as above -- the teams placed ahead: stage k + 1's
       from generate_series(1, p_t.stage) as k (k)
       left join entries c on c.stage = k.k + 1
      cross join lateral app.stage_ranking(app.stage_of(p_t, k.k)) r
@@ -768,7 +740,12 @@ as $$
                 else not exists (select from app.stage_entries e
                                   where e.tournament_id = p_t.id and e.stage = k.k + 1 and e.team_id = r.team_id) end
   ), placed as (
-    select b.team_id, (b.above + rank() over (partition by b.k order by b.place))::int as position
+    -- The stage being played gives its own positions (only those decided so far: a team out in
+    -- a quarter-final is 5th while the semi-finals are played); an earlier stage's teams that
+    -- did not go on are ranked among themselves; after groups, one position per group place.
+    select b.team_id,
+           (case when b.k = p_t.stage and b.grp is null then b.place
+                 else b.above + rank() over (partition by b.k order by b.place) end)::int as position
       from blocks b
   )
   select coalesce(json_agg(json_build_object('position', p.position, 'team_id', p.team_id,
@@ -778,6 +755,27 @@ as $$
 $$;
 comment on function app.event_standings(app.tournaments) is
   'Overall standings across stages: the last started stage''s places, then each earlier stage''s teams not sent on.';
+
+-- `advancing` as a stage start may take it (400 naming advancing otherwise): exactly p_k
+-- distinct team ids, for a stage after the first. Whether they played the stage before is
+-- app.start_stage's check (it depends on the state; this one does not, so it comes first).
+create function app.check_advancing(p_advancing jsonb, p_k int, p_number int) returns void
+language plpgsql immutable
+set search_path = ''
+as $$
+begin
+  if p_number = 1 then
+    perform app.raise_invalid('advancing', 'stage 1 takes the teams taking part; advancing is for a later stage');
+  end if;
+  if jsonb_typeof(p_advancing) is distinct from 'array' or jsonb_array_length(p_advancing) <> p_k
+     or exists (select from jsonb_array_elements(p_advancing) a
+                 where jsonb_typeof(a) <> 'string' or not pg_input_is_valid(a #>> '{}', 'uuid'))
+     or (select count(distinct case when pg_input_is_valid(a #>> '{}', 'uuid') then (a #>> '{}')::uuid end)
+           from jsonb_array_elements(p_advancing) a) <> p_k then
+    perform app.raise_invalid('advancing', format('must list exactly %s distinct team ids of stage %s', p_k, p_number - 1));
+  end if;
+end
+$$;
 
 -- Starts stage p_number (2 or later) of a locked, ongoing tournament whose stage p_number - 1 is
 -- completed: its entries (p_advancing, the K qualifiers in seed order by hand; else
@@ -801,13 +799,7 @@ begin
   end if;
 
   if p_advancing is not null and jsonb_typeof(p_advancing) <> 'null' then
-    if jsonb_typeof(p_advancing) <> 'array' or jsonb_array_length(p_advancing) <> v_k
-       or exists (select from jsonb_array_elements(p_advancing) a
-                   where jsonb_typeof(a) <> 'string' or not pg_input_is_valid(a #>> '{}', 'uuid'))
-       or (select count(distinct case when pg_input_is_valid(a #>> '{}', 'uuid') then (a #>> '{}')::uuid end)
-             from jsonb_array_elements(p_advancing) a) <> v_k then
-      perform app.raise_invalid('advancing', format('must list exactly %s distinct team ids of stage %s', v_k, p_number - 1));
-    end if;
+    perform app.check_advancing(p_advancing, v_k, p_number);
     select (a #>> '{}')::uuid into v_bad from jsonb_array_elements(p_advancing) a
      where not exists (select from app.stage_entries e
                         where e.tournament_id = p_t.id and e.stage = p_number - 1 and e.team_id = (a #>> '{}')::uuid)
@@ -922,6 +914,10 @@ begin
   if v_n < 1 or v_status is null then
     perform app.raise_error('not_found', 'Stage not found.');
   end if;
+  if v_body ? 'advancing' then
+    perform app.check_advancing(v_body -> 'advancing',
+      case when v_n > 1 then app.advancing_count(app.stage_list(v_t) -> (v_n - 2)) end, v_n);
+  end if;
   if v_status <> v_body ->> 'status' then
     if v_body ->> 'status' <> 'ongoing' or v_status <> 'pending' then
       perform app.raise_error('invalid_status_transition',
@@ -947,6 +943,7 @@ grant execute on function app.stage_of(app.tournaments, int) to tournament_api_o
 grant execute on function app.advancing_count(jsonb) to tournament_api_owner;
 grant execute on function app.raise_invalid_under(text, text) to tournament_api_owner;
 grant execute on function app.stage_definitions(jsonb) to tournament_api_owner;
+grant execute on function app.advance_problem(jsonb, int, int) to tournament_api_owner;
 grant execute on function app.check_stage_chain(app.tournaments, int) to tournament_api_owner;
 grant execute on function app.start_first_stage(app.tournaments) to tournament_api_owner;
 grant execute on function app.settle_stage(app.tournaments) to tournament_api_owner;
@@ -955,6 +952,7 @@ grant execute on function app.separated_seeds(int[], int[]) to tournament_api_ow
 grant execute on function app.stage_qualifiers(app.tournaments, int) to tournament_api_owner;
 grant execute on function app.stage_documents(app.tournaments) to tournament_api_owner;
 grant execute on function app.event_standings(app.tournaments) to tournament_api_owner;
+grant execute on function app.check_advancing(jsonb, int, int) to tournament_api_owner;
 grant execute on function app.start_stage(app.tournaments, int, jsonb) to tournament_api_owner;
 grant execute on function app.list_stages(jsonb) to tournament_api_owner;
 grant execute on function app.get_stage(jsonb) to tournament_api_owner;

@@ -231,10 +231,10 @@ begin
            coalesce(x.data, case
              when x.kind = 'tournament' then (select t.doc from app.tournament_documents t where t.id = x.subject_id)
              when x.kind = 'registration' then (select d.doc from app.registration_documents d where d.id = x.subject_id)
-             when x.kind = 'stage' then (select (app.stage_documents(t) -> (s.number - 1)
+             when x.kind = 'stage' then (select (app.get_stage(jsonb_build_object('tournament_id', s.tournament_id,
+                                                                              'number', s.number))::jsonb
                                                  || jsonb_build_object('tournament_id', s.tournament_id))::json
-                                           from app.stages s join app.tournaments t on t.id = s.tournament_id
-                                          where s.id = x.subject_id)
+                                           from app.stages s where s.id = x.subject_id)
              else (select (m.doc::jsonb || jsonb_build_object('tournament_id', m.tournament_id))::json
                      from app.match_documents m where m.id = x.subject_id)
            end) as data

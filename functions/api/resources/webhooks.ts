@@ -2,7 +2,7 @@ import { z } from "zod";
 import { EVENT_TYPES, PAGE_SIZE, WEBHOOK_LIMIT } from "../contract.ts";
 import { queryInt, text, uuid } from "../validation.ts";
 import type { Route } from "../route.ts";
-import { DeleteResult, EXAMPLE_IDS, Match, Registration, Stage, Tournament } from "./models.ts";
+import { DeleteResult, EXAMPLE_IDS, Match, Registration, StageDetail, Tournament } from "./models.ts";
 
 /** Whether http:// URLs are accepted (WEBHOOK_ALLOW_LOCAL=true); set once by createHandler. */
 export const webhookPolicy = { allowLocal: false };
@@ -132,7 +132,7 @@ export const webhookRoutes: Route[] = [
 
 /** Every event's payload: the OpenAPI document's top-level `webhooks` (OpenAPI 3.1). */
 export const MatchWithTournament = Match.extend({ tournament_id: z.guid() });
-export const StageWithTournament = Stage.extend({ tournament_id: z.guid() });
+export const StageWithTournament = StageDetail.extend({ tournament_id: z.guid() });
 export const eventPayloads: { type: string; data: z.ZodType; summary: string }[] = [
   { type: "tournament.created", data: Tournament, summary: "A tournament was created." },
   { type: "tournament.updated", data: Tournament, summary: "A PATCH changed something other than the status." },
