@@ -305,12 +305,14 @@ async function main() {
     { format: "round_robin", teams: 64 }, { format: "swiss", teams: 1024 }].filter((f) => offered.includes(f.format))) {
     const [{ key: fKey }] = await seed.createKeys(db, [w], 1, `format ${f.format}`);
     const id = await seed.startBracket(db, base, fKey, w, data.teams.slice(0, f.teams), { format: f.format, start: false, tag: "formats" });
+    await db.query("analyze app.registrations"); // current statistics, as in the stages event below
     const generation = await timeServer(db, view, async () => {
       const res = await send(base, fKey, "PATCH", `/tournaments/${id}`, { status: "ongoing" });
       if (res.status !== 200) throw new Error(`start of the ${f.format} bracket: ${res.status} ${res.text}`);
       return res.text.length;
     }, 0).catch((err) => ({ error: err.message }));
     const { rows: [{ matches }] } = await db.query("select count(*)::int as matches from app.matches where tournament_id = $1", [id]);
+    await db.query("analyze app.matches, app.stage_entries");
     const results = await timeServer(db, view, async () => {
       const res = await send(base, fKey, "GET", `/tournaments/${id}/results`);
       if (res.status !== 200) throw new Error(`results of the ${f.format} bracket: ${res.status}`);
