@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import {
   admin, createTeams, createTournament, expectError, expectStatus, setRateHits, sql, tenant, tournamentBody, type Match, type Tenant,
   type RecordStanding as Standing,
+  mulberry32,
 } from "./helpers.ts";
 
 type Options = { grand_final?: "single" | "reset" };
@@ -220,16 +221,6 @@ describe("double elimination: grand final, byes and corrections", () => {
   });
 });
 
-/** A small seeded generator (mulberry32), so that a failing run replays from fast-check's seed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 describe("double elimination: properties over 2..64 teams", () => {
   it("plays every team, never twice in a round, always completes, and ranks exactly the teams", async () => {

@@ -258,3 +258,14 @@ export async function rateHits(keyId: string): Promise<number> {
       where r.api_key_id = $1 and s > clock_timestamp() - interval '60 seconds'`, [keyId]);
   return n;
 }
+
+/** A small seeded generator (mulberry32), so that a failing run replays from fast-check's seed. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}

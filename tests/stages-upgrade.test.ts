@@ -40,14 +40,14 @@ async function push(files: string[]) {
 }
 
 /** One operation as api.call runs it: as tournament_api_owner (RLS on), with the account bound. */
-async function op(account: string, name: string, args: Json): Promise<Json> {
+/** One statement in a transaction with the account bound (as `role`, when given); its `result`. */
+async function bound(account: string, role: string | null, text: string, values: unknown[]): Promise<Json> {
   const client = await pool!.connect();
   try {
     await client.query("begin");
-    await client.query("set local role tournament_api_owner");
+    if (role) await client.query(`set local role ${role}`);
     await client.query("select set_config('app.account_id', $1, true)", [account]);
-    const { rows } = await client.query("select (app.operation($1, $2::jsonb, null, true)).result as result",
-      [name, JSON.stringify(args)]);
+    const { rows } = await client.query(text, values);
     await client.query("commit");
     return rows[0].result;
   } catch (err) {
@@ -56,6 +56,11 @@ async function op(account: string, name: string, args: Json): Promise<Json> {
   } finally {
     client.release();
   }
+}
+
+function op(account: string, name: string, args: Json): Promise<Json> {
+  return bound(account, "tournament_api_owner", "select (app.operation($1, $2::jsonb, null, true)).result as result",
+    [name, JSON.stringify(args)]);
 }
 
 /** The API error code (the exception's hint, as api.call reports it) of an operation that must fail. */
@@ -70,20 +75,8 @@ async function opError(account: string, name: string, args: Json): Promise<{ cod
 }
 
 /** Before bracket seeds: the app functions of that day, called as postgres with the account set. */
-async function legacy(account: string, fn: string, args: Json): Promise<Json> {
-  const client = await pool!.connect();
-  try {
-    await client.query("begin");
-    await client.query("select set_config('app.account_id', $1, true)", [account]);
-    const { rows } = await client.query(`select app.${fn}($1::jsonb) as result`, [JSON.stringify(args)]);
-    await client.query("commit");
-    return rows[0].result;
-  } catch (err) {
-    await client.query("rollback").catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+function legacy(account: string, fn: string, args: Json): Promise<Json> {
+  return bound(account, null, `select app.${fn}($1::jsonb) as result`, [JSON.stringify(args)]);
 }
 
 const future = () => new Date(Date.now() + 7 * 86_400_000).toISOString();
