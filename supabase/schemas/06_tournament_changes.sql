@@ -38,6 +38,23 @@ begin
 end
 $$;
 
+-- The tournament with the body's `stages` (checked, defaults filled in), and format and
+-- format_options as stage 1's; `stages` together with either is a 400.
+create function app.with_stages(p_t app.tournaments, p_body jsonb) returns app.tournaments
+language plpgsql immutable
+set search_path = ''
+as $$
+begin
+  if p_body ?| array['format', 'format_options'] then
+    perform app.raise_invalid('stages', 'send either stages or format and format_options, not both');
+  end if;
+  p_t.stages := app.stage_definitions(p_body -> 'stages');
+  p_t.format := p_t.stages #>> '{0,format}';
+  p_t.format_options := p_t.stages #> '{0,format_options}';
+  return p_t;
+end
+$$;
+
 -- POST: the dates checked against the clock, the format's options (or the stages) completed
 -- with their defaults, and a slug from the name with a random suffix.
 create function app.create_tournament(p_args jsonb) returns json
@@ -55,12 +72,7 @@ begin
   v_new.registration_closes := coalesce((v_body ->> 'registration_closes')::timestamptz, v_new.starts_at);
   v_new.check_in_opens := (v_body ->> 'check_in_opens')::timestamptz;
   if v_body ? 'stages' then
-    if v_body ?| array['format', 'format_options'] then
-      perform app.raise_invalid('stages', 'send either stages or format and format_options, not both');
-    end if;
-    v_new.stages := app.stage_definitions(v_body -> 'stages');
-    v_new.format := v_new.stages #>> '{0,format}';
-    v_new.format_options := v_new.stages #> '{0,format_options}';
+    v_new := app.with_stages(v_new, v_body);
   else
     v_new.format := coalesce(v_body ->> 'format', 'single_elimination');
     v_new.format_options := app.format_options(v_new.format, v_body -> 'format_options');
@@ -108,12 +120,7 @@ begin
   v_old := app.lock_tournament((p_args ->> 'id')::uuid);
   v_new := jsonb_populate_record(v_old, v_body - 'format_options' - 'stages');
   if v_body ? 'stages' then
-    if v_body ?| array['format', 'format_options'] then
-      perform app.raise_invalid('stages', 'send either stages or format and format_options, not both');
-    end if;
-    v_new.stages := app.stage_definitions(v_body -> 'stages');
-    v_new.format := v_new.stages #>> '{0,format}';
-    v_new.format_options := v_new.stages #> '{0,format_options}';
+    v_new := app.with_stages(v_new, v_body);
     if v_new.stages = app.stage_list(v_old) then
       v_new.stages := v_old.stages; -- the stages as GET shows them, sent back: no change
     end if;
@@ -253,6 +260,7 @@ $$;
 -- ============================================================================
 grant execute on function app.tournament_input_types() to tournament_api_owner;
 grant execute on function app.check_tournament_dates(app.tournaments, jsonb) to tournament_api_owner;
+grant execute on function app.with_stages(app.tournaments, jsonb) to tournament_api_owner;
 grant execute on function app.create_tournament(jsonb) to tournament_api_owner;
 grant execute on function app.update_tournament(jsonb) to tournament_api_owner;
 grant execute on function app.change_status(app.tournaments, text) to tournament_api_owner;

@@ -247,12 +247,7 @@ begin
   v_new.registration_closes := coalesce((v_body ->> 'registration_closes')::timestamptz, v_new.starts_at);
   v_new.check_in_opens := (v_body ->> 'check_in_opens')::timestamptz;
   if v_body ? 'stages' then
-    if v_body ?| array['format', 'format_options'] then
-      perform app.raise_invalid('stages', 'send either stages or format and format_options, not both');
-    end if;
-    v_new.stages := app.stage_definitions(v_body -> 'stages');
-    v_new.format := v_new.stages #>> '{0,format}';
-    v_new.format_options := v_new.stages #> '{0,format_options}';
+    v_new := app.with_stages(v_new, v_body);
   else
     v_new.format := coalesce(v_body ->> 'format', 'single_elimination');
     v_new.format_options := app.format_options(v_new.format, v_body -> 'format_options');
@@ -2075,12 +2070,7 @@ begin
   v_old := app.lock_tournament((p_args ->> 'id')::uuid);
   v_new := jsonb_populate_record(v_old, v_body - 'format_options' - 'stages');
   if v_body ? 'stages' then
-    if v_body ?| array['format', 'format_options'] then
-      perform app.raise_invalid('stages', 'send either stages or format and format_options, not both');
-    end if;
-    v_new.stages := app.stage_definitions(v_body -> 'stages');
-    v_new.format := v_new.stages #>> '{0,format}';
-    v_new.format_options := v_new.stages #> '{0,format_options}';
+    v_new := app.with_stages(v_new, v_body);
     if v_new.stages = app.stage_list(v_old) then
       v_new.stages := v_old.stages; -- the stages as GET shows them, sent back: no change
     end if;
@@ -2353,6 +2343,26 @@ begin
 end
 $function$;
 
+CREATE OR REPLACE FUNCTION app.with_stages (
+  p_t    app.tournaments,
+  p_body jsonb
+)
+  RETURNS app.tournaments
+  LANGUAGE plpgsql
+  IMMUTABLE
+  SET search_path TO ''
+  AS $function$
+begin
+  if p_body ?| array['format', 'format_options'] then
+    perform app.raise_invalid('stages', 'send either stages or format and format_options, not both');
+  end if;
+  p_t.stages := app.stage_definitions(p_body -> 'stages');
+  p_t.format := p_t.stages #>> '{0,format}';
+  p_t.format_options := p_t.stages #> '{0,format_options}';
+  return p_t;
+end
+$function$;
+
 ALTER TABLE "app"."matches"
   ADD CONSTRAINT "matches_stage_check" CHECK (((stage >= 1) AND (stage <= 4)));
 
@@ -2585,6 +2595,8 @@ GRANT EXECUTE ON FUNCTION "app"."start_first_stage"(app.tournaments) TO "tournam
 GRANT EXECUTE ON FUNCTION "app"."start_stage"(app.tournaments, integer, jsonb) TO "tournament_api_owner";
 
 GRANT EXECUTE ON FUNCTION "app"."update_stage"(jsonb) TO "tournament_api_owner";
+
+GRANT EXECUTE ON FUNCTION "app"."with_stages"(app.tournaments, jsonb) TO "tournament_api_owner";
 
 GRANT INSERT, SELECT, UPDATE ON TABLE "app"."stage_entries" TO "tournament_api_owner";
 
