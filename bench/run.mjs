@@ -124,6 +124,18 @@ function stagesReport(st) {
       `${(r.response_bytes / 1024).toFixed(0)} KiB)`) + "\n";
 }
 
+/** The series' lines (issue 22): the results of a best-of-three double elimination with its games, one game report. */
+function seriesReport(se) {
+  if (se.error) return `Series (issue 22): ERROR ${se.error}\n`;
+  const r = se.results;
+  return `Series (issue 22): a ${se.teams}-team ${se.format}, best of three, ${se.completed} of ${se.matches} matches decided map by map (${se.games} games)\n` +
+    `  ${r.error ? "ERROR  " : r.warm_mean_ms < MAX_FORMAT_RESULTS_MS && r.calls_per_request === 1 ? "MET    " : "NOT MET"}  results with every match's games < ${MAX_FORMAT_RESULTS_MS} ms: ` +
+    (r.error ?? `${r.warm_mean_ms.toFixed(1)} ms (mean of ${r.runs} warm, cold ${r.cold_ms.toFixed(1)}; ${r.calls_per_request} statement per request; ` +
+      `${(r.response_bytes / 1024).toFixed(0)} KiB)`) + "\n" +
+    `  ${se.game.error ? "ERROR  " : se.game.calls_per_request === 1 ? "MET    " : "NOT MET"}  a game report is one request, one statement: ` +
+    (se.game.error ?? `${se.game.cold_ms.toFixed(1)} ms on the server in ${se.game.calls_per_request} statement`) + "\n";
+}
+
 /** The formats' lines (issue 13): the start's server time and the results' against the target. */
 function formatsReport(formatRuns) {
   return `Formats (issue 13): the start makes the whole bracket in one request; results < ${MAX_FORMAT_RESULTS_MS} ms on the server\n` +
@@ -322,6 +334,53 @@ async function main() {
   }
   return formatRuns;
   }
+  // Issue 22: a 1,024-team double elimination of best-of-three series, two thirds of it played
+  // map by map (every ready match gets its games, 2-1 or 2-0, pass after pass, in SQL through
+  // the same operation the API runs): the results read with every match's games, and one game
+  // report through the API (one request, one statement).
+  async function timeSeries() {
+    log("timing a best-of-three 1,024-team double elimination with its games on the server…");
+    const out = { teams: 1024, format: "double_elimination" };
+    try {
+      const [{ key: gKey }] = await seed.createKeys(db, [w], 1, "series");
+      const id = await seed.startBracket(db, base, gKey, w, data.teams.slice(0, out.teams),
+        { format: "double_elimination", options: { best_of: 3 }, start: false, tag: "series" });
+      const started = await send(base, gKey, "PATCH", `/tournaments/${id}`, { status: "ongoing" });
+      if (started.status !== 200) throw new Error(`start: ${started.status} ${started.text}`);
+      const game = (n, t1) => `app.change_game(jsonb_build_object('tournament_id', m.tournament_id, 'match_id', m.id,
+        'number', ${n}, 'body', jsonb_build_object('team1_score', ${t1}, 'team2_score', 13 - ${t1} + 3, 'map', 'Map ${n}')))`;
+      for (let pass = 0; pass < 14; pass++) {
+        // 13 v 3 for team1, 3 v 13 for team2: 2-0 at even positions, 2-1 at odd ones
+        await db.query(`select count(${game(1, 13)}) from app.matches m
+                         where m.tournament_id = $1 and m.status = 'ready' and m.games = '[]'`, [id]);
+        await db.query(`select count(${game(2, "case when m.position % 2 = 0 then 13 else 3 end")}) from app.matches m
+                         where m.tournament_id = $1 and m.status = 'ready' and jsonb_array_length(m.games) = 1`, [id]);
+        await db.query(`select count(${game(3, 13)}) from app.matches m
+                         where m.tournament_id = $1 and m.status = 'ready' and jsonb_array_length(m.games) = 2`, [id]);
+      }
+      await db.query("analyze app.matches, app.stage_entries");
+      const { rows: [c] } = await db.query(
+        `select count(*)::int as matches, count(*) filter (where status = 'completed')::int as completed,
+                coalesce(sum(jsonb_array_length(games)), 0)::int as games
+           from app.matches where tournament_id = $1`, [id]);
+      Object.assign(out, c);
+      out.results = await timeServer(db, view, async () => {
+        const res = await send(base, gKey, "GET", `/tournaments/${id}/results`);
+        if (res.status !== 200) throw new Error(`results: ${res.status}`);
+        return res.text.length;
+      }, 10).catch((err) => ({ error: err.message }));
+      const { rows: [next] } = await db.query(
+        `select id from app.matches where tournament_id = $1 and status = 'ready' and games = '[]' order by stage, round, position limit 1`, [id]);
+      out.game = await timeServer(db, view, async () => {
+        const res = await send(base, gKey, "PUT", `/tournaments/${id}/matches/${next.id}/games/1`, { team1_score: 13, team2_score: 7, map: "Nuke" });
+        if (res.status !== 200) throw new Error(`game: ${res.status} ${res.text}`);
+        return res.text.length;
+      }, 0).catch((err) => ({ error: err.message }));
+    } catch (err) {
+      out.error = err.message;
+    }
+    return out;
+  }
   // Issue 21: 256 teams in 32 round-robin groups, top 2 into a 64-team double elimination. Stage 1
   // is started through the API and its 896 results recorded in SQL (the same operation the API
   // runs, in one transaction, so the seed takes a second); then the stage 2 start and the whole
@@ -369,7 +428,7 @@ async function main() {
     return out;
   }
   if (opt.formats) {
-    console.log(`\n${formatsReport(await timeFormats())}\n${stagesReport(await timeStages())}`);
+    console.log(`\n${formatsReport(await timeFormats())}\n${stagesReport(await timeStages())}\n${seriesReport(await timeSeries())}`);
     return;
   }
 

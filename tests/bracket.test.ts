@@ -6,7 +6,7 @@ import {
 } from "./helpers.ts";
 
 
-const MATCH_FIELDS = ["bracket", "completed_at", "forfeit", "group", "id", "loser_next_match_id", "next_match_id", "position", "round", "scheduled_at", "stage", "status",
+const MATCH_FIELDS = ["best_of", "bracket", "completed_at", "forfeit", "games", "group", "id", "loser_next_match_id", "next_match_id", "position", "round", "scheduled_at", "stage", "status",
   "team1_id", "team1_score", "team1_seed", "team2_id", "team2_score", "team2_seed", "winner_id"];
 
 

@@ -83,9 +83,9 @@ describe("double elimination: format_options", () => {
   it("defaults grand_final to reset and rejects anything but single or reset", async () => {
     const t = await tenant();
     const made = await createTournament(t, { format: "double_elimination" });
-    expect(made.format_options).toEqual({ grand_final: "reset" });
-    const single = await createTournament(t, { format: "double_elimination", format_options: { grand_final: "single" } });
-    expect(single.format_options).toEqual({ grand_final: "single" });
+    expect(made.format_options).toEqual({ grand_final: "reset", best_of: 1, final_best_of: 1 });
+    const single = await createTournament(t, { format: "double_elimination", format_options: { grand_final: "single", best_of: 1, final_best_of: 1 } });
+    expect(single.format_options).toEqual({ grand_final: "single", best_of: 1, final_best_of: 1 });
     const bad = await t.request("POST", "/tournaments",
       { body: tournamentBody({ format: "double_elimination", format_options: { grand_final: "double" } }) });
     expectError(bad, 400, "validation_error", ["format_options.grand_final"]);

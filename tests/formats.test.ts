@@ -15,8 +15,8 @@ import {
 
 
 
-const SE_DEFAULTS = { third_place_match: false };
-const RR_DEFAULTS = { groups: 1, points: { win: 3, loss: 0 } };
+const SE_DEFAULTS = { third_place_match: false, best_of: 1, final_best_of: 1 };
+const RR_DEFAULTS = { groups: 1, points: { win: 3, loss: 0 }, best_of: 1 };
 
 /** 64 platform teams shared by every test here; seed s is pool[s - 1] and names sort by seed. */
 let pool: string[] = [];
@@ -91,13 +91,13 @@ describe("format and format_options", () => {
       [{}, ["single_elimination", SE_DEFAULTS]],
       [{ format: "single_elimination" }, ["single_elimination", SE_DEFAULTS]],
       [{ format_options: {} }, ["single_elimination", SE_DEFAULTS]],
-      [{ format_options: { third_place_match: true } }, ["single_elimination", { third_place_match: true }]],
+      [{ format_options: { third_place_match: true, best_of: 1, final_best_of: 1 } }, ["single_elimination", { third_place_match: true, best_of: 1, final_best_of: 1 }]],
       [{ format: "round_robin" }, ["round_robin", RR_DEFAULTS]],
-      [{ format: "round_robin", format_options: { groups: 4 } }, ["round_robin", { groups: 4, points: { win: 3, loss: 0 } }]],
-      [{ format: "round_robin", format_options: { points: { win: 2 } } }, ["round_robin", { groups: 1, points: { win: 2, loss: 0 } }]],
-      [{ format: "round_robin", format_options: { points: { loss: -1 } } }, ["round_robin", { groups: 1, points: { win: 3, loss: -1 } }]],
-      [{ format: "round_robin", format_options: { groups: 512, points: { win: 1000, loss: -1000 } } },
-        ["round_robin", { groups: 512, points: { win: 1000, loss: -1000 } }]],
+      [{ format: "round_robin", format_options: { groups: 4 } }, ["round_robin", { groups: 4, points: { win: 3, loss: 0 }, best_of: 1 }]],
+      [{ format: "round_robin", format_options: { points: { win: 2 } } }, ["round_robin", { groups: 1, points: { win: 2, loss: 0 }, best_of: 1 }]],
+      [{ format: "round_robin", format_options: { points: { loss: -1 } } }, ["round_robin", { groups: 1, points: { win: 3, loss: -1 }, best_of: 1 }]],
+      [{ format: "round_robin", format_options: { groups: 512, points: { win: 1000, loss: -1000 }, best_of: 1 } },
+        ["round_robin", { groups: 512, points: { win: 1000, loss: -1000 }, best_of: 1 }]],
     ];
     for (const [overrides, expected] of cases) {
       const res = await call("POST", "/tournaments", { body: tournamentBody(overrides) });
@@ -184,7 +184,7 @@ describe("format and format_options", () => {
   it("PATCH: changes options, and a format change without options resets to the new format's defaults", async () => {
     const t = await tenant();
     const call = caller(t);
-    const tournament = await create(call, { format_options: { third_place_match: true } });
+    const tournament = await create(call, { format_options: { third_place_match: true, best_of: 1, final_best_of: 1 } });
     const patch = async (body: Record<string, unknown>, expected: unknown) => {
       const res = await call("PATCH", `/tournaments/${tournament.id}`, { body });
       expectStatus(res, 200);
@@ -192,15 +192,15 @@ describe("format and format_options", () => {
       const got = await call("GET", `/tournaments/${tournament.id}`);
       expect([got.body.data.format, got.body.data.format_options]).toEqual(expected);
     };
-    await patch({ name: "Renamed" }, ["single_elimination", { third_place_match: true }]);
-    await patch({ format: "single_elimination" }, ["single_elimination", { third_place_match: true }]);
+    await patch({ name: "Renamed" }, ["single_elimination", { third_place_match: true, best_of: 1, final_best_of: 1 }]);
+    await patch({ format: "single_elimination" }, ["single_elimination", { third_place_match: true, best_of: 1, final_best_of: 1 }]);
     await patch({ format: "round_robin" }, ["round_robin", RR_DEFAULTS]);
-    await patch({ format_options: { groups: 2, points: { win: 2, loss: 1 } } }, ["round_robin", { groups: 2, points: { win: 2, loss: 1 } }]);
-    await patch({ max_teams: 16 }, ["round_robin", { groups: 2, points: { win: 2, loss: 1 } }]);
+    await patch({ format_options: { groups: 2, points: { win: 2, loss: 1 }, best_of: 1 } }, ["round_robin", { groups: 2, points: { win: 2, loss: 1 }, best_of: 1 }]);
+    await patch({ max_teams: 16 }, ["round_robin", { groups: 2, points: { win: 2, loss: 1 }, best_of: 1 }]);
     await patch({ format: "single_elimination" }, ["single_elimination", SE_DEFAULTS]);
-    await patch({ format: "round_robin", format_options: { groups: 3 } }, ["round_robin", { groups: 3, points: { win: 3, loss: 0 } }]);
-    await patch({ format: "single_elimination", format_options: { third_place_match: true } },
-      ["single_elimination", { third_place_match: true }]);
+    await patch({ format: "round_robin", format_options: { groups: 3 } }, ["round_robin", { groups: 3, points: { win: 3, loss: 0 }, best_of: 1 }]);
+    await patch({ format: "single_elimination", format_options: { third_place_match: true, best_of: 1, final_best_of: 1 } },
+      ["single_elimination", { third_place_match: true, best_of: 1, final_best_of: 1 }]);
   });
 
   it("a PATCH that changes the format and starts the tournament makes the new format's matches", async () => {
@@ -211,7 +211,7 @@ describe("format and format_options", () => {
       { body: { status: "ongoing", format: "round_robin", format_options: { groups: 2 } } });
     expectStatus(res, 200);
     expect([res.body.data.status, res.body.data.format, res.body.data.format_options])
-      .toEqual(["ongoing", "round_robin", { groups: 2, points: { win: 3, loss: 0 } }]);
+      .toEqual(["ongoing", "round_robin", { groups: 2, points: { win: 3, loss: 0 }, best_of: 1 }]);
     const { matches } = await results(t.request, tournament.id);
     expect(matches.map((m) => [m.group, m.round, pairsOf([m])[0]])).toEqual([[1, 1, "1-4"], [2, 1, "2-3"]]);
   });
@@ -221,9 +221,9 @@ describe("format and format_options", () => {
     const tournament = await create(t.request, { max_teams: 4 });
     await register(t, tournament.id, pool.slice(0, 4));
     const res = await t.request("PATCH", `/tournaments/${tournament.id}`,
-      { body: { status: "ongoing", format_options: { third_place_match: true } } });
+      { body: { status: "ongoing", format_options: { third_place_match: true, best_of: 1, final_best_of: 1 } } });
     expectStatus(res, 200);
-    expect(res.body.data.format_options).toEqual({ third_place_match: true });
+    expect(res.body.data.format_options).toEqual({ third_place_match: true, best_of: 1, final_best_of: 1 });
     const { matches } = await results(t.request, tournament.id);
     expect(matches.map((m) => [m.bracket, m.round, m.position])).toEqual([
       ["winners", 1, 1], ["winners", 1, 2], ["winners", 2, 1], ["third_place", 2, 1]]);
@@ -233,13 +233,13 @@ describe("format and format_options", () => {
     const { call, id } = await started(2, "round_robin", { points: { win: 2 } });
     const url = `/tournaments/${id}`;
     const current = (await call("GET", url)).body.data;
-    expect(current.format_options).toEqual({ groups: 1, points: { win: 2, loss: 0 } });
+    expect(current.format_options).toEqual({ groups: 1, points: { win: 2, loss: 0 }, best_of: 1 });
     const check = async () => {
       for (const body of [
         { format: "single_elimination" },
-        { format_options: { groups: 1, points: { win: 3, loss: 0 } } },
-        { format: "round_robin", format_options: { groups: 1, points: { win: 2, loss: 1 } } },
-        { format: "single_elimination", format_options: { third_place_match: false } },
+        { format_options: { groups: 1, points: { win: 3, loss: 0 }, best_of: 1 } },
+        { format: "round_robin", format_options: { groups: 1, points: { win: 2, loss: 1 }, best_of: 1 } },
+        { format: "single_elimination", format_options: { third_place_match: false, best_of: 1, final_best_of: 1 } },
       ]) {
         expectError(await call("PATCH", url, { body }), 409, "tournament_locked");
       }
@@ -263,9 +263,9 @@ describe("format and format_options", () => {
   it("locks third_place_match once a single elimination is ongoing", async () => {
     const { call, id } = await started(4, "single_elimination");
     const url = `/tournaments/${id}`;
-    expectError(await call("PATCH", url, { body: { format_options: { third_place_match: true } } }), 409, "tournament_locked");
+    expectError(await call("PATCH", url, { body: { format_options: { third_place_match: true, best_of: 1, final_best_of: 1 } } }), 409, "tournament_locked");
     expectError(await call("PATCH", url, { body: { format: "round_robin" } }), 409, "tournament_locked");
-    const res = await call("PATCH", url, { body: { format: "single_elimination", format_options: { third_place_match: false } } });
+    const res = await call("PATCH", url, { body: { format: "single_elimination", format_options: { third_place_match: false, best_of: 1, final_best_of: 1 } } });
     expectStatus(res, 200);
     expect(res.body.data.format_options).toEqual(SE_DEFAULTS);
     expect((await results(call, id)).matches.some((m) => m.bracket === "third_place")).toBe(false);
@@ -420,7 +420,7 @@ describe("single elimination with a third-place match", () => {
   }, 240_000);
 
   it.each([4, 6, 8])("N = %i: the semi-final losers play for 3rd; standings 1, 2, 3, 4, then 5", async (n) => {
-    const { call, id, seedOf } = await started(n, "single_elimination", { third_place_match: true });
+    const { call, id, seedOf } = await started(n, "single_elimination", { third_place_match: true, best_of: 1, final_best_of: 1 });
     const before = await results(call, id);
     const final = before.matches.find((m) => m.bracket === "winners" && m.next_match_id === null)!;
     const third = before.matches.filter((m) => m.bracket === "third_place");
@@ -444,7 +444,7 @@ describe("single elimination with a third-place match", () => {
   });
 
   it.each([4, 5, 6, 8])("N = %i: same pairings and final standings as brackets-manager's consolation final", async (n) => {
-    const { call, id, seedOf } = await started(n, "single_elimination", { third_place_match: true });
+    const { call, id, seedOf } = await started(n, "single_elimination", { third_place_match: true, best_of: 1, final_best_of: 1 });
     await playBetterSeedWins(call, id);
     const { matches, standings } = await results(call, id);
     const reference = await bracketsManagerThirdPlace(n);
@@ -466,7 +466,7 @@ describe("single elimination with a third-place match", () => {
   // Documented rule: a third-place match needs semi-finals of two teams, so 4+ participants.
   // (brackets-manager differs for N = 3: it makes a consolation final of one team and a BYE.)
   it.each([2, 3])("N = %i: no third-place match even with the option", async (n) => {
-    const { call, id, seedOf } = await started(n, "single_elimination", { third_place_match: true });
+    const { call, id, seedOf } = await started(n, "single_elimination", { third_place_match: true, best_of: 1, final_best_of: 1 });
     const before = await results(call, id);
     expect(before.matches.some((m) => m.bracket === "third_place" || m.loser_next_match_id !== null)).toBe(false);
     expect(before.matches).toHaveLength(n === 2 ? 1 : 3);
@@ -477,7 +477,7 @@ describe("single elimination with a third-place match", () => {
   });
 
   it("places the semi-final losers only once the third-place match is decided", async () => {
-    const { call, id, seedOf } = await started(4, "single_elimination", { third_place_match: true });
+    const { call, id, seedOf } = await started(4, "single_elimination", { third_place_match: true, best_of: 1, final_best_of: 1 });
     const { matches } = await results(call, id);
     const [semi1, semi2, final] = matches;
     expectStatus(await report(call, id, semi1, { team1_score: 2, team2_score: 0 }), 200);
@@ -488,7 +488,7 @@ describe("single elimination with a third-place match", () => {
   });
 
   it("a semi-final correction moves the new loser into the third-place match; 409 match_locked once it is completed", async () => {
-    const { call, id, seedOf } = await started(4, "single_elimination", { third_place_match: true });
+    const { call, id, seedOf } = await started(4, "single_elimination", { third_place_match: true, best_of: 1, final_best_of: 1 });
     const [semi1, semi2] = (await results(call, id)).matches;
     expectStatus(await report(call, id, semi1, { team1_score: 2, team2_score: 1 }), 200);
     expectStatus(await report(call, id, semi2, { team1_score: 2, team2_score: 1 }), 200);
@@ -521,7 +521,7 @@ describe("single elimination with a third-place match", () => {
   });
 
   it("completion needs the third-place match decided too (409 invalid_status_transition before)", async () => {
-    const { call, id, seedOf } = await started(4, "single_elimination", { third_place_match: true });
+    const { call, id, seedOf } = await started(4, "single_elimination", { third_place_match: true, best_of: 1, final_best_of: 1 });
     const url = `/tournaments/${id}`;
     const [semi1, semi2, final] = (await results(call, id)).matches;
     expectStatus(await report(call, id, semi1, { team1_score: 2, team2_score: 0 }), 200);
@@ -539,7 +539,7 @@ describe("single elimination with a third-place match", () => {
   });
 
   it("deletes an ongoing tournament with a third-place match, its matches with it", async () => {
-    const { call, id } = await started(8, "single_elimination", { third_place_match: true });
+    const { call, id } = await started(8, "single_elimination", { third_place_match: true, best_of: 1, final_best_of: 1 });
     const [first] = (await results(call, id)).matches;
     expectStatus(await report(call, id, first, { team1_score: 2, team2_score: 0 }), 200);
     const res = await call("DELETE", `/tournaments/${id}`);
@@ -552,7 +552,7 @@ describe("single elimination with a third-place match", () => {
   });
 
   it("completion needs the final too when the third-place match is decided first", async () => {
-    const { call, id } = await started(4, "single_elimination", { third_place_match: true });
+    const { call, id } = await started(4, "single_elimination", { third_place_match: true, best_of: 1, final_best_of: 1 });
     const [semi1, semi2] = (await results(call, id)).matches;
     expectStatus(await report(call, id, semi1, { team1_score: 2, team2_score: 0 }), 200);
     expectStatus(await report(call, id, semi2, { team1_score: 2, team2_score: 0 }), 200);
@@ -773,7 +773,7 @@ describe("round robin", () => {
   }, 180_000);
 
   it("counts custom points: points = wins × win + losses × loss", async () => {
-    const { call, id, seedOf } = await started(4, "round_robin", { points: { win: 2, loss: -1 } });
+    const { call, id, seedOf } = await started(4, "round_robin", { points: { win: 2, loss: -1 }, best_of: 1 });
     await playBetterSeedWins(call, id);
     const { standings } = await results(call, id);
     expect(standings.map((s) => [s.position, seedOf.get(s.team_id), s.wins, s.losses, s.points])).toEqual([

@@ -45,6 +45,8 @@ const CONTRACT: Record<string, number> = {
   webhook_limit_reached: 409,
   // section 12
   stage_tie: 409,
+  // section 13
+  series_decided: 409,
 };
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -445,13 +447,18 @@ function expectFor(spec: Spec, wire: Wire, fx?: Fixtures): string[] | null {
       return seed || body.checked_in === true ? ["tournament_locked"] : ["ok"];
     }
     if (route.op === "matches.report" && wire.tstate === "completed") return ["match_locked"];
+    // a game: its number is checked against the match (400) before the tournament's state; a
+    // DELETE of a game never reported is 404
+    if (route.op === "games.put" && wire.tstate === "completed") return ["validation_error", "match_locked"];
+    if (route.op === "games.delete" && wire.tstate === "completed") return ["not_found", "match_locked", "series_decided"];
   }
   const stage = stageOutcome(route, spec, wire);
   if (stage) return stage;
   if (route.method === "GET") return ["ok", "not_found"];
   if (route.method === "DELETE") return ["ok", "not_found", ...(route.conflicts ?? [])];
   // Past the schema only a tournament's own rules (dates against the clock, in SQL) give a 400.
-  const late400 = route.op === "tournaments.update" ? ["validation_error"] : [];
+  // (a game's number: 1..best_of of the match, and no gap)
+  const late400 = route.op === "tournaments.update" || route.op === "games.put" ? ["validation_error"] : [];
   return ["ok", ...late400, "not_found", ...(route.conflicts ?? []), ...retry];
 }
 
@@ -706,6 +713,16 @@ function checkData(route: Route, wire: Wire, data: unknown, p: string[], fx: Fix
       // A repeated parameter: the last one counts, in the API (Object.fromEntries) as in expectFor.
       const status = new URL(`http://x/?${at < 0 ? "" : wire.path.slice(at + 1)}`).searchParams.getAll("status").at(-1);
       if (status && d.some((x: { status: string }) => x.status !== status)) p.push(`status=${status} gave another status`);
+      break;
+    }
+    case "games.put": {
+      const number = Number(decodeURIComponent(/\/games\/([^/?;]+)/.exec(wire.path)?.[1] ?? ""));
+      const game = (d.games as { number: number; team1_score: number; team2_score: number; winner_id: string }[]).find((g) => g.number === number);
+      same("game", [game?.team1_score, game?.team2_score, game?.winner_id],
+        [body.team1_score, body.team2_score, (body.team1_score as number) > (body.team2_score as number) ? d.team1_id : d.team2_id]);
+      same("games won", [d.team1_score, d.team2_score], [
+        d.games.filter((g: { winner_id: string }) => g.winner_id === d.team1_id).length,
+        d.games.filter((g: { winner_id: string }) => g.winner_id === d.team2_id).length]);
       break;
     }
     case "matches.report": {

@@ -145,7 +145,16 @@ export function caller(t: Tenant): Call {
   };
 }
 
-/** A match as GET /results returns it. */
+/** A game of a match's series. */
+export interface Game {
+  number: number;
+  team1_score: number;
+  team2_score: number;
+  winner_id: string;
+  map: string | null;
+  reported_at: string;
+}
+
 /** A standings entry: the fields every format has, then those of the formats that add them. */
 export interface Standing {
   position: number;
@@ -174,6 +183,7 @@ export interface GroupStanding extends Standing {
   points?: number;
 }
 
+/** A match as GET /results returns it. */
 export interface Match {
   id: string;
   stage: number;
@@ -191,6 +201,8 @@ export interface Match {
   winner_id: string | null;
   status: "pending" | "ready" | "completed" | "bye";
   forfeit: "team1" | "team2" | null;
+  best_of: number;
+  games: Game[];
   next_match_id: string | null;
   scheduled_at: string | null;
   completed_at: string | null;

@@ -178,6 +178,7 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
       case "webhooks.create": return { url: `${NOWHERE}/intruder`, events: ["*"] };
       case "webhooks.update": return { url: `${NOWHERE}/hijacked`, events: ["match.ready"], enabled: false, description: "Hijacked" };
       case "stages.update": return { status: "ongoing" };
+      case "games.put": return { team1_score: 13, team2_score: 2, map: "Hijacked" };
       default:
         if (route.body) throw new Error(`no sample body for ${routeName(route)}: add one to the isolation suite`);
         return undefined;
@@ -193,6 +194,7 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
       case "registrations.update": return { seed: 0 };
       case "webhooks.update": return { events: [] };
       case "stages.update": return { status: "started" };
+      case "games.put": return { team1_score: 5, team2_score: 5 };
       default: return undefined;
     }
   }
@@ -216,10 +218,12 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
     const [parent, child] = hooks ? ["webhook", "delivery"] : ["tournament", "child"];
     if (names.length === 0) return [{ label: "no id", ids: [] }];
     if (names.length === 1) return [{ label: `the victim's ${parent}`, ids: [[tournamentOf(victim), "victim"]] }];
+    // A game number (a match's game 1) is no id either: kept as it is.
+    const game: [string, "own"][] = names.includes("number") ? [["1", "own"]] : [];
     return [
-      { label: `the victim's ${parent} and ${child}`, ids: [[tournamentOf(victim), "victim"], [childOf(victim), "victim"]] },
-      { label: `the intruder's ${parent}, the victim's ${child}`, ids: [[tournamentOf(intruder), "own"], [childOf(victim), "victim"]] },
-      { label: `the victim's ${parent}, the intruder's ${child}`, ids: [[tournamentOf(victim), "victim"], [childOf(intruder), "own"]] },
+      { label: `the victim's ${parent} and ${child}`, ids: [[tournamentOf(victim), "victim"], [childOf(victim), "victim"], ...game] },
+      { label: `the intruder's ${parent}, the victim's ${child}`, ids: [[tournamentOf(intruder), "own"], [childOf(victim), "victim"], ...game] },
+      { label: `the victim's ${parent}, the intruder's ${child}`, ids: [[tournamentOf(victim), "victim"], [childOf(intruder), "own"], ...game] },
     ];
   }
 
@@ -575,6 +579,8 @@ ${JSON.stringify(await sql("select * from app.rate_limits where account_id = $1"
         ["app.get_registration", { tournament_id: x.open.id, registration_id: x.reg }],
         ["app.create_registration", { tournament_id: x.open.id, body: { team_id: x.spareTeam } }],
         ["app.report_match", { tournament_id: x.ongoing.id, match_id: x.ready, body: { team1_score: 0, team2_score: 9 } }],
+        ["app.change_game", { tournament_id: x.ongoing.id, match_id: x.ready, number: 1, body: { team1_score: 0, team2_score: 9 } }],
+        ["app.change_game", { tournament_id: x.ongoing.id, match_id: x.ready, number: 1 }],
         ["app.tournament_results", { tournament_id: x.ongoing.id }],
         ["app.tournament_results", { tournament_id: x.staged.id, query: { stage: 1 } }],
         ["app.list_stages", { tournament_id: x.staged.id }],

@@ -14,7 +14,7 @@ interface Team {
   tag: string;
 }
 
-const MATCH_FIELDS = ["bracket", "completed_at", "forfeit", "group", "id", "loser_next_match_id", "next_match_id", "position", "round", "scheduled_at", "stage", "status",
+const MATCH_FIELDS = ["best_of", "bracket", "completed_at", "forfeit", "games", "group", "id", "loser_next_match_id", "next_match_id", "position", "round", "scheduled_at", "stage", "status",
   "team1_id", "team1_score", "team1_seed", "team2_id", "team2_score", "team2_seed", "winner_id"];
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";

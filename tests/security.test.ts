@@ -65,6 +65,7 @@ function sampleBody(route: Route): unknown {
     "POST /webhooks": { url: NOWHERE, events: ["*"] },
     "PATCH /webhooks/{webhook_id}": { url: `${NOWHERE}/hijacked`, events: ["match.ready"], enabled: false },
     "PATCH /tournaments/{tournament_id}/stages/{number}": { status: "ongoing" },
+    "PUT /tournaments/{tournament_id}/matches/{match_id}/games/{number}": { team1_score: 13, team2_score: 2, map: "Intruder" },
   };
   if (!route.body) return undefined;
   if (!(routeName(route) in samples)) throw new Error(`no sample body for ${routeName(route)}: add one to the security suite`);
@@ -76,13 +77,13 @@ const STAGE = "2";
 
 /**
  * The route's path with the fixture's ids (or random UUIDs) in place of its parameters. A stage
- * `{number}` is no id: it stays the fixture's stage number, so that "random" names a tournament
- * that exists nowhere (a UUID there would be refused before the tournament is looked up).
+ * `{number}` is no id: it stays the fixture's stage number (a game's: 1), so that "random" names a
+ * tournament that exists nowhere (a UUID there would be refused before the tournament is looked up).
  */
 function pathFor(route: Route, ids: "fixture" | "random" = "fixture"): string {
   const staged = route.path.includes("/stages");
   return route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    if (name === "number") return STAGE;
+    if (name === "number") return route.path.includes("/games/") ? "1" : STAGE;
     if (ids === "random") return crypto.randomUUID();
     const tournamentId = staged ? fx.stagedTournamentId : fx.tournamentId;
     const value = { id: tournamentId, tournament_id: tournamentId, registration_id: fx.registrationId,

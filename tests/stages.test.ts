@@ -161,13 +161,13 @@ describe("groups into playoffs: 16 teams, 4 groups of 4, top 2 into an 8-team si
     const call = caller(t);
     const stages = [
       { name: "Groups", format: "round_robin", format_options: { groups: 4 }, advance: { per_group: 2 } },
-      { format: "single_elimination", format_options: { third_place_match: true } },
+      { format: "single_elimination", format_options: { third_place_match: true, best_of: 1, final_best_of: 1 } },
     ];
     const created = await call("POST", "/tournaments", { body: tournamentBody({ max_teams: 16, stages }) });
     expectStatus(created, 201);
     const id: string = created.body.data.id;
     // The tournament's format and options read as stage 1's.
-    expect([created.body.data.format, created.body.data.format_options]).toEqual(["round_robin", { groups: 4, points: { win: 3, loss: 0 } }]);
+    expect([created.body.data.format, created.body.data.format_options]).toEqual(["round_robin", { groups: 4, points: { win: 3, loss: 0 }, best_of: 1 }]);
 
     // GET /stages before the start: every stage pending, no team count, no times.
     let list = await stagesOf(call, id);
@@ -175,8 +175,8 @@ describe("groups into playoffs: 16 teams, 4 groups of 4, top 2 into an 8-team si
     for (const s of list) for (const f of STAGE_FIELDS) expect(s, f).toHaveProperty(f);
     expect(list.map((s: Record<string, unknown>) => [s.number, s.name, s.format, s.format_options, s.status, s.team_count, s.started_at, s.completed_at]))
       .toEqual([
-        [1, "Groups", "round_robin", { groups: 4, points: { win: 3, loss: 0 } }, "pending", null, null, null],
-        [2, "Stage 2", "single_elimination", { third_place_match: true }, "pending", null, null, null],
+        [1, "Groups", "round_robin", { groups: 4, points: { win: 3, loss: 0 }, best_of: 1 }, "pending", null, null, null],
+        [2, "Stage 2", "single_elimination", { third_place_match: true, best_of: 1, final_best_of: 1 }, "pending", null, null, null],
       ]);
     expect(list[0].advance.per_group).toBe(2);
     expect(list[0].advance.best_next ?? 0).toBe(0);
@@ -357,7 +357,7 @@ describe("swiss into double elimination: 12 teams, top 8", () => {
     expect(list.map((s: Record<string, unknown>) => [s.number, s.name, s.format, s.status, s.team_count]))
       .toEqual([[1, "Stage 1", "swiss", "ongoing", 12], [2, "Playoffs", "double_elimination", "pending", null]]);
     expect(list[0].advance).toEqual({ top: 8 });
-    expect(list[1].format_options).toEqual({ grand_final: "reset" });
+    expect(list[1].format_options).toEqual({ grand_final: "reset", best_of: 1, final_best_of: 1 });
 
     // Swiss, 4 rounds (ceil(log2 12)); results: the better seed wins unless the seeds' sum is a multiple of 3.
     const pick = (m: StageMatch) => {
@@ -771,20 +771,20 @@ describe("defining stages", () => {
     const plain = (await call("POST", "/tournaments", { body: tournamentBody({ format: "round_robin", format_options: { groups: 2 } }) })).body.data;
     const one = await stagesOf(call, plain.id);
     expect(one).toHaveLength(1);
-    expect(one[0]).toMatchObject({ number: 1, name: "Stage 1", format: "round_robin", format_options: { groups: 2, points: { win: 3, loss: 0 } },
+    expect(one[0]).toMatchObject({ number: 1, name: "Stage 1", format: "round_robin", format_options: { groups: 2, points: { win: 3, loss: 0 }, best_of: 1 },
       advance: null, status: "pending", team_count: null, started_at: null, completed_at: null });
 
     const id = plain.id;
     const patched = await call("PATCH", `/tournaments/${id}`, { body: { stages: [
-      { name: "Swiss", format: "swiss", format_options: { rounds: 3 }, advance: { top: 4 } },
-      { name: "Final four", format: "double_elimination", format_options: { grand_final: "single" } },
+      { name: "Swiss", format: "swiss", format_options: { rounds: 3, best_of: 1 }, advance: { top: 4 } },
+      { name: "Final four", format: "double_elimination", format_options: { grand_final: "single", best_of: 1, final_best_of: 1 } },
     ] } });
     expectStatus(patched, 200);
-    expect([patched.body.data.format, patched.body.data.format_options]).toEqual(["swiss", { rounds: 3 }]);
+    expect([patched.body.data.format, patched.body.data.format_options]).toEqual(["swiss", { rounds: 3, best_of: 1 }]);
     const got = (await call("GET", `/tournaments/${id}`)).body.data;
-    expect([got.format, got.format_options]).toEqual(["swiss", { rounds: 3 }]);
+    expect([got.format, got.format_options]).toEqual(["swiss", { rounds: 3, best_of: 1 }]);
     expect((await stagesOf(call, id)).map((s: Record<string, unknown>) => [s.number, s.name, s.format, s.format_options, s.advance]))
-      .toEqual([[1, "Swiss", "swiss", { rounds: 3 }, { top: 4 }], [2, "Final four", "double_elimination", { grand_final: "single" }, null]]);
+      .toEqual([[1, "Swiss", "swiss", { rounds: 3, best_of: 1 }, { top: 4 }], [2, "Final four", "double_elimination", { grand_final: "single", best_of: 1, final_best_of: 1 }, null]]);
     expectError(await call("GET", `/tournaments/${id}/stages/3`), 404, "not_found");
     const other = await tenant();
     expectError(await other.request("GET", `/tournaments/${id}/stages`), 404, "not_found");

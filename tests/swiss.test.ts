@@ -177,7 +177,7 @@ describe("swiss: options and start", () => {
     const t = await tenant();
     const ok = await t.request("POST", "/tournaments", { body: tournamentBody({ format: "swiss" }) });
     expectStatus(ok, 201);
-    expect(ok.body.data.format_options).toEqual({ rounds: null });
+    expect(ok.body.data.format_options).toEqual({ rounds: null, best_of: 1 });
     for (const rounds of [0, 1024, 2.5, "3", true]) {
       const res = await t.request("POST", "/tournaments",
         { body: tournamentBody({ format: "swiss", format_options: { rounds } }) });
@@ -192,7 +192,7 @@ describe("swiss: options and start", () => {
     const { keys, id, start } = await startedSwiss(4, 4);
     expectError(start, 409, "invalid_status_transition");
     expect((await results(keys, id)).matches).toEqual([]);
-    expectStatus(await request("PATCH", `/tournaments/${id}`, { key: await keys.next(), body: { format_options: { rounds: 3 } } }), 200);
+    expectStatus(await request("PATCH", `/tournaments/${id}`, { key: await keys.next(), body: { format_options: { rounds: 3, best_of: 1 } } }), 200);
     expectStatus(await setStatus(keys, id, "ongoing"), 200);
     const data = await results(keys, id);
     expect(draw(data.matches, 1)).toEqual(["1v3", "2v4"]);

@@ -70,9 +70,9 @@ describe("POST /tournaments", () => {
       status: "registration", format: "single_elimination", description: "", rules: "",
       entry_fee: 0, prize_pool: 0,
       starts_at: body.starts_at, registration_closes: body.starts_at,
-      format_options: { third_place_match: false },
+      format_options: { third_place_match: false, best_of: 1, final_best_of: 1 },
       // Without `stages`, one stage made of format and format_options (section 12).
-      stages: [{ name: "Stage 1", format: "single_elimination", format_options: { third_place_match: false }, advance: null }],
+      stages: [{ name: "Stage 1", format: "single_elimination", format_options: { third_place_match: false, best_of: 1, final_best_of: 1 }, advance: null }],
     });
     expect(data.id).toMatch(UUID);
     for (const f of ["starts_at", "registration_closes", "created_at", "updated_at"]) expect(data[f]).toMatch(ISO_Z);
@@ -770,8 +770,8 @@ describe("DELETE /tournaments/{id}", () => {
 // ---------------------------------------------------------------------------------------------
 // Contract section 12, "Defining them": stages on create and on PATCH while in registration.
 describe("stages", () => {
-  const SE = { third_place_match: false };
-  const RR = (groups = 1) => ({ groups, points: { win: 3, loss: 0 } });
+  const SE = { third_place_match: false, best_of: 1, final_best_of: 1 };
+  const RR = (groups = 1) => ({ groups, points: { win: 3, loss: 0 }, best_of: 1 });
   /** Groups into playoffs: the shape most tests start from. */
   const groupsIntoPlayoffs = () => [
     { name: "Groups", format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 2 } },
@@ -788,13 +788,13 @@ describe("stages", () => {
     const res = await t.request("POST", "/tournaments", { body: tournamentBody({ max_teams: 16, stages: [
       { format: "round_robin", format_options: { groups: 4 }, advance: { per_group: 2 } },
       { name: "  Swiss  ", format: "swiss", advance: { top: 4 } },
-      { name: "Finals", format: "double_elimination", format_options: { grand_final: "single" } },
+      { name: "Finals", format: "double_elimination", format_options: { grand_final: "single", best_of: 1, final_best_of: 1 } },
     ] }) });
     expectStatus(res, 201);
     const stages = [
       { name: "Stage 1", format: "round_robin", format_options: RR(4), advance: { per_group: 2, best_next: 0 } },
-      { name: "Swiss", format: "swiss", format_options: { rounds: null }, advance: { top: 4 } },
-      { name: "Finals", format: "double_elimination", format_options: { grand_final: "single" }, advance: null },
+      { name: "Swiss", format: "swiss", format_options: { rounds: null, best_of: 1 }, advance: { top: 4 } },
+      { name: "Finals", format: "double_elimination", format_options: { grand_final: "single", best_of: 1, final_best_of: 1 }, advance: null },
     ];
     expect(res.body.data).toMatchObject({ format: "round_robin", format_options: RR(4), stages });
     expect(res.body.data.stages).toEqual(stages);
@@ -805,26 +805,26 @@ describe("stages", () => {
     const t = await tenant();
     const res = await t.request("POST", "/tournaments", { body: tournamentBody({ max_teams: 32, stages: [
       { format: "round_robin", format_options: { groups: 4 }, advance: { per_group: 2, best_next: 2 } },
-      { format: "swiss", format_options: { rounds: 3 }, advance: { top: 8 } },
+      { format: "swiss", format_options: { rounds: 3, best_of: 1 }, advance: { top: 8 } },
       { format: "double_elimination", advance: { top: 4 } },
-      { format: "single_elimination", format_options: { third_place_match: true } },
+      { format: "single_elimination", format_options: { third_place_match: true, best_of: 1, final_best_of: 1 } },
     ] }) });
     expectStatus(res, 201);
     expect(res.body.data.stages).toEqual([
       { name: "Stage 1", format: "round_robin", format_options: RR(4), advance: { per_group: 2, best_next: 2 } },
-      { name: "Stage 2", format: "swiss", format_options: { rounds: 3 }, advance: { top: 8 } },
-      { name: "Stage 3", format: "double_elimination", format_options: { grand_final: "reset" }, advance: { top: 4 } },
-      { name: "Stage 4", format: "single_elimination", format_options: { third_place_match: true }, advance: null },
+      { name: "Stage 2", format: "swiss", format_options: { rounds: 3, best_of: 1 }, advance: { top: 8 } },
+      { name: "Stage 3", format: "double_elimination", format_options: { grand_final: "reset", best_of: 1, final_best_of: 1 }, advance: { top: 4 } },
+      { name: "Stage 4", format: "single_elimination", format_options: { third_place_match: true, best_of: 1, final_best_of: 1 }, advance: null },
     ]);
   });
 
   it("a single stage given as stages is the same tournament as format and format_options", async () => {
     const t = await tenant();
-    const res = await t.request("POST", "/tournaments", { body: tournamentBody({ stages: [{ format: "swiss", format_options: { rounds: 3 } }] }) });
+    const res = await t.request("POST", "/tournaments", { body: tournamentBody({ stages: [{ format: "swiss", format_options: { rounds: 3, best_of: 1 } }] }) });
     expectStatus(res, 201);
     expect(res.body.data).toMatchObject({
-      format: "swiss", format_options: { rounds: 3 },
-      stages: [{ name: "Stage 1", format: "swiss", format_options: { rounds: 3 }, advance: null }],
+      format: "swiss", format_options: { rounds: 3, best_of: 1 },
+      stages: [{ name: "Stage 1", format: "swiss", format_options: { rounds: 3, best_of: 1 }, advance: null }],
     });
   });
 
@@ -852,7 +852,7 @@ describe("stages", () => {
       "stages[0].format_options.groups"],
     ["groups not an integer", [stage({ format: "round_robin", format_options: { groups: "2" }, advance: { per_group: 2 } }), last()],
       "stages[0].format_options.groups"],
-    ["another format's option", [stage({ format_options: { rounds: 3 } }), last()], "stages[0].format_options.rounds"],
+    ["another format's option", [stage({ format_options: { rounds: 3, best_of: 1 } }), last()], "stages[0].format_options.rounds"],
     ["rounds 0 in the last stage", [stage({ advance: { top: 4 } }), last({ format: "swiss", format_options: { rounds: 0 } })],
       "stages[1].format_options.rounds"],
     ["top below 2", [stage({ advance: { top: 1 } }), last()], "stages[0].advance.top"],
@@ -883,7 +883,7 @@ describe("stages", () => {
   });
 
   it.each<[string, unknown]>([
-    ["swiss with rounds K − 1", [stage({ advance: { top: 4 } }), last({ format: "swiss", format_options: { rounds: 3 } })]],
+    ["swiss with rounds K − 1", [stage({ advance: { top: 4 } }), last({ format: "swiss", format_options: { rounds: 3, best_of: 1 } })]],
     ["swiss of ceil(log2 K) rounds by default", [stage({ advance: { top: 2 } }), last({ format: "swiss" })]],
     ["a round robin of K / 2 groups", [stage({ format: "swiss", advance: { top: 6 } }), last({ format: "round_robin", format_options: { groups: 3 } })]],
     ["best_next counted in K", [stage({ format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 1, best_next: 1 } }),
@@ -911,7 +911,7 @@ describe("stages", () => {
     it("replaces the stages; format and format_options follow stage 1", async () => {
       const t = await tenant();
       const created = await createTournament(t, { format: "double_elimination" });
-      expect(created.stages).toEqual([{ name: "Stage 1", format: "double_elimination", format_options: { grand_final: "reset" }, advance: null }]);
+      expect(created.stages).toEqual([{ name: "Stage 1", format: "double_elimination", format_options: { grand_final: "reset", best_of: 1, final_best_of: 1 }, advance: null }]);
       const res = await t.request("PATCH", `/tournaments/${created.id}`, { body: { stages: groupsIntoPlayoffs() } });
       expectStatus(res, 200);
       const stages = [
@@ -927,8 +927,8 @@ describe("stages", () => {
       const created = await createTournament(t, { stages: groupsIntoPlayoffs() });
       const options = await t.request("PATCH", `/tournaments/${created.id}`, { body: { format_options: { groups: 1, points: { win: 2 } } } });
       expectStatus(options, 200);
-      expect(options.body.data.format_options).toEqual({ groups: 1, points: { win: 2, loss: 0 } });
-      expect(options.body.data.stages).toEqual([{ ...created.stages[0], format_options: { groups: 1, points: { win: 2, loss: 0 } } }, created.stages[1]]);
+      expect(options.body.data.format_options).toEqual({ groups: 1, points: { win: 2, loss: 0 }, best_of: 1 });
+      expect(options.body.data.stages).toEqual([{ ...created.stages[0], format_options: { groups: 1, points: { win: 2, loss: 0 }, best_of: 1 } }, created.stages[1]]);
       // Stage 1 as swiss would keep its round robin advance ({per_group}), which swiss cannot take
       // ({top}): the 400 names what the client sent, format, not a default it never wrote.
       const format = await t.request("PATCH", `/tournaments/${created.id}`, { body: { format: "swiss" } });
@@ -943,9 +943,9 @@ describe("stages", () => {
       expectStatus(swiss, 200);
       const elimination = await t.request("PATCH", `/tournaments/${created.id}`, { body: { format: "double_elimination" } });
       expectStatus(elimination, 200);
-      expect(elimination.body.data).toMatchObject({ format: "double_elimination", format_options: { grand_final: "reset" } });
+      expect(elimination.body.data).toMatchObject({ format: "double_elimination", format_options: { grand_final: "reset", best_of: 1, final_best_of: 1 } });
       expect(elimination.body.data.stages).toEqual([
-        { name: "Stage 1", format: "double_elimination", format_options: { grand_final: "reset" }, advance: { top: 4 } }, created.stages[1]]);
+        { name: "Stage 1", format: "double_elimination", format_options: { grand_final: "reset", best_of: 1, final_best_of: 1 }, advance: { top: 4 } }, created.stages[1]]);
     });
 
     it("may go back to one stage", async () => {
@@ -953,8 +953,8 @@ describe("stages", () => {
       const created = await createTournament(t, { stages: groupsIntoPlayoffs() });
       const res = await t.request("PATCH", `/tournaments/${created.id}`, { body: { stages: [{ format: "swiss" }] } });
       expectStatus(res, 200);
-      expect(res.body.data).toMatchObject({ format: "swiss", format_options: { rounds: null },
-        stages: [{ name: "Stage 1", format: "swiss", format_options: { rounds: null }, advance: null }] });
+      expect(res.body.data).toMatchObject({ format: "swiss", format_options: { rounds: null, best_of: 1 },
+        stages: [{ name: "Stage 1", format: "swiss", format_options: { rounds: null, best_of: 1 }, advance: null }] });
     });
 
     it.each<[string, Record<string, unknown>, string]>([
@@ -967,7 +967,7 @@ describe("stages", () => {
       ["5 stages", { stages: [stage(), stage(), stage(), stage(), last()] }, "stages"],
       ["stages with format", { stages: [last()], format: "swiss" }, "stages"],
       ["stages with format_options", { stages: [last()], format_options: {} }, "stages"],
-      ["swiss rounds beyond K − 1", { stages: [stage({ advance: { top: 3 } }), last({ format: "swiss", format_options: { rounds: 3 } })] },
+      ["swiss rounds beyond K − 1", { stages: [stage({ advance: { top: 3 } }), last({ format: "swiss", format_options: { rounds: 3, best_of: 1 } })] },
         "stages[0].advance"],
       ["round robin groups beyond K / 2", { stages: [stage({ advance: { top: 3 } }), last({ format: "round_robin", format_options: { groups: 2 } })] },
         "stages[0].advance"],
@@ -995,7 +995,7 @@ describe("stages", () => {
     it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
       ["stages", { stages: [{ format: "swiss" }] }, GROUPS],
       ["stages (a later stage's options)", { stages: [
-        GROUPS, { name: "Playoffs", format: "single_elimination", format_options: { third_place_match: true } },
+        GROUPS, { name: "Playoffs", format: "single_elimination", format_options: { third_place_match: true, best_of: 1, final_best_of: 1 } },
       ] }, GROUPS],
       ["format", { format: "double_elimination" }, SWISS],
       ["format_options", { format_options: { groups: 2 } }, GROUPS],

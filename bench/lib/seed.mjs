@@ -137,14 +137,14 @@ export async function sampleTournaments(db, accountIds, sample) {
  * through the API so that the bracket is the real one. Returns its id.
  */
 export async function startBracket(db, base, key, accountId, teamIds,
-  { format = "single_elimination", start = true, tag = "major" } = {}) {
+  { format = "single_elimination", options = {}, start = true, tag = "major" } = {}) {
   const { rows: [t] } = await db.query(
     `insert into app.tournaments (account_id, name, slug, game_id, format, format_options, team_size, max_teams,
                                   starts_at, registration_closes)
-     values ($1, $2, $3, $4, $6, app.format_options($6, '{}'), 5, $5, now() + interval '30 days',
+     values ($1, $2, $3, $4, $6, app.format_options($6, $7), 5, $5, now() + interval '30 days',
              now() + interval '29 days') returning id`,
     [accountId, `Bench ${teamIds.length}-team ${format} ${tag}`, `bench-${RUN}-${tag}-${format.replace("_", "-")}-${teamIds.length}`,
-      GAMES[1], teamIds.length, format]);
+      GAMES[1], teamIds.length, format, JSON.stringify(options)]);
   await db.query(
     `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
      select $1, $2, u.id, 'complete' from unnest($3::uuid[]) with ordinality u(id, i) order by i`,

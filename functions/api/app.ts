@@ -169,11 +169,11 @@ async function readInput(req: Request, route: Route, url: URL) {
   return { args, raw };
 }
 
-/** Adds the path's ids to the operation's arguments; an id that is not a UUID (a stage number
- * that is not a small positive integer) names nothing (404). */
+/** Adds the path's ids to the operation's arguments; an id that is not a UUID (a stage or game
+ * number that is not a small integer) names nothing (404). */
 function bindIds(args: Record<string, unknown>, params: Record<string, string>): void {
   for (const [name, value] of Object.entries(params)) {
-    if (!(name === "number" ? /^[1-9][0-9]{0,3}$/ : UUID_PATTERN).test(value)) throw new ApiError("not_found", "Not found.");
+    if (!(name === "number" ? /^(0|[1-9][0-9]{0,3})$/ : UUID_PATTERN).test(value)) throw new ApiError("not_found", "Not found.");
     args[name] = value;
   }
 }

@@ -44,6 +44,7 @@ export const EVENT_TYPES = [
   "match.completed",
   "match.corrected",
   "match.scheduled",
+  "match.game_reported",
   "stage.started",
   "stage.completed",
 ] as const;
@@ -83,6 +84,7 @@ export const ERROR_STATUS = {
   check_in_closed: 409,
   webhook_limit_reached: 409,
   stage_tie: 409,
+  series_decided: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_mismatch: 422,

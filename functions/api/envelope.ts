@@ -23,7 +23,7 @@ export function baseHeaders(requestId: string): Headers {
 export function preflight(requestId: string): Response {
   const headers = baseHeaders(requestId);
   headers.delete("Content-Type");
-  headers.set("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE, OPTIONS");
+  headers.set("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, OPTIONS");
   headers.set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key, X-Request-Id");
   headers.set("Access-Control-Max-Age", "86400");
   return new Response(null, { status: 204, headers });

@@ -3,7 +3,7 @@ import type { ErrorCode, Scope } from "./contract.ts";
 
 export type { Scope } from "./contract.ts";
 
-export type Method = "GET" | "POST" | "PATCH" | "DELETE";
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** One API route: what it accepts, the scope it needs and the SQL operation that serves it. */
 export interface Route {

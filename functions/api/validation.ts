@@ -95,3 +95,8 @@ export function parse<T extends z.ZodType>(schema: T, input: unknown, what: stri
   if (result.success) return result.data;
   throw new ApiError("validation_error", `The ${what} is invalid.`, details(result.error));
 }
+
+/** A series length (contract section 13): an odd integer from 1 to 9. */
+export function bestOf() {
+  return z.int().min(1).max(9).refine((n) => n % 2 === 1, { message: "must be an odd integer from 1 to 9" });
+}

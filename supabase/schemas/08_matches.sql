@@ -43,10 +43,19 @@ create table app.matches (
   team2_seed int,
   -- The stage (contract section 12) the match belongs to.
   stage smallint not null default 1 check (stage between 1 and 4),
+  -- The series (contract section 13): a best of best_of games, and the games reported, in
+  -- number order, each {number, team1_score, team2_score, winner_id, map, reported_at}. The
+  -- games are part of the match: at most nine, always read and written with it under its row
+  -- lock, so the results read stays one row per match (app.report_game keeps them whole).
+  best_of smallint not null default 1 check (best_of between 1 and 9 and best_of % 2 = 1),
+  games jsonb not null default '[]',
   -- A match's place (tournament, stage, bracket, group, round, position) is unique: matches_place_key.
   foreign key (tournament_id, account_id)
     references app.tournaments (id, account_id) on delete cascade,
-  check (team1_score is distinct from team2_score or team1_score is null),
+  -- A decided match has a winner; a series under way may stand level (1-1 in a best of three).
+  constraint matches_decided_scores check (status <> 'completed' or team1_score is distinct from team2_score
+                                           or team1_score is null),
+  constraint matches_games_check check (jsonb_typeof(games) = 'array' and jsonb_array_length(games) <= best_of),
   constraint matches_forfeit_has_no_score check (forfeit is null or (team1_score is null and team2_score is null))
 );
 
@@ -57,6 +66,9 @@ comment on column app.matches.forfeit is 'The team that forfeited a completed ma
 comment on column app.matches.bracket is
   'winners, losers, grand_final or third_place in the elimination formats; null otherwise.';
 comment on column app.matches.group_no is 'The group (1-based) of a round-robin match; null otherwise.';
+comment on column app.matches.best_of is 'The series length: the match is decided when a side wins ceil(best_of / 2) games.';
+comment on column app.matches.games is
+  'The games reported, in number order: [{number, team1_score, team2_score, winner_id, map, reported_at}].';
 comment on column app.matches.team1_seed is 'team1''s seed in the match''s stage (app.stage_entries), kept by app.match_seeds.';
 
 -- The doc is row_to_json of one record rather than json_build_object of its pairs: a third
@@ -67,7 +79,7 @@ create view app.match_documents with (security_invoker = true) as
    cross join lateral (
      select m.id, m.stage, m.bracket, m.group_no as "group", m.round, m.position, m.team1_id, m.team2_id,
             m.team1_seed, m.team2_seed, m.team1_score, m.team2_score, m.winner_id, m.status::text as status,
-            m.forfeit, m.next_match_id, m.loser_next_match_id,
+            m.forfeit, m.best_of, m.games, m.next_match_id, m.loser_next_match_id,
             to_char(m.scheduled_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as scheduled_at,
             to_char(m.completed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as completed_at) d;
 comment on view app.match_documents is 'Each match with its API representation (doc).';
@@ -162,13 +174,86 @@ begin
 end
 $$;
 
+-- A match's result, set (p_t as app.stage_of gives the match's stage; p_m the match as it was):
+-- p_winner and the scores, forfeit and games that go with it, or p_winner null for a series
+-- still under way (the match is ready again: a decision undone by a game's correction or
+-- deletion). A change of the decision advances the new winner and loser, or takes them back out
+-- of the matches they went to (app.advance with no winner), runs the format's hook and settles
+-- the stage. The correction rules (409 match_locked): a result sent directly on a completed
+-- match (p_direct), and a change of who won, need the matches this one feeds without a result
+-- and, when the winner changes, without games; and the format's own rule (app.correction_lock).
+-- A game that leaves the decision as it was changes the match's games and nothing else.
+create function app.decide_match(p_t app.tournaments, p_m app.matches, p_winner uuid, p_s1 int, p_s2 int,
+                                 p_forfeit text, p_games jsonb, p_direct boolean) returns app.matches
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_changes boolean := p_m.status = 'completed' and p_winner is distinct from p_m.winner_id;
+  v_m app.matches;
+  v_lock text;
+begin
+  if p_direct or v_changes then
+    if exists (select from app.matches n where n.id in (p_m.next_match_id, p_m.loser_next_match_id)
+                                         and (n.status = 'completed' or (v_changes and n.games <> '[]'))) then
+      perform app.raise_error('match_locked', case when v_changes and p_winner is null
+        then 'A match this one feeds has a result or games; this match''s decision can no longer be undone.'
+        else 'A match this one feeds is completed; its result can no longer change.' end);
+    end if;
+    v_lock := app.correction_lock(p_t, p_m);
+    if v_lock is not null then
+      perform app.raise_error('match_locked', v_lock);
+    end if;
+  end if;
+
+  update app.matches m
+     set team1_score = p_s1, team2_score = p_s2, forfeit = p_forfeit, games = p_games, winner_id = p_winner,
+         status = case when p_winner is null then 'ready' else 'completed' end,
+         completed_at = case when p_winner is null then null
+                             when m.status = 'completed' and m.winner_id = p_winner then m.completed_at
+                             else now() end
+   where m.id = p_m.id
+  returning * into v_m;
+  if p_direct or v_m.winner_id is distinct from p_m.winner_id then
+    perform app.advance(v_m);
+    perform app.after_report(p_t, v_m);
+    perform app.settle_stage(p_t);
+  end if;
+  return v_m;
+end
+$$;
+comment on function app.decide_match(app.tournaments, app.matches, uuid, int, int, text, jsonb, boolean) is
+  'Sets a match''s result (or undoes its decision) under the correction rules, advancing or retracting its teams.';
+
+-- The checks every result and game takes (409): the tournament is ongoing, the match has its
+-- teams and is not a bye, and its stage is the one being played.
+create function app.check_reportable(p_t app.tournaments, p_m app.matches) returns void
+language plpgsql stable
+set search_path = ''
+as $$
+begin
+  if p_t.status <> 'ongoing' then
+    perform app.raise_error('match_locked',
+      format('Matches cannot be changed while the tournament is %s.', p_t.status));
+  end if;
+  if p_m.status in ('pending', 'bye') then
+    perform app.raise_error('match_not_ready',
+      case p_m.status when 'bye' then 'This match is a bye; it has no result to report.'
+                      else 'This match is still waiting for its teams.' end);
+  end if;
+  if p_m.stage < p_t.stage then
+    perform app.raise_error('match_locked',
+      format('Stage %s has started; the results of stage %s can no longer change.', p_m.stage + 1, p_m.stage));
+  end if;
+end
+$$;
+
 -- PATCH a match: a result (both scores, or a forfeit naming the team that forfeits), a
--- scheduled_at, or both; scheduled_at alone may change on any match while the tournament is
--- ongoing. A result advances the winner and, where the format sends it on, the loser
--- (app.advance, then the format's app.after_report, for the match's stage); a correction is
--- locked once either match it feeds is completed, by the format's own rule
--- (app.correction_lock), and once the next stage has started. The stage's status follows
--- (app.settle_stage).
+-- best_of, a scheduled_at, or any of them together; scheduled_at alone may change on any match
+-- while the tournament is ongoing, best_of until the match has a game or a result. A result
+-- on a best-of-n match (n > 1) is the series score, and replaces the games reported; a
+-- forfeit keeps them. The winner advances and, where the format sends it on, the loser
+-- (app.decide_match).
 create function app.report_match(p_args jsonb) returns json
 language plpgsql volatile
 set search_path = ''
@@ -176,14 +261,12 @@ as $$
 declare
   v_body jsonb := coalesce(p_args -> 'body', '{}');
   v_t app.tournaments;
-  v_st app.tournaments; -- the match's stage (app.stage_of)
   v_m app.matches;
   v_s1 int;
   v_s2 int;
   v_forfeit text := v_body ->> 'forfeit';
   v_result boolean := v_body ?| array['team1_score', 'team2_score', 'forfeit'];
-  v_winner uuid;
-  v_lock text;
+  v_need int;
 begin
   perform app.check_input(p_args, '{"tournament_id": "uuid", "match_id": "uuid"}');
   perform app.check_input(v_body, '{"team1_score": "int", "team2_score": "int", "scheduled_at": "timestamptz"}');
@@ -199,8 +282,11 @@ begin
     perform app.raise_invalid(case when v_s1 is null or v_s1 < 0 then 'team1_score' else 'team2_score' end,
       'must be an integer of at least 0');
   end if;
-  if not v_result and not v_body ? 'scheduled_at' then
-    perform app.raise_invalid('body', 'send a result (both scores, or forfeit) and/or scheduled_at');
+  if v_body ? 'best_of' and not app.is_best_of(v_body -> 'best_of') then
+    perform app.raise_invalid('best_of', 'must be an odd integer from 1 to 9');
+  end if;
+  if not v_result and not v_body ?| array['scheduled_at', 'best_of'] then
+    perform app.raise_invalid('body', 'send a result (both scores, or forfeit), best_of and/or scheduled_at');
   end if;
   v_t := app.lock_tournament((p_args ->> 'tournament_id')::uuid);
   select * into v_m from app.matches m
@@ -216,40 +302,31 @@ begin
       format('Matches cannot be changed while the tournament is %s.', v_t.status));
   end if;
 
-  if v_result then
-    if v_m.status in ('pending', 'bye') then
-      perform app.raise_error('match_not_ready',
-        case v_m.status when 'bye' then 'This match is a bye; it has no result to report.'
-                        else 'This match is still waiting for its teams.' end);
+  if v_body ? 'best_of' and (v_body ->> 'best_of')::int <> v_m.best_of then
+    if v_m.status = 'bye' then
+      perform app.raise_error('match_not_ready', 'This match is a bye; it has no series to play.');
     end if;
-    if v_m.stage < v_t.stage then
+    if v_m.status = 'completed' or v_m.games <> '[]' then
       perform app.raise_error('match_locked',
-        format('Stage %s has started; the results of stage %s can no longer change.', v_m.stage + 1, v_m.stage));
+        'This match has a result or games; its best_of can no longer change.');
     end if;
-    if exists (select from app.matches n where n.id in (v_m.next_match_id, v_m.loser_next_match_id)
-                                         and n.status = 'completed') then
-      perform app.raise_error('match_locked',
-        'A match this one feeds is completed; its result can no longer change.');
-    end if;
-    v_st := app.stage_of(v_t, v_m.stage);
-    v_lock := app.correction_lock(v_st, v_m);
-    if v_lock is not null then
-      perform app.raise_error('match_locked', v_lock);
-    end if;
-
-    v_winner := case when v_forfeit = 'team1' then v_m.team2_id
-                     when v_forfeit = 'team2' then v_m.team1_id
-                     when v_s1 > v_s2 then v_m.team1_id else v_m.team2_id end;
-    update app.matches m
-       set team1_score = v_s1, team2_score = v_s2, forfeit = v_forfeit, winner_id = v_winner,
-           status = 'completed',
-           completed_at = case when m.status = 'completed' and m.winner_id = v_winner
-                               then m.completed_at else now() end
-     where m.id = v_m.id
+    update app.matches m set best_of = (v_body ->> 'best_of')::int where m.id = v_m.id
     returning * into v_m;
-    perform app.advance(v_m);
-    perform app.after_report(v_st, v_m);
-    perform app.settle_stage(v_st);
+  end if;
+
+  if v_result then
+    perform app.check_reportable(v_t, v_m);
+    v_need := (v_m.best_of + 1) / 2;
+    if v_forfeit is null and v_m.best_of > 1 and (greatest(v_s1, v_s2) <> v_need or least(v_s1, v_s2) >= v_need) then
+      perform app.raise_invalid(case when v_s1 > v_s2 then 'team1_score' else 'team2_score' end,
+        format('a best of %s is the series score: the winner has exactly %s games, the loser fewer',
+               v_m.best_of, v_need));
+    end if;
+    v_m := app.decide_match(app.stage_of(v_t, v_m.stage), v_m,
+      case when v_forfeit = 'team1' then v_m.team2_id
+           when v_forfeit = 'team2' then v_m.team1_id
+           when v_s1 > v_s2 then v_m.team1_id else v_m.team2_id end,
+      v_s1, v_s2, v_forfeit, case when v_forfeit is null then '[]' else v_m.games end, true);
   end if;
 
   if v_body ? 'scheduled_at' then
@@ -259,7 +336,112 @@ begin
 end
 $$;
 comment on function app.report_match(jsonb) is
-  'Records a result or forfeit (or corrects one while the next match is not completed), advances the winner, sets scheduled_at.';
+  'Records a result or forfeit (or corrects one while the next match is not completed), advances the winner, sets best_of and scheduled_at.';
+
+-- PUT a game of a match's series (p_args.number; p_args.body {team1_score, team2_score, map?})
+-- and DELETE the last one (p_args.body null): games come in order (the next number, or one
+-- reported to correct it), none past the game that decided the series (409 series_decided). The
+-- match's scores are the games each side won; the side that reaches ceil(best_of / 2) wins the
+-- match, in this transaction, as a result sent directly would (app.decide_match); a correction or
+-- deletion that changes or undoes the decision follows the correction rules. Every change records
+-- match.game_reported (before the match.completed it may bring).
+create function app.change_game(p_args jsonb) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_body jsonb := p_args -> 'body';
+  v_number int;
+  v_t app.tournaments;
+  v_m app.matches;
+  v_games jsonb;
+  v_count int;
+  v_need int;
+  v_w1 int := 0;
+  v_w2 int := 0;
+  v_winner uuid;
+  v_game jsonb;
+begin
+  perform app.check_input(p_args, '{"tournament_id": "uuid", "match_id": "uuid", "number": "int"}');
+  v_number := (p_args ->> 'number')::int;
+  if v_body is not null then
+    if not app.is_int(v_body -> 'team1_score', 0, 1000000) then
+      perform app.raise_invalid('team1_score', 'must be an integer from 0 to 1000000');
+    end if;
+    if not app.is_int(v_body -> 'team2_score', 0, 1000000) then
+      perform app.raise_invalid('team2_score', 'must be an integer from 0 to 1000000');
+    end if;
+    if (v_body ->> 'team1_score')::int = (v_body ->> 'team2_score')::int then
+      perform app.raise_invalid('team2_score', 'scores cannot be equal: a game needs a winner');
+    end if;
+    if jsonb_typeof(v_body -> 'map') not in ('string', 'null') or length(v_body ->> 'map') > 100 then
+      perform app.raise_invalid('map', 'must be a string of at most 100 characters, or null');
+    end if;
+  end if;
+  v_t := app.lock_tournament((p_args ->> 'tournament_id')::uuid);
+  select * into v_m from app.matches m
+   where m.id = (p_args ->> 'match_id')::uuid and m.tournament_id = v_t.id;
+  if not found then
+    perform app.raise_error('not_found', 'Match not found.');
+  end if;
+  v_count := jsonb_array_length(v_m.games);
+  if v_body is null then
+    if v_number not between 1 and v_count then
+      perform app.raise_error('not_found', format('Game %s of this match has not been reported.', v_number));
+    end if;
+  elsif v_number not between 1 and v_m.best_of then
+    perform app.raise_invalid('number', format('must be a game of this best of %s: 1 to %s', v_m.best_of, v_m.best_of));
+  elsif v_number > v_count + 1 then
+    perform app.raise_invalid('number', format('games are reported in order: the next is game %s', v_count + 1));
+  end if;
+  perform app.check_reportable(v_t, v_m);
+  if v_m.forfeit is not null then
+    perform app.raise_error('series_decided',
+      'This match was decided by forfeit; its games can no longer change (a result sent to the match corrects it).');
+  end if;
+  if v_body is null and v_number < v_count then
+    perform app.raise_error('match_locked',
+      format('Only the last game (%s) can be deleted; delete the games after game %s first.', v_count, v_number));
+  end if;
+  if v_body is not null and v_number > v_count and v_m.status = 'completed' then
+    perform app.raise_error('series_decided',
+      format('The series is decided (%s-%s); there is no game %s.', coalesce(v_m.team1_score, 0),
+             coalesce(v_m.team2_score, 0), v_number));
+  end if;
+
+  -- The games after the change, counted game by game: the decision falls on the last one.
+  if v_body is null then
+    v_games := v_m.games - (v_number - 1);
+  else
+    v_game := jsonb_build_object('number', v_number, 'team1_score', (v_body ->> 'team1_score')::int,
+      'team2_score', (v_body ->> 'team2_score')::int,
+      'winner_id', case when (v_body ->> 'team1_score')::int > (v_body ->> 'team2_score')::int
+                        then v_m.team1_id else v_m.team2_id end,
+      'map', coalesce(v_body -> 'map', 'null'), 'reported_at', app.iso(now()));
+    v_games := case when v_number > v_count then v_m.games || jsonb_build_array(v_game)
+                    else jsonb_set(v_m.games, array[(v_number - 1)::text], v_game) end;
+  end if;
+  v_need := (v_m.best_of + 1) / 2;
+  for v_game in select g from jsonb_array_elements(v_games) g loop
+    if v_winner is not null then
+      perform app.raise_error('series_decided',
+        format('This correction decides the series at game %s; delete the games after it first.', v_w1 + v_w2));
+    end if;
+    if (v_game ->> 'winner_id')::uuid = v_m.team1_id then v_w1 := v_w1 + 1; else v_w2 := v_w2 + 1; end if;
+    if greatest(v_w1, v_w2) = v_need then
+      v_winner := case when v_w1 = v_need then v_m.team1_id else v_m.team2_id end;
+    end if;
+  end loop;
+
+  perform app.webhook_record(json_build_array(json_build_object('account_id', v_m.account_id,
+    'tournament_id', v_t.id, 'type', 'match.game_reported', 'kind', 'match.game', 'subject_id', v_m.id)));
+  v_m := app.decide_match(app.stage_of(v_t, v_m.stage), v_m, v_winner,
+    case when v_games <> '[]' then v_w1 end, case when v_games <> '[]' then v_w2 end, null, v_games, false);
+  return (select d.doc from app.match_documents d where d.id = v_m.id);
+end
+$$;
+comment on function app.change_game(jsonb) is
+  'PUT or DELETE a game of a series: the match''s score is the games won, decided at ceil(best_of / 2).';
 
 -- GET the results: every started stage's matches (by stage, bracket, group, round, position)
 -- and the standings. One stage: that stage's standings, which each format computes in its own
@@ -314,7 +496,10 @@ comment on function app.tournament_results(jsonb) is
 grant select, insert, update on app.matches to tournament_api_owner;
 grant select on app.match_documents to tournament_api_owner;
 grant execute on function app.stage_decided(app.tournaments) to tournament_api_owner;
+grant execute on function app.decide_match(app.tournaments, app.matches, uuid, int, int, text, jsonb, boolean) to tournament_api_owner;
+grant execute on function app.check_reportable(app.tournaments, app.matches) to tournament_api_owner;
 grant execute on function app.report_match(jsonb) to tournament_api_owner;
+grant execute on function app.change_game(jsonb) to tournament_api_owner;
 grant execute on function app.tournament_results(jsonb) to tournament_api_owner;
 grant update (scheduled_at, forfeit) on app.matches to tournament_api_owner;
 grant execute on function app.match_seeds() to tournament_api_owner;

@@ -10,6 +10,25 @@
 -- ============================================================================
 -- functions
 -- ============================================================================
+-- Whether a JSON value is a series length: an odd integer from 1 to 9.
+create function app.is_best_of(p_value jsonb) returns boolean
+language sql immutable
+set search_path = ''
+as $$
+  select case when app.is_int(p_value, 1, 9) then (p_value::text)::int % 2 = 1 else false end
+$$;
+
+-- The series length of a stage's matches (p_t as app.stage_of gives it): final_best_of for the
+-- final of single elimination and the grand final (and its reset) of double elimination,
+-- best_of for every other match.
+create function app.series_length(p_t app.tournaments, p_final boolean) returns smallint
+language sql immutable
+set search_path = ''
+as $$
+  select coalesce(case when p_final then (p_t.format_options ->> 'final_best_of')::smallint end,
+                  (p_t.format_options ->> 'best_of')::smallint, 1::smallint)
+$$;
+
 -- The format's options, checked strictly and completed with their defaults; a 400 naming the
 -- field (format_options.<name>) otherwise.
 create function app.format_options(p_format text, p_options jsonb) returns jsonb
@@ -29,10 +48,10 @@ begin
     perform app.raise_invalid('format_options', 'must be an object');
   end if;
   v_known := case p_format
-    when 'single_elimination' then array['third_place_match']
-    when 'double_elimination' then array['grand_final']
-    when 'round_robin' then array['groups', 'points']
-    when 'swiss' then array['rounds'] end;
+    when 'single_elimination' then array['third_place_match', 'best_of', 'final_best_of']
+    when 'double_elimination' then array['grand_final', 'best_of', 'final_best_of']
+    when 'round_robin' then array['groups', 'points', 'best_of']
+    when 'swiss' then array['rounds', 'best_of'] end;
   select k into v_unknown from jsonb_object_keys(v_options) k where k <> all (v_known) order by k limit 1;
   if v_unknown is not null then
     perform app.raise_invalid('format_options.' || v_unknown, format('is not an option of %s', p_format));
@@ -77,6 +96,19 @@ begin
         perform app.raise_invalid('format_options.rounds', 'must be an integer from 1 to 1023, or null for ceil(log2 N)');
       end if;
   end case;
+
+  -- Series (contract section 13): every match a best of best_of games; the elimination
+  -- formats' final (single elimination) or grand final and its reset a best of final_best_of.
+  v_out := v_out || jsonb_build_object('best_of', coalesce(v_options -> 'best_of', '1'));
+  if not app.is_best_of(v_out -> 'best_of') then
+    perform app.raise_invalid('format_options.best_of', 'must be an odd integer from 1 to 9');
+  end if;
+  if p_format in ('single_elimination', 'double_elimination') then
+    v_out := v_out || jsonb_build_object('final_best_of', coalesce(v_options -> 'final_best_of', v_out -> 'best_of'));
+    if not app.is_best_of(v_out -> 'final_best_of') then
+      perform app.raise_invalid('format_options.final_best_of', 'must be an odd integer from 1 to 9');
+    end if;
+  end if;
   return v_out;
 end
 $$;
@@ -116,7 +148,8 @@ comment on function app.generate_bracket(app.tournaments) is
   'Makes a stage''s matches for its format from its entries; does nothing if they exist.';
 
 -- Places a decided match's winner and loser in the matches they go to, and sets those
--- matches ready or pending. Works for corrections too: the slots are overwritten.
+-- matches ready or pending. Works for corrections too: the slots are overwritten; a match
+-- whose decision was undone (no winner: a series under way again) empties them.
 -- A match's winner goes to next_match_id in slot next_slot (1 = team1, 2 = team2) and its loser
 -- to loser_next_match_id in loser_next_slot. A match without next_slot (single elimination's
 -- winners bracket) sends the winner of position p to slot 2 - p % 2.
@@ -125,7 +158,8 @@ language plpgsql volatile
 set search_path = ''
 as $$
 declare
-  v_loser uuid := case when p_m.winner_id = p_m.team1_id then p_m.team2_id else p_m.team1_id end;
+  v_loser uuid := case when p_m.winner_id = p_m.team1_id then p_m.team2_id
+                       when p_m.winner_id = p_m.team2_id then p_m.team1_id end;
 begin
   if p_m.next_match_id is not null then
     update app.matches m
@@ -196,6 +230,8 @@ comment on function app.stage_standings(app.tournaments) is 'A stage''s standing
 -- grants
 -- ============================================================================
 grant execute on function app.formats() to tournament_api_owner;
+grant execute on function app.is_best_of(jsonb) to tournament_api_owner;
+grant execute on function app.series_length(app.tournaments, boolean) to tournament_api_owner;
 grant execute on function app.format_options(text, jsonb) to tournament_api_owner;
 grant execute on function app.generate_bracket(app.tournaments) to tournament_api_owner;
 grant execute on function app.advance(app.matches) to tournament_api_owner;

@@ -52,7 +52,7 @@ begin
   -- One insert: every match gets its id up front (slots is materialized once) so that
   -- next_match_id can be filled in; round-1 byes put their team straight into round 2.
   insert into app.matches (id, tournament_id, account_id, stage, round, position, team1_id, team2_id,
-                           status, winner_id, next_match_id)
+                           status, winner_id, next_match_id, best_of)
   with seeds as (
     select e.seed, e.team_id
       from app.stage_entries e where e.tournament_id = p_t.id and e.stage = p_t.stage
@@ -84,7 +84,7 @@ begin
          case when t.round = 1 and t.bye_winner is not null then 'bye'
               when t.team1_id is not null and t.team2_id is not null then 'ready'
               else 'pending' end,
-         t.bye_winner, nxt.id
+         t.bye_winner, nxt.id, app.series_length(p_t, t.round = v_rounds)
     from teams t
     left join slots nxt on nxt.round = t.round + 1 and nxt.position = (t.position + 1) / 2
    order by t.round, t.position;
@@ -109,8 +109,9 @@ begin
      or (select count(*) from app.stage_entries e where e.tournament_id = p_t.id and e.stage = p_t.stage) < 4 then
     return;
   end if;
-  insert into app.matches (id, tournament_id, account_id, stage, bracket, round, position, status)
-  values (v_id, p_t.id, p_t.account_id, p_t.stage, 'third_place', v_final.round, 1, 'pending');
+  insert into app.matches (id, tournament_id, account_id, stage, bracket, round, position, status, best_of)
+  values (v_id, p_t.id, p_t.account_id, p_t.stage, 'third_place', v_final.round, 1, 'pending',
+          app.series_length(p_t, false));
   update app.matches m set loser_next_match_id = v_id, loser_next_slot = (2 - m.position % 2)::smallint
    where m.tournament_id = p_t.id and m.stage = p_t.stage and m.next_match_id = v_final.id;
 end

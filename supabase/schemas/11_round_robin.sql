@@ -26,7 +26,8 @@ begin
              v_groups, 2 * v_groups, v_n));
   end if;
 
-  insert into app.matches (tournament_id, account_id, stage, group_no, round, position, team1_id, team2_id, status)
+  insert into app.matches (tournament_id, account_id, stage, group_no, round, position, team1_id, team2_id, status,
+                           best_of)
   with members as (
     select e.team_id, e.seed,
            case when ((e.seed - 1) / v_groups) % 2 = 0 then (e.seed - 1) % v_groups + 1
@@ -49,7 +50,7 @@ begin
          row_number() over (partition by p.grp, p.r order by p.i),
          case when ta.seed < tb.seed then ta.team_id else tb.team_id end,
          case when ta.seed < tb.seed then tb.team_id else ta.team_id end,
-         'ready'
+         'ready', app.series_length(p_t, false)
     from pairs p
     join ranked ta on ta.grp = p.grp and ta.k = p.a
     join ranked tb on tb.grp = p.grp and tb.k = p.b

@@ -196,10 +196,11 @@ begin
 
   v_ids := array(select gen_random_uuid() from generate_series(1, v_total));
   insert into app.matches (id, tournament_id, account_id, stage, bracket, round, position, team1_id, team2_id,
-                           status, winner_id, next_match_id, next_slot, loser_next_match_id, loser_next_slot)
+                           status, winner_id, next_match_id, next_slot, loser_next_match_id, loser_next_slot,
+                           best_of)
   select u.id, p_t.id, p_t.account_id, p_t.stage, u.bracket, u.round, u.position, u.team1_id, u.team2_id,
          u.status::app.match_status, u.winner_id, v_ids[u.next], u.next_slot::smallint,
-         v_ids[u.loser_next], u.loser_next_slot::smallint
+         v_ids[u.loser_next], u.loser_next_slot::smallint, app.series_length(p_t, u.bracket = 'grand_final')
     -- unnest walks the arrays once (subscripting an array with nulls or text walks it from the start)
     from unnest(v_ids, v_bracket, v_round, v_pos, v_t1, v_t2, v_status, v_winner, v_next, v_nslot, v_lnext, v_lslot)
          as u(id, bracket, round, position, team1_id, team2_id, status, winner_id, next, next_slot, loser_next,
@@ -211,9 +212,10 @@ comment on function app.generate_double_elimination(app.tournaments) is
 
 -- After every result and correction (after app.advance):
 -- - a team that lands in a losers-bracket bye passes through it to the match after (409
---   match_locked when that match is completed: the correction would change a team there);
+--   match_locked when that match is completed, or has games and the team there changes);
 -- - the grand final decides whether its reset is played: ready with the same teams when the
---   losers champion (team2) won, else a 'bye' without teams, so it never blocks completion.
+--   losers champion (team2) won, else a 'bye' without teams, so it never blocks completion;
+--   pending without teams while the grand final is undecided again (a series under way).
 --   A correction of the grand final redoes this (the reset being completed locks it, through
 --   next_match_id).
 create function app.double_elimination_after_report(p_t app.tournaments, p_m app.matches) returns void
@@ -227,7 +229,10 @@ begin
     select * from app.matches m
      where m.id in (p_m.next_match_id, p_m.loser_next_match_id) and m.bracket = 'losers' and m.status = 'bye'
   loop
-    if exists (select from app.matches n where n.id = v_bye.next_match_id and n.status = 'completed') then
+    if exists (select from app.matches n
+                where n.id = v_bye.next_match_id
+                  and (n.status = 'completed'
+                       or (n.games <> '[]' and coalesce(v_bye.team1_id, v_bye.team2_id) is distinct from v_bye.winner_id))) then
       perform app.raise_error('match_locked',
         'A match this one feeds (through a bye) is completed; its result can no longer change.');
     end if;
@@ -241,7 +246,8 @@ begin
     update app.matches m
        set team1_id = case when p_m.winner_id = p_m.team2_id then p_m.team1_id end,
            team2_id = case when p_m.winner_id = p_m.team2_id then p_m.team2_id end,
-           status = case when p_m.winner_id = p_m.team2_id then 'ready' else 'bye' end::app.match_status,
+           status = case when p_m.winner_id is null then 'pending'
+                         when p_m.winner_id = p_m.team2_id then 'ready' else 'bye' end::app.match_status,
            winner_id = null, team1_score = null, team2_score = null, forfeit = null, completed_at = null
      where m.id = p_m.next_match_id;
   end if;

@@ -309,10 +309,11 @@ create function app.swiss_draw(p_t app.tournaments, p_round int) returns void
 language sql volatile
 set search_path = ''
 as $$
-  insert into app.matches (tournament_id, account_id, stage, round, position, team1_id, team2_id, winner_id, status)
+  insert into app.matches (tournament_id, account_id, stage, round, position, team1_id, team2_id, winner_id, status,
+                           best_of)
   select p_t.id, p_t.account_id, p_t.stage, p_round, p.draw_position, p.draw_team1, p.draw_team2,
          case when p.draw_team2 is null then p.draw_team1 end,
-         case when p.draw_team2 is null then 'bye' else 'ready' end
+         case when p.draw_team2 is null then 'bye' else 'ready' end, app.series_length(p_t, false)
     from app.swiss_pairings(p_t, p_round) p
    order by p.draw_position
 $$;

@@ -45,7 +45,12 @@ begin
   if exists (select from app.matches m
               where m.tournament_id = p_t.id and m.stage = p_t.stage and m.round = p_m.round
                 and m.status in ('pending', 'ready')) then
-    return; -- the round goes on
+    -- The round goes on. If it was decided and a game's correction or deletion has undone a
+    -- decision, the next round (drawn, with no result and no game: app.swiss_correction_lock)
+    -- waits for its teams again, its matches kept in place for the draw.
+    update app.matches m set team1_id = null, team2_id = null, winner_id = null, status = 'pending'
+     where m.tournament_id = p_t.id and m.stage = p_t.stage and m.round = v_next and m.status <> 'pending';
+    return;
   end if;
   if exists (select from app.matches m where m.tournament_id = p_t.id and m.stage = p_t.stage and m.round = v_next) then
     -- Redrawn in place: a round always has the same positions (the bye last), so each keeps
@@ -65,15 +70,15 @@ $$;
 comment on function app.swiss_after_report(app.tournaments, app.matches) is
   'Swiss: draws the next round when a round is decided; redraws it when a correction changes its draw.';
 
--- A round's results are final once a later round has a result.
+-- A round's results are final once a later round has a result (or a game).
 create function app.swiss_correction_lock(p_t app.tournaments, p_m app.matches) returns text
 language sql stable
 set search_path = ''
 as $$
-  select 'The next round has a result; this round''s results can no longer change.'
+  select 'The next round has a result or games; this round''s results can no longer change.'
    where exists (select from app.matches m
                   where m.tournament_id = p_t.id and m.stage = p_t.stage and m.round > p_m.round
-                    and m.status = 'completed')
+                    and (m.status = 'completed' or m.games <> '[]'))
 $$;
 comment on function app.swiss_correction_lock(app.tournaments, app.matches) is
   'Swiss: null while a decided match may be corrected (no later round has a result), else the 409 message.';

@@ -124,15 +124,18 @@ begin
          select json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
                   'type', 'match.ready', 'kind', 'match.ready', 'subject_id', n.id) as e
           where n.status = 'ready'
-            and (o.status <> 'ready' or (n.team1_id, n.team2_id) is distinct from (o.team1_id, o.team2_id))
+            and (o.status not in ('ready', 'completed') or (n.team1_id, n.team2_id) is distinct from (o.team1_id, o.team2_id))
          union all
+         -- A result, or a change of one (a series' decision undone by a game included).
          select json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
                   'type', case when o.status = 'completed' then 'match.corrected' else 'match.completed' end,
                   'kind', 'match.result', 'subject_id', n.id)
-          where n.status = 'completed' and n.team1_id is not null and n.team2_id is not null
-            and (o.status = 'ready'
-                 or (o.status = 'completed' and (n.winner_id, n.team1_score, n.team2_score, n.forfeit)
-                     is distinct from (o.winner_id, o.team1_score, o.team2_score, o.forfeit)))
+          where n.team1_id is not null and n.team2_id is not null
+            and ((n.status = 'completed' and o.status = 'ready')
+                 or (o.status = 'completed' and n.status = 'ready')
+                 or (n.status = 'completed' and o.status = 'completed'
+                     and (n.winner_id, n.team1_score, n.team2_score, n.forfeit)
+                         is distinct from (o.winner_id, o.team1_score, o.team2_score, o.forfeit)))
          union all
          select json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
                   'type', 'match.scheduled', 'kind', 'match.scheduled', 'subject_id', n.id)

@@ -32,6 +32,8 @@ begin
     when 'registrations.delete'  then scope := 'write:registrations';  writes := true;  if p_run then result := app.delete_registration(p_args); end if;
     when 'results.get'           then scope := 'read:results';         writes := false; if p_run then result := app.tournament_results(p_args); end if;
     when 'matches.report'        then scope := 'write:results';        writes := true;  if p_run then result := app.report_match(p_args); end if;
+    when 'games.put'             then scope := 'write:results';        writes := true;  if p_run then result := app.change_game(p_args); end if;
+    when 'games.delete'          then scope := 'write:results';        writes := true;  if p_run then result := app.change_game(p_args - 'body'); end if;
     when 'stages.list'           then scope := 'read:results';         writes := false; if p_run then result := app.list_stages(p_args); end if;
     when 'stages.get'            then scope := 'read:results';         writes := false; if p_run then result := app.get_stage(p_args); end if;
     when 'stages.update'         then scope := 'write:tournaments';    writes := true;  if p_run then result := app.update_stage(p_args); end if;

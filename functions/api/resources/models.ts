@@ -84,10 +84,25 @@ export const Registration = z.object({
   teams: TeamSummary,
 }).meta({ example: RegistrationExample });
 
+export const Game = z.object({
+  number: z.int().meta({ description: "1..best_of." }),
+  team1_score: z.int(),
+  team2_score: z.int(),
+  winner_id: z.guid().meta({ description: "The team with the higher score." }),
+  map: z.string().nullable().meta({ description: "The map (or game mode, stage, …) played; null unless sent." }),
+  reported_at: z.iso.datetime().meta({ description: "UTC; when the game was last put." }),
+});
+
 export const MatchExample = {
   id: EXAMPLE_IDS.match, stage: 1, round: 1, position: 1, team1_id: EXAMPLE_IDS.team1, team2_id: EXAMPLE_IDS.team2,
   bracket: "winners", group: null, team1_seed: 1, team2_seed: 16, team1_score: 2, team2_score: 1, winner_id: EXAMPLE_IDS.team1,
-  status: "completed", forfeit: null, next_match_id: EXAMPLE_IDS.nextMatch, loser_next_match_id: null,
+  status: "completed", forfeit: null, best_of: 3,
+  games: [
+    { number: 1, team1_score: 13, team2_score: 9, winner_id: EXAMPLE_IDS.team1, map: "Mirage", reported_at: "2027-03-01T18:40:00.000Z" },
+    { number: 2, team1_score: 11, team2_score: 13, winner_id: EXAMPLE_IDS.team2, map: "Inferno", reported_at: "2027-03-01T19:25:00.000Z" },
+    { number: 3, team1_score: 13, team2_score: 7, winner_id: EXAMPLE_IDS.team1, map: "Nuke", reported_at: "2027-03-01T20:05:00.000Z" },
+  ],
+  next_match_id: EXAMPLE_IDS.nextMatch, loser_next_match_id: null,
   scheduled_at: "2027-03-01T18:00:00.000Z", completed_at: "2027-03-01T18:10:00.000Z",
 };
 
@@ -103,13 +118,15 @@ export const Match = z.object({
   team2_id: z.guid().nullable().meta({ description: "Null while unknown or for a bye." }),
   team1_seed: z.int().nullable().meta({ description: "team1's seed in the bracket (1..N); null when there is no team1." }),
   team2_seed: z.int().nullable().meta({ description: "team2's seed in the bracket (1..N); null when there is no team2." }),
-  team1_score: z.int().nullable().meta({ description: "Null until reported, and for a forfeit." }),
-  team2_score: z.int().nullable().meta({ description: "Null until reported, and for a forfeit." }),
+  team1_score: z.int().nullable().meta({ description: "Null until reported, and for a forfeit. With games reported: the games team1 has won (so far, while the series is under way)." }),
+  team2_score: z.int().nullable().meta({ description: "Null until reported, and for a forfeit. With games reported: the games team2 has won." }),
   winner_id: z.guid().nullable().meta({ description: "For a bye, the team that advances." }),
   status: z.enum(["pending", "ready", "completed", "bye"]).meta({
     description: "`pending` waits for teams, `ready` can be reported, `completed` has a result, `bye` has one team that advances.",
   }),
   forfeit: z.enum(["team1", "team2"]).nullable().meta({ description: "The team that forfeited this completed match (the other won); null otherwise." }),
+  best_of: z.int().meta({ description: "The series length (odd, 1–9): the match is decided when a side wins ceil(best_of / 2) games. From the stage's `format_options` (`final_best_of` for the final or grand final); `PATCH` may change it until the match has a game or a result." }),
+  games: z.array(Game).meta({ description: "The games reported (`PUT .../games/{number}`), in number order; empty until one is. A result sent directly replaces them; a forfeit keeps them." }),
   next_match_id: z.guid().nullable().meta({ description: "The match the winner goes to; null for the final and in round robin." }),
   loser_next_match_id: z.guid().nullable().meta({ description: "The match the loser goes to (the semi-finals' third-place match); null otherwise." }),
   scheduled_at: z.iso.datetime().nullable().meta({ description: "UTC; when the match is planned, null unless set." }),

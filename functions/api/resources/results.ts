@@ -1,18 +1,21 @@
 import { z } from "zod";
 import type { Route } from "../route.ts";
 import { MAX_STAGES } from "../contract.ts";
-import { dateTime, queryInt, uuid } from "../validation.ts";
+import { bestOf, dateTime, queryInt, text, uuid } from "../validation.ts";
 import { Match, Results, Stage, StageDetail } from "./models.ts";
 
 const score = z.int().min(0).max(1_000_000);
 
 export const ReportMatch = z.strictObject({
-  team1_score: score.optional(),
+  team1_score: score.optional()
+    .meta({ description: "With team2_score, the result; on a best-of-n match (n > 1), the series score: the winner has exactly ceil(n / 2). Replaces the games reported." }),
   team2_score: score.optional(),
   forfeit: z.enum(["team1", "team2"]).optional()
     .meta({ description: "The team that forfeits: the match completes with the other team winning and no scores. Not with scores." }),
   scheduled_at: dateTime().nullable().optional()
     .meta({ description: "When the match is planned (with an offset), or null; on any match of an ongoing tournament." }),
+  best_of: bestOf().optional()
+    .meta({ description: "The match's series length (odd, 1–9), until it has a game or a result (409 `match_locked` after). With a result in the same body, the result is checked against it." }),
 }).superRefine((b, ctx) => {
   const scores = (b.team1_score !== undefined) || (b.team2_score !== undefined);
   if (b.forfeit !== undefined && scores) {
@@ -22,8 +25,19 @@ export const ReportMatch = z.strictObject({
       message: "both scores are needed" });
   } else if (scores && b.team1_score === b.team2_score) {
     ctx.addIssue({ code: "custom", path: ["team2_score"], message: "scores cannot be equal: a match needs a winner" });
-  } else if (!scores && b.forfeit === undefined && b.scheduled_at === undefined) {
-    ctx.addIssue({ code: "custom", path: [], message: "send a result (both scores, or forfeit) and/or scheduled_at" });
+  } else if (!scores && b.forfeit === undefined && b.scheduled_at === undefined && b.best_of === undefined) {
+    ctx.addIssue({ code: "custom", path: [], message: "send a result (both scores, or forfeit), best_of and/or scheduled_at" });
+  }
+});
+
+/** PUT a game of a match's series. */
+export const PutGame = z.strictObject({
+  team1_score: score.meta({ description: "team1's score in this game (rounds, points, kills: the game's own)." }),
+  team2_score: score.meta({ description: "Not equal to team1_score: a game has a winner." }),
+  map: text(100).nullable().optional().meta({ description: "The map (or mode) played; at most 100 characters." }),
+}).superRefine((b, ctx) => {
+  if (b.team1_score === b.team2_score) {
+    ctx.addIssue({ code: "custom", path: ["team2_score"], message: "scores cannot be equal: a game needs a winner" });
   }
 });
 
@@ -76,4 +90,19 @@ export const resultRoutes: Route[] = [
     summary: "Report, correct or forfeit a match, or schedule it",
     description: "A result is both scores (no draws) or a `forfeit` naming the team that forfeits (no scores; the other team wins); on a `ready` or `completed` match of an `ongoing` tournament. The winner advances. A completed match (score or forfeit) may be corrected while the match it feeds is not completed. A match waiting for a team, or a bye, is 409 `match_not_ready`; a match whose next match is completed, a swiss match once a later round has a result, or a match of a tournament that is not ongoing, is 409 `match_locked`. A swiss correction that changes the next round's draw (drawn, no result yet) redraws it. `scheduled_at` (alone or with a result) may be set on any match while the tournament is ongoing.",
     bodyExample: { team1_score: 2, team2_score: 1 } },
+  { method: "PUT", path: "/tournaments/{tournament_id}/matches/{match_id}/games/{number}", scope: "write:results",
+    op: "games.put", body: PutGame, response: Match, conflicts: ["match_not_ready", "match_locked", "series_decided"],
+    summary: "Report or correct a game of a series",
+    description: [
+      "Reports game `number` of a best-of match (the next one, `1..best_of`, no gaps: 400 otherwise), or corrects a game already reported. The match's `team1_score`/`team2_score` become the games each side has won.",
+      "- When a side reaches ceil(best_of / 2) wins, the match completes and its winner advances, as a result sent directly would; a game past a decided series is 409 `series_decided`.",
+      "- A correction that changes or undoes the decision follows the correction rules (409 `match_locked` when a match it feeds has a result or games; an undone decision takes the winner back out of the next match).",
+      "- On a `ready` or `completed` match of the stage being played (409 `match_not_ready` / `match_locked` as for a result); a match decided by forfeit keeps its games as they are (409 `series_decided`).",
+      "Answers the match with its `games`. Webhook `match.game_reported`, then `match.completed` when the game decides the match.",
+    ].join("\n"),
+    bodyExample: { team1_score: 13, team2_score: 9, map: "Mirage" } },
+  { method: "DELETE", path: "/tournaments/{tournament_id}/matches/{match_id}/games/{number}", scope: "write:results",
+    op: "games.delete", response: Match, conflicts: ["match_not_ready", "match_locked", "series_decided"],
+    summary: "Delete the last game of a series",
+    description: "Removes the last game reported (an earlier one is 409 `match_locked`: delete the games after it first; a game not reported is 404), under the same rules as a correction: a decision it undoes takes the winner back out of the next match. Answers the match." },
 ];

@@ -1,20 +1,30 @@
 import { z } from "zod";
 import { FORMATS, MAX_STAGES, PAGE_SIZE } from "../contract.ts";
-import { dateTime, money, queryInt, text, trimmedText, uuid } from "../validation.ts";
+import { bestOf, dateTime, money, queryInt, text, trimmedText, uuid } from "../validation.ts";
 import type { Route } from "../route.ts";
 import { DeleteResult, EXAMPLE_IDS, Tournament } from "./models.ts";
 
 export const TournamentStatus = z.enum(["registration", "ongoing", "completed"]);
 
+/** Every format's series options (contract section 13); the elimination formats' final has its own. */
+function series(final: boolean) {
+  const bestOfField = { best_of: bestOf().optional().meta({ description: "Every match is a best of this many games (odd, 1–9). Default 1." }) };
+  return final
+    ? { ...bestOfField, final_best_of: bestOf().optional().meta({ description: "The final (single elimination) or the grand final and its reset (double elimination): a best of this many. Default `best_of`. A third-place match takes `best_of`." }) }
+    : bestOfField;
+}
+
 /** Each format's options: every field optional, defaults filled in by SQL (app.format_options). */
 export const FormatOptions = {
   single_elimination: z.strictObject({
     third_place_match: z.boolean().optional().meta({ description: "The semi-final losers play for 3rd. Default false." }),
+    ...series(true),
   }),
   double_elimination: z.strictObject({
     grand_final: z.enum(["single", "reset"]).optional().meta({
       description: "`reset` (the default): if the losers-bracket champion wins the grand final, a deciding second match is played; `single`: the grand final decides alone.",
     }),
+    ...series(true),
   }),
   round_robin: z.strictObject({
     groups: z.int().min(1).max(512).optional().meta({ description: "Groups, dealt by seed in snake order. Default 1." }),
@@ -22,10 +32,12 @@ export const FormatOptions = {
       win: z.int().min(-1000).max(1000).optional().meta({ description: "Default 3." }),
       loss: z.int().min(-1000).max(1000).optional().meta({ description: "Default 0." }),
     }).optional(),
+    ...series(false),
   }),
   swiss: z.strictObject({
     rounds: z.int().min(1).max(1023).nullable().optional()
       .meta({ description: "Rounds to play; null (the default) for ceil(log2 N). Starting with more than N − 1 rounds is 409 `invalid_status_transition`." }),
+    ...series(false),
   }),
 } satisfies Record<(typeof FORMATS)[number], z.ZodType>;
 
@@ -57,7 +69,7 @@ const fields = {
   format: z.enum(FORMATS).meta({ description: "Default `single_elimination`. `format_options` go with it." }),
   format_options: z.record(z.string(), z.unknown()).meta({
     anyOf: formatOptionsSchemas,
-    description: "The format's options (checked strictly against the format; defaults filled in): single_elimination `{third_place_match: bool = false}`; double_elimination `{grand_final: \"single\" | \"reset\" = \"reset\"}`; round_robin `{groups: int 1–512 = 1, points: {win: int = 3, loss: int = 0}}`; swiss `{rounds: int 1–1023 | null = null (ceil(log2 N))}`. Locked once ongoing; a PATCH that changes `format` without options resets them to the new format's defaults.",
+    description: "The format's options (checked strictly against the format; defaults filled in): single_elimination `{third_place_match: bool = false}`; double_elimination `{grand_final: \"single\" | \"reset\" = \"reset\"}`; round_robin `{groups: int 1–512 = 1, points: {win: int = 3, loss: int = 0}}`; swiss `{rounds: int 1–1023 | null = null (ceil(log2 N))}`; every format `best_of` (odd 1–9 = 1) and the elimination formats `final_best_of` (= best_of) for the final or grand final. Locked once ongoing; a PATCH that changes `format` without options resets them to the new format's defaults.",
   }),
   team_size: z.int().min(1).max(100).meta({ description: "Players per team." }),
   max_teams: z.int().min(2).max(1024),
