@@ -144,6 +144,9 @@ create policy "Matches are visible to their account" on app.matches
 create policy "Matches are created in the bound account" on app.matches
   for insert to tournament_api_owner with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
+create policy "Matches are deleted by their account" on app.matches
+  for delete to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
+
 create policy "Matches are updated by their account" on app.matches
   for update to tournament_api_owner
   using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)))
@@ -196,9 +199,11 @@ begin
   if p_direct or v_changes then
     if exists (select from app.matches n where n.id in (p_m.next_match_id, p_m.loser_next_match_id)
                                          and (n.status = 'completed' or (v_changes and n.games <> '[]'))) then
-      perform app.raise_error('match_locked', case when v_changes and p_winner is null
-        then 'A match this one feeds has a result or games; this match''s decision can no longer be undone.'
-        else 'A match this one feeds is completed; its result can no longer change.' end);
+      perform app.raise_error('match_locked', case
+        when exists (select from app.matches n where n.id in (p_m.next_match_id, p_m.loser_next_match_id)
+                                               and n.status = 'completed')
+          then 'A match this one feeds is completed; its result can no longer change.'
+        else 'A match this one feeds has games reported (played by the team this match sent on); who won here can no longer change.' end);
     end if;
     v_lock := app.correction_lock(p_t, p_m);
     if v_lock is not null then
@@ -297,6 +302,15 @@ begin
   if v_forfeit is null and v_result and v_s1 = v_s2 then
     perform app.raise_invalid('team2_score', 'scores cannot be equal: a match needs a winner');
   end if;
+  -- A result on a best-of-n match (n > 1, or the best_of sent with it) is the series score:
+  -- input, checked against the match before its state.
+  v_need := (coalesce((v_body ->> 'best_of')::int, v_m.best_of) + 1) / 2;
+  if v_forfeit is null and v_result and v_need > 1
+     and (greatest(v_s1, v_s2) <> v_need or least(v_s1, v_s2) >= v_need) then
+    perform app.raise_invalid(case when v_s1 > v_s2 then 'team1_score' else 'team2_score' end,
+      format('a best of %s is the series score: the winner has exactly %s games, the loser fewer',
+             2 * v_need - 1, v_need));
+  end if;
   if v_t.status <> 'ongoing' then
     perform app.raise_error('match_locked',
       format('Matches cannot be changed while the tournament is %s.', v_t.status));
@@ -316,12 +330,6 @@ begin
 
   if v_result then
     perform app.check_reportable(v_t, v_m);
-    v_need := (v_m.best_of + 1) / 2;
-    if v_forfeit is null and v_m.best_of > 1 and (greatest(v_s1, v_s2) <> v_need or least(v_s1, v_s2) >= v_need) then
-      perform app.raise_invalid(case when v_s1 > v_s2 then 'team1_score' else 'team2_score' end,
-        format('a best of %s is the series score: the winner has exactly %s games, the loser fewer',
-               v_m.best_of, v_need));
-    end if;
     v_m := app.decide_match(app.stage_of(v_t, v_m.stage), v_m,
       case when v_forfeit = 'team1' then v_m.team2_id
            when v_forfeit = 'team2' then v_m.team1_id
@@ -493,7 +501,8 @@ comment on function app.tournament_results(jsonb) is
 -- ============================================================================
 -- grants
 -- ============================================================================
-grant select, insert, update on app.matches to tournament_api_owner;
+-- (delete: a swiss round drawn again after a decision of the round before is undone)
+grant select, insert, update, delete on app.matches to tournament_api_owner;
 grant select on app.match_documents to tournament_api_owner;
 grant execute on function app.stage_decided(app.tournaments) to tournament_api_owner;
 grant execute on function app.decide_match(app.tournaments, app.matches, uuid, int, int, text, jsonb, boolean) to tournament_api_owner;

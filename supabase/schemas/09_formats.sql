@@ -152,7 +152,8 @@ comment on function app.generate_bracket(app.tournaments) is
 -- whose decision was undone (no winner: a series under way again) empties them.
 -- A match's winner goes to next_match_id in slot next_slot (1 = team1, 2 = team2) and its loser
 -- to loser_next_match_id in loser_next_slot. A match without next_slot (single elimination's
--- winners bracket) sends the winner of position p to slot 2 - p % 2.
+-- winners bracket) sends the winner of position p to slot 2 - p % 2. A grand final's reset is
+-- double elimination's own to settle (app.double_elimination_after_report).
 create function app.advance(p_m app.matches) returns void
 language plpgsql volatile
 set search_path = ''
@@ -161,6 +162,9 @@ declare
   v_loser uuid := case when p_m.winner_id = p_m.team1_id then p_m.team2_id
                        when p_m.winner_id = p_m.team2_id then p_m.team1_id end;
 begin
+  if p_m.bracket = 'grand_final' then
+    return;
+  end if;
   if p_m.next_match_id is not null then
     update app.matches m
        set team1_id = case when coalesce(p_m.next_slot, 2 - p_m.position % 2) = 1 then p_m.winner_id else m.team1_id end,

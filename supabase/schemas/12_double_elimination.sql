@@ -243,13 +243,17 @@ begin
   end loop;
 
   if p_m.bracket = 'grand_final' and p_m.round = 1 and p_m.next_match_id is not null then
+    -- (only when that changes it: a correction that keeps the grand final's winner leaves a
+    -- reset under way, its games and score, as it is)
     update app.matches m
-       set team1_id = case when p_m.winner_id = p_m.team2_id then p_m.team1_id end,
-           team2_id = case when p_m.winner_id = p_m.team2_id then p_m.team2_id end,
-           status = case when p_m.winner_id is null then 'pending'
-                         when p_m.winner_id = p_m.team2_id then 'ready' else 'bye' end::app.match_status,
+       set team1_id = r.team1_id, team2_id = r.team2_id, status = r.status,
            winner_id = null, team1_score = null, team2_score = null, forfeit = null, completed_at = null
-     where m.id = p_m.next_match_id;
+      from (select case when p_m.winner_id = p_m.team2_id then p_m.team1_id end as team1_id,
+                   case when p_m.winner_id = p_m.team2_id then p_m.team2_id end as team2_id,
+                   case when p_m.winner_id is null then 'pending'
+                        when p_m.winner_id = p_m.team2_id then 'ready' else 'bye' end::app.match_status as status) r
+     where m.id = p_m.next_match_id
+       and (m.team1_id, m.team2_id, m.status) is distinct from (r.team1_id, r.team2_id, r.status);
   end if;
 end
 $$;

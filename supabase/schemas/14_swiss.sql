@@ -47,9 +47,9 @@ begin
                 and m.status in ('pending', 'ready')) then
     -- The round goes on. If it was decided and a game's correction or deletion has undone a
     -- decision, the next round (drawn, with no result and no game: app.swiss_correction_lock)
-    -- waits for its teams again, its matches kept in place for the draw.
-    update app.matches m set team1_id = null, team2_id = null, winner_id = null, status = 'pending'
-     where m.tournament_id = p_t.id and m.stage = p_t.stage and m.round = v_next and m.status <> 'pending';
+    -- goes again: only the current round's matches exist (contract section 10); it is drawn
+    -- anew when the round is decided again.
+    delete from app.matches m where m.tournament_id = p_t.id and m.stage = p_t.stage and m.round = v_next;
     return;
   end if;
   if exists (select from app.matches m where m.tournament_id = p_t.id and m.stage = p_t.stage and m.round = v_next) then

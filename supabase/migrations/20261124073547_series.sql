@@ -8,7 +8,8 @@
 -- - Operations games.put and games.delete (app.change_game); app.decide_match is the one way a
 --   match's result is set or undone (app.report_match and app.change_game call it), and
 --   app.advance empties the slots of a match whose decision was undone; double elimination's
---   reset and swiss's next round wait again when that happens.
+--   reset waits again, and swiss's next round goes (drawn again when the round is decided again:
+--   tournament_api_owner may delete matches now).
 -- - Webhooks: match.game_reported (recorded by app.change_game); a decision undone is
 --   match.corrected, not match.ready.
 -- - Existing tournaments' options are completed with the new defaults (best_of 1), with the
@@ -66,6 +67,9 @@ declare
   v_loser uuid := case when p_m.winner_id = p_m.team1_id then p_m.team2_id
                        when p_m.winner_id = p_m.team2_id then p_m.team1_id end;
 begin
+  if p_m.bracket = 'grand_final' then
+    return;
+  end if;
   if p_m.next_match_id is not null then
     update app.matches m
        set team1_id = case when coalesce(p_m.next_slot, 2 - p_m.position % 2) = 1 then p_m.winner_id else m.team1_id end,
@@ -231,9 +235,11 @@ begin
   if p_direct or v_changes then
     if exists (select from app.matches n where n.id in (p_m.next_match_id, p_m.loser_next_match_id)
                                          and (n.status = 'completed' or (v_changes and n.games <> '[]'))) then
-      perform app.raise_error('match_locked', case when v_changes and p_winner is null
-        then 'A match this one feeds has a result or games; this match''s decision can no longer be undone.'
-        else 'A match this one feeds is completed; its result can no longer change.' end);
+      perform app.raise_error('match_locked', case
+        when exists (select from app.matches n where n.id in (p_m.next_match_id, p_m.loser_next_match_id)
+                                               and n.status = 'completed')
+          then 'A match this one feeds is completed; its result can no longer change.'
+        else 'A match this one feeds has games reported (played by the team this match sent on); who won here can no longer change.' end);
     end if;
     v_lock := app.correction_lock(p_t, p_m);
     if v_lock is not null then
@@ -287,13 +293,17 @@ begin
   end loop;
 
   if p_m.bracket = 'grand_final' and p_m.round = 1 and p_m.next_match_id is not null then
+    -- (only when that changes it: a correction that keeps the grand final's winner leaves a
+    -- reset under way, its games and score, as it is)
     update app.matches m
-       set team1_id = case when p_m.winner_id = p_m.team2_id then p_m.team1_id end,
-           team2_id = case when p_m.winner_id = p_m.team2_id then p_m.team2_id end,
-           status = case when p_m.winner_id is null then 'pending'
-                         when p_m.winner_id = p_m.team2_id then 'ready' else 'bye' end::app.match_status,
+       set team1_id = r.team1_id, team2_id = r.team2_id, status = r.status,
            winner_id = null, team1_score = null, team2_score = null, forfeit = null, completed_at = null
-     where m.id = p_m.next_match_id;
+      from (select case when p_m.winner_id = p_m.team2_id then p_m.team1_id end as team1_id,
+                   case when p_m.winner_id = p_m.team2_id then p_m.team2_id end as team2_id,
+                   case when p_m.winner_id is null then 'pending'
+                        when p_m.winner_id = p_m.team2_id then 'ready' else 'bye' end::app.match_status as status) r
+     where m.id = p_m.next_match_id
+       and (m.team1_id, m.team2_id, m.status) is distinct from (r.team1_id, r.team2_id, r.status);
   end if;
 end
 $function$;
@@ -750,6 +760,15 @@ begin
   if v_forfeit is null and v_result and v_s1 = v_s2 then
     perform app.raise_invalid('team2_score', 'scores cannot be equal: a match needs a winner');
   end if;
+  -- A result on a best-of-n match (n > 1, or the best_of sent with it) is the series score:
+  -- input, checked against the match before its state.
+  v_need := (coalesce((v_body ->> 'best_of')::int, v_m.best_of) + 1) / 2;
+  if v_forfeit is null and v_result and v_need > 1
+     and (greatest(v_s1, v_s2) <> v_need or least(v_s1, v_s2) >= v_need) then
+    perform app.raise_invalid(case when v_s1 > v_s2 then 'team1_score' else 'team2_score' end,
+      format('a best of %s is the series score: the winner has exactly %s games, the loser fewer',
+             2 * v_need - 1, v_need));
+  end if;
   if v_t.status <> 'ongoing' then
     perform app.raise_error('match_locked',
       format('Matches cannot be changed while the tournament is %s.', v_t.status));
@@ -769,12 +788,6 @@ begin
 
   if v_result then
     perform app.check_reportable(v_t, v_m);
-    v_need := (v_m.best_of + 1) / 2;
-    if v_forfeit is null and v_m.best_of > 1 and (greatest(v_s1, v_s2) <> v_need or least(v_s1, v_s2) >= v_need) then
-      perform app.raise_invalid(case when v_s1 > v_s2 then 'team1_score' else 'team2_score' end,
-        format('a best of %s is the series score: the winner has exactly %s games, the loser fewer',
-               v_m.best_of, v_need));
-    end if;
     v_m := app.decide_match(app.stage_of(v_t, v_m.stage), v_m,
       case when v_forfeit = 'team1' then v_m.team2_id
            when v_forfeit = 'team2' then v_m.team1_id
@@ -818,9 +831,9 @@ begin
                 and m.status in ('pending', 'ready')) then
     -- The round goes on. If it was decided and a game's correction or deletion has undone a
     -- decision, the next round (drawn, with no result and no game: app.swiss_correction_lock)
-    -- waits for its teams again, its matches kept in place for the draw.
-    update app.matches m set team1_id = null, team2_id = null, winner_id = null, status = 'pending'
-     where m.tournament_id = p_t.id and m.stage = p_t.stage and m.round = v_next and m.status <> 'pending';
+    -- goes again: only the current round's matches exist (contract section 10); it is drawn
+    -- anew when the round is decided again.
+    delete from app.matches m where m.tournament_id = p_t.id and m.stage = p_t.stage and m.round = v_next;
     return;
   end if;
   if exists (select from app.matches m where m.tournament_id = p_t.id and m.stage = p_t.stage and m.round = v_next) then
@@ -869,18 +882,6 @@ CREATE OR REPLACE FUNCTION app.swiss_draw (
          case when p.draw_team2 is null then 'bye' else 'ready' end, app.series_length(p_t, false)
     from app.swiss_pairings(p_t, p_round) p
    order by p.draw_position
-$function$;
-
-CREATE OR REPLACE FUNCTION app.webhook_event_types()
- RETURNS text[]
- LANGUAGE sql
- IMMUTABLE PARALLEL SAFE
- SET search_path TO ''
-AS $function$
-  select array['tournament.created', 'tournament.updated', 'tournament.started', 'tournament.completed',
-               'tournament.cancelled', 'tournament.deleted', 'registration.created', 'registration.updated',
-               'registration.withdrawn', 'match.ready', 'match.completed', 'match.corrected', 'match.scheduled',
-               'match.game_reported', 'stage.started', 'stage.completed']
 $function$;
 
 CREATE OR REPLACE FUNCTION app.webhook_change_events()
@@ -983,6 +984,19 @@ begin
 end
 $function$;
 
+CREATE OR REPLACE FUNCTION app.webhook_event_types()
+  RETURNS text[]
+  LANGUAGE sql
+  IMMUTABLE
+  PARALLEL SAFE
+  SET search_path TO ''
+  AS $function$
+  select array['tournament.created', 'tournament.updated', 'tournament.started', 'tournament.completed',
+               'tournament.cancelled', 'tournament.deleted', 'registration.created', 'registration.updated',
+               'registration.withdrawn', 'match.ready', 'match.completed', 'match.corrected', 'match.scheduled',
+               'match.game_reported', 'stage.started', 'stage.completed']
+$function$;
+
 ALTER TABLE "app"."matches"
   ADD CONSTRAINT "matches_best_of_check" CHECK (best_of between 1 and 9 and best_of % 2 = 1);
 
@@ -1036,6 +1050,12 @@ CREATE VIEW "app"."match_documents" WITH (security_invoker=true) AS  SELECT m.id
             to_char((m.scheduled_at AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'::text) AS scheduled_at,
             to_char((m.completed_at AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'::text) AS completed_at) d);
 
+CREATE POLICY "Matches are deleted by their account" ON "app"."matches"
+  FOR DELETE
+  TO "tournament_api_owner"
+  USING ((account_id = ( SELECT (NULLIF(s.v, ''::text))::uuid AS "nullif"
+   FROM ( SELECT current_setting('app.account_id'::text, true) AS current_setting) s(v))));
+
 COMMENT ON COLUMN "app"."matches"."best_of" IS 'The series length: the match is decided when a side wins ceil(best_of / 2) games.';
 
 COMMENT ON COLUMN "app"."matches"."games" IS 'The games reported, in number order: [{number, team1_score, team2_score, winner_id, map, reported_at}].';
@@ -1067,5 +1087,17 @@ GRANT EXECUTE ON FUNCTION "app"."is_best_of"(jsonb) TO "tournament_api_owner";
 REVOKE ALL ON FUNCTION "app"."series_length"(app.tournaments, boolean) FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION "app"."series_length"(app.tournaments, boolean) TO "tournament_api_owner";
+
+REVOKE ALL ON TABLE "app"."matches" FROM "tournament_api_owner";
+
+REVOKE ALL ("forfeit") ON TABLE "app"."matches" FROM "tournament_api_owner";
+
+GRANT UPDATE ("forfeit") ON TABLE "app"."matches" TO "tournament_api_owner";
+
+REVOKE ALL ("scheduled_at") ON TABLE "app"."matches" FROM "tournament_api_owner";
+
+GRANT UPDATE ("scheduled_at") ON TABLE "app"."matches" TO "tournament_api_owner";
+
+GRANT DELETE, INSERT, SELECT, UPDATE ON TABLE "app"."matches" TO "tournament_api_owner";
 
 GRANT SELECT ON TABLE "app"."match_documents" TO "tournament_api_owner";
