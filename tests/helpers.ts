@@ -112,6 +112,24 @@ export async function createTournament(t: Tenant, overrides: Record<string, unkn
   return res.body.data;
 }
 
+/**
+ * Creates a tournament with `fields` through the API, registers `teams` straight in SQL in this
+ * order (paid; registration order gives the seeds: teams[i] is seed i + 1) and starts it.
+ */
+export async function startedTournament(fields: Record<string, unknown>, teams: string[]) {
+  const t = await tenant();
+  const call = caller(t);
+  const created = await call("POST", "/tournaments", { body: tournamentBody({ max_teams: Math.max(teams.length, 2), ...fields }) });
+  expectStatus(created, 201);
+  const id: string = created.body.data.id;
+  await sql(
+    `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
+     select $1, $2, u.team_id, 'complete' from unnest($3::uuid[]) with ordinality u(team_id, i) order by u.i`,
+    [id, t.accountId, teams]);
+  expectStatus(await call("PATCH", `/tournaments/${id}`, { body: { status: "ongoing" } }), 200);
+  return { t, call, id, tournament: created.body.data };
+}
+
 /** Asserts a status, printing the body when it differs. */
 export function expectStatus(res: ApiResponse, status: number): void {
   if (res.status !== status) {

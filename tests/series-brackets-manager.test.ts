@@ -18,7 +18,7 @@ import { BracketsManager } from "brackets-manager";
 import { InMemoryDatabase } from "brackets-memory-db";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
-  caller, createTeams, expectStatus, mulberry32, sql, tenant, tournamentBody,
+  createTeams, expectStatus, mulberry32, startedTournament,
   type Call, type Match, type Standing,
 } from "./helpers.ts";
 
@@ -44,19 +44,8 @@ beforeAll(async () => {
 
 /** Our tournament: single elimination, best of three, pool registered in seed order, started. */
 async function ourTournament() {
-  const t = await tenant();
-  const call = caller(t);
-  const created = await call("POST", "/tournaments", {
-    body: tournamentBody({ max_teams: TEAMS, format: "single_elimination", format_options: { best_of: BEST_OF } }),
-  });
-  expectStatus(created, 201);
-  expect(created.body.data.format_options).toEqual({ third_place_match: false, best_of: BEST_OF, final_best_of: BEST_OF });
-  const id: string = created.body.data.id;
-  await sql(
-    `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
-     select $1, $2, u.team_id, 'complete' from unnest($3::uuid[]) with ordinality u(team_id, i) order by u.i`,
-    [id, t.accountId, pool]);
-  expectStatus(await call("PATCH", `/tournaments/${id}`, { body: { status: "ongoing" } }), 200);
+  const { call, id, tournament } = await startedTournament({ format: "single_elimination", format_options: { best_of: BEST_OF } }, pool);
+  expect(tournament.format_options).toEqual({ third_place_match: false, best_of: BEST_OF, final_best_of: BEST_OF });
   return { call, id };
 }
 

@@ -21,7 +21,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  caller, createTeams, expectError, expectStatus, mulberry32, sql, tenant, tournamentBody,
+  createTeams, expectError, expectStatus, mulberry32, startedTournament,
   type ApiResponse, type Call, type Match,
 } from "./helpers.ts";
 
@@ -54,16 +54,7 @@ interface Results {
 
 /** A tournament of `n` teams (seed i + 1 = pool[i]) with these fields, started. */
 async function started(fields: Record<string, unknown>, n: number) {
-  const t = await tenant();
-  const call = caller(t);
-  const created = await call("POST", "/tournaments", { body: tournamentBody({ max_teams: 16, ...fields }) });
-  expectStatus(created, 201);
-  const id: string = created.body.data.id;
-  await sql(
-    `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
-     select $1, $2, u.team_id, 'complete' from unnest($3::uuid[]) with ordinality u(team_id, i) order by u.i`,
-    [id, t.accountId, pool.slice(0, n)]);
-  expectStatus(await call("PATCH", `/tournaments/${id}`, { body: { status: "ongoing" } }), 200);
+  const { call, id } = await startedTournament(fields, pool.slice(0, n));
   return { call, id };
 }
 type Event = Awaited<ReturnType<typeof started>>;

@@ -6,8 +6,8 @@
 // webhook order (match.game_reported before match.completed).
 import { beforeAll, describe, expect, it } from "vitest";
 import {
-  caller, createTeams, expectError, expectStatus, sql, tenant, tournamentBody,
-  type Call, type Match, type Tenant,
+  caller, createTeams, expectError, expectStatus, sql, startedTournament, tenant, tournamentBody,
+  type Call, type Match,
 } from "./helpers.ts";
 
 let pool: string[] = [];
@@ -16,19 +16,7 @@ beforeAll(async () => {
 });
 
 /** A tournament of `n` teams (seed i + 1 = pool[i]) with these fields, started. */
-async function started(fields: Record<string, unknown>, n: number) {
-  const t: Tenant = await tenant();
-  const call = caller(t);
-  const created = await call("POST", "/tournaments", { body: tournamentBody({ max_teams: 16, ...fields }) });
-  expectStatus(created, 201);
-  const id: string = created.body.data.id;
-  await sql(
-    `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
-     select $1, $2, u.team_id, 'complete' from unnest($3::uuid[]) with ordinality u(team_id, i) order by u.i`,
-    [id, t.accountId, pool.slice(0, n)]);
-  expectStatus(await call("PATCH", `/tournaments/${id}`, { body: { status: "ongoing" } }), 200);
-  return { t, call, id, tournament: created.body.data };
-}
+const started = (fields: Record<string, unknown>, n: number) => startedTournament(fields, pool.slice(0, n));
 
 async function matches(call: Call, id: string): Promise<Match[]> {
   const res = await call("GET", `/tournaments/${id}/results`);
