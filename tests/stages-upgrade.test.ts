@@ -7,76 +7,25 @@
 // stage 1's row, change nothing the API showed, record no webhook event, and leave the old
 // tournaments playable. One cluster for the file; the tests run in order on it.
 import crypto from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, freePort, prepareDatabase, startPostgres, startWatchdog, supabaseCli } from "../scripts/stack.mjs";
+import { migrationsAround, startUpgradeCluster, type Json, type UpgradeCluster } from "./upgrade-stack.ts";
 
-const MIGRATIONS = path.join(ROOT, "supabase", "migrations");
-const STAGES = fs.readdirSync(MIGRATIONS).filter((f) => f.endsWith("_stages.sql"));
+const { before: EARLIER, it: STAGES_FILE } = migrationsAround("_stages.sql");
+const STAGES = [STAGES_FILE];
 // The last migration before bracket seeds existed (20261123110000_teams_lifecycle adds them).
 const LEGACY_UNTIL = "20261123110000";
 
 type Row = Record<string, unknown>;
-// deno-lint-ignore no-explicit-any
-type Json = any;
 
-let dir: string;
-let work: string;
-let db: Awaited<ReturnType<typeof startPostgres>> | undefined;
-let watchdog: ReturnType<typeof startWatchdog> | undefined;
-let pool: pg.Pool | undefined;
-
-async function sql<T extends Row = Row>(text: string, params: unknown[] = []): Promise<T[]> {
-  return (await pool!.query(text, params)).rows as T[];
-}
-
-/** `supabase db push` (the deploy's command) of the given migrations, from the temp copy of supabase/. */
-async function push(files: string[]) {
-  for (const f of files) fs.copyFileSync(path.join(MIGRATIONS, f), path.join(work, "supabase", "migrations", f));
-  return supabaseCli(["db", "push", `--remote=${db!.url}`, "--yes", "--workdir", work], `supabase db push (${files.at(-1)})`);
-}
-
-/** One operation as api.call runs it: as tournament_api_owner (RLS on), with the account bound. */
-/** One statement in a transaction with the account bound (as `role`, when given); its `result`. */
-async function bound(account: string, role: string | null, text: string, values: unknown[]): Promise<Json> {
-  const client = await pool!.connect();
-  try {
-    await client.query("begin");
-    if (role) await client.query(`set local role ${role}`);
-    await client.query("select set_config('app.account_id', $1, true)", [account]);
-    const { rows } = await client.query(text, values);
-    await client.query("commit");
-    return rows[0].result;
-  } catch (err) {
-    await client.query("rollback").catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
-}
-
-function op(account: string, name: string, args: Json): Promise<Json> {
-  return bound(account, "tournament_api_owner", "select (app.operation($1, $2::jsonb, null, true)).result as result",
-    [name, JSON.stringify(args)]);
-}
-
-/** The API error code (the exception's hint, as api.call reports it) of an operation that must fail. */
-async function opError(account: string, name: string, args: Json): Promise<{ code: string; message: string }> {
-  try {
-    await op(account, name, args);
-  } catch (err) {
-    const e = err as { hint?: string; message: string };
-    return { code: e.hint ?? "(no hint)", message: e.message };
-  }
-  throw new Error(`${name} succeeded; it was expected to fail`);
-}
+let cluster: UpgradeCluster | undefined;
+const sql = <T extends Row = Row>(text: string, params: unknown[] = []) => cluster!.sql<T>(text, params);
+const push = (files: string[]) => cluster!.push(files);
+const op = (account: string, name: string, args: Json) => cluster!.op(account, name, args);
+const opError = (account: string, name: string, args: Json) => cluster!.opError(account, name, args);
 
 /** Before bracket seeds: the app functions of that day, called as postgres with the account set. */
 function legacy(account: string, fn: string, args: Json): Promise<Json> {
-  return bound(account, null, `select app.${fn}($1::jsonb) as result`, [JSON.stringify(args)]);
+  return cluster!.bound(account, null, `select app.${fn}($1::jsonb) as result`, [JSON.stringify(args)]);
 }
 
 const future = () => new Date(Date.now() + 7 * 86_400_000).toISOString();
@@ -183,26 +132,10 @@ function withoutStage(doc: Json): Json {
 }
 
 beforeAll(async () => {
-  expect(STAGES, "exactly one supabase/migrations/*_stages.sql").toHaveLength(1);
-  const files = fs.readdirSync(MIGRATIONS).filter((f) => f.endsWith(".sql")).sort();
-  const earlier = files.filter((f) => f < STAGES[0]);
-  const oldest = earlier.filter((f) => f.slice(0, 14) < LEGACY_UNTIL);
-  const rest = earlier.filter((f) => f.slice(0, 14) >= LEGACY_UNTIL);
+  const oldest = EARLIER.filter((f) => f.slice(0, 14) < LEGACY_UNTIL);
+  const rest = EARLIER.filter((f) => f.slice(0, 14) >= LEGACY_UNTIL);
   expect(oldest.length).toBeGreaterThan(0);
-
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "tournament-api-stages-upgrade-"));
-  fs.chmodSync(dir, 0o755); // the postgres user must reach the data folder below it
-  watchdog = startWatchdog();
-  watchdog.remove(dir);
-  db = await startPostgres({ dataDir: path.join(dir, "pg", "data"), port: await freePort(), persistent: false });
-  watchdog.watch("INT", db.pid);
-  await prepareDatabase(db, { migrations: false }); // the platform only: roles as on hosted Supabase
-  pool = new pg.Pool({ connectionString: db.url, max: 3 });
-
-  work = path.join(dir, "work");
-  fs.cpSync(path.join(ROOT, "supabase"), path.join(work, "supabase"), { recursive: true });
-  const copied = path.join(work, "supabase", "migrations");
-  for (const f of fs.readdirSync(copied)) fs.rmSync(path.join(copied, f));
+  cluster = await startUpgradeCluster("stages-upgrade");
 
   // 1. A database from before bracket seeds: one tournament started then, with a result.
   await push(oldest);
@@ -280,23 +213,18 @@ beforeAll(async () => {
 
   // 3. The deploy of the stages migration.
   [{ t: pushStartedAt }] = await sql<{ t: number }>("select (extract(epoch from clock_timestamp()) * 1000)::float8 as t");
-  await pool.end(); // no session of ours open across the migration
-  pool = undefined;
+  await cluster.reconnect(); // no session of ours open across the migration
   pushOutput = await push(STAGES);
-  pool = new pg.Pool({ connectionString: db.url, max: 3 });
   [{ t: pushEndedAt }] = await sql<{ t: number }>("select (extract(epoch from clock_timestamp()) * 1000)::float8 as t");
 }, 90_000);
 
 afterAll(async () => {
-  await pool?.end().catch(() => {});
-  await db?.stop();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  watchdog?.done();
+  await cluster?.stop();
 });
 
 describe("the database before the stages migration", () => {
   it("holds what the scenario needs: results played, the legacy tournament without bracket seeds, events on B's endpoint", () => {
-    expect(pushOutput).toContain(STAGES[0]);
+    expect(pushOutput).toContain(STAGES_FILE);
     expect(before.results.seCompleted.tournament.status).toBe("completed");
     expect(before.results.seOngoing.matches.filter((m: Json) => m.status === "completed")).toHaveLength(1);
     expect(before.results.swiss.matches.map((m: Json) => m.round)).toEqual([1, 1, 1, 2, 2, 2]);
