@@ -2,14 +2,14 @@
 // the function validates with, so the document cannot drift from the behaviour.
 import { z } from "zod";
 import { API_VERSION } from "./envelope.ts";
-import { type ErrorCode, PAGE_SIZE, RATE_LIMIT, SCOPES } from "./contract.ts";
+import { type ErrorCode, MAX_STAGES, PAGE_SIZE, RATE_LIMIT, SCOPES } from "./contract.ts";
 import type { Route } from "./route.ts";
 import { documentedAs } from "./validation.ts";
 import { routes } from "./routes.ts";
 import * as models from "./resources/models.ts";
 import { CreateTournament, ListTournamentsQuery, UpdateTournament } from "./resources/tournaments.ts";
 import { CreateRegistration, UpdateRegistration } from "./resources/registrations.ts";
-import { ReportMatch, UpdateStage } from "./resources/results.ts";
+import { PutGame, ReportMatch, UpdateStage } from "./resources/results.ts";
 import { CreateTeam, UpdateTeam } from "./resources/teams.ts";
 import * as webhooks from "./resources/webhooks.ts";
 
@@ -23,15 +23,15 @@ const named: Record<string, z.ZodType> = {
   Team: models.Team, Me: models.Me,
   Webhook: webhooks.Webhook, WebhookWithSecret: webhooks.WebhookWithSecret, WebhookDelivery: webhooks.Delivery,
   MatchWithTournament: webhooks.MatchWithTournament, StageWithTournament: webhooks.StageWithTournament,
-  Stage: models.Stage, StageDetail: models.StageDetail, Qualifier: models.Qualifier,
+  Stage: models.Stage, StageDetail: models.StageDetail, Qualifier: models.Qualifier, Game: models.Game,
   CreateWebhook: webhooks.CreateWebhook, UpdateWebhook: webhooks.UpdateWebhook,
   Pagination: models.Pagination, Meta: models.Meta, Error: models.ErrorBody,
-  CreateTournament, UpdateTournament, UpdateStage, CreateRegistration, UpdateRegistration, ReportMatch, CreateTeam, UpdateTeam,
+  CreateTournament, UpdateTournament, UpdateStage, CreateRegistration, UpdateRegistration, ReportMatch, PutGame, CreateTeam, UpdateTeam,
 };
 
 const OUTPUTS = new Set(["Tournament", "TeamSummary", "Registration", "Match", "Standing", "Results",
   "Team", "Me", "DeleteResult", "Pagination", "Meta", "Error", "Webhook", "WebhookWithSecret", "WebhookDelivery",
-  "MatchWithTournament", "StageWithTournament", "Stage", "StageDetail", "Qualifier"]);
+  "MatchWithTournament", "StageWithTournament", "Stage", "StageDetail", "Qualifier", "Game"]);
 
 function componentSchemas(): Json {
   const registry = z.registry<{ id: string }>();
@@ -126,11 +126,15 @@ function exampleOf(schema: z.ZodType): unknown {
 }
 
 function operation(route: Route): Json {
+  const game = route.path.includes("/games/");
   const params: Json[] = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
     name, in: "path", required: true,
-    schema: name === "number" ? { type: "integer", minimum: 1, maximum: 4 } : { type: "string", format: "uuid" },
+    schema: name !== "number" ? { type: "string", format: "uuid" }
+      : { type: "integer", minimum: 1, maximum: game ? 9 : MAX_STAGES },
     description: name === "id" || name === "tournament_id" ? "The tournament's id."
-      : name === "number" ? "The stage's number (1 is the first)." : `The ${name.replace("_id", "")}'s id.`,
+      : name !== "number" ? `The ${name.replace("_id", "")}'s id.`
+      : game ? "The game's number in the series: 1..best_of, at most one past the last reported (no gaps; 400 otherwise)."
+      : "The stage's number (1 is the first).",
   }));
   if (route.query instanceof z.ZodObject) {
     for (const [name, field] of Object.entries(route.query.shape as Record<string, z.ZodType>)) {
