@@ -229,17 +229,20 @@ CREATE OR REPLACE FUNCTION app.decide_match (
   AS $function$
 declare
   v_changes boolean := p_m.status = 'completed' and p_winner is distinct from p_m.winner_id;
+  v_fed_completed boolean;
+  v_fed_games boolean;
   v_m app.matches;
   v_lock text;
 begin
   if p_direct or v_changes then
-    if exists (select from app.matches n where n.id in (p_m.next_match_id, p_m.loser_next_match_id)
-                                         and (n.status = 'completed' or (v_changes and n.games <> '[]'))) then
-      perform app.raise_error('match_locked', case
-        when exists (select from app.matches n where n.id in (p_m.next_match_id, p_m.loser_next_match_id)
-                                               and n.status = 'completed')
-          then 'A match this one feeds is completed; its result can no longer change.'
-        else 'A match this one feeds has games reported (played by the team this match sent on); who won here can no longer change.' end);
+    select coalesce(bool_or(n.status = 'completed'), false), coalesce(bool_or(n.games <> '[]'), false)
+      into v_fed_completed, v_fed_games
+      from app.matches n where n.id in (p_m.next_match_id, p_m.loser_next_match_id);
+    if v_fed_completed then
+      perform app.raise_error('match_locked', 'A match this one feeds is completed; its result can no longer change.');
+    elsif v_changes and v_fed_games then
+      perform app.raise_error('match_locked',
+        'A match this one feeds has games reported (played by the team this match sent on); who won here can no longer change.');
     end if;
     v_lock := app.correction_lock(p_t, p_m);
     if v_lock is not null then
