@@ -1,8 +1,10 @@
--- Matches, reporting and results (contract section 5): the matches of every format (a bracket
--- or a group, a round and a position, the teams with their seeds, the result), their document,
--- and the two operations on them: PATCH a match (app.report_match) and GET the results
--- (app.tournament_results). Making the matches, advancing teams and each format's own rules are
--- in 09_formats.sql (the common part) and 10_single_elimination.sql to 14_swiss.sql.
+-- Matches, reporting and results (contract sections 5 and 13): the matches of every format (a
+-- bracket or a group, a round and a position, the teams with their seeds, the result, the
+-- series and its games), their document, and the operations on them: PATCH a match
+-- (app.report_match), PUT or DELETE a game (app.change_game), both deciding through
+-- app.decide_match, and GET the results (app.tournament_results). Making the matches, advancing
+-- teams and each format's own rules are in 09_formats.sql (the common part) and
+-- 10_single_elimination.sql to 14_swiss.sql.
 
 -- ============================================================================
 -- types

@@ -1,8 +1,9 @@
 -- Swiss (contract section 10), the format's hooks: the generator (seeds, checks the rounds,
 -- draws round 1); the report hook, which draws each next round when the last result of the
 -- round before comes in; the correction rule (a result may be corrected while the next round
--- has no result; a correction that changes the next round's draw rewrites that round's matches
--- in place, each position keeping its match id and scheduled_at); completion; and standings
+-- has no result or game; a correction that changes the next round's draw rewrites that round's
+-- matches in place, each position keeping its match id and scheduled_at, and one that undoes a
+-- decision of the round, by a game, takes the next round away); completion; and standings
 -- (wins, then Buchholz, then seed). The pairing itself is 13_swiss_pairing.sql.
 
 -- ============================================================================

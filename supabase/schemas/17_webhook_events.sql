@@ -1,5 +1,6 @@
 -- Webhooks, part 2: the outbox (endpoints are 16_webhook_endpoints.sql). Triggers on
--- tournaments, registrations and matches record an intent (type and subject) in
+-- tournaments, registrations, matches and stages (and app.change_game, for a game) record an
+-- intent (type and subject) in
 -- app.webhook_intents in the transaction of the change, only for an account with an enabled
 -- endpoint. At commit a deferred trigger turns the transaction's intents into events whose
 -- payloads are built from the final state (what the API's GET shows then), with one delivery
@@ -30,7 +31,7 @@ create unlogged table app.webhook_intents (
   tournament_id uuid,
   type text not null,
   -- What the change is about: 'tournament', 'registration', 'match.ready', 'match.result',
-  -- 'match.scheduled' or 'stage'; one event per (transaction, kind, subject).
+  -- 'match.scheduled', 'match.game' or 'stage'; one event per (transaction, kind, subject).
   kind text not null,
   subject_id uuid not null,
   -- Set when recorded for what cannot be read back at commit (a deleted resource).
