@@ -19,6 +19,8 @@ export interface TournamentFx {
    * (stages are locked once ongoing), a hint for the others (a PATCH may give them stages).
    */
   stages?: number;
+  /** Its matches' games as the last batch left them (match id → how many): a hint for a game's number. */
+  games?: Record<string, number>;
 }
 /** How a team named in a path stands to the fuzz account (what GET, PATCH and DELETE of it must answer). */
 export type TeamRole = "core" | "inUse" | "disposable" | "platform" | "other";
@@ -1006,10 +1008,19 @@ function resolveTarget(spec: Spec, fx: Fixtures): Resolved {
   if (names[2] === "number") {
     // a match's game: the match's chain as for the match itself, then the number
     const c = "c" in spec.target ? spec.target.c : 0;
-    // (a DELETE takes the last game only: mostly 1, so that a match with one game loses it)
-    const segment = c % 8 >= 6 ? pick(GAME_SEGMENTS, c >> 3)
-      : spec.method === "DELETE" || (c >> 3) % 2 ? "1" : String(2 + ((c >> 4) % 2));
     const resolved = resolveTournamentChild(spec, fx, names.slice(0, 2));
+    // The match's games as the last batch left them (a hint): a DELETE mostly names its last
+    // game, a PUT its next one or one to correct; else a number the function refuses.
+    let matchId = resolved.segments[1] ?? "";
+    try {
+      matchId = decodeURIComponent(matchId).toLowerCase();
+    } catch { /* a malformed segment: no hint */ }
+    // (own keys only: a segment may be "constructor" or "__proto__")
+    const reported = [...fx.aCore, ...fx.aDisposable, ...fx.created]
+      .map((t) => (t.games && Object.hasOwn(t.games, matchId) ? t.games[matchId] : 0)).find((n) => n > 0) ?? 0;
+    const segment = c % 8 >= 6 ? pick(GAME_SEGMENTS, c >> 3)
+      : spec.method === "DELETE" ? String(Math.max(reported, 1))
+      : String((c >> 3) % 2 ? reported + 1 : Math.max(reported, 1) + ((c >> 4) % 2));
     const refused = !GAME_NUMBER.test(segment);
     return { ...resolved, segments: [...resolved.segments.slice(0, 2), segment],
       ...(refused && resolved.owner !== "none" ? { owner: "bad" as const, coherent: false } : {}) };

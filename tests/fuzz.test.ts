@@ -61,10 +61,12 @@ interface Outcome { spec: Spec; wire: Wire; res: Res; expected: string[] | null;
 
 /**
  * A tournament made through the API: `teams` registrations (the first with `seeds`, the first
- * `checkIns` checked in), then optionally started and played.
+ * `checkIns` checked in), then optionally started and played (`reports` results, then `games`
+ * matches decided by a game of their best of one).
  */
 async function build(t: Tenant, teams: string[], name: string, count: number,
-  { start = false, reports = 0, complete = false, overrides = {} as Record<string, unknown>, seeds = [] as number[], checkIns = 0 } = {}) {
+  { start = false, reports = 0, games = 0, complete = false, overrides = {} as Record<string, unknown>, seeds = [] as number[],
+    checkIns = 0 } = {}) {
   const { key } = await t.newKey();
   const call = (method: string, path: string, body?: unknown) => request(method, path, { key, body });
   const expectOk = (r: { status: number; text: string }) => {
@@ -85,6 +87,10 @@ async function build(t: Tenant, teams: string[], name: string, count: number,
   for (let i = 0; i < reports; i++) {
     const [m] = await sql("select id from app.matches where tournament_id = $1 and status = 'ready' order by round, position limit 1", [id]);
     expectOk(await call("PATCH", `/tournaments/${id}/matches/${m.id}`, { team1_score: 2, team2_score: 1 }));
+  }
+  for (let i = 0; i < games; i++) {
+    const [m] = await sql("select id from app.matches where tournament_id = $1 and status = 'ready' order by round, position limit 1", [id]);
+    expectOk(await call("PUT", `/tournaments/${id}/matches/${m.id}/games/1`, { team1_score: 13, team2_score: 7, map: "Mirage" }));
   }
   if (complete) expectOk(await call("PATCH", `/tournaments/${id}`, { status: "completed" }));
   const regs = (await sql("select id from app.registrations where tournament_id = $1 order by seq", [id])).map((r) => r.id);
@@ -130,6 +136,8 @@ async function fixtures(): Promise<Fixtures> {
       build(a, [core[0], disposable[3], ...teams], "Alpha Check-in Open", 4, { overrides: { check_in_opens: past }, checkIns: 1, seeds: [3] }),
       build(a, [disposable[4], ...teams], "Alpha Seeded Start", 5, { overrides: { check_in_opens: past }, seeds: [2, 1], checkIns: 4, start: true }),
       build(a, teams, "Alpha Eight", 8, { start: true }).then((t) => ({ ...t, state: "started" as const })),
+      // (matches with a game: a DELETE of the last game has something to take)
+      build(a, teams, "Alpha Games", 8, { start: true, games: 3 }).then((t) => ({ ...t, state: "started" as const })),
       build(a, [...inUse, ...teams], "Alpha Five", 5, { start: true }).then((t) => ({ ...t, state: "started" as const })),
       build(a, teams, "Alpha Final Played", 4, { start: true, reports: 3 }).then((t) => ({ ...t, state: "started" as const })),
       build(a, teams, "Alpha Done", 2, { start: true, reports: 1, complete: true }).then((t) => ({ ...t, state: "completed" as const })),
@@ -248,7 +256,11 @@ async function refresh(fx: Fixtures): Promise<void> {
             array(select m.id::text from app.matches m where m.tournament_id = t.id order by m.round, m.position) matches
        from app.tournaments t where t.id = any($1::uuid[])`, [all.map((t) => t.id)]);
   const now = new Map(rows.map((r) => [r.id, r]));
+  const games = await sql<{ tid: string; id: string; n: number }>(
+    `select m.tournament_id::text tid, m.id::text id, jsonb_array_length(m.games) n from app.matches m
+      where m.tournament_id = any($1::uuid[]) and m.games <> '[]'`, [all.map((t) => t.id)]);
   for (const t of all) {
+    t.games = Object.fromEntries(games.filter((g) => g.tid === t.id).map((g) => [g.id, g.n]));
     t.regs = now.get(t.id)?.regs ?? [];
     t.matches = now.get(t.id)?.matches ?? [];
     t.status = now.get(t.id)?.status;
