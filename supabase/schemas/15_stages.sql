@@ -340,7 +340,8 @@ comment on function app.stage_ranking(app.tournaments) is
 -- first-round match pairs two teams of one group. The section rule first: each tier's teams
 -- are matched to its seeds (augmenting paths; teams in tier order trying seeds in order, so
 -- the tier order stands wherever the rule allows), the tiers first to last, else last to first;
--- else a backtracking search that looks ahead (200,000 steps at most), else the tier order.
+-- else a backtracking search that looks ahead (200,000 steps at most, in two orders of the
+-- teams), else the tier order.
 -- Then the first-round rule: a team that shares its section or its first match with a
 -- group-mate, the lowest-seeded first, swaps seeds with the team of its own tier whose swap
 -- mends the most (a shared section far more than a first match), the nearest seed among
@@ -488,57 +489,66 @@ begin
     exit when v_placed;
   end loop;
   if not v_placed then
-    v_ord := array(select x from generate_series(1, v_k) x order by p_tiers[x] desc, x);
-    v_cur := array_fill(0, array[v_k]);
-    v_team := array_fill(0, array[v_size]);
-    v_occ := array_fill(0, array[v_groups * v_sections]);
-    v_pos := 1;
-    v_steps := 0;
-    while v_pos between 1 and v_k and v_steps < 200000 loop
-      v_a := v_ord[v_pos];
-      v_g := p_groups[v_a];
-      if v_cur[v_pos] > 0 then -- let go of the seed tried last
-        v_team[v_cur[v_pos]] := 0;
-        v_occ[(v_g - 1) * v_sections + v_slot[v_cur[v_pos]] / v_width[v_g] + 1] := 0;
-      end if;
-      v_s := greatest(v_cur[v_pos], v_lo[v_a] - 1) + 1;
-      v_cur[v_pos] := 0;
-      while v_s <= v_hi[v_a] loop
-        v_steps := v_steps + 1;
-        if v_team[v_s] = 0 and v_occ[(v_g - 1) * v_sections + v_slot[v_s] / v_width[v_g] + 1] = 0 then
-          v_team[v_s] := v_a;
-          v_occ[(v_g - 1) * v_sections + v_slot[v_s] / v_width[v_g] + 1] := 1;
-          v_ok := true;
-          for v_qi in v_pos + 1 .. v_k loop -- every team this one constrains still has a seed
-            v_b := v_ord[v_qi];
-            v_h := p_groups[v_b];
-            continue when v_h <> v_g and p_tiers[v_b] <> p_tiers[v_a];
-            v_ok := false;
-            for v_s2 in v_lo[v_b] .. v_hi[v_b] loop
-              if v_team[v_s2] = 0 and v_occ[(v_h - 1) * v_sections + v_slot[v_s2] / v_width[v_h] + 1] = 0 then
-                v_ok := true;
-                exit;
-              end if;
+    -- (two orders, each within its budget: the last tier first, then group by group, the
+    -- largest groups first, which finds in a few hundred steps what the first order cannot
+    -- when many groups each send one team per tier)
+    for v_try in 1 .. 2 loop
+      v_ord := case v_try
+        when 1 then array(select x from generate_series(1, v_k) x order by p_tiers[x] desc, x)
+        else array(select x from generate_series(1, v_k) x
+                    order by v_count[p_groups[x]] desc, p_groups[x], p_tiers[x] desc, x) end;
+      v_cur := array_fill(0, array[v_k]);
+      v_team := array_fill(0, array[v_size]);
+      v_occ := array_fill(0, array[v_groups * v_sections]);
+      v_pos := 1;
+      v_steps := 0;
+      while v_pos between 1 and v_k and v_steps < 200000 loop
+        v_a := v_ord[v_pos];
+        v_g := p_groups[v_a];
+        if v_cur[v_pos] > 0 then -- let go of the seed tried last
+          v_team[v_cur[v_pos]] := 0;
+          v_occ[(v_g - 1) * v_sections + v_slot[v_cur[v_pos]] / v_width[v_g] + 1] := 0;
+        end if;
+        v_s := greatest(v_cur[v_pos], v_lo[v_a] - 1) + 1;
+        v_cur[v_pos] := 0;
+        while v_s <= v_hi[v_a] loop
+          v_steps := v_steps + 1;
+          if v_team[v_s] = 0 and v_occ[(v_g - 1) * v_sections + v_slot[v_s] / v_width[v_g] + 1] = 0 then
+            v_team[v_s] := v_a;
+            v_occ[(v_g - 1) * v_sections + v_slot[v_s] / v_width[v_g] + 1] := 1;
+            v_ok := true;
+            for v_qi in v_pos + 1 .. v_k loop -- every team this one constrains still has a seed
+              v_b := v_ord[v_qi];
+              v_h := p_groups[v_b];
+              continue when v_h <> v_g and p_tiers[v_b] <> p_tiers[v_a];
+              v_ok := false;
+              for v_s2 in v_lo[v_b] .. v_hi[v_b] loop
+                if v_team[v_s2] = 0 and v_occ[(v_h - 1) * v_sections + v_slot[v_s2] / v_width[v_h] + 1] = 0 then
+                  v_ok := true;
+                  exit;
+                end if;
+              end loop;
+              exit when not v_ok;
             end loop;
-            exit when not v_ok;
-          end loop;
-          if v_ok then
-            v_cur[v_pos] := v_s;
-            exit;
+            if v_ok then
+              v_cur[v_pos] := v_s;
+              exit;
+            end if;
+            v_team[v_s] := 0;
+            v_occ[(v_g - 1) * v_sections + v_slot[v_s] / v_width[v_g] + 1] := 0;
           end if;
-          v_team[v_s] := 0;
-          v_occ[(v_g - 1) * v_sections + v_slot[v_s] / v_width[v_g] + 1] := 0;
+          v_s := v_s + 1;
+        end loop;
+        if v_cur[v_pos] = 0 then
+          v_pos := v_pos - 1; -- back to the team before, to try its next seed
+        else
+          v_pos := v_pos + 1;
+          if v_pos <= v_k then
+            v_cur[v_pos] := 0;
+          end if;
         end if;
-        v_s := v_s + 1;
       end loop;
-      if v_cur[v_pos] = 0 then
-        v_pos := v_pos - 1; -- back to the team before, to try its next seed
-      else
-        v_pos := v_pos + 1;
-        if v_pos <= v_k then
-          v_cur[v_pos] := 0;
-        end if;
-      end if;
+      exit when v_pos > v_k;
     end loop;
     v_seed := array(select generate_series(1, v_k));
     if v_pos > v_k then
