@@ -76,12 +76,21 @@ describe("the function's role", () => {
     }
   });
 
-  it("can execute api.call and no other function in app, api, admin or public", async () => {
+  it("can execute api.call and the live stream's poll and close, and no other function in app, api, admin or public", async () => {
     const executable = await sql<{ sig: string }>(
       `select p.oid::regprocedure::text sig from pg_proc p join pg_namespace n on n.oid = p.pronamespace
         where n.nspname in ('app', 'api', 'admin', 'public') and has_function_privilege('tournament_api', p.oid, 'execute')
         order by 1`);
-    expect(executable.map((f) => f.sig)).toEqual(["api.call(bytea,text,text,jsonb,jsonb)"]);
+    expect(executable.map((f) => f.sig)).toEqual([
+      "api.call(bytea,text,text,jsonb,jsonb,jsonb)", "api.stream_close(uuid)", "api.stream_poll(uuid,bigint)"]);
+  });
+
+  it("reads nothing through the stream's poll without a live lease that api.call issued", async () => {
+    for (const id of ["00000000-0000-4000-8000-000000000000", crypto.randomUUID()]) {
+      const r = await attempt(`select state, version, data from api.stream_poll('${id}', 0)`);
+      expect(r.code, r.message).toBeUndefined();
+      expect(r.rows).toEqual([{ state: "ended", version: null, data: null }]);
+    }
   });
 
   it("is refused when it calls any app or admin function directly", async () => {

@@ -98,8 +98,10 @@ describe("SQL errors: only the caller's input is a 400", () => {
       call: async () => ({
         auth: { error: null, key_id: "k", account_id: "a", limit: 100, remaining: 99, reset: 60, window: 60 },
         error: { sqlstate: "22003", code: null, message: "numeric field overflow secret", details: null },
-        result: null, replay: null,
+        result: null, replay: null, version: null, notModified: false,
       }),
+      streamPoll: () => Promise.reject(new Error("not used")),
+      streamClose: async () => {},
       end: async () => {},
     };
     const handler = createHandler({ db: failing, log: (l) => lines.push(l) });

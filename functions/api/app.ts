@@ -2,7 +2,9 @@ import { ApiError } from "./errors.ts";
 import { baseHeaders, failure, preflight, success } from "./envelope.ts";
 import { bearerKey, hashKey } from "./keys.ts";
 import { hex, sha256 } from "./sha256.ts";
-import { type AuthOutcome, type Database, type DatabaseFailure, DatabaseUnavailable, type Idempotency, operationError } from "./db.ts";
+import { type AuthOutcome, type Conditions, type Database, type DatabaseFailure, DatabaseUnavailable, type Idempotency,
+  operationError } from "./db.ts";
+import { LIVE_DEFAULTS, LiveHub, type LiveOptions } from "./stream.ts";
 import { Router, type Route } from "./route.ts";
 import { routes } from "./routes.ts";
 import { ClientGone, readJsonObject } from "./body.ts";
@@ -43,6 +45,8 @@ export interface HandlerDeps {
     /** Called after a request that recorded events (wakes the hosted dispatcher); must not throw. */
     nudge?: () => void;
   };
+  /** The live stream's timings (tests shorten them). */
+  live?: Partial<LiveOptions>;
 }
 
 const API_PREFIX = "/api/v1";
@@ -62,6 +66,8 @@ interface Context {
 /** The API as a fetch handler: `(Request) => Promise<Response>`. */
 export function createHandler(deps: HandlerDeps): (req: Request) => Promise<Response> {
   webhookPolicy.allowLocal = deps.webhooks?.allowLocal ?? false;
+  const hub = new LiveHub(deps.db, { ...LIVE_DEFAULTS, ...deps.live },
+    (msg) => deps.log({ level: "error", msg, request_id: "", method: "", route: null, status: 0, duration_ms: 0, key_id: null }));
   return async (req) => {
     const started = performance.now();
     const ctx: Context = { requestId: crypto.randomUUID(), timestamp: new Date().toISOString(),
@@ -73,7 +79,7 @@ export function createHandler(deps: HandlerDeps): (req: Request) => Promise<Resp
     let dbFailure: DatabaseUnavailable | undefined;
     let msg = "request";
     try {
-      res = await handle(req, ctx, deps);
+      res = await handle(req, ctx, deps, hub);
     } catch (err) {
       if (err instanceof ClientGone) {
         // Nobody is left to read an answer; 499 (nginx's "client closed request") in the log
@@ -145,8 +151,9 @@ function authError(auth: AuthOutcome, scope: string | null): ApiError | null {
     case "api_access_disabled":
       return new ApiError("api_access_disabled", "API access is not enabled for this account. Ask the operator to enable it.");
     case "rate_limited":
-      return new ApiError("rate_limited", `Rate limit exceeded: ${auth.limit} requests per ${auth.window} seconds per key.`,
-        undefined, { "Retry-After": String(auth.reset) });
+      return new ApiError("rate_limited",
+        auth.message ?? `Rate limit exceeded: ${auth.limit} requests per ${auth.window} seconds per key.`,
+        undefined, { "Retry-After": String(auth.retry_after ?? auth.reset) });
     case "insufficient_scope":
       return new ApiError("insufficient_scope", `This API key lacks the scope ${scope} that this operation needs.`);
   }
@@ -180,6 +187,29 @@ function bindIds(args: Record<string, unknown>, params: Record<string, string>):
 
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 
+/**
+ * The versions an If-Match or If-None-Match header names (RFC 9110 entity-tags, a list; our
+ * ETags are "<version>"): null for `*`, undefined without the header. If-Match compares
+ * strongly (a weak tag matches nothing); If-None-Match weakly.
+ */
+function versionsOf(header: string | null, weak: boolean): number[] | null | undefined {
+  if (header === null) return undefined;
+  if (header.trim() === "*") return null;
+  const versions: number[] = [];
+  for (const m of header.matchAll(/\s*(W\/)?"([^"]*)"\s*(,|$)/g)) {
+    if ((weak || !m[1]) && /^[1-9][0-9]{0,14}$/.test(m[2])) versions.push(Number(m[2]));
+  }
+  return versions;
+}
+
+/** A request's conditions: If-None-Match on reads, If-Match on writes (contract section 14). */
+function conditionsOf(req: Request): Conditions | null {
+  const read = req.method === "GET" || req.method === "HEAD";
+  const versions = versionsOf(req.headers.get(read ? "if-none-match" : "if-match"), read);
+  if (versions === undefined || req.method === "POST") return null;
+  return read ? { if_none_match: versions } : { if_match: versions };
+}
+
 /** The Idempotency-Key of a POST, with a hash of the request it came with; null without one. */
 function idempotencyOf(req: Request, path: string, raw: unknown, ctx: Context): Idempotency | null {
   const key = req.headers.get("idempotency-key");
@@ -203,7 +233,7 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-async function handle(req: Request, ctx: Context, deps: HandlerDeps): Promise<Response> {
+async function handle(req: Request, ctx: Context, deps: HandlerDeps, hub: LiveHub): Promise<Response> {
   const url = new URL(req.url);
   if (req.method === "OPTIONS") return preflight(ctx.requestId);
   const where = apiPath(url);
@@ -232,6 +262,11 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps): Promise<Re
     const { args, raw } = await readInput(req, route, url);
     idempotency = idempotencyOf(req, where.path, raw, ctx);
     bindIds(args, params);
+    if (route.stream) {
+      // A browser's EventSource reconnects with the last event's id: the delta since it.
+      const last = req.headers.get("last-event-id")?.trim();
+      if (last && /^[0-9]{1,15}$/.test(last)) args.query = { since: Number(last) };
+    }
     if (route.newSecret) args.secret = await encryptSecret(await webhookKey(deps), newSecret());
     input = args;
   } catch (err) {
@@ -240,7 +275,7 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps): Promise<Re
   }
 
   const outcome = await deps.db.call(hashKey(key), route.scope, inputError ? null : route.op, input,
-    idempotency);
+    idempotency, conditionsOf(req));
   ctx.keyId = outcome.auth.key_id ?? null;
   rateLimitHeaders(outcome.auth, ctx.headers);
   const denied = authError(outcome.auth, route.scope);
@@ -254,6 +289,12 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps): Promise<Re
     ctx.headers.set("Idempotent-Replayed", "true");
   }
   if (outcome.error) throw operationError(outcome.error);
+  if (outcome.version !== null) ctx.headers.set("ETag", `"${outcome.version}"`);
+  if (outcome.notModified) {
+    ctx.headers.delete("Content-Type");
+    return new Response(null, { status: 304, headers: ctx.headers });
+  }
+  if (route.stream) return liveStream(req, outcome.result ?? "null", ctx, deps, hub);
 
   if (outcome.auth.webhooks) deps.webhooks?.nudge?.();
   let result = outcome.result ?? "null";
@@ -271,6 +312,21 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps): Promise<Re
     return success(201, ctx.requestId, `"data":${result}`, ctx.headers, ctx.timestamp);
   }
   return success(route.accepted ? 202 : 200, ctx.requestId, `"data":${result}`, ctx.headers, ctx.timestamp);
+}
+
+/** A stream api.call opened: its events as text/event-stream (HEAD: the headers, and it ends). */
+function liveStream(req: Request, result: string, ctx: Context, deps: HandlerDeps, hub: LiveHub): Response {
+  const opened = JSON.parse(result) as { stream: string; version: number; data: unknown };
+  const headers = ctx.headers;
+  headers.set("Content-Type", "text/event-stream");
+  headers.delete("ETag"); // each event carries its version as its id
+  headers.set("X-Accel-Buffering", "no"); // no proxy may hold events back
+  if (req.method === "HEAD") {
+    deps.db.streamClose(opened.stream).catch(() => {});
+    return new Response(null, { status: 200, headers });
+  }
+  const tournamentId = (opened.data as { tournament: { id: string } }).tournament.id;
+  return new Response(hub.open(tournamentId, opened.stream, opened.version, JSON.stringify(opened.data)), { status: 200, headers });
 }
 
 /** The key sealing webhook secrets; 503 when WEBHOOK_ENCRYPTION_KEY is not set (or not valid). */

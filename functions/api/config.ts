@@ -25,6 +25,9 @@ export interface Config {
   webhookDispatchUrl: string | null;
   /** WEBHOOK_DISPATCH_TOKEN: the bearer token the `webhooks` function expects. */
   webhookDispatchToken: string | null;
+  /** The live stream: STREAM_POLL_MS (250), STREAM_KEEPALIVE_SECONDS (10, at most 15) and
+   * STREAM_MAX_SECONDS (110, at most 120). */
+  live: { pollMs: number; keepAliveMs: number; maxMs: number };
 }
 
 /** The local stack's URL for the function's role (see sql/local.sql). */
@@ -73,5 +76,10 @@ export function loadConfig(env: Env): Config {
     webhookAllowLocal: env("WEBHOOK_ALLOW_LOCAL")?.trim() === "true",
     webhookDispatchUrl: set(env, "WEBHOOK_DISPATCH_URL") ?? null,
     webhookDispatchToken: set(env, "WEBHOOK_DISPATCH_TOKEN") ?? null,
+    live: {
+      pollMs: Math.min(int(env("STREAM_POLL_MS"), 250), 1000), // events within a second of their commit
+      keepAliveMs: Math.min(int(env("STREAM_KEEPALIVE_SECONDS"), 10), 15) * 1000, // contract: at least every 15 s
+      maxMs: Math.min(int(env("STREAM_MAX_SECONDS"), 110), 120) * 1000, // contract: at most 120 s
+    },
   };
 }

@@ -87,6 +87,7 @@ export const ERROR_STATUS = {
   series_decided: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  precondition_failed: 412,
   idempotency_mismatch: 422,
   rate_limited: 429,
   internal_error: 500,

@@ -10,6 +10,9 @@ export interface AuthOutcome {
   remaining?: number;
   reset?: number;
   window?: number;
+  /** A 429 that is not the request rate (a key's open streams): its message and when to retry. */
+  message?: string;
+  retry_after?: number;
   /** The request recorded webhook events (the function then nudges the dispatcher). */
   webhooks?: boolean;
 }
@@ -22,6 +25,24 @@ export interface CallOutcome {
   result: string | null;
   /** A retry with a known Idempotency-Key: the first response's parts. */
   replay: { request_id: string; timestamp: string; result: unknown; error: CallOutcome["error"] } | null;
+  /** The tournament's version (the ETag) for an operation about one tournament; else null. */
+  version: number | null;
+  /** If-None-Match named the current version: the operation did not run (304). */
+  notModified: boolean;
+}
+
+/** A request's conditions (contract section 14): versions named by If-Match / If-None-Match; null: `*`. */
+export interface Conditions {
+  if_match?: number[] | null;
+  if_none_match?: number[] | null;
+}
+
+/** One poll of a live stream's tournament (api.stream_poll). */
+export interface StreamPoll {
+  state: "unchanged" | "changed" | "deleted" | "ended";
+  version: number | null;
+  /** The results since the version polled from, as JSON text ("changed" only). */
+  data: string | null;
 }
 
 /** An Idempotency-Key with the request it came with (see app.idempotency_begin). */
@@ -35,7 +56,11 @@ export interface Idempotency {
 
 export interface Database {
   call(keyHash: Uint8Array, scope: string | null, op: string | null, args: unknown,
-    idempotency?: Idempotency | null): Promise<CallOutcome>;
+    idempotency?: Idempotency | null, conditions?: Conditions | null): Promise<CallOutcome>;
+  /** A live stream's poll: its tournament's version and, when past `since`, the delta since it. */
+  streamPoll(streamId: string, since: number): Promise<StreamPoll>;
+  /** Ends a live stream's lease (best effort: a lease also expires by itself). */
+  streamClose(streamId: string): Promise<void>;
   end(): Promise<void>;
 }
 
@@ -164,8 +189,36 @@ export function connect(options: DatabaseOptions): Database {
   const failed = (failure: DatabaseFailure, err: unknown, message = UNAVAILABLE_MESSAGE) =>
     new DatabaseUnavailable(message, failure, driverCodeOf(err), redact((err as Error)?.message ?? String(err)));
 
+  /** One statement on a pooled connection, with the failures a request's call maps (503s). */
+  async function query<R>(config: pg.QueryConfig): Promise<R[]> {
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      throw failed(failureOf(err) ?? (isUnavailable(err) ? "unreachable" : "other"), err);
+    }
+    try {
+      const { rows } = await client.query(config);
+      client.release();
+      return rows as R[];
+    } catch (err) {
+      client.release(err as Error);
+      if (isUnavailable(err)) throw failed(failureOf(err) ?? "dropped", err);
+      const e = err as { code?: string; message?: string };
+      throw new Error(`database error ${e?.code ?? "?"}: ${redact(e?.message ?? String(err))}`);
+    }
+  }
+
   return {
-    async call(keyHash, scope, op, args, idempotency) {
+    async streamPoll(streamId, since) {
+      const [row] = await query<{ state: StreamPoll["state"]; version: string | null; data: string | null }>({
+        text: "select state, version, data from api.stream_poll($1, $2)", values: [streamId, since], types: rawJson });
+      return { state: row.state, version: row.version === null ? null : Number(row.version), data: row.data };
+    },
+    async streamClose(streamId) {
+      await query({ text: "select api.stream_close($1)", values: [streamId] });
+    },
+    async call(keyHash, scope, op, args, idempotency, conditions) {
       // Whatever fails before the statement is sent (refused, DNS, TLS, login, timeout) did
       // nothing: always a 503, whether or not the driver's error is one we recognise.
       let client: pg.PoolClient;
@@ -182,12 +235,13 @@ export function connect(options: DatabaseOptions): Database {
         released = true;
       };
       client.once("error", release);
-      let rows: { auth: string; error: string | null; result: string | null; replay: string | null }[];
+      let rows: { auth: string; error: string | null; result: string | null; replay: string | null;
+        version: string | null; not_modified: boolean | null }[];
       try {
         ({ rows } = await client.query({
-          text: "select auth, error, result, replay from api.call($1, $2, $3, $4, $5)",
+          text: "select auth, error, result, replay, version, not_modified from api.call($1, $2, $3, $4, $5, $6)",
           values: [keyHash, scope, op, args === undefined ? null : JSON.stringify(args),
-            idempotency ? JSON.stringify(idempotency) : null],
+            idempotency ? JSON.stringify(idempotency) : null, conditions ? JSON.stringify(conditions) : null],
           types: rawJson,
         }));
         release();
@@ -197,7 +251,7 @@ export function connect(options: DatabaseOptions): Database {
         const e = err as { code?: string; detail?: string; message?: string };
         // The window filled up while the operation ran: api.call undid it all (nothing counted).
         if (e?.code === RATE_LIMITED_STATE && e.detail) {
-          return { auth: JSON.parse(e.detail), error: null, result: null, replay: null };
+          return { auth: JSON.parse(e.detail), error: null, result: null, replay: null, version: null, notModified: false };
         }
         if (typeof e?.code === "string" && ABORTED_STATES.test(e.code)) throw failed("aborted", err);
         // api.call itself is missing or not executable: the database is not (fully) migrated, or
@@ -216,6 +270,8 @@ export function connect(options: DatabaseOptions): Database {
         error: row.error ? JSON.parse(row.error) : null,
         result: row.result,
         replay: row.replay ? JSON.parse(row.replay) : null,
+        version: row.version === null ? null : Number(row.version),
+        notModified: row.not_modified === true,
       };
     },
     end: () => pool.end(),

@@ -71,6 +71,7 @@ const handler = urlProblem !== null ? unconfigured(urlProblem) : createHandler({
   publicBaseUrl: config.publicBaseUrl,
   readFile: (url) => Deno.readFile(url),
   webhooks: { encryptionKey, allowLocal: config.webhookAllowLocal, nudge },
+  live: config.live,
 });
 
 const port = Deno.env.get("API_PORT");

@@ -22,6 +22,8 @@ export interface Route {
   withRateLimit?: boolean;
   /** 202: the route queues work (a webhook delivery) rather than completing it. */
   accepted?: boolean;
+  /** A live stream (text/event-stream): the operation opens it, the function serves its events. */
+  stream?: boolean;
   /** The route makes a new webhook secret: sealed before the call, shown once in `secret`. */
   newSecret?: boolean;
   /** For creating routes (201): the new resource's path below /api/v1. */

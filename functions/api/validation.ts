@@ -67,6 +67,13 @@ export function queryInt(min: number, max: number) {
   return schema;
 }
 
+/** A version in a query string (`?since=`): a non-negative integer. */
+export function queryVersion() {
+  const schema = z.string().regex(/^\d{1,15}$/, "must be a non-negative integer (a version)").transform(Number);
+  documentedAs.set(schema, { type: "integer", minimum: 0 });
+  return schema;
+}
+
 /** JSON Schema to document a schema by, where zod's own would mislead (query strings parsed as numbers). */
 export const documentedAs = new WeakMap<z.ZodType, Record<string, unknown>>();
 

@@ -46,6 +46,10 @@ create table app.tournaments (
   -- for one stage made of format and format_options (app.stage_list); the stage being played.
   stages jsonb,
   stage smallint not null default 1 check (stage between 1 and 4),
+  -- Change tracking (contract section 14, 20_live.sql): raised once by every transaction that
+  -- changes the tournament or what hangs off it; version_xact is the transaction that last did.
+  version bigint not null default 1 check (version >= 1),
+  version_xact xid8,
   unique (id, account_id),
   check (registration_closes <= starts_at),
   constraint tournaments_check_in_before_start check (check_in_opens <= starts_at)
@@ -60,6 +64,8 @@ comment on column app.tournaments.format_options is
 comment on column app.tournaments.stages is
   'The stages as defined (app.stage_definitions), 1-4 of {name, format, format_options, advance}; null: one stage of format and format_options.';
 comment on column app.tournaments.stage is 'The number of the stage being played (1 until stage 2 starts).';
+comment on column app.tournaments.version is
+  'Raised once by each transaction that changes the tournament, its stages, registrations, matches or games (app.bump_version).';
 
 -- The list's pagination.total without counting the account's rows on every page: per account,
 -- the number of tournaments by status, for all games (game_id = the nil UUID) and per game.
@@ -106,7 +112,8 @@ create view app.tournament_documents with (security_invoker = true) as
            'check_in_opens', to_char(t.check_in_opens at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
            'rules', t.rules,
            'created_at', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-           'updated_at', to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as doc
+           'updated_at', to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+           'version', t.version) as doc
     from app.tournaments t;
 comment on view app.tournament_documents is 'Each tournament with its API representation (doc).';
 

@@ -51,6 +51,9 @@ create table app.matches (
   -- lock, so the results read stays one row per match (app.report_game keeps them whole).
   best_of smallint not null default 1 check (best_of between 1 and 9 and best_of % 2 = 1),
   games jsonb not null default '[]',
+  -- The tournament's version (contract section 14) that last changed the match: the changes
+  -- since version v are an index range (matches_version_idx), set by app.match_version.
+  version bigint not null default 1,
   -- A match's place (tournament, stage, bracket, group, round, position) is unique: matches_place_key.
   foreign key (tournament_id, account_id)
     references app.tournaments (id, account_id) on delete cascade,
@@ -76,7 +79,8 @@ comment on column app.matches.team1_seed is 'team1''s seed in the match''s stage
 -- The doc is row_to_json of one record rather than json_build_object of its pairs: a third
 -- faster to build (2,047 matches of a 1,024-team double elimination: 19 ms against 30).
 create view app.match_documents with (security_invoker = true) as
-  select m.id, m.tournament_id, m.round, m.position, row_to_json(d) as doc, m.bracket, m.group_no, m.stage
+  select m.id, m.tournament_id, m.round, m.position, row_to_json(d) as doc, m.bracket, m.group_no, m.stage,
+         m.version
     from app.matches m
    cross join lateral (
      select m.id, m.stage, m.bracket, m.group_no as "group", m.round, m.position, m.team1_id, m.team2_id,
@@ -84,6 +88,7 @@ create view app.match_documents with (security_invoker = true) as
             m.forfeit, m.best_of, m.games, m.next_match_id, m.loser_next_match_id,
             to_char(m.scheduled_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as scheduled_at,
             to_char(m.completed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as completed_at) d;
+-- (m.version is the last column: a view gains columns only at its end.)
 comment on view app.match_documents is 'Each match with its API representation (doc).';
 
 -- ============================================================================
@@ -109,6 +114,9 @@ create unique index matches_place_key
 create index matches_open_idx on app.matches (tournament_id, stage) where status in ('pending', 'ready');
 
 create index matches_loser_next_match_idx on app.matches (loser_next_match_id);
+
+-- What changed since a version (?since=, the live stream): an index range.
+create index matches_version_idx on app.matches (tournament_id, version);
 
 -- ============================================================================
 -- triggers
@@ -460,7 +468,9 @@ comment on function app.change_game(jsonb) is
 -- and the standings. One stage: that stage's standings, which each format computes in its own
 -- function (app.stage_standings); several: the overall standings block by block
 -- (app.event_standings). ?stage=k keeps stage k's matches and gives its own standings. Nothing
--- while the tournament is in registration.
+-- while the tournament is in registration. ?since=v (contract section 14) keeps the matches
+-- changed after version v (an index range on matches_version_idx) and names in
+-- removed_matches those taken away since (a swiss round drawn again); standings stay whole.
 create function app.tournament_results(p_args jsonb) returns json
 language plpgsql stable
 set search_path = ''
@@ -469,12 +479,17 @@ declare
   v_query jsonb := coalesce(p_args -> 'query', '{}');
   v_t app.tournaments;
   v_stage int;
+  v_since bigint;
   v_count int;
   v_standings json := '[]';
 begin
   perform app.check_input(p_args, '{"tournament_id": "uuid"}');
-  perform app.check_input(v_query, '{"stage": "smallint"}');
+  perform app.check_input(v_query, '{"stage": "smallint", "since": "bigint"}');
   v_stage := (v_query ->> 'stage')::int;
+  v_since := (v_query ->> 'since')::bigint;
+  if v_since < 0 then
+    perform app.raise_invalid('since', 'must be a non-negative integer (a version)');
+  end if;
   select * into v_t from app.tournaments t where t.id = (p_args ->> 'tournament_id')::uuid;
   if not found then
     perform app.raise_error('not_found', 'Tournament not found.');
@@ -490,13 +505,29 @@ begin
       v_standings := app.event_standings(v_t);
     end if;
   end if;
+  if v_since is null then
+    return json_build_object(
+      'tournament', json_build_object('id', v_t.id, 'format', v_t.format, 'status', v_t.status, 'stage', v_t.stage,
+                                      'version', v_t.version),
+      'matches', (select coalesce(json_agg(d.doc order by d.stage,
+                            array_position(array['winners', 'losers', 'grand_final', 'third_place'], d.bracket),
+                            d.group_no, d.round, d.position), '[]')
+                    from app.match_documents d
+                   where d.tournament_id = v_t.id and (v_stage is null or d.stage = v_stage)),
+      'standings', v_standings);
+  end if;
   return json_build_object(
-    'tournament', json_build_object('id', v_t.id, 'format', v_t.format, 'status', v_t.status, 'stage', v_t.stage),
+    'tournament', json_build_object('id', v_t.id, 'format', v_t.format, 'status', v_t.status, 'stage', v_t.stage,
+                                    'version', v_t.version),
     'matches', (select coalesce(json_agg(d.doc order by d.stage,
                           array_position(array['winners', 'losers', 'grand_final', 'third_place'], d.bracket),
                           d.group_no, d.round, d.position), '[]')
                   from app.match_documents d
-                 where d.tournament_id = v_t.id and (v_stage is null or d.stage = v_stage)),
+                 where d.tournament_id = v_t.id and d.version > v_since and (v_stage is null or d.stage = v_stage)),
+    'removed_matches', (select coalesce(json_agg(r.match_id order by r.version, r.match_id), '[]')
+                          from app.match_removals r
+                         where r.tournament_id = v_t.id and r.version > v_since
+                           and (v_stage is null or r.stage = v_stage)),
     'standings', v_standings);
 end
 $$;

@@ -28,7 +28,7 @@ export const TournamentExample = {
   team_size: 5, max_teams: 16, entry_fee: 10, prize_pool: 1500.5,
   starts_at: "2027-03-01T17:00:00.000Z", registration_closes: "2027-02-28T23:00:00.000Z",
   check_in_opens: null, rules: "Best of 3; finals best of 5.", created_at: "2026-11-21T10:00:00.000Z",
-  updated_at: "2026-11-21T10:00:00.000Z",
+  updated_at: "2026-11-21T10:00:00.000Z", version: 1,
 };
 
 export const Tournament = z.object({
@@ -56,6 +56,7 @@ export const Tournament = z.object({
   rules: z.string(),
   created_at: instant("UTC."),
   updated_at: instant("UTC."),
+  version: z.int().min(1).meta({ description: "Raised by every committed change to the tournament, its stages, registrations, matches or games; the `ETag` of its reads (`If-None-Match`, `If-Match`)." }),
 }).meta({ example: TournamentExample });
 
 export const TeamSummary = z.object({
@@ -148,14 +149,16 @@ export const Standing = z.object({
 
 export const Results = z.object({
   tournament: z.object({ id: z.guid(), format: z.string(), status: z.string(),
-    stage: z.int().meta({ description: "The number of the stage being played (1 until stage 2 starts)." }) }),
-  matches: z.array(Match).meta({ description: "Every started stage's matches, by stage, round, then position (`?stage=k`: stage k's alone); empty while in registration." }),
+    stage: z.int().meta({ description: "The number of the stage being played (1 until stage 2 starts)." }),
+    version: z.int().min(1).meta({ description: "The tournament's version these results are at: the next `?since=`." }) }),
+  matches: z.array(Match).meta({ description: "Every started stage's matches, by stage, round, then position (`?stage=k`: stage k's alone); empty while in registration. With `?since=v`: only the matches changed after version v." }),
+  removed_matches: z.array(z.guid()).optional().meta({ description: "With `?since=v` only: the ids of matches taken away after version v (a swiss round drawn again when a decision of the round before is undone)." }),
   standings: z.array(Standing).meta({
     description: "Teams whose place is decided, by position then team name: champion 1, final loser 2, semi-final losers 3, quarter-final losers 5, … With several stages (and no `?stage`): the last started stage's places first, then the teams each earlier stage did not send on, stage by stage backwards, positions continuing (after a stage with groups, every group's k-th place shares one position). `?stage=k`: that stage's own standings.",
   }),
 }).meta({
   example: {
-    tournament: { id: EXAMPLE_IDS.tournament, format: "single_elimination", status: "ongoing", stage: 1 },
+    tournament: { id: EXAMPLE_IDS.tournament, format: "single_elimination", status: "ongoing", stage: 1, version: 7 },
     matches: [MatchExample],
     standings: [{ position: 5, team_id: EXAMPLE_IDS.team2, team_name: "Blue Phoenix", team_tag: "BLU" }],
   },

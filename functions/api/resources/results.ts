@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Route } from "../route.ts";
 import { MAX_STAGES } from "../contract.ts";
-import { bestOf, dateTime, queryInt, text, uuid } from "../validation.ts";
+import { bestOf, dateTime, queryInt, queryVersion, text, uuid } from "../validation.ts";
 import { Match, Results, Stage, StageDetail } from "./models.ts";
 
 const score = z.int().min(0).max(1_000_000);
@@ -44,6 +44,8 @@ export const PutGame = z.strictObject({
 export const ResultsQuery = z.object({
   stage: queryInt(1, MAX_STAGES).optional()
     .meta({ description: "Only this stage's matches, with its own standings." }),
+  since: queryVersion().optional()
+    .meta({ description: "A version (`tournament.version` of an earlier read): only the matches changed after it, and `removed_matches`; the standings stay whole." }),
 });
 
 /** PATCH a stage: start it. */
@@ -82,6 +84,16 @@ export const stageRoutes: Route[] = [
 ];
 
 export const resultRoutes: Route[] = [
+  { method: "GET", path: "/tournaments/{tournament_id}/stream", scope: "read:results", op: "stream.open", stream: true,
+    response: Results, summary: "Watch a tournament live (Server-Sent Events)",
+    description: [
+      "A `text/event-stream` of the tournament's results (contract section 14); a browser's `EventSource` reads it as it is.",
+      "- First `event: results` with the whole results (as `GET .../results`), `id:` the tournament's version; with `Last-Event-ID` (a version: what `EventSource` sends when it reconnects), the delta since it instead.",
+      "- Then one `event: results` per new version, within a second of its commit: `data` is the delta (as `?since=`: the matches changed, `removed_matches`, the whole standings), `id:` the version. Commits closer together than the poll (250 ms) arrive as one event, with the last one's version.",
+      "- `event: deleted` (`data: {\"id\": …}`) when the tournament is deleted, and the end.",
+      "- A comment line (`: keep-alive`) at least every 15 seconds. The server ends the stream after at most 120 seconds with `retry: 1000`: `EventSource` reconnects with `Last-Event-ID` and misses nothing.",
+      "- Opening it counts as one request; at most 10 open streams per key (429 `rate_limited` beyond, with `Retry-After`).",
+    ].join("\n") },
   { method: "GET", path: "/tournaments/{tournament_id}/results", scope: "read:results", op: "results.get",
     query: ResultsQuery, response: Results, summary: "Get a tournament's matches and standings",
     description: "The bracket is made when the tournament goes to `ongoing`: seeds from the registrations (seeded teams first by seed, then registration order; with check-in, only checked-in teams), size the next power of two, standard seeding (1 v P, 2 v P−1, …), byes to the top seeds, all P−1 matches at once. Swiss: only the current round's matches exist (round 1 seed i v i + N/2, N odd: the lowest seed has a bye); the next round is drawn when the last result of a round comes in (same win count, highest seed first, no rematch where one can be avoided; a bye, status `bye`, to the lowest-placed team without one)." },

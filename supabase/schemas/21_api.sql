@@ -9,34 +9,37 @@
 -- functions
 -- ============================================================================
 -- The operations, listed once: each one's name, the scope it needs (null: any valid key),
--- whether it writes (then its commit waits for the WAL flush) and the function that runs it.
+-- whether it writes (then its commit waits for the WAL flush), the function that runs it, and
+-- for those about one tournament, the argument naming it (tournament_arg: its version is the
+-- ETag, If-None-Match and If-Match compare with it; contract section 14).
 -- api.call asks twice: for the scope and the write flag before the key's checks (p_run false),
 -- then to run it (p_run true). Dispatch stays a static `case` over named functions, which
 -- plpgsql_check and readers can follow.
 create function app.operation(p_op text, p_args jsonb, p_key_id uuid, p_run boolean,
-                              out scope text, out writes boolean, out result json)
+                              out scope text, out writes boolean, out result json, out tournament_arg text)
 language plpgsql volatile
 set search_path = ''
 as $$
 begin
   case p_op
     when 'tournaments.list'      then scope := 'read:tournaments';     writes := false; if p_run then result := app.list_tournaments(p_args); end if;
-    when 'tournaments.get'       then scope := 'read:tournaments';     writes := false; if p_run then result := app.get_tournament(p_args); end if;
+    when 'tournaments.get'       then scope := 'read:tournaments';     writes := false; if p_run then result := app.get_tournament(p_args); end if; tournament_arg := 'id';
     when 'tournaments.create'    then scope := 'write:tournaments';    writes := true;  if p_run then result := app.create_tournament(p_args); end if;
-    when 'tournaments.update'    then scope := 'write:tournaments';    writes := true;  if p_run then result := app.update_tournament(p_args); end if;
-    when 'tournaments.delete'    then scope := 'write:tournaments';    writes := true;  if p_run then result := app.delete_tournament(p_args); end if;
-    when 'registrations.list'    then scope := 'read:registrations';   writes := false; if p_run then result := app.list_registrations(p_args); end if;
-    when 'registrations.get'     then scope := 'read:registrations';   writes := false; if p_run then result := app.get_registration(p_args); end if;
-    when 'registrations.create'  then scope := 'write:registrations';  writes := true;  if p_run then result := app.create_registration(p_args); end if;
-    when 'registrations.update'  then scope := 'write:registrations';  writes := true;  if p_run then result := app.update_registration(p_args); end if;
-    when 'registrations.delete'  then scope := 'write:registrations';  writes := true;  if p_run then result := app.delete_registration(p_args); end if;
-    when 'results.get'           then scope := 'read:results';         writes := false; if p_run then result := app.tournament_results(p_args); end if;
-    when 'matches.report'        then scope := 'write:results';        writes := true;  if p_run then result := app.report_match(p_args); end if;
-    when 'games.put'             then scope := 'write:results';        writes := true;  if p_run then result := app.change_game(p_args); end if;
-    when 'games.delete'          then scope := 'write:results';        writes := true;  if p_run then result := app.change_game(p_args - 'body'); end if;
-    when 'stages.list'           then scope := 'read:results';         writes := false; if p_run then result := app.list_stages(p_args); end if;
-    when 'stages.get'            then scope := 'read:results';         writes := false; if p_run then result := app.get_stage(p_args); end if;
-    when 'stages.update'         then scope := 'write:tournaments';    writes := true;  if p_run then result := app.update_stage(p_args); end if;
+    when 'tournaments.update'    then scope := 'write:tournaments';    writes := true;  if p_run then result := app.update_tournament(p_args); end if; tournament_arg := 'id';
+    when 'tournaments.delete'    then scope := 'write:tournaments';    writes := true;  if p_run then result := app.delete_tournament(p_args); end if; tournament_arg := 'id';
+    when 'registrations.list'    then scope := 'read:registrations';   writes := false; if p_run then result := app.list_registrations(p_args); end if; tournament_arg := 'tournament_id';
+    when 'registrations.get'     then scope := 'read:registrations';   writes := false; if p_run then result := app.get_registration(p_args); end if; tournament_arg := 'tournament_id';
+    when 'registrations.create'  then scope := 'write:registrations';  writes := true;  if p_run then result := app.create_registration(p_args); end if; tournament_arg := 'tournament_id';
+    when 'registrations.update'  then scope := 'write:registrations';  writes := true;  if p_run then result := app.update_registration(p_args); end if; tournament_arg := 'tournament_id';
+    when 'registrations.delete'  then scope := 'write:registrations';  writes := true;  if p_run then result := app.delete_registration(p_args); end if; tournament_arg := 'tournament_id';
+    when 'results.get'           then scope := 'read:results';         writes := false; if p_run then result := app.tournament_results(p_args); end if; tournament_arg := 'tournament_id';
+    when 'matches.report'        then scope := 'write:results';        writes := true;  if p_run then result := app.report_match(p_args); end if; tournament_arg := 'tournament_id';
+    when 'games.put'             then scope := 'write:results';        writes := true;  if p_run then result := app.change_game(p_args); end if; tournament_arg := 'tournament_id';
+    when 'games.delete'          then scope := 'write:results';        writes := true;  if p_run then result := app.change_game(p_args - 'body'); end if; tournament_arg := 'tournament_id';
+    when 'stages.list'           then scope := 'read:results';         writes := false; if p_run then result := app.list_stages(p_args); end if; tournament_arg := 'tournament_id';
+    when 'stages.get'            then scope := 'read:results';         writes := false; if p_run then result := app.get_stage(p_args); end if; tournament_arg := 'tournament_id';
+    when 'stream.open'           then scope := 'read:results';         writes := false; if p_run then result := app.open_stream(p_args, p_key_id); end if; tournament_arg := 'tournament_id';
+    when 'stages.update'         then scope := 'write:tournaments';    writes := true;  if p_run then result := app.update_stage(p_args); end if; tournament_arg := 'tournament_id';
     when 'teams.list'            then scope := 'read:teams';           writes := false; if p_run then result := app.list_teams(p_args); end if;
     when 'teams.get'             then scope := 'read:teams';           writes := false; if p_run then result := app.get_team(p_args); end if;
     when 'teams.create'          then scope := 'write:teams';          writes := true;  if p_run then result := app.create_team(p_args); end if;
@@ -89,12 +92,19 @@ comment on function app.operation(text, jsonb, uuid, boolean) is
 --   still counted (contract 6: every request past the key check counts). Measured: entering
 --   and leaving one costs ~1.5 µs (200,000 in 0.31 s more than plain PERFORM), under 0.5% of
 --   a GET's time in Postgres.
+-- - Conditional requests (contract section 14; p_conditions {if_match, if_none_match}, each a
+--   list of versions, or null: `*`): a read of a tournament or what hangs off it reads the
+--   version first (version, the ETag) and with If-None-Match naming it answers not_modified
+--   without running the operation; a write with If-Match compares under the tournament's row
+--   lock inside the operation's subtransaction (412 precondition_failed, nothing changed), and
+--   answers the version it leaves.
 -- - Reads commit without waiting for the WAL flush (synchronous_commit off, transaction-local):
 --   a crash could forget a few counted requests, never a write. Writing operations switch it
 --   back on.
 create function api.call(p_key_hash bytea, p_scope text, p_op text, p_args jsonb,
-                         p_idempotency jsonb default null,
-                         out auth json, out error json, out result json, out replay json)
+                         p_idempotency jsonb default null, p_conditions jsonb default null,
+                         out auth json, out error json, out result json, out replay json,
+                         out version bigint, out not_modified boolean)
 language plpgsql volatile security definer
 set search_path = ''
 as $$
@@ -110,6 +120,7 @@ declare
   v_message text;
   v_hint text;
   v_detail text;
+  v_arg text;            -- the argument naming the operation's tournament (null: not about one)
 begin
   perform set_config('app.account_id', '', true);
   perform set_config('synchronous_commit', 'off', true);
@@ -124,6 +135,7 @@ begin
     v_op := app.operation(p_op, null, null, false);
     v_scope := v_op.scope;
     v_writes := v_op.writes;
+    v_arg := v_op.tournament_arg;
   end if;
 
   -- 1. The key (401): one message for unknown, revoked and expired.
@@ -173,8 +185,23 @@ begin
       result := case when json_typeof(replay -> 'result') <> 'null' then replay -> 'result' end;
       error := case when json_typeof(replay -> 'error') <> 'null' then replay -> 'error' end;
     elsif error is null then
+      if not v_writes and v_arg is not null then
+        version := app.current_version(p_op, p_args, v_arg);
+        not_modified := version is not null and p_conditions ? 'if_none_match'
+          and (jsonb_typeof(p_conditions -> 'if_none_match') = 'null'
+               or p_conditions -> 'if_none_match' @> to_jsonb(version));
+      end if;
+    end if;
+    if replay is null and error is null and not coalesce(not_modified, false) then
       begin
+        if v_writes and v_arg is not null and p_conditions ? 'if_match'
+           and jsonb_typeof(p_conditions -> 'if_match') = 'array' then
+          perform app.check_if_match(p_args, v_arg, p_conditions -> 'if_match');
+        end if;
         result := (app.operation(p_op, p_args, v_key.id, true)).result;
+        if v_writes and v_arg is not null then
+          version := app.current_version(p_op, p_args, v_arg);
+        end if;
       exception when others then
         get stacked diagnostics v_sqlstate = returned_sqlstate, v_message = message_text,
                                 v_hint = pg_exception_hint, v_detail = pg_exception_detail;
@@ -182,6 +209,14 @@ begin
         if v_sqlstate in ('40001', '40P01', '55P03', '57014') then
           raise;
         end if;
+        -- A refusal of the rate-limit kind (a key's open streams): a 429, so nothing counts.
+        if v_sqlstate = 'P0001' and v_hint = 'rate_limited' then
+          raise exception 'rate limited' using errcode = 'TA429', hint = 'rate_limited',
+            detail = (app.rate_limit_state(v_key.id, c_limit)::jsonb
+                      || jsonb_build_object('error', 'rate_limited', 'message', v_message,
+                           'retry_after', (v_detail::jsonb -> 0 ->> 'message')::int))::text;
+        end if;
+        version := null;
         error := json_build_object('sqlstate', v_sqlstate, 'code', v_hint, 'message', v_message,
           'details', case when v_sqlstate = 'P0001' and v_detail like '[%' then v_detail::json end);
       end;
@@ -221,8 +256,8 @@ begin
     'webhooks', coalesce(current_setting('app.webhooks_recorded', true), '') = 'on');
 end
 $$;
-comment on function api.call(bytea, text, text, jsonb, jsonb) is
-  'One API request in one statement: key, account, rate limit, scope, the operation, the count.';
+comment on function api.call(bytea, text, text, jsonb, jsonb, jsonb) is
+  'One API request in one statement: key, account, rate limit, scope, the operation (conditional: section 14), the count.';
 
 -- ============================================================================
 -- grants
@@ -230,9 +265,9 @@ comment on function api.call(bytea, text, text, jsonb, jsonb) is
 grant execute on function app.operation(text, jsonb, uuid, boolean) to tournament_api_owner;
 -- api.call runs as tournament_api_owner, which holds exactly the privileges of the operations
 -- (granted in each area's file); tournament_api can execute api.call and nothing else.
-grant execute on function api.call(bytea, text, text, jsonb, jsonb) to tournament_api;
+grant execute on function api.call(bytea, text, text, jsonb, jsonb, jsonb) to tournament_api;
 -- A role that is not a superuser (`postgres` on hosted Supabase) may hand a function to another
 -- owner only if that owner may create in the function's schema: granted for the hand-over only.
 grant create on schema api to tournament_api_owner;
-alter function api.call(bytea, text, text, jsonb, jsonb) owner to tournament_api_owner;
+alter function api.call(bytea, text, text, jsonb, jsonb, jsonb) owner to tournament_api_owner;
 revoke create on schema api from tournament_api_owner;

@@ -1,0 +1,150 @@
+// The live stream's fan-out (contract section 14): Server-Sent Events for GET .../stream.
+//
+// api.call opens a stream (the key's checks, a lease, the first event's data); from then on one
+// poller per tournament per function instance asks Postgres for the tournament's version every
+// pollMs (api.stream_poll, one statement on any pooled connection: no LISTEN, no session), and
+// when it has moved, for the delta since, which it writes to every stream of that tournament.
+// So a stream costs the database nothing of its own after it opens: an instance polls each
+// tournament it serves pollMs apart, however many viewers watch it. The truth stays in
+// Postgres: an instance that dies loses nothing a reconnect with Last-Event-ID cannot get back.
+import type { Database } from "./db.ts";
+
+export interface LiveOptions {
+  /** How often a tournament's version is polled (ms). */
+  pollMs: number;
+  /** A comment line at least this often (ms). */
+  keepAliveMs: number;
+  /** The server ends a stream after this long (ms), with `retry: 1000`. */
+  maxMs: number;
+}
+
+export const LIVE_DEFAULTS: LiveOptions = { pollMs: 250, keepAliveMs: 10_000, maxMs: 110_000 };
+
+/** A stream falling further behind than this many events is ended (it reconnects and catches up). */
+const MAX_QUEUED = 64;
+
+const encoder = new TextEncoder();
+
+/** One SSE event: `id`, `event` and the data, one `data:` line per line of it. */
+export function sseEvent(event: string, data: string, id?: number): Uint8Array {
+  const lines = data.split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join("");
+  return encoder.encode(`${id === undefined ? "" : `id: ${id}\n`}event: ${event}\n${lines}\n`);
+}
+
+const KEEP_ALIVE = encoder.encode(": keep-alive\n\n");
+const GOODBYE = encoder.encode("retry: 1000\n\n");
+
+interface Viewer {
+  streamId: string;
+  /** The version of the last event written. */
+  last: number;
+  controller: ReadableStreamDefaultController<Uint8Array>;
+  timers: ReturnType<typeof setTimeout>[];
+  closed: boolean;
+}
+
+class Poller {
+  viewers = new Set<Viewer>();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(private hub: LiveHub, readonly tournamentId: string) {}
+
+  schedule(): void {
+    if (this.timer === null) this.timer = setTimeout(() => this.tick(), this.hub.options.pollMs);
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      await this.poll();
+    } catch (err) {
+      this.hub.log?.(`live: polling tournament ${this.tournamentId} failed: ${(err as Error).message}`);
+    }
+    this.timer = null;
+    if (this.viewers.size > 0) this.schedule();
+    else this.hub.forget(this);
+  }
+
+  /** One poll per distinct last version (normally one for every viewer). */
+  private async poll(): Promise<void> {
+    const bySince = new Map<number, Viewer[]>();
+    for (const v of this.viewers) {
+      const group = bySince.get(v.last);
+      if (group) group.push(v);
+      else bySince.set(v.last, [v]);
+    }
+    for (const since of [...bySince.keys()].sort((a, b) => a - b)) {
+      const viewers = bySince.get(since)!.filter((v) => !v.closed);
+      const asking = viewers[0];
+      if (!asking) continue;
+      const res = await this.hub.db.streamPoll(asking.streamId, since);
+      if (res.state === "ended") {
+        this.hub.end(asking, true); // its lease is gone: this viewer ends (and comes back), the next tick asks another
+      } else if (res.state === "deleted") {
+        const bytes = sseEvent("deleted", JSON.stringify({ id: this.tournamentId }));
+        for (const v of this.viewers) this.hub.end(v, false, bytes);
+        return;
+      } else if (res.state === "changed" && res.data !== null && res.version !== null) {
+        const bytes = sseEvent("results", res.data, res.version);
+        for (const v of viewers) this.hub.write(v, bytes, res.version);
+      }
+    }
+  }
+}
+
+/** Every open stream of this function instance, by tournament. */
+export class LiveHub {
+  private pollers = new Map<string, Poller>();
+
+  constructor(readonly db: Database, readonly options: LiveOptions = LIVE_DEFAULTS,
+    readonly log?: (message: string) => void) {}
+
+  /** The event stream of a stream api.call opened: its first event, then the deltas. */
+  open(tournamentId: string, streamId: string, version: number, firstData: string): ReadableStream<Uint8Array> {
+    let viewer: Viewer;
+    return new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        viewer = { streamId, last: version, controller, timers: [], closed: false };
+        controller.enqueue(sseEvent("results", firstData, version));
+        viewer.timers.push(
+          setInterval(() => this.write(viewer, KEEP_ALIVE), this.options.keepAliveMs),
+          setTimeout(() => this.end(viewer, true), this.options.maxMs),
+        );
+        let poller = this.pollers.get(tournamentId);
+        if (!poller) this.pollers.set(tournamentId, poller = new Poller(this, tournamentId));
+        poller.viewers.add(viewer);
+        poller.schedule();
+      },
+      cancel: () => this.end(viewer, false), // the client went away
+    }, { highWaterMark: MAX_QUEUED });
+  }
+
+  write(viewer: Viewer, bytes: Uint8Array, version?: number): void {
+    if (viewer.closed) return;
+    if ((viewer.controller.desiredSize ?? 0) <= 0) {
+      this.end(viewer, true); // too far behind: it reconnects with Last-Event-ID and catches up
+      return;
+    }
+    viewer.controller.enqueue(bytes);
+    if (version !== undefined) viewer.last = version;
+  }
+
+  /** Ends a stream: a last event (or `retry: 1000` when asked), its timers, its lease. */
+  end(viewer: Viewer, goodbye: boolean, last?: Uint8Array): void {
+    if (viewer.closed) return;
+    viewer.closed = true;
+    for (const t of viewer.timers) clearTimeout(t);
+    for (const p of this.pollers.values()) p.viewers.delete(viewer);
+    try {
+      if (last) viewer.controller.enqueue(last);
+      if (goodbye) viewer.controller.enqueue(GOODBYE);
+      viewer.controller.close();
+    } catch {
+      // already cancelled by the client
+    }
+    this.db.streamClose(viewer.streamId).catch(() => {}); // else its lease expires by itself
+  }
+
+  forget(poller: Poller): void {
+    if (this.pollers.get(poller.tournamentId) === poller) this.pollers.delete(poller.tournamentId);
+  }
+}

@@ -1,0 +1,392 @@
+-- Change tracking and the live stream (contract section 14). Every tournament has a version,
+-- raised once by each transaction that changes it, its stages, registrations, matches or games
+-- (app.bump_version, from the triggers below); a request that changes nothing writes no row and
+-- raises nothing. Each match keeps the version that last changed it and each match taken away
+-- leaves a row in app.match_removals, so "what changed since version v" is an index range
+-- (app.tournament_results' ?since=). The version is assigned under the tournament's row lock,
+-- held to commit, so versions commit in order: a reader that has seen version v has seen every
+-- change up to v.
+--
+-- The live stream (GET .../stream) is served by the `api` function: api.call opens it
+-- (app.open_stream: at most 10 per key, a lease in app.streams), then each function instance
+-- polls once per tournament for all of its streams (api.stream_poll) and closes each stream's
+-- lease when it ends (api.stream_close). No LISTEN, no session state: any pooled connection of
+-- any instance serves any poll.
+
+-- ============================================================================
+-- tables
+-- ============================================================================
+create table app.match_removals (
+  tournament_id uuid not null,
+  account_id uuid not null,
+  match_id uuid not null,
+  stage smallint not null,
+  version bigint not null,
+  primary key (tournament_id, version, match_id),
+  foreign key (tournament_id, account_id)
+    references app.tournaments (id, account_id) on delete cascade
+);
+
+comment on table app.match_removals is
+  'Matches taken away (a swiss round drawn again) and the version that took them: ?since= names them in removed_matches.';
+
+-- Open live streams, each a lease until expires_at (a little past the stream's longest life, so
+-- a function instance that dies without closing frees its slots by then). Only the security
+-- definer functions below read or write it: tournament_api_owner has no privilege on it.
+create table app.streams (
+  id uuid primary key default gen_random_uuid(),
+  api_key_id uuid not null references app.api_keys (id) on delete cascade,
+  account_id uuid not null references app.accounts (id) on delete cascade,
+  tournament_id uuid not null,
+  opened_at timestamptz not null default clock_timestamp(),
+  expires_at timestamptz not null
+);
+
+comment on table app.streams is 'Open live streams (GET .../stream): at most 10 live leases per key.';
+
+-- ============================================================================
+-- indexes
+-- ============================================================================
+create index match_removals_account_idx on app.match_removals (account_id, tournament_id);
+
+create index streams_key_idx on app.streams (api_key_id, expires_at);
+
+create index streams_account_idx on app.streams (account_id);
+
+-- ============================================================================
+-- functions
+-- ============================================================================
+-- Raises tournament p_id's version, once per transaction, and returns it (null: no such
+-- tournament, or one being deleted). The UPDATE takes the tournament's row lock (writers of one
+-- tournament already hold it: app.lock_tournament) and keeps it to commit. A look first: the
+-- transaction's later changes (a bracket's thousand matches) cost a read, not an UPDATE with
+-- the tournament's statement triggers.
+create function app.bump_version(p_id uuid) returns bigint
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_version bigint;
+  v_xact xid8;
+begin
+  select t.version, t.version_xact into v_version, v_xact from app.tournaments t where t.id = p_id;
+  if v_version is null or v_xact = pg_current_xact_id() then
+    return v_version;
+  end if;
+  update app.tournaments t set version = t.version + 1, version_xact = pg_current_xact_id()
+   where t.id = p_id and t.version_xact is distinct from pg_current_xact_id()
+  returning t.version into v_version;
+  if not found then
+    select t.version into v_version from app.tournaments t where t.id = p_id;
+  end if;
+  return v_version;
+end
+$$;
+comment on function app.bump_version(uuid) is
+  'Raises a tournament''s version once per transaction; returns the version this transaction writes.';
+
+-- ============================================================================
+-- triggers
+-- ============================================================================
+-- A change of the tournament's own row raises its version (unless this transaction already has).
+create function app.tournament_version() returns trigger
+language plpgsql volatile
+set search_path = ''
+as $$
+begin
+  if new.version_xact is distinct from pg_current_xact_id() and new is distinct from old then
+    new.version := old.version + 1;
+    new.version_xact := pg_current_xact_id();
+  end if;
+  return new;
+end
+$$;
+
+create trigger tournaments_version before update on app.tournaments
+  for each row execute function app.tournament_version();
+
+-- A match's version: the tournament's, raised by the match's change (after app.match_seeds, so
+-- the seeds it sets are part of the change). An update that changes nothing raises nothing.
+create function app.match_version() returns trigger
+language plpgsql volatile
+set search_path = ''
+as $$
+begin
+  if tg_op = 'INSERT' or new is distinct from old then
+    new.version := coalesce(app.bump_version(new.tournament_id), new.version);
+  end if;
+  return new;
+end
+$$;
+
+create trigger matches_version before insert or update on app.matches
+  for each row execute function app.match_version();
+
+-- A match taken away is remembered with the version that took it (not when its tournament goes).
+create function app.match_removed() returns trigger
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_version bigint := app.bump_version(old.tournament_id);
+begin
+  if v_version is not null then
+    insert into app.match_removals (tournament_id, account_id, match_id, stage, version)
+    values (old.tournament_id, old.account_id, old.id, old.stage, v_version)
+    on conflict do nothing;
+  end if;
+  return null;
+end
+$$;
+
+create trigger matches_removed after delete on app.matches
+  for each row execute function app.match_removed();
+
+-- Registrations and stages raise their tournament's version.
+create function app.child_version() returns trigger
+language plpgsql volatile
+set search_path = ''
+as $$
+begin
+  perform app.bump_version(case when tg_op = 'DELETE' then old.tournament_id else new.tournament_id end);
+  return null;
+end
+$$;
+
+create trigger registrations_version after insert or delete on app.registrations
+  for each row execute function app.child_version();
+
+create trigger registrations_version_update after update on app.registrations
+  for each row when (old.* is distinct from new.*) execute function app.child_version();
+
+create trigger stages_version after insert or delete on app.stages
+  for each row execute function app.child_version();
+
+create trigger stages_version_update after update on app.stages
+  for each row when (old.* is distinct from new.*) execute function app.child_version();
+
+-- ============================================================================
+-- policies
+-- ============================================================================
+alter table app.match_removals enable row level security;
+
+create policy "Match removals are visible to their account" on app.match_removals
+  for select to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
+
+create policy "Match removals are recorded in the bound account" on app.match_removals
+  for insert to tournament_api_owner with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
+
+-- No policy: only the security definer functions below (owned by the migration role) use it.
+alter table app.streams enable row level security;
+
+-- ============================================================================
+-- functions: conditional requests (api.call)
+-- ============================================================================
+-- The version a conditional request compares with, read before the operation runs (so an ETag
+-- is never newer than the body it comes with): the tournament's, when the tournament (and, for
+-- one registration or one stage, that one) exists for the bound account; else null, and the
+-- operation answers 404 as it would.
+create function app.current_version(p_op text, p_args jsonb, p_arg text) returns bigint
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  v_id uuid;
+  v_t app.tournaments;
+begin
+  if p_arg is null or not pg_input_is_valid(p_args ->> p_arg, 'uuid') then
+    return null;
+  end if;
+  v_id := (p_args ->> p_arg)::uuid;
+  select * into v_t from app.tournaments t where t.id = v_id;
+  if not found then
+    return null;
+  end if;
+  if p_op = 'registrations.get' and not exists (
+       select from app.registrations r
+        where r.tournament_id = v_id and pg_input_is_valid(p_args ->> 'id', 'uuid') and r.id = (p_args ->> 'id')::uuid) then
+    return null;
+  end if;
+  if p_op = 'stages.get' and not coalesce(pg_input_is_valid(p_args ->> 'number', 'int')
+       and (p_args ->> 'number')::int between 1 and jsonb_array_length(app.stage_list(v_t)), false) then
+    return null;
+  end if;
+  return v_t.version;
+end
+$$;
+comment on function app.current_version(text, jsonb, text) is
+  'The tournament''s version for ETag and If-None-Match, or null when the resource read does not exist.';
+
+-- If-Match on a write: 412 precondition_failed unless the tournament's version is one of those
+-- named. Takes the tournament's row lock first (as every writer of it does), so the version
+-- cannot move between the comparison and the write. An unknown tournament passes: the
+-- operation answers 404.
+create function app.check_if_match(p_args jsonb, p_arg text, p_versions jsonb) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_version bigint;
+begin
+  if p_arg is null or not pg_input_is_valid(p_args ->> p_arg, 'uuid') then
+    return;
+  end if;
+  select t.version into v_version from app.tournaments t where t.id = (p_args ->> p_arg)::uuid for no key update;
+  if found and not (p_versions @> to_jsonb(v_version)) then
+    perform app.raise_error('precondition_failed', format(
+      'The tournament has changed: it is at version %s, not the one in If-Match. Read it again and retry.', v_version));
+  end if;
+end
+$$;
+comment on function app.check_if_match(jsonb, text, jsonb) is
+  'If-Match: 412 precondition_failed when the tournament''s version is none of those named (under its row lock).';
+
+-- ============================================================================
+-- functions: the live stream
+-- ============================================================================
+-- A stream's lease for a key (security definer: app.streams has no policy): null when the key
+-- already holds p_max live ones. Serialised per key by an advisory lock, so p_max is exact
+-- under concurrency; the key's expired leases are cleared on the way.
+create function app.take_stream_lease(p_key_id uuid, p_account_id uuid, p_tournament_id uuid, p_max int,
+                                      p_seconds int, out stream_id uuid, out retry_after int)
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+declare
+  v_now timestamptz := clock_timestamp();
+begin
+  perform pg_advisory_xact_lock(hashtextextended('stream:' || p_key_id::text, 0));
+  delete from app.streams s where s.api_key_id = p_key_id and s.expires_at <= v_now;
+  if (select count(*) from app.streams s where s.api_key_id = p_key_id) >= p_max then
+    retry_after := (select greatest(1, ceil(extract(epoch from min(s.expires_at) - v_now)))::int
+                      from app.streams s where s.api_key_id = p_key_id);
+    return;
+  end if;
+  insert into app.streams (api_key_id, account_id, tournament_id, expires_at)
+  values (p_key_id, p_account_id, p_tournament_id, v_now + make_interval(secs => p_seconds))
+  returning id into stream_id;
+end
+$$;
+comment on function app.take_stream_lease(uuid, uuid, uuid, int, int) is
+  'A live stream''s lease for a key, or null (and when one frees) when it holds the maximum already.';
+
+-- The account and tournament of a live stream's lease; nulls once it has ended or expired.
+create function app.stream_lease(p_stream_id uuid, out account_id uuid, out tournament_id uuid)
+language plpgsql stable security definer
+set search_path = ''
+as $$
+begin
+  select s.account_id, s.tournament_id into stream_lease.account_id, stream_lease.tournament_id
+    from app.streams s where s.id = p_stream_id and s.expires_at > clock_timestamp();
+end
+$$;
+
+create function app.end_stream_lease(p_stream_id uuid) returns void
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+begin
+  delete from app.streams s where s.id = p_stream_id;
+end
+$$;
+
+-- GET .../stream through api.call (read:results): the lease, then the first event's data (the
+-- results, or with Last-Event-ID the delta since that version). At most 10 open streams per
+-- key: beyond, 429 rate_limited (api.call then counts nothing), with when a slot frees.
+create function app.open_stream(p_args jsonb, p_key_id uuid) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  c_max constant int := 10;
+  c_lease_seconds constant int := 130; -- the function ends a stream within 120 s
+  v_lease record;
+  v_results json;
+begin
+  perform app.check_input(p_args, '{"tournament_id": "uuid"}');
+  if not exists (select from app.tournaments t where t.id = (p_args ->> 'tournament_id')::uuid) then
+    perform app.raise_error('not_found', 'Tournament not found.');
+  end if;
+  select * into v_lease
+    from app.take_stream_lease(p_key_id, app.current_account_id(), (p_args ->> 'tournament_id')::uuid, c_max, c_lease_seconds);
+  if v_lease.stream_id is null then
+    perform app.raise_error('rate_limited', format('At most %s live streams may be open per key.', c_max),
+      jsonb_build_array(jsonb_build_object('field', 'retry_after', 'message', v_lease.retry_after::text)));
+  end if;
+  v_results := app.tournament_results(p_args);
+  return json_build_object('stream', v_lease.stream_id, 'version', (v_results -> 'tournament' ->> 'version')::bigint,
+                           'data', v_results);
+end
+$$;
+comment on function app.open_stream(jsonb, uuid) is
+  'Opens a live stream: its lease (at most 10 per key) and the first event''s data.';
+
+-- One poll of a tournament for every stream a function instance serves of it: as the stream
+-- p_stream_id's account (its lease must be live), the tournament's version and, when it is
+-- past p_since, the results since p_since (the next event's data). state: 'unchanged',
+-- 'changed', 'deleted' (the tournament is gone) or 'ended' (the lease is not live).
+create function api.stream_poll(p_stream_id uuid, p_since bigint,
+                                out state text, out version bigint, out data json)
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+declare
+  v_lease record;
+begin
+  perform set_config('synchronous_commit', 'off', true);
+  select * into v_lease from app.stream_lease(p_stream_id);
+  if v_lease.account_id is null then
+    state := 'ended';
+    return;
+  end if;
+  perform set_config('app.account_id', v_lease.account_id::text, true);
+  select t.version into version from app.tournaments t where t.id = v_lease.tournament_id;
+  if not found then
+    state := 'deleted';
+  elsif version <= p_since then
+    state := 'unchanged';
+  else
+    state := 'changed';
+    data := app.tournament_results(jsonb_build_object('tournament_id', v_lease.tournament_id,
+                                                      'query', jsonb_build_object('since', p_since)));
+    version := (data -> 'tournament' ->> 'version')::bigint;
+  end if;
+end
+$$;
+comment on function api.stream_poll(uuid, bigint) is
+  'The live stream''s poll: a tournament''s version and, when past p_since, the delta since it.';
+
+create function api.stream_close(p_stream_id uuid) returns void
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+begin
+  perform set_config('synchronous_commit', 'off', true);
+  perform app.end_stream_lease(p_stream_id);
+end
+$$;
+comment on function api.stream_close(uuid) is 'Ends a live stream''s lease (its slot of the key''s 10).';
+
+-- ============================================================================
+-- grants
+-- ============================================================================
+grant select, insert on app.match_removals to tournament_api_owner;
+grant execute on function app.bump_version(uuid) to tournament_api_owner;
+grant execute on function app.tournament_version() to tournament_api_owner;
+grant execute on function app.match_version() to tournament_api_owner;
+grant execute on function app.match_removed() to tournament_api_owner;
+grant execute on function app.child_version() to tournament_api_owner;
+grant execute on function app.current_version(text, jsonb, text) to tournament_api_owner;
+grant execute on function app.check_if_match(jsonb, text, jsonb) to tournament_api_owner;
+grant execute on function app.take_stream_lease(uuid, uuid, uuid, int, int) to tournament_api_owner;
+grant execute on function app.stream_lease(uuid) to tournament_api_owner;
+grant execute on function app.end_stream_lease(uuid) to tournament_api_owner;
+grant execute on function app.open_stream(jsonb, uuid) to tournament_api_owner;
+-- The api function's role may poll and close streams (a lease id is the capability: unguessable,
+-- issued only by api.call after the key's checks, live 130 s at most).
+grant execute on function api.stream_poll(uuid, bigint) to tournament_api;
+grant execute on function api.stream_close(uuid) to tournament_api;
+grant create on schema api to tournament_api_owner;
+alter function api.stream_poll(uuid, bigint) owner to tournament_api_owner;
+alter function api.stream_close(uuid) owner to tournament_api_owner;
+revoke create on schema api from tournament_api_owner;
