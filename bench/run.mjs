@@ -16,6 +16,7 @@
 //   npm run bench [-- --duration 8 --connections 16]
 //   npm run bench -- --scale                       # the account grows to 1,000,000 tournaments
 //   npm run bench -- --webhooks                    # the webhook figures alone (under two minutes)
+//   npm run bench -- --live                        # the live figures alone (ETag reads, 1,000 streams)
 //   npm run bench -- --url http://127.0.0.1:54321/functions/v1/api/v1 \
 //                    --db postgres://postgres:postgres@127.0.0.1:54322/postgres     # a running stack
 import fs from "node:fs";
@@ -27,6 +28,7 @@ import { ROOT, functionDatabaseUrl } from "../scripts/stack.mjs";
 import { KEY_BUDGET, KeyRing, send, walkCursor } from "./lib/client.mjs";
 import { children, runLoad, startFloor } from "./lib/processes.mjs";
 import { webhookBench, webhookReport } from "./lib/webhooks.mjs";
+import { liveBench, liveReport } from "./lib/live.mjs";
 import * as seed from "./lib/seed.mjs";
 import {
   drain, gitState, listenerPid, postmasterPid, readStats, resetStats, rssMb, statementsView, timeServer, watch,
@@ -47,6 +49,9 @@ const USAGE = `npm run bench [-- options]
                       POST /tournaments with an endpoint ÷ without (A B B A A B, --duration each), the
                       dispatcher's deliveries/s ÷ a plain signed POST loop's (Deno fetch), commit-to-receipt
                       latency, and a 1024-team start's 512 match.ready; written to .bench/results-<time>.json
+  --live              only the live figures (issue 23): a read answered 304 against a whole one (server
+                      time), and 1, 100 and 1,000 open streams on one tournament: the database polls
+                      per second while idle and request-to-event latency (p50, p99)
   --webhook-events <n>       events for the dispatcher's throughput (3000)
   --webhook-concurrency <n>  its WEBHOOK_CONCURRENCY, and as many endpoints and receiver paths (16)`;
 
@@ -62,6 +67,7 @@ const { values: opt } = parseArgs({ options: {
   "fn-pid": { type: "string" },
   formats: { type: "boolean", default: false },
   webhooks: { type: "boolean", default: false },
+  live: { type: "boolean", default: false },
   "webhook-events": { type: "string", default: "3000" },
   "webhook-concurrency": { type: "string", default: "16" },
 } });
@@ -279,6 +285,25 @@ async function main() {
   };
   const machine = () => ({ cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, node: process.version, loadavg: os.loadavg() });
 
+  /** The live figures (bench/lib/live.mjs). */
+  const live = async () => {
+    const t0 = performance.now();
+    const out = await liveBench({ db, view, base, teams: data.teams, log });
+    out.took_s = Math.round((performance.now() - t0) / 1000);
+    return out;
+  };
+  if (opt.live) {
+    data.teams = await seed.createTeams(db, 256);
+    const out = await live();
+    console.log(`\n${liveReport(out)}\n\nTargets (live)\n${targetList(out.targets)}\n`);
+    const file = writeReport({
+      started_at: started.toISOString(), finished_at: new Date().toISOString(),
+      options: { only: "live", stack: opt.url ? "running" : "throwaway" },
+      git: gitState(ROOT), machine: machine(), live: out, targets: out.targets,
+    });
+    log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
+    return;
+  }
   if (opt.webhooks) {
     data.teams = await seed.createTeams(db, 1024);
     const out = await webhooks();
@@ -507,12 +532,17 @@ async function main() {
     return { error: err.message, targets: [{ target: "webhooks", value: `not measured: ${err.message}`, result: "–" }] };
   });
 
+  const liveRuns = await live().catch((err) => {
+    log(`live: failed: ${err.stack ?? err}`);
+    return { error: err.message, targets: [{ target: "live", value: `not measured: ${err.message}`, result: "–" }] };
+  });
   const targets = [...judge({ rows, results1024, idleRss, scale, neighbour, cursor: cursorState }),
-    ...(webhookRuns?.targets ?? [])];
+    ...(webhookRuns?.targets ?? []), ...(liveRuns?.targets ?? [])];
   console.log(`\n${table(rows)}\n\n${comparisonTable([...scale, ...neighbour])}\n` +
     (cursorState ? `\ncursor: not available (${cursorState.unavailable})\n` : "") +
     `\nTargets (issue 11${webhookRuns ? ", and the webhooks'" : ""})\n${targetList(targets)}\n` +
-    `\n${formatsReport(formatRuns)}\n${stagesReport(stagesRun)}` + (webhookRuns ? `\n${webhookReport(webhookRuns)}\n` : ""));
+    `\n${formatsReport(formatRuns)}\n${stagesReport(stagesRun)}` + (webhookRuns ? `\n${webhookReport(webhookRuns)}\n` : "") +
+    (liveRuns?.reads ? `\n${liveReport(liveRuns)}\n` : ""));
 
   const report = {
     started_at: started.toISOString(), finished_at: new Date().toISOString(),
@@ -527,7 +557,7 @@ async function main() {
         score: `${m.team1_score}-${m.team2_score}` })),
     },
     cursor, idle_rss_at_start: idleRss, workloads: rows, comparisons: { scale, neighbour }, results_1024: results1024,
-    formats: formatRuns, stages: stagesRun, webhooks: webhookRuns,
+    formats: formatRuns, stages: stagesRun, webhooks: webhookRuns, live: liveRuns,
     targets,
   };
   const file = writeReport(report);

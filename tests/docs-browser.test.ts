@@ -13,9 +13,10 @@ import { chromium, type Browser } from "playwright-core";
 import sparticuz from "@sparticuz/chromium";
 import { routes } from "../functions/api/routes.ts";
 import { eventPayloads } from "../functions/api/resources/webhooks.ts";
-import { apiUrl } from "./helpers.ts";
+import { apiUrl, createTeams, expectStatus, type Match, startedTournament } from "./helpers.ts";
 
 let browser: Browser;
+
 
 /** Unpacks the package's al2023.tar.br (its libraries) once; returns the lib folder. */
 function bundledLibraries(): string {
@@ -67,6 +68,41 @@ describe("the API reference page", () => {
     expect(rendered.sort()).toEqual(expected.sort());
     expect(await page.locator(".title").first().textContent()).toContain("Tournament API");
     expect(outside).toEqual([]);
+    // (Left open: closing a page can end the headless shell's one process; the browser closes at the end.)
+  });
+});
+
+describe("the live stream in a browser", () => {
+  it("follows a tournament with the README's fetch example, from another origin (CORS preflight)", async () => {
+    // The README's own code, run as it is written: only BASE, KEY, ID and render are supplied.
+    const readme = fs.readFileSync(path.join(process.cwd(), "README.md"), "utf8");
+    const example = /## Watch it live[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)![1];
+    const { t, call, id } = await startedTournament({}, await createTeams(4, "Browser"));
+    const page = await browser.newPage();
+    await page.setContent("<title>an overlay</title>"); // origin "null": every request is cross-origin
+    await page.evaluate(([code, base, key, tid]) => {
+      const w = window as unknown as { seen: { version: number; matches: number }[] };
+      w.seen = [];
+      const render = (r: { tournament: { version: number }; matches: unknown[] }) =>
+        w.seen.push({ version: r.tournament.version, matches: r.matches.length });
+      new Function("BASE", "KEY", "ID", "render", `return (async () => {\n${code}\n})()`)(base, key, tid, render);
+    }, [example, apiUrl(), t.key, id]);
+    const seen = () => page.evaluate(() => (window as unknown as { seen: { version: number; matches: number }[] }).seen);
+    await expect.poll(seen, { timeout: 10_000 }).toHaveLength(1);
+    const first = (await seen())[0];
+    expect(first.matches).toBe(3); // the whole bracket of four teams
+
+    const results = (await call("GET", `/tournaments/${id}/results`)).body.data;
+    const ready = (results.matches as Match[]).filter((m) => m.status === "ready");
+    for (const m of ready) {
+      expectStatus(await call("PATCH", `/tournaments/${id}/matches/${m.id}`, { body: { team1_score: 2, team2_score: 1 } }), 200);
+      await new Promise((r) => setTimeout(r, 400)); // past the poll: one event each
+    }
+    const version = (await call("GET", `/tournaments/${id}`)).body.data.version;
+    await expect.poll(async () => (await seen()).at(-1)?.version, { timeout: 5000 }).toBe(version);
+    const all = await seen();
+    expect(all.map((e) => e.version)).toEqual([first.version, first.version + 1, first.version + 2]);
+    expect(all.slice(1).map((e) => e.matches)).toEqual([2, 2]); // each semi-final and the final it fed
     await page.close();
   });
 });

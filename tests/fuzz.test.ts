@@ -292,7 +292,15 @@ function send(wire: Wire, attempt = 0): Promise<Res> {
       agent: wire.fresh ? false : plainAgent,
     }, (res) => {
       const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
+      // A live stream (GET .../stream) is read to its first event, then dropped (it would last 110 s).
+      const sse = String(res.headers["content-type"]).startsWith("text/event-stream");
+      res.on("data", (c: Buffer) => {
+        chunks.push(c);
+        if (sse && Buffer.concat(chunks).includes("\n\n")) {
+          done({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") });
+          res.destroy();
+        }
+      });
       res.on("end", () => done({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
       res.on("error", (e) => done({ status: 0, headers: {}, text: "", error: e.message }));
     });
@@ -490,6 +498,14 @@ function check(spec: Spec, wire: Wire, res: Res, expected: string[] | null, fx: 
     if (res.status !== 204 || res.text !== "") p.push("preflight is not a bodiless 204");
     if (!res.headers["access-control-allow-methods"]) p.push("preflight without Access-Control-Allow-Methods");
     outcome = "preflight";
+  } else if (res.status === 200 && res.headers["content-type"] === "text/event-stream") {
+    // A stream opened: its first event is the whole results (contract section 14).
+    if (!routeOf(spec.template, wire.method)?.stream) p.push("an event stream from a route that is not the stream");
+    if (res.headers["cache-control"] !== "no-store") p.push(`Cache-Control ${res.headers["cache-control"]}`);
+    const first = /^id: (\d+)\nevent: results\ndata: (.*)\n\n$/.exec(res.text);
+    if (wire.method === "HEAD" ? res.text !== "" : !first) p.push(`not an SSE results event: ${res.text.slice(0, 80)}`);
+    else if (first && JSON.parse(first[2]).tournament?.version !== Number(first[1])) p.push("the first event's id is not its version");
+    outcome = "ok";
   } else {
     if (res.headers["content-type"] !== "application/json; charset=utf-8") p.push(`Content-Type ${res.headers["content-type"]}`);
     if (res.headers["cache-control"] !== "no-store") p.push(`Cache-Control ${res.headers["cache-control"]}`);

@@ -13,7 +13,7 @@ import { freePort, startFunction } from "../scripts/stack.mjs";
 interface Delivered {
   id: number;
   type: string;
-  data: { tournament: { version: number }; matches: Match[]; removed_matches?: string[] };
+  data: { tournament: { version: number }; matches: Match[]; removed_matches?: string[]; standings: unknown[] };
 }
 
 let second: Awaited<ReturnType<typeof startFunction>>;

@@ -36,13 +36,19 @@ describe("the OpenAPI document", () => {
       expect(Boolean(op.requestBody)).toBe(Boolean(route.body));
       const statuses = Object.keys(op.responses).sort();
       const post = route.method === "POST";
+      // Section 14: reads of one tournament answer 304 to If-None-Match, its writes 412 to If-Match.
+      const conditional = !route.stream && !post && /^\/tournaments\/\{(id|tournament_id)\}/.test(route.path);
       const expected = [route.location ? "201" : route.accepted ? "202" : "200", "400", "401", "403", "404", "429", "500", "503",
         ...(route.conflicts || post ? ["409"] : []), ...(route.body ? ["413", "415"] : []),
-        ...(post ? ["422"] : [])].sort();
+        ...(post ? ["422"] : []), ...(conditional ? [route.method === "GET" ? "304" : "412"] : [])].sort();
       expect(statuses, `${route.method} ${route.path}`).toEqual(expected);
       for (const code of [...(route.conflicts ?? []), ...(post ? ["idempotency_conflict"] : [])]) {
         expect(op.responses["409"].description).toContain(code);
       }
+      const condition = op.parameters?.find((p: any) => p.in === "header" && /^If-/.test(p.name))?.name;
+      expect(condition, `${route.method} ${route.path}`).toBe(conditional ? (route.method === "GET" ? "If-None-Match" : "If-Match") : undefined);
+      expect(Boolean(op.responses["200"]?.headers?.ETag)).toBe(conditional);
+      if (route.stream) expect(Object.keys(op.responses["200"].content)).toEqual(["text/event-stream"]);
       const idempotencyHeader = op.parameters?.find((p: any) => p.in === "header" && p.name === "Idempotency-Key");
       expect(Boolean(idempotencyHeader), `${route.method} ${route.path}`).toBe(post);
     }

@@ -51,7 +51,8 @@ describe("HEAD", () => {
     const reg = await t.request("POST", `/tournaments/${tournament.id}/registrations`, { body: { team_id: team } });
     expectStatus(reg, 201);
     const ids: Record<string, string> = { id: tournament.id, registration_id: reg.body.data.id };
-    const gets = routes.filter((r) => r.method === "GET");
+    // (The live stream's GET lasts; its HEAD is below.)
+    const gets = routes.filter((r) => r.method === "GET" && !r.stream);
     expect(gets.length).toBeGreaterThan(3);
     for (const route of gets) {
       const path = route.path.replace(/\{(\w+)\}/g, (_, name) => ids[name]);
@@ -64,6 +65,9 @@ describe("HEAD", () => {
       }
       expect(Number(head.headers.get("ratelimit-remaining"))).toBe(Number(get.headers.get("ratelimit-remaining")) - 1);
     }
+    // The live stream: HEAD answers its headers at once (and leaves no stream open).
+    const live = await t.request("HEAD", `/tournaments/${tournament.id}/stream`);
+    expect([live.status, live.text, live.headers.get("content-type")]).toEqual([200, "", "text/event-stream"]);
     // Errors too: an unknown id is 404 as with GET; no key is 401.
     const missing = await t.request("HEAD", `/tournaments/${crypto.randomUUID()}`);
     expect([missing.status, missing.text]).toEqual([404, ""]);

@@ -182,7 +182,7 @@ describe("GET /tournaments/{id}/results", () => {
     const teams = await namedTeams(3);
     const tournament = await createTournament(t);
     const empty = {
-      tournament: { id: tournament.id, format: "single_elimination", status: "registration", stage: 1 },
+      tournament: { id: tournament.id, format: "single_elimination", status: "registration", stage: 1, version: 1 },
       matches: [], standings: [],
     };
     expect(await getResults(t, tournament.id)).toEqual(empty);
@@ -190,7 +190,8 @@ describe("GET /tournaments/{id}/results", () => {
       expectStatus(await t.request("POST", `/tournaments/${tournament.id}/registrations`,
         { body: { team_id: team.id } }), 201);
     }
-    expect(await getResults(t, tournament.id)).toEqual(empty);
+    // Each registration raised the version by one (contract section 14).
+    expect(await getResults(t, tournament.id)).toEqual({ ...empty, tournament: { ...empty.tournament, version: 1 + teams.length } });
   });
 
   it("lists the matches by round, then position, with every field", async () => {
@@ -242,7 +243,8 @@ describe("running a whole tournament", () => {
       });
 
     const data = await getResults(t, tournament.id);
-    expect(data.tournament).toEqual({ id: tournament.id, format: "single_elimination", status: "ongoing", stage: 1 });
+    expect(data.tournament).toEqual({ id: tournament.id, format: "single_elimination", status: "ongoing", stage: 1,
+      version: (await t.request("GET", `/tournaments/${tournament.id}`)).body.data.version });
     expect(data.matches.every((m) => m.status === "completed")).toBe(true);
     expectConsistent(data.matches);
 

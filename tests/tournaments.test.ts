@@ -7,7 +7,7 @@ import {
 
 const FIELDS = [
   "check_in_opens", "created_at", "format_options", "description", "entry_fee", "format", "game_id", "id", "max_teams", "name",
-  "prize_pool", "registration_closes", "rules", "slug", "stages", "starts_at", "status", "team_size", "updated_at",
+  "prize_pool", "registration_closes", "rules", "slug", "stages", "starts_at", "status", "team_size", "updated_at", "version",
 ].sort();
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -457,7 +457,7 @@ describe("PATCH /tournaments/{id} in registration", () => {
     expectStatus(res, 200);
     expect(res.body.data).toEqual({
       ...created, ...changes, starts_at: "2099-05-01T16:00:00.000Z", registration_closes: "2099-04-30T12:00:00.000Z",
-      updated_at: res.body.data.updated_at,
+      updated_at: res.body.data.updated_at, version: created.version + 1,
     });
     expect(res.body.data.updated_at).toMatch(ISO_Z);
     expect(Date.parse(res.body.data.updated_at)).toBeGreaterThan(Date.parse(created.updated_at));
@@ -470,7 +470,7 @@ describe("PATCH /tournaments/{id} in registration", () => {
     const created = await createTournament(t, { description: "keep me" });
     const res = await t.request("PATCH", `/tournaments/${created.id}`, { body: { max_teams: 32 } });
     expectStatus(res, 200);
-    expect(res.body.data).toEqual({ ...created, max_teams: 32, updated_at: res.body.data.updated_at });
+    expect(res.body.data).toEqual({ ...created, max_teams: 32, updated_at: res.body.data.updated_at, version: created.version + 1 });
   });
 
   it("returns 400 validation_error for an empty body and changes nothing", async () => {
@@ -581,7 +581,7 @@ describe("PATCH /tournaments/{id} in ongoing", () => {
     const changes = { name: "Live Cup", description: "now live", rules: "no pauses", prize_pool: 5000.5 };
     const res = await t.request("PATCH", `/tournaments/${ongoing.id}`, { body: changes });
     expectStatus(res, 200);
-    expect(res.body.data).toEqual({ ...ongoing, ...changes, updated_at: res.body.data.updated_at });
+    expect(res.body.data).toEqual({ ...ongoing, ...changes, updated_at: res.body.data.updated_at, version: ongoing.version + 1 });
   });
 
   it.each<[string, unknown]>([
@@ -615,7 +615,7 @@ describe("PATCH /tournaments/{id} in completed", () => {
     const changes = { name: "Archived Cup", description: "finished", rules: "as played" };
     const res = await t.request("PATCH", `/tournaments/${done.id}`, { body: changes });
     expectStatus(res, 200);
-    expect(res.body.data).toEqual({ ...done, ...changes, updated_at: res.body.data.updated_at });
+    expect(res.body.data).toEqual({ ...done, ...changes, updated_at: res.body.data.updated_at, version: done.version + 1 });
   });
 
   it.each<[string, unknown]>([
@@ -918,7 +918,8 @@ describe("stages", () => {
         { name: "Groups", format: "round_robin", format_options: RR(2), advance: { per_group: 2, best_next: 0 } },
         { name: "Playoffs", format: "single_elimination", format_options: SE, advance: null },
       ];
-      expect(res.body.data).toEqual({ ...created, format: "round_robin", format_options: RR(2), stages, updated_at: res.body.data.updated_at });
+      expect(res.body.data).toEqual({ ...created, format: "round_robin", format_options: RR(2), stages, updated_at: res.body.data.updated_at,
+        version: created.version + 1 });
       expect((await t.request("GET", `/tournaments/${created.id}`)).body.data).toEqual(res.body.data);
     });
 
@@ -1014,7 +1015,7 @@ describe("stages", () => {
       const ongoing = await started(t);
       const res = await t.request("PATCH", `/tournaments/${ongoing.id}`, { body: { name: "Same stages", stages: ongoing.stages } });
       expectStatus(res, 200);
-      expect(res.body.data).toEqual({ ...ongoing, name: "Same stages", updated_at: res.body.data.updated_at });
+      expect(res.body.data).toEqual({ ...ongoing, name: "Same stages", updated_at: res.body.data.updated_at, version: ongoing.version + 1 });
     });
 
     it("still checks the stages first: an invalid definition is a 400, not a 409", async () => {

@@ -81,6 +81,7 @@ const ERROR_RESPONSES: Record<string, { description: string; code: ErrorCode; me
   "403": { description: "The account's API access is not enabled (`api_access_disabled`), the key lacks the scope (`insufficient_scope`), or the team is not your account's to change (`team_not_owned`).", code: "insufficient_scope", message: "This API key lacks the scope read:tournaments that this operation needs." },
   "404": { description: "No such resource, or one of another account.", code: "not_found", message: "Tournament not found." },
   "409": { description: "The resource's state forbids the request.", code: "tournament_full", message: "The tournament is full (16 of 16 teams)." },
+  "412": { description: "`If-Match` named a version that is not the tournament's current one; nothing changed. Read it again (its `ETag`) and retry.", code: "precondition_failed", message: "The tournament has changed: it is at version 8, not the one in If-Match. Read it again and retry." },
   "422": { description: "The Idempotency-Key was already used with a different request.", code: "idempotency_mismatch", message: "This Idempotency-Key was used with a different request; use a new key for a new request." },
   "413": { description: "The body is over 64 KiB.", code: "payload_too_large", message: "The request body is larger than 65536 bytes." },
   "415": { description: "The body is not `application/json`.", code: "unsupported_media_type", message: "The request body must be application/json." },
@@ -115,6 +116,7 @@ function headerComponents(): Json {
     "RateLimit-Reset": { description: "Seconds until the oldest counted request leaves the window.", schema: { type: "integer" } },
     "RateLimit-Policy": { description: `IETF draft: \`"default";q=${RATE_LIMIT.limit};w=${RATE_LIMIT.window}\`.`, schema: { type: "string" } },
     "RateLimit": { description: "IETF draft: `\"default\";r=<remaining>;t=<seconds>`.", schema: { type: "string" } },
+    "ETag": { description: "`\"<version>\"`: the tournament's version (contract section 14). Send it back in `If-None-Match` (reads: 304 while nothing changed) or `If-Match` (writes: 412 if something did).", schema: { type: "string", pattern: '^"[0-9]+"$' } },
     "Location": { description: "The created resource's URL.", schema: { type: "string", format: "uri" } },
     "Idempotent-Replayed": { description: "`true` when this is the saved response to an earlier request with the same Idempotency-Key.", schema: { type: "string", enum: ["true"] } },
   };
@@ -124,6 +126,11 @@ function exampleOf(schema: z.ZodType): unknown {
   const meta = (schema as unknown as { meta(): { example?: unknown } | undefined }).meta();
   return meta?.example;
 }
+
+/** Whether a route is about one tournament: its reads take If-None-Match, its writes If-Match. */
+const conditional = (route: Route) => !route.stream && route.method !== "POST" && /^\/tournaments\/\{(id|tournament_id)\}/.test(route.path);
+
+const SSE_EXAMPLE = 'id: 8\nevent: results\ndata: {"tournament":{"id":"…","format":"single_elimination","status":"ongoing","stage":1,"version":8},"matches":[…],"standings":[…]}\n\n: keep-alive\n\nid: 9\nevent: results\ndata: {"tournament":{…,"version":9},"matches":[{…the match reported…},{…the match its winner went to…}],"removed_matches":[],"standings":[…]}\n\nretry: 1000\n\n';
 
 function operation(route: Route): Json {
   const game = route.path.includes("/games/");
@@ -149,6 +156,18 @@ function operation(route: Route): Json {
       schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]+$" },
       description: "Makes a retry safe (Stripe's semantics): scoped to the API key and kept 24 hours. The same key and body replays the first response (with `Idempotent-Replayed: true`); another body is 422 `idempotency_mismatch`; the same key while the first request is in flight is 409 `idempotency_conflict` (answered at once and not counted toward the rate limit). Validation errors (400) are not saved." });
   }
+  const read = route.method === "GET";
+  if (conditional(route)) {
+    params.push(read
+      ? { name: "If-None-Match", in: "header", required: false, schema: { type: "string" },
+          description: "ETags from earlier reads (`\"8\"`, a list, or `*`): 304 without a body while the tournament is at one of those versions (still counted)." }
+      : { name: "If-Match", in: "header", required: false, schema: { type: "string" },
+          description: "The ETag of your last read (`\"8\"`, a list, or `*`): 412 `precondition_failed`, nothing changed, if the tournament has changed since. Without it, nothing is checked." });
+  }
+  if (route.stream) {
+    params.push({ name: "Last-Event-ID", in: "header", required: false, schema: { type: "string", pattern: "^[0-9]+$" },
+      description: "The id (version) of the last event received: the first event is the delta since it. A browser's `EventSource` sends it when it reconnects." });
+  }
   const conflicts = [...(route.conflicts ?? []), ...(route.method === "POST" ? ["idempotency_conflict"] : [])];
   const isArray = (route.response as unknown as { def: { type: string } }).def.type === "array";
   const dataExample = isArray
@@ -159,6 +178,7 @@ function operation(route: Route): Json {
   for (const h of RATE_HEADERS) successHeaders[h] = ref(h, "headers");
   if (route.location) successHeaders.Location = ref("Location", "headers");
   if (route.method === "POST") successHeaders["Idempotent-Replayed"] = ref("Idempotent-Replayed", "headers");
+  if (conditional(route)) successHeaders.ETag = ref("ETag", "headers");
 
   const responses: Json = {
     [status]: {
@@ -176,7 +196,18 @@ function operation(route: Route): Json {
       } },
     },
   };
-  const errors = ["400", "401", "403", "404", ...(conflicts.length ? ["409"] : []),
+  if (route.stream) {
+    responses[status] = {
+      description: "A Server-Sent Events stream (see above), ended by the server within 120 seconds.",
+      headers: successHeaders,
+      content: { "text/event-stream": { schema: { type: "string", description: "`event: results` (`data`: Results; the first whole, then deltas as `?since=` gives them), `event: deleted` (`data`: `{\"id\": …}`), `: keep-alive` comments, `retry: 1000` at the end." }, example: SSE_EXAMPLE } },
+    };
+  }
+  if (conditional(route) && read) {
+    responses["304"] = { description: "Not modified: `If-None-Match` named the tournament's current version. No body; `ETag` and the `RateLimit-*` headers (the request counted).",
+      headers: { ETag: ref("ETag", "headers"), ...Object.fromEntries(RATE_HEADERS.map((h) => [h, ref(h, "headers")])) } };
+  }
+  const errors = ["400", "401", "403", "404", ...(conflicts.length ? ["409"] : []), ...(conditional(route) && !read ? ["412"] : []),
     ...(route.body ? ["413", "415"] : []), ...(route.method === "POST" ? ["422"] : []), "429", "500", "503"];
   for (const e of errors) responses[e] = ref(`Error${e}`, "responses");
   if (conflicts.length) {
@@ -269,6 +300,7 @@ export function openApiDocument({ serverUrl = LOCAL_SERVER_URL }: { serverUrl?: 
         "Checks run in this order: route (404/405) → key (401) → account enabled (403) → rate limit (429) → scope (403) → input (400/413/415) → existence (404) → state (409).",
         `Rate limit: ${RATE_LIMIT.limit} accepted requests per key in any rolling ${RATE_LIMIT.window} seconds; \`RateLimit-*\` headers on every authenticated response.`,
         "A known path with another method answers 405 with `Allow`. Browsers get CORS (`OPTIONS` preflight).",
+        "Change tracking: every tournament has a `version`, raised by each committed change to it, its stages, registrations, matches or games. Its reads answer `ETag: \"<version>\"` (304 with a matching `If-None-Match`), its writes take `If-Match` (412 `precondition_failed`); `GET .../results?since=<version>` gives only what changed; `GET .../stream` pushes each change as Server-Sent Events.",
       ].join("\n\n"),
     },
     servers: [

@@ -373,7 +373,8 @@ begin
   end if;
   if p_op = 'registrations.get' and not exists (
        select from app.registrations r
-        where r.tournament_id = v_id and pg_input_is_valid(p_args ->> 'id', 'uuid') and r.id = (p_args ->> 'id')::uuid) then
+        where r.tournament_id = v_id and pg_input_is_valid(p_args ->> 'registration_id', 'uuid')
+          and r.id = (p_args ->> 'registration_id')::uuid) then
     return null;
   end if;
   if p_op = 'stages.get' and not coalesce(pg_input_is_valid(p_args ->> 'number', 'int')
