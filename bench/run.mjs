@@ -49,6 +49,9 @@ const USAGE = `npm run bench [-- options]
                       POST /tournaments with an endpoint ÷ without (A B B A A B, --duration each), the
                       dispatcher's deliveries/s ÷ a plain signed POST loop's (Deno fetch), commit-to-receipt
                       latency, and a 1024-team start's 512 match.ready; written to .bench/results-<time>.json
+  --writes            only the floor and the write workloads (POST /tournaments, POST registration, the
+                      90/10 mix), three rounds each: to compare two versions of the code, run it against
+                      each one's stack (--url, --db) and compare the ratios
   --live              only the live figures (issue 23): a read answered 304 against a whole one (server
                       time), and 1, 100 and 1,000 open streams on one tournament: the database polls
                       per second while idle and request-to-event latency (p50, p99)
@@ -68,6 +71,7 @@ const { values: opt } = parseArgs({ options: {
   formats: { type: "boolean", default: false },
   webhooks: { type: "boolean", default: false },
   live: { type: "boolean", default: false },
+  writes: { type: "boolean", default: false },
   "webhook-events": { type: "string", default: "3000" },
   "webhook-concurrency": { type: "string", default: "16" },
 } });
@@ -302,6 +306,29 @@ async function main() {
       git: gitState(ROOT), machine: machine(), live: out, targets: out.targets,
     });
     log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
+    return;
+  }
+  if (opt.writes) {
+    const [w] = await seed.createAccounts(db, 1, 1, { prefix: `Bench ${seed.RUN} writes` });
+    await seed.createTournaments(db, [w], SMALL);
+    const W = { keyAccounts: [w], tournaments: await seed.sampleTournaments(db, [w], 200) };
+    for (let round = 1; round <= 3; round++) {
+      await run("create", { data: `round ${round}`, ...W });
+      data.targets.register = await seed.createTargets(db, [w], floorRps * DURATION, "register");
+      await run("register", { data: `round ${round}`, ...W });
+      data.targets.mix = await seed.createTargets(db, [w], floorRps * DURATION / 20, "mix");
+      await run("mix", { data: `round ${round}`, ...W });
+    }
+    await run("floor", { data: "–", label: "floor again, at the end" });
+    for (const row of rows) {
+      row.floor_rps = Math.max(...row.floor_probes);
+      row.ratio_to_floor = row.rps / row.floor_rps;
+    }
+    console.log(`\n${table(rows)}\n`);
+    const file = writeReport({ started_at: started.toISOString(), finished_at: new Date().toISOString(),
+      options: { only: "writes", duration_s: DURATION, connections: CONNECTIONS, stack: opt.url ? "running" : "throwaway" },
+      git: gitState(ROOT), machine: machine(), workloads: rows });
+    log(`written ${path.relative(ROOT, file)}`);
     return;
   }
   if (opt.webhooks) {

@@ -866,11 +866,17 @@ function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdi
         dirtyTeams.add(o.wire.team);
         if (route.op === "teams.delete") deletedTeams.add(o.wire.team);
       } else if (o.wire.tid) dirty.add(o.wire.tid);
+      // (An accepted request about a tournament raises its version, whatever else it names.)
+      if (o.wire.tid) dirty.add(o.wire.tid);
     }
     if (route.method === "POST" && o.wire.keyId && o.spec.idem !== null && savedForRetry(o.res)) {
       added.add(`idempotency ${o.wire.keyId} ${o.spec.idem.trim()}`);
     }
   }
+  // A tournament that lost a registration with a deleted team: its version went up (section 14).
+  const lostRegistration = new Set([...before.values()]
+    .filter((r) => r.kind === "registration" && !after.has(`registration ${r.id}`) && !!r.team && deletedTeams.has(r.team))
+    .map((r) => r.tid));
   const problems: string[] = [];
   for (const key of new Set([...before.keys(), ...after.keys()])) {
     const was = before.get(key);
@@ -881,6 +887,7 @@ function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdi
       || (row.kind === "team" && dirtyTeams.has(row.id))
       // a deleted team's registrations in tournaments still in registration go with it
       || (!now && row.kind === "registration" && !!row.team && deletedTeams.has(row.team))
+      || (row.kind === "tournament" && lostRegistration.has(row.id))
       || (row.kind === "webhook" && dirtyHooks.has(row.id))
       // a delivery: of an event of a tournament an accepted request changed, or of an endpoint one
       // changed (a test event; a deletion takes them with it), or of a withdrawal by a team's deletion

@@ -258,3 +258,58 @@ describe("the live stream", () => {
     expect(delta.matches.length).toBeLessThan(before.matches.length + 1);
   });
 });
+
+describe("conditions meet existence first (found in review)", () => {
+  it("answers 404, not 412, for a registration, match, game or stage that does not exist, whatever If-Match says", async () => {
+    const teams = await createTeams(4, "Exists");
+    const { call, id } = await startedTournament({ format_options: { best_of: 3 } }, teams);
+    const version = (await call("GET", `/tournaments/${id}`)).body.data.version;
+    const stale = { "if-match": `"${version - 1}"` };
+    const nowhere = "00000000-0000-4000-8000-000000000000";
+    const m = (await call("GET", `/tournaments/${id}/results`)).body.data.matches.find((x: Match) => x.status === "ready");
+    expectError(await call("PATCH", `/tournaments/${id}/registrations/${nowhere}`, { headers: stale, body: { seed: 1 } }), 404, "not_found");
+    expectError(await call("PATCH", `/tournaments/${id}/matches/${nowhere}`, { headers: stale, body: { team1_score: 2, team2_score: 0 } }), 404, "not_found");
+    expectError(await call("PUT", `/tournaments/${id}/matches/${nowhere}/games/1`, { headers: stale, body: { team1_score: 2, team2_score: 0 } }), 404, "not_found");
+    expectError(await call("DELETE", `/tournaments/${id}/matches/${m.id}/games/1`, { headers: stale }), 404, "not_found");
+    expectError(await call("PATCH", `/tournaments/${id}/stages/3`, { headers: stale, body: { status: "ongoing" } }), 404, "not_found");
+    expectError(await call("PATCH", `/tournaments/${nowhere}`, { headers: stale, body: { name: "x" } }), 404, "not_found");
+    // The same requests on what exists: 412, nothing changed.
+    expectError(await call("PUT", `/tournaments/${id}/matches/${m.id}/games/1`, { headers: stale, body: { team1_score: 2, team2_score: 0 } }), 412, "precondition_failed");
+    expect((await call("GET", `/tournaments/${id}`)).body.data.version).toBe(version);
+  });
+
+  it("answers 400 for a ?stage= the tournament does not have, not 304; and the stream takes no condition", async () => {
+    const teams = await createTeams(2, "Cond");
+    const { t, call, id } = await startedTournament({}, teams);
+    const etag = (await call("GET", `/tournaments/${id}/results`)).headers.get("etag")!;
+    expectError(await call("GET", `/tournaments/${id}/results?stage=3`, { headers: { "if-none-match": etag } }), 400, "validation_error", ["stage"]);
+    expect((await call("GET", `/tournaments/${id}/results?stage=1`, { headers: { "if-none-match": etag } })).status).toBe(304);
+    const ctl = new AbortController();
+    const res = await fetch(`${apiUrl()}/tournaments/${id}/stream`, { signal: ctl.signal,
+      headers: { authorization: `Bearer ${(await t.newKey()).key}`, "if-none-match": etag } });
+    expect([res.status, res.headers.get("content-type")]).toEqual([200, "text/event-stream"]);
+    ctl.abort();
+  });
+
+  it("raises the version of every tournament a team is registered in when the team's name changes (any account's)", async () => {
+    const owner = await tenant();
+    const team = await owner.request("POST", "/teams", { body: { name: "Renamers", tag: "REN" } });
+    expectStatus(team, 201);
+    const organiser = await tenant();
+    const created = await organiser.request("POST", "/tournaments", { body: {
+      name: "Other's cup", game_id: "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b", team_size: 5, max_teams: 8,
+      starts_at: new Date(Date.now() + 86_400_000).toISOString() } });
+    const tid = created.body.data.id;
+    expectStatus(await organiser.request("POST", `/tournaments/${tid}/registrations`, { body: { team_id: team.body.data.id } }), 201);
+    const before = await organiser.request("GET", `/tournaments/${tid}/registrations`);
+    const etag = before.headers.get("etag")!;
+    expectStatus(await owner.request("PATCH", `/teams/${team.body.data.id}`, { body: { name: "Renamed" } }), 200);
+    const after = await organiser.request("GET", `/tournaments/${tid}/registrations`, { headers: { "if-none-match": etag } });
+    expect(after.status).toBe(200);
+    expect(after.body.data[0].teams.name).toBe("Renamed");
+    expect(Number(JSON.parse(after.headers.get("etag")!))).toBe(Number(JSON.parse(etag)) + 1);
+    // The same name again changes nothing.
+    expectStatus(await owner.request("PATCH", `/teams/${team.body.data.id}`, { body: { name: "Renamed" } }), 200);
+    expect((await organiser.request("GET", `/tournaments/${tid}/registrations`)).headers.get("etag")).toBe(after.headers.get("etag"));
+  });
+});

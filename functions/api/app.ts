@@ -202,8 +202,9 @@ function versionsOf(header: string | null, weak: boolean): number[] | null | und
   return versions;
 }
 
-/** A request's conditions: If-None-Match on reads, If-Match on writes (contract section 14). */
-function conditionsOf(req: Request): Conditions | null {
+/** A request's conditions: If-None-Match on reads, If-Match on writes (contract section 14); none on the stream. */
+function conditionsOf(req: Request, route: Route): Conditions | null {
+  if (route.stream) return null;
   const read = req.method === "GET" || req.method === "HEAD";
   const versions = versionsOf(req.headers.get(read ? "if-none-match" : "if-match"), read);
   if (versions === undefined || req.method === "POST") return null;
@@ -275,7 +276,7 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps, hub: LiveHu
   }
 
   const outcome = await deps.db.call(hashKey(key), route.scope, inputError ? null : route.op, input,
-    idempotency, conditionsOf(req));
+    idempotency, conditionsOf(req, route));
   ctx.keyId = outcome.auth.key_id ?? null;
   rateLimitHeaders(outcome.auth, ctx.headers);
   const denied = authError(outcome.auth, route.scope);

@@ -49,6 +49,8 @@ interface Viewer {
 class Poller {
   viewers = new Set<Viewer>();
   private timer: ReturnType<typeof setTimeout> | null = null;
+  /** The database failed the last poll (logged once per streak, not four times a second). */
+  private failing = false;
 
   constructor(private hub: LiveHub, readonly tournamentId: string) {}
 
@@ -59,8 +61,11 @@ class Poller {
   private async tick(): Promise<void> {
     try {
       await this.poll();
+      if (this.failing) this.hub.log?.(`live: polling tournament ${this.tournamentId} works again`);
+      this.failing = false;
     } catch (err) {
-      this.hub.log?.(`live: polling tournament ${this.tournamentId} failed: ${(err as Error).message}`);
+      if (!this.failing) this.hub.log?.(`live: polling tournament ${this.tournamentId} failed: ${(err as Error).message}`);
+      this.failing = true;
     }
     this.timer = null;
     if (this.viewers.size > 0) this.schedule();

@@ -207,6 +207,9 @@ begin
   select * into v_f from app.team_fields(coalesce(p_args -> 'body', '{}'), v_team);
   update app.teams t set name = v_f.name, tag = v_f.tag, logo_url = v_f.logo_url
    where t.id = v_team.id and (t.name, t.tag, t.logo_url) is distinct from (v_f.name, v_f.tag, v_f.logo_url);
+  if found then
+    perform app.team_changed(v_team.id); -- its tournaments show it: their versions go up (20_live.sql)
+  end if;
   return (select d.doc from app.team_documents d where d.id = v_team.id);
 end
 $$;

@@ -51,6 +51,8 @@ create index match_removals_account_idx on app.match_removals (account_id, tourn
 
 create index streams_key_idx on app.streams (api_key_id, expires_at);
 
+create index streams_expires_idx on app.streams (expires_at);
+
 create index streams_account_idx on app.streams (account_id);
 
 -- ============================================================================
@@ -183,9 +185,10 @@ alter table app.streams enable row level security;
 -- functions: conditional requests (api.call)
 -- ============================================================================
 -- The version a conditional request compares with, read before the operation runs (so an ETag
--- is never newer than the body it comes with): the tournament's, when the tournament (and, for
--- one registration or one stage, that one) exists for the bound account; else null, and the
--- operation answers 404 as it would.
+-- is never newer than the body it comes with): the tournament's, when what the request names
+-- exists for the bound account (the tournament; the registration, match, game to delete or
+-- stage; a ?stage= of the tournament); else null, and the operation answers its 404 (or 400) as
+-- it would without the condition (RFC 9110 13.2.1: a request that would fail anyway ignores it).
 create function app.current_version(p_op text, p_args jsonb, p_arg text) returns bigint
 language plpgsql stable
 set search_path = ''
@@ -193,6 +196,7 @@ as $$
 declare
   v_id uuid;
   v_t app.tournaments;
+  v_number text := coalesce(p_args ->> 'number', p_args #>> '{query,stage}');
 begin
   if p_arg is null or not pg_input_is_valid(p_args ->> p_arg, 'uuid') then
     return null;
@@ -202,34 +206,44 @@ begin
   if not found then
     return null;
   end if;
-  if p_op = 'registrations.get' and not exists (
+  if p_op like 'registrations.%' and p_args ? 'registration_id' and not exists (
        select from app.registrations r
         where r.tournament_id = v_id and pg_input_is_valid(p_args ->> 'registration_id', 'uuid')
           and r.id = (p_args ->> 'registration_id')::uuid) then
     return null;
   end if;
-  if p_op = 'stages.get' and not coalesce(pg_input_is_valid(p_args ->> 'number', 'int')
-       and (p_args ->> 'number')::int between 1 and jsonb_array_length(app.stage_list(v_t)), false) then
+  if p_args ? 'match_id' and not exists (
+       select from app.matches m
+        where m.tournament_id = v_id and pg_input_is_valid(p_args ->> 'match_id', 'uuid')
+          and m.id = (p_args ->> 'match_id')::uuid
+          and (p_op <> 'games.delete' or (pg_input_is_valid(p_args ->> 'number', 'int')
+                                          and (p_args ->> 'number')::int between 1 and jsonb_array_length(m.games)))) then
     return null;
+  end if;
+  if (p_op like 'stages.%' and p_args ? 'number') or (p_op = 'results.get' and v_number is not null) then
+    if not coalesce(pg_input_is_valid(v_number, 'int')
+                    and v_number::int between 1 and jsonb_array_length(app.stage_list(v_t)), false) then
+      return null;
+    end if;
   end if;
   return v_t.version;
 end
 $$;
 comment on function app.current_version(text, jsonb, text) is
-  'The tournament''s version for ETag and If-None-Match, or null when the resource read does not exist.';
+  'The tournament''s version for ETag, If-None-Match and If-Match, or null when what the request names does not exist.';
 
 -- If-Match on a write: 412 precondition_failed unless the tournament's version is one of those
 -- named. Takes the tournament's row lock first (as every writer of it does), so the version
--- cannot move between the comparison and the write. An unknown tournament passes: the
--- operation answers 404.
-create function app.check_if_match(p_args jsonb, p_arg text, p_versions jsonb) returns void
+-- cannot move between the comparison and the write. What does not exist passes: the operation
+-- answers 404.
+create function app.check_if_match(p_op text, p_args jsonb, p_arg text, p_versions jsonb) returns void
 language plpgsql volatile
 set search_path = ''
 as $$
 declare
   v_version bigint;
 begin
-  if p_arg is null or not pg_input_is_valid(p_args ->> p_arg, 'uuid') then
+  if app.current_version(p_op, p_args, p_arg) is null then
     return;
   end if;
   select t.version into v_version from app.tournaments t where t.id = (p_args ->> p_arg)::uuid for no key update;
@@ -239,17 +253,36 @@ begin
   end if;
 end
 $$;
-comment on function app.check_if_match(jsonb, text, jsonb) is
+comment on function app.check_if_match(text, jsonb, text, jsonb) is
   'If-Match: 412 precondition_failed when the tournament''s version is none of those named (under its row lock).';
+
+-- A team's name, tag or logo is part of every tournament it is registered in (registrations,
+-- standings): a change raises their versions, in id order (any account's: security definer,
+-- as app.remove_team).
+create function app.team_changed(p_team_id uuid) returns void
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+declare
+  v_id uuid;
+begin
+  for v_id in select distinct r.tournament_id from app.registrations r where r.team_id = p_team_id order by 1 loop
+    perform app.bump_version(v_id);
+  end loop;
+end
+$$;
+comment on function app.team_changed(uuid) is
+  'Raises the version of every tournament a team (renamed, retagged) is registered in.';
 
 -- ============================================================================
 -- functions: the live stream
 -- ============================================================================
 -- A stream's lease for a key (security definer: app.streams has no policy): null when the key
--- already holds p_max live ones. Serialised per key by an advisory lock, so p_max is exact
--- under concurrency; the key's expired leases are cleared on the way.
+-- already holds p_max live ones, with when the oldest of them ends (p_life seconds after it
+-- opened). Serialised per key by an advisory lock, so p_max is exact under concurrency. Leases
+-- that expired (an instance that died without closing its streams) are cleared on the way.
 create function app.take_stream_lease(p_key_id uuid, p_account_id uuid, p_tournament_id uuid, p_max int,
-                                      p_seconds int, out stream_id uuid, out retry_after int)
+                                      p_seconds int, p_life int, out stream_id uuid, out retry_after int)
 language plpgsql volatile security definer
 set search_path = ''
 as $$
@@ -257,10 +290,11 @@ declare
   v_now timestamptz := clock_timestamp();
 begin
   perform pg_advisory_xact_lock(hashtextextended('stream:' || p_key_id::text, 0));
-  delete from app.streams s where s.api_key_id = p_key_id and s.expires_at <= v_now;
-  if (select count(*) from app.streams s where s.api_key_id = p_key_id) >= p_max then
-    retry_after := (select greatest(1, ceil(extract(epoch from min(s.expires_at) - v_now)))::int
-                      from app.streams s where s.api_key_id = p_key_id);
+  delete from app.streams s
+   where s.id in (select x.id from app.streams x where x.expires_at <= v_now limit 100 for update skip locked);
+  if (select count(*) from app.streams s where s.api_key_id = p_key_id and s.expires_at > v_now) >= p_max then
+    retry_after := (select greatest(1, ceil(extract(epoch from min(s.opened_at) + make_interval(secs => p_life) - v_now)))::int
+                      from app.streams s where s.api_key_id = p_key_id and s.expires_at > v_now);
     return;
   end if;
   insert into app.streams (api_key_id, account_id, tournament_id, expires_at)
@@ -268,7 +302,7 @@ begin
   returning id into stream_id;
 end
 $$;
-comment on function app.take_stream_lease(uuid, uuid, uuid, int, int) is
+comment on function app.take_stream_lease(uuid, uuid, uuid, int, int, int) is
   'A live stream''s lease for a key, or null (and when one frees) when it holds the maximum already.';
 
 -- The account and tournament of a live stream's lease; nulls once it has ended or expired.
@@ -300,7 +334,8 @@ set search_path = ''
 as $$
 declare
   c_max constant int := 10;
-  c_lease_seconds constant int := 130; -- the function ends a stream within 120 s
+  c_life_seconds constant int := 120; -- the function ends a stream within this
+  c_lease_seconds constant int := 130;
   v_lease record;
   v_results json;
 begin
@@ -309,7 +344,8 @@ begin
     perform app.raise_error('not_found', 'Tournament not found.');
   end if;
   select * into v_lease
-    from app.take_stream_lease(p_key_id, app.current_account_id(), (p_args ->> 'tournament_id')::uuid, c_max, c_lease_seconds);
+    from app.take_stream_lease(p_key_id, app.current_account_id(), (p_args ->> 'tournament_id')::uuid, c_max,
+                                c_lease_seconds, c_life_seconds);
   if v_lease.stream_id is null then
     perform app.raise_error('rate_limited', format('At most %s live streams may be open per key.', c_max),
       jsonb_build_array(jsonb_build_object('field', 'retry_after', 'message', v_lease.retry_after::text)));
@@ -378,8 +414,9 @@ grant execute on function app.match_version() to tournament_api_owner;
 grant execute on function app.match_removed() to tournament_api_owner;
 grant execute on function app.child_version() to tournament_api_owner;
 grant execute on function app.current_version(text, jsonb, text) to tournament_api_owner;
-grant execute on function app.check_if_match(jsonb, text, jsonb) to tournament_api_owner;
-grant execute on function app.take_stream_lease(uuid, uuid, uuid, int, int) to tournament_api_owner;
+grant execute on function app.check_if_match(text, jsonb, text, jsonb) to tournament_api_owner;
+grant execute on function app.team_changed(uuid) to tournament_api_owner;
+grant execute on function app.take_stream_lease(uuid, uuid, uuid, int, int, int) to tournament_api_owner;
 grant execute on function app.stream_lease(uuid) to tournament_api_owner;
 grant execute on function app.end_stream_lease(uuid) to tournament_api_owner;
 grant execute on function app.open_stream(jsonb, uuid) to tournament_api_owner;

@@ -196,7 +196,7 @@ begin
       begin
         if v_writes and v_arg is not null and p_conditions ? 'if_match'
            and jsonb_typeof(p_conditions -> 'if_match') = 'array' then
-          perform app.check_if_match(p_args, v_arg, p_conditions -> 'if_match');
+          perform app.check_if_match(p_op, p_args, v_arg, p_conditions -> 'if_match');
         end if;
         result := (app.operation(p_op, p_args, v_key.id, true)).result;
         if v_writes and v_arg is not null then
