@@ -310,13 +310,14 @@ async function main() {
   }
   if (opt.writes) {
     const [w] = await seed.createAccounts(db, 1, 1, { prefix: `Bench ${seed.RUN} writes` });
+    data.teams = await seed.createTeams(db, 1024);
     await seed.createTournaments(db, [w], SMALL);
     const W = { keyAccounts: [w], tournaments: await seed.sampleTournaments(db, [w], 200) };
     for (let round = 1; round <= 3; round++) {
       await run("create", { data: `round ${round}`, ...W });
-      data.targets.register = await seed.createTargets(db, [w], floorRps * DURATION, "register");
+      data.targets.register = await seed.createTargets(db, [w], floorRps * DURATION, `register${round}`);
       await run("register", { data: `round ${round}`, ...W });
-      data.targets.mix = await seed.createTargets(db, [w], floorRps * DURATION / 20, "mix");
+      data.targets.mix = await seed.createTargets(db, [w], floorRps * DURATION / 20, `mix${round}`);
       await run("mix", { data: `round ${round}`, ...W });
     }
     await run("floor", { data: "–", label: "floor again, at the end" });

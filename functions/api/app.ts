@@ -2,8 +2,8 @@ import { ApiError } from "./errors.ts";
 import { baseHeaders, failure, preflight, success } from "./envelope.ts";
 import { bearerKey, hashKey } from "./keys.ts";
 import { hex, sha256 } from "./sha256.ts";
-import { type AuthOutcome, type Conditions, type Database, type DatabaseFailure, DatabaseUnavailable, type Idempotency,
-  operationError } from "./db.ts";
+import { type AuthOutcome, type Database, type DatabaseFailure, DatabaseUnavailable, type Idempotency, operationError } from "./db.ts";
+import { conditionsOf } from "./conditions.ts";
 import { LIVE_DEFAULTS, LiveHub, type LiveOptions } from "./stream.ts";
 import { Router, type Route } from "./route.ts";
 import { routes } from "./routes.ts";
@@ -187,30 +187,6 @@ function bindIds(args: Record<string, unknown>, params: Record<string, string>):
 
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 
-/**
- * The versions an If-Match or If-None-Match header names (RFC 9110 entity-tags, a list; our
- * ETags are "<version>"): null for `*`, undefined without the header. If-Match compares
- * strongly (a weak tag matches nothing); If-None-Match weakly.
- */
-function versionsOf(header: string | null, weak: boolean): number[] | null | undefined {
-  if (header === null) return undefined;
-  if (header.trim() === "*") return null;
-  const versions: number[] = [];
-  for (const m of header.matchAll(/\s*(W\/)?"([^"]*)"\s*(,|$)/g)) {
-    if ((weak || !m[1]) && /^[1-9][0-9]{0,14}$/.test(m[2])) versions.push(Number(m[2]));
-  }
-  return versions;
-}
-
-/** A request's conditions: If-None-Match on reads, If-Match on writes (contract section 14); none on the stream. */
-function conditionsOf(req: Request, route: Route): Conditions | null {
-  if (route.stream) return null;
-  const read = req.method === "GET" || req.method === "HEAD";
-  const versions = versionsOf(req.headers.get(read ? "if-none-match" : "if-match"), read);
-  if (versions === undefined || req.method === "POST") return null;
-  return read ? { if_none_match: versions } : { if_match: versions };
-}
-
 /** The Idempotency-Key of a POST, with a hash of the request it came with; null without one. */
 function idempotencyOf(req: Request, path: string, raw: unknown, ctx: Context): Idempotency | null {
   const key = req.headers.get("idempotency-key");
@@ -295,7 +271,7 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps, hub: LiveHu
     ctx.headers.delete("Content-Type");
     return new Response(null, { status: 304, headers: ctx.headers });
   }
-  if (route.stream) return liveStream(req, outcome.result ?? "null", ctx, deps, hub);
+  if (route.stream) return hub.response(req.method, outcome.result ?? "null", ctx.headers);
 
   if (outcome.auth.webhooks) deps.webhooks?.nudge?.();
   let result = outcome.result ?? "null";
@@ -313,21 +289,6 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps, hub: LiveHu
     return success(201, ctx.requestId, `"data":${result}`, ctx.headers, ctx.timestamp);
   }
   return success(route.accepted ? 202 : 200, ctx.requestId, `"data":${result}`, ctx.headers, ctx.timestamp);
-}
-
-/** A stream api.call opened: its events as text/event-stream (HEAD: the headers, and it ends). */
-function liveStream(req: Request, result: string, ctx: Context, deps: HandlerDeps, hub: LiveHub): Response {
-  const opened = JSON.parse(result) as { stream: string; version: number; data: unknown };
-  const headers = ctx.headers;
-  headers.set("Content-Type", "text/event-stream");
-  headers.delete("ETag"); // each event carries its version as its id
-  headers.set("X-Accel-Buffering", "no"); // no proxy may hold events back
-  if (req.method === "HEAD") {
-    deps.db.streamClose(opened.stream).catch(() => {});
-    return new Response(null, { status: 200, headers });
-  }
-  const tournamentId = (opened.data as { tournament: { id: string } }).tournament.id;
-  return new Response(hub.open(tournamentId, opened.stream, opened.version, JSON.stringify(opened.data)), { status: 200, headers });
 }
 
 /** The key sealing webhook secrets; 503 when WEBHOOK_ENCRYPTION_KEY is not set (or not valid). */

@@ -106,6 +106,23 @@ export class LiveHub {
   constructor(readonly db: Database, readonly options: LiveOptions = LIVE_DEFAULTS,
     readonly log?: (message: string) => void) {}
 
+  /**
+   * The answer to a stream api.call opened (`result`: its lease, version and first event's data):
+   * text/event-stream; HEAD gets the headers, and the stream ends there.
+   */
+  response(method: string, result: string, headers: Headers): Response {
+    const opened = JSON.parse(result) as { stream: string; version: number; data: { tournament: { id: string } } };
+    headers.set("Content-Type", "text/event-stream");
+    headers.delete("ETag"); // each event carries its version as its id
+    headers.set("X-Accel-Buffering", "no"); // no proxy may hold events back
+    if (method === "HEAD") {
+      this.db.streamClose(opened.stream).catch(() => {});
+      return new Response(null, { status: 200, headers });
+    }
+    const events = this.open(opened.data.tournament.id, opened.stream, opened.version, JSON.stringify(opened.data));
+    return new Response(events, { status: 200, headers });
+  }
+
   /** The event stream of a stream api.call opened: its first event, then the deltas. */
   open(tournamentId: string, streamId: string, version: number, firstData: string): ReadableStream<Uint8Array> {
     let viewer: Viewer;

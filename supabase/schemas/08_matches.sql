@@ -508,7 +508,7 @@ begin
   if v_since is null then
     return json_build_object(
       'tournament', json_build_object('id', v_t.id, 'format', v_t.format, 'status', v_t.status, 'stage', v_t.stage,
-                                      'version', v_t.version),
+                                      'version', app.version_of(v_t.id)),
       'matches', (select coalesce(json_agg(d.doc order by d.stage,
                             array_position(array['winners', 'losers', 'grand_final', 'third_place'], d.bracket),
                             d.group_no, d.round, d.position), '[]')
@@ -518,7 +518,7 @@ begin
   end if;
   return json_build_object(
     'tournament', json_build_object('id', v_t.id, 'format', v_t.format, 'status', v_t.status, 'stage', v_t.stage,
-                                    'version', v_t.version),
+                                    'version', app.version_of(v_t.id)),
     'matches', (select coalesce(json_agg(d.doc order by d.stage,
                           array_position(array['winners', 'losers', 'grand_final', 'third_place'], d.bracket),
                           d.group_no, d.round, d.position), '[]')

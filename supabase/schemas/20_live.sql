@@ -58,12 +58,12 @@ create index streams_account_idx on app.streams (account_id);
 -- ============================================================================
 -- functions
 -- ============================================================================
--- Raises tournament p_id's version, once per transaction, and returns it (null: no such
--- tournament, or one being deleted). The UPDATE takes the tournament's row lock (writers of one
--- tournament already hold it: app.lock_tournament) and keeps it to commit. A look first: the
--- transaction's later changes (a bracket's thousand matches) cost a read, not an UPDATE with
--- the tournament's statement triggers.
-create function app.bump_version(p_id uuid) returns bigint
+-- Raises tournament p_id's version (app.tournament_versions), once per transaction, and returns
+-- it; null: no such tournament, or one being deleted (a cascade's triggers ask too). Its callers
+-- hold the tournament's row lock (every writer of a tournament takes it first), kept to commit:
+-- versions commit in order. A look first: a transaction's later changes (a bracket's thousand
+-- matches) cost a read, not a write.
+create function app.bump_version(p_id uuid, p_account_id uuid) returns bigint
 language plpgsql volatile
 set search_path = ''
 as $$
@@ -71,41 +71,43 @@ declare
   v_version bigint;
   v_xact xid8;
 begin
-  select t.version, t.version_xact into v_version, v_xact from app.tournaments t where t.id = p_id;
-  if v_version is null or v_xact = pg_current_xact_id() then
+  select v.version, v.xact into v_version, v_xact from app.tournament_versions v where v.tournament_id = p_id;
+  if v_xact = pg_current_xact_id() then
     return v_version;
   end if;
-  update app.tournaments t set version = t.version + 1, version_xact = pg_current_xact_id()
-   where t.id = p_id and t.version_xact is distinct from pg_current_xact_id()
-  returning t.version into v_version;
-  if not found then
-    select t.version into v_version from app.tournaments t where t.id = p_id;
+  if not exists (select from app.tournaments t where t.id = p_id) then
+    return null;
+  end if;
+  insert into app.tournament_versions as v (tournament_id, account_id, version, xact)
+  values (p_id, p_account_id, 2, pg_current_xact_id())
+  on conflict (tournament_id) do update set version = v.version + 1, xact = excluded.xact
+   where v.xact is distinct from excluded.xact
+  returning v.version into v_version;
+  if v_version is null then
+    select v.version into v_version from app.tournament_versions v where v.tournament_id = p_id;
   end if;
   return v_version;
 end
 $$;
-comment on function app.bump_version(uuid) is
+comment on function app.bump_version(uuid, uuid) is
   'Raises a tournament''s version once per transaction; returns the version this transaction writes.';
 
 -- ============================================================================
 -- triggers
 -- ============================================================================
--- A change of the tournament's own row raises its version (unless this transaction already has).
+-- A change of the tournament's own row raises its version.
 create function app.tournament_version() returns trigger
 language plpgsql volatile
 set search_path = ''
 as $$
 begin
-  if new.version_xact is distinct from pg_current_xact_id() and new is distinct from old then
-    new.version := old.version + 1;
-    new.version_xact := pg_current_xact_id();
-  end if;
-  return new;
+  perform app.bump_version(new.id, new.account_id);
+  return null;
 end
 $$;
 
-create trigger tournaments_version before update on app.tournaments
-  for each row execute function app.tournament_version();
+create trigger tournaments_version after update on app.tournaments
+  for each row when (old.* is distinct from new.*) execute function app.tournament_version();
 
 -- A match's version: the tournament's, raised by the match's change (after app.match_seeds, so
 -- the seeds it sets are part of the change). An update that changes nothing raises nothing.
@@ -115,7 +117,7 @@ set search_path = ''
 as $$
 begin
   if tg_op = 'INSERT' or new is distinct from old then
-    new.version := coalesce(app.bump_version(new.tournament_id), new.version);
+    new.version := coalesce(app.bump_version(new.tournament_id, new.account_id), new.version);
   end if;
   return new;
 end
@@ -130,7 +132,7 @@ language plpgsql volatile
 set search_path = ''
 as $$
 declare
-  v_version bigint := app.bump_version(old.tournament_id);
+  v_version bigint := app.bump_version(old.tournament_id, old.account_id);
 begin
   if v_version is not null then
     insert into app.match_removals (tournament_id, account_id, match_id, stage, version)
@@ -150,7 +152,11 @@ language plpgsql volatile
 set search_path = ''
 as $$
 begin
-  perform app.bump_version(case when tg_op = 'DELETE' then old.tournament_id else new.tournament_id end);
+  if tg_op = 'DELETE' then
+    perform app.bump_version(old.tournament_id, old.account_id);
+  else
+    perform app.bump_version(new.tournament_id, new.account_id);
+  end if;
   return null;
 end
 $$;
@@ -226,7 +232,7 @@ begin
       return null;
     end if;
   end if;
-  return v_t.version;
+  return app.version_of(v_id);
 end
 $$;
 comment on function app.current_version(text, jsonb, text) is
@@ -246,8 +252,9 @@ begin
   if app.current_version(p_op, p_args, p_arg) is null then
     return;
   end if;
-  select t.version into v_version from app.tournaments t where t.id = (p_args ->> p_arg)::uuid for no key update;
-  if found and not (p_versions @> to_jsonb(v_version)) then
+  perform from app.tournaments t where t.id = (p_args ->> p_arg)::uuid for no key update;
+  v_version := app.version_of((p_args ->> p_arg)::uuid);
+  if v_version is not null and not (p_versions @> to_jsonb(v_version)) then
     perform app.raise_error('precondition_failed', format(
       'The tournament has changed: it is at version %s, not the one in If-Match. Read it again and retry.', v_version));
   end if;
@@ -257,17 +264,20 @@ comment on function app.check_if_match(text, jsonb, text, jsonb) is
   'If-Match: 412 precondition_failed when the tournament''s version is none of those named (under its row lock).';
 
 -- A team's name, tag or logo is part of every tournament it is registered in (registrations,
--- standings): a change raises their versions, in id order (any account's: security definer,
--- as app.remove_team).
+-- standings): a change raises their versions, each under its tournament's row lock (as every
+-- writer of a tournament), taken in id order (any account's: security definer, as
+-- app.remove_team).
 create function app.team_changed(p_team_id uuid) returns void
 language plpgsql volatile security definer
 set search_path = ''
 as $$
 declare
-  v_id uuid;
+  v_t record;
 begin
-  for v_id in select distinct r.tournament_id from app.registrations r where r.team_id = p_team_id order by 1 loop
-    perform app.bump_version(v_id);
+  for v_t in select t.id, t.account_id from app.tournaments t
+              where t.id in (select r.tournament_id from app.registrations r where r.team_id = p_team_id)
+              order by t.id for no key update loop
+    perform app.bump_version(v_t.id, v_t.account_id);
   end loop;
 end
 $$;
@@ -377,8 +387,8 @@ begin
     return;
   end if;
   perform set_config('app.account_id', v_lease.account_id::text, true);
-  select t.version into version from app.tournaments t where t.id = v_lease.tournament_id;
-  if not found then
+  version := app.version_of(v_lease.tournament_id);
+  if version is null then
     state := 'deleted';
   elsif version <= p_since then
     state := 'unchanged';
@@ -408,7 +418,7 @@ comment on function api.stream_close(uuid) is 'Ends a live stream''s lease (its 
 -- grants
 -- ============================================================================
 grant select, insert on app.match_removals to tournament_api_owner;
-grant execute on function app.bump_version(uuid) to tournament_api_owner;
+grant execute on function app.bump_version(uuid, uuid) to tournament_api_owner;
 grant execute on function app.tournament_version() to tournament_api_owner;
 grant execute on function app.match_version() to tournament_api_owner;
 grant execute on function app.match_removed() to tournament_api_owner;

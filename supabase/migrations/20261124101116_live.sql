@@ -1,6 +1,7 @@
 -- Change tracking and the live stream (contract section 14).
 --
--- - tournaments gain version (1 for every existing one) and version_xact; matches gain version
+-- - app.tournament_versions holds each tournament's version once it changes (none: version 1, so
+--   every existing tournament is at 1); matches gain version
 --   (1: a delta since 0 holds every existing match, since 1 none), with matches_version_idx so
 --   that the changes since a version are an index range; app.match_removals remembers a match
 --   taken away (a swiss round drawn again) with the version that took it.
@@ -52,14 +53,20 @@ CREATE TABLE "app"."streams" (
 ALTER TABLE "app"."streams"
   ENABLE ROW LEVEL SECURITY;
 
+CREATE TABLE "app"."tournament_versions" (
+  "tournament_id" uuid   NOT NULL,
+  "account_id"    uuid   NOT NULL,
+  "version"       bigint NOT NULL,
+  "xact"          xid8   NOT NULL,
+  CONSTRAINT "tournament_versions_pkey" PRIMARY KEY (tournament_id),
+  CONSTRAINT "tournament_versions_version_check" CHECK ((version >= 2))
+);
+
+ALTER TABLE "app"."tournament_versions"
+  ENABLE ROW LEVEL SECURITY;
+
 ALTER TABLE "app"."matches"
   ADD COLUMN "version" bigint NOT NULL DEFAULT 1;
-
-ALTER TABLE "app"."tournaments"
-  ADD COLUMN "version" bigint NOT NULL DEFAULT 1;
-
-ALTER TABLE "app"."tournaments"
-  ADD COLUMN "version_xact" xid8;
 
 CREATE OR REPLACE FUNCTION api.call (
   p_key_hash    bytea,
@@ -273,8 +280,8 @@ begin
     return;
   end if;
   perform set_config('app.account_id', v_lease.account_id::text, true);
-  select t.version into version from app.tournaments t where t.id = v_lease.tournament_id;
-  if not found then
+  version := app.version_of(v_lease.tournament_id);
+  if version is null then
     state := 'deleted';
   elsif version <= p_since then
     state := 'unchanged';
@@ -292,7 +299,8 @@ ALTER FUNCTION "api"."stream_poll"(uuid, bigint) OWNER TO "tournament_api_owner"
 REVOKE CREATE ON SCHEMA api FROM tournament_api_owner;
 
 CREATE OR REPLACE FUNCTION app.bump_version (
-  p_id uuid
+  p_id         uuid,
+  p_account_id uuid
 )
   RETURNS bigint
   LANGUAGE plpgsql
@@ -302,15 +310,20 @@ declare
   v_version bigint;
   v_xact xid8;
 begin
-  select t.version, t.version_xact into v_version, v_xact from app.tournaments t where t.id = p_id;
-  if v_version is null or v_xact = pg_current_xact_id() then
+  select v.version, v.xact into v_version, v_xact from app.tournament_versions v where v.tournament_id = p_id;
+  if v_xact = pg_current_xact_id() then
     return v_version;
   end if;
-  update app.tournaments t set version = t.version + 1, version_xact = pg_current_xact_id()
-   where t.id = p_id and t.version_xact is distinct from pg_current_xact_id()
-  returning t.version into v_version;
-  if not found then
-    select t.version into v_version from app.tournaments t where t.id = p_id;
+  if not exists (select from app.tournaments t where t.id = p_id) then
+    return null;
+  end if;
+  insert into app.tournament_versions as v (tournament_id, account_id, version, xact)
+  values (p_id, p_account_id, 2, pg_current_xact_id())
+  on conflict (tournament_id) do update set version = v.version + 1, xact = excluded.xact
+   where v.xact is distinct from excluded.xact
+  returning v.version into v_version;
+  if v_version is null then
+    select v.version into v_version from app.tournament_versions v where v.tournament_id = p_id;
   end if;
   return v_version;
 end
@@ -332,8 +345,9 @@ begin
   if app.current_version(p_op, p_args, p_arg) is null then
     return;
   end if;
-  select t.version into v_version from app.tournaments t where t.id = (p_args ->> p_arg)::uuid for no key update;
-  if found and not (p_versions @> to_jsonb(v_version)) then
+  perform from app.tournaments t where t.id = (p_args ->> p_arg)::uuid for no key update;
+  v_version := app.version_of((p_args ->> p_arg)::uuid);
+  if v_version is not null and not (p_versions @> to_jsonb(v_version)) then
     perform app.raise_error('precondition_failed', format(
       'The tournament has changed: it is at version %s, not the one in If-Match. Read it again and retry.', v_version));
   end if;
@@ -346,7 +360,11 @@ CREATE OR REPLACE FUNCTION app.child_version()
   SET search_path TO ''
   AS $function$
 begin
-  perform app.bump_version(case when tg_op = 'DELETE' then old.tournament_id else new.tournament_id end);
+  if tg_op = 'DELETE' then
+    perform app.bump_version(old.tournament_id, old.account_id);
+  else
+    perform app.bump_version(new.tournament_id, new.account_id);
+  end if;
   return null;
 end
 $function$;
@@ -394,7 +412,7 @@ begin
       return null;
     end if;
   end if;
-  return v_t.version;
+  return app.version_of(v_id);
 end
 $function$;
 
@@ -417,7 +435,7 @@ CREATE OR REPLACE FUNCTION app.match_removed()
   SET search_path TO ''
   AS $function$
 declare
-  v_version bigint := app.bump_version(old.tournament_id);
+  v_version bigint := app.bump_version(old.tournament_id, old.account_id);
 begin
   if v_version is not null then
     insert into app.match_removals (tournament_id, account_id, match_id, stage, version)
@@ -435,7 +453,7 @@ CREATE OR REPLACE FUNCTION app.match_version()
   AS $function$
 begin
   if tg_op = 'INSERT' or new is distinct from old then
-    new.version := coalesce(app.bump_version(new.tournament_id), new.version);
+    new.version := coalesce(app.bump_version(new.tournament_id, new.account_id), new.version);
   end if;
   return new;
 end
@@ -585,10 +603,12 @@ CREATE OR REPLACE FUNCTION app.team_changed (
   SET search_path TO ''
   AS $function$
 declare
-  v_id uuid;
+  v_t record;
 begin
-  for v_id in select distinct r.tournament_id from app.registrations r where r.team_id = p_team_id order by 1 loop
-    perform app.bump_version(v_id);
+  for v_t in select t.id, t.account_id from app.tournaments t
+              where t.id in (select r.tournament_id from app.registrations r where r.team_id = p_team_id)
+              order by t.id for no key update loop
+    perform app.bump_version(v_t.id, v_t.account_id);
   end loop;
 end
 $function$;
@@ -634,7 +654,7 @@ begin
   if v_since is null then
     return json_build_object(
       'tournament', json_build_object('id', v_t.id, 'format', v_t.format, 'status', v_t.status, 'stage', v_t.stage,
-                                      'version', v_t.version),
+                                      'version', app.version_of(v_t.id)),
       'matches', (select coalesce(json_agg(d.doc order by d.stage,
                             array_position(array['winners', 'losers', 'grand_final', 'third_place'], d.bracket),
                             d.group_no, d.round, d.position), '[]')
@@ -644,7 +664,7 @@ begin
   end if;
   return json_build_object(
     'tournament', json_build_object('id', v_t.id, 'format', v_t.format, 'status', v_t.status, 'stage', v_t.stage,
-                                    'version', v_t.version),
+                                    'version', app.version_of(v_t.id)),
     'matches', (select coalesce(json_agg(d.doc order by d.stage,
                           array_position(array['winners', 'losers', 'grand_final', 'third_place'], d.bracket),
                           d.group_no, d.round, d.position), '[]')
@@ -664,11 +684,8 @@ CREATE OR REPLACE FUNCTION app.tournament_version()
   SET search_path TO ''
   AS $function$
 begin
-  if new.version_xact is distinct from pg_current_xact_id() and new is distinct from old then
-    new.version := old.version + 1;
-    new.version_xact := pg_current_xact_id();
-  end if;
-  return new;
+  perform app.bump_version(new.id, new.account_id);
+  return null;
 end
 $function$;
 
@@ -695,6 +712,20 @@ begin
 end
 $function$;
 
+CREATE OR REPLACE FUNCTION app.version_of (
+  p_id uuid
+)
+  RETURNS bigint
+  LANGUAGE plpgsql
+  STABLE
+  SET search_path TO ''
+  AS $function$
+begin
+  return (select coalesce(v.version, 1) from app.tournaments t
+            left join app.tournament_versions v on v.tournament_id = t.id where t.id = p_id);
+end
+$function$;
+
 ALTER TABLE "app"."match_removals"
   ADD CONSTRAINT "match_removals_tournament_id_account_id_fkey" FOREIGN KEY (tournament_id, account_id) REFERENCES app.tournaments(id, account_id) ON DELETE CASCADE;
 
@@ -704,8 +735,8 @@ ALTER TABLE "app"."streams"
 ALTER TABLE "app"."streams"
   ADD CONSTRAINT "streams_api_key_id_fkey" FOREIGN KEY (api_key_id) REFERENCES app.api_keys(id) ON DELETE CASCADE;
 
-ALTER TABLE "app"."tournaments"
-  ADD CONSTRAINT "tournaments_version_check" CHECK ((version >= 1));
+ALTER TABLE "app"."tournament_versions"
+  ADD CONSTRAINT "tournament_versions_tournament_id_account_id_fkey" FOREIGN KEY (tournament_id, account_id) REFERENCES app.tournaments(id, account_id) ON DELETE CASCADE;
 
 CREATE VIEW "app"."match_documents" WITH (security_invoker=true) AS  SELECT m.id,
     m.tournament_id,
@@ -744,7 +775,9 @@ CREATE VIEW "app"."tournament_documents" WITH (security_invoker=true) AS  SELECT
     status,
     game_id,
     created_at,
-    json_build_object('id', id, 'name', name, 'slug', slug, 'description', description, 'game_id', game_id, 'status', status, 'format', format, 'format_options', format_options, 'stages', app.stage_list(t.*), 'team_size', team_size, 'max_teams', max_teams, 'entry_fee', entry_fee, 'prize_pool', prize_pool, 'starts_at', to_char((starts_at AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'::text), 'registration_closes', to_char((registration_closes AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'::text), 'check_in_opens', to_char((check_in_opens AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'::text), 'rules', rules, 'created_at', to_char((created_at AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'::text), 'updated_at', to_char((updated_at AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'::text), 'version', version) AS doc
+    json_build_object('id', id, 'name', name, 'slug', slug, 'description', description, 'game_id', game_id, 'status', status, 'format', format, 'format_options', format_options, 'stages', app.stage_list(t.*), 'team_size', team_size, 'max_teams', max_teams, 'entry_fee', entry_fee, 'prize_pool', prize_pool, 'starts_at', to_char((starts_at AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'::text), 'registration_closes', to_char((registration_closes AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'::text), 'check_in_opens', to_char((check_in_opens AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'::text), 'rules', rules, 'created_at', to_char((created_at AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'::text), 'updated_at', to_char((updated_at AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'::text), 'version', COALESCE(( SELECT v.version
+           FROM app.tournament_versions v
+          WHERE (v.tournament_id = t.id)), (1)::bigint)) AS doc
    FROM app.tournaments t;
 
 CREATE INDEX match_removals_account_idx ON app.match_removals USING btree (account_id, tournament_id);
@@ -756,6 +789,8 @@ CREATE INDEX streams_account_idx ON app.streams USING btree (account_id);
 CREATE INDEX streams_expires_idx ON app.streams USING btree (expires_at);
 
 CREATE INDEX streams_key_idx ON app.streams USING btree (api_key_id, expires_at);
+
+CREATE INDEX tournament_versions_account_idx ON app.tournament_versions USING btree (account_id, tournament_id);
 
 CREATE TRIGGER matches_removed
   AFTER DELETE ON app.matches
@@ -790,8 +825,9 @@ CREATE TRIGGER stages_version
   EXECUTE FUNCTION app.child_version();
 
 CREATE TRIGGER tournaments_version
-  BEFORE UPDATE ON app.tournaments
+  AFTER UPDATE ON app.tournaments
   FOR EACH ROW
+  WHEN ((old.* IS DISTINCT FROM new.*))
   EXECUTE FUNCTION app.tournament_version();
 
 CREATE POLICY "Match removals are recorded in the bound account" ON "app"."match_removals"
@@ -806,7 +842,25 @@ CREATE POLICY "Match removals are visible to their account" ON "app"."match_remo
   USING ((account_id = ( SELECT (NULLIF(s.v, ''::text))::uuid AS "nullif"
    FROM ( SELECT current_setting('app.account_id'::text, true) AS current_setting) s(v))));
 
-COMMENT ON COLUMN "app"."tournaments"."version" IS 'Raised once by each transaction that changes the tournament, its stages, registrations, matches or games (app.bump_version).';
+CREATE POLICY "Tournament versions are created in the bound account" ON "app"."tournament_versions"
+  FOR INSERT
+  TO "tournament_api_owner"
+  WITH CHECK ((account_id = ( SELECT (NULLIF(s.v, ''::text))::uuid AS "nullif"
+   FROM ( SELECT current_setting('app.account_id'::text, true) AS current_setting) s(v))));
+
+CREATE POLICY "Tournament versions are raised by their account" ON "app"."tournament_versions"
+  FOR UPDATE
+  TO "tournament_api_owner"
+  USING ((account_id = ( SELECT (NULLIF(s.v, ''::text))::uuid AS "nullif"
+   FROM ( SELECT current_setting('app.account_id'::text, true) AS current_setting) s(v))))
+  WITH CHECK ((account_id = ( SELECT (NULLIF(s.v, ''::text))::uuid AS "nullif"
+   FROM ( SELECT current_setting('app.account_id'::text, true) AS current_setting) s(v))));
+
+CREATE POLICY "Tournament versions are visible to their account" ON "app"."tournament_versions"
+  FOR SELECT
+  TO "tournament_api_owner"
+  USING ((account_id = ( SELECT (NULLIF(s.v, ''::text))::uuid AS "nullif"
+   FROM ( SELECT current_setting('app.account_id'::text, true) AS current_setting) s(v))));
 
 COMMENT ON FUNCTION "api"."call"(bytea, text, text, jsonb, jsonb, jsonb) IS 'One API request in one statement: key, account, rate limit, scope, the operation (conditional: section 14), the count.';
 
@@ -814,7 +868,7 @@ COMMENT ON FUNCTION "api"."stream_close"(uuid) IS 'Ends a live stream''s lease (
 
 COMMENT ON FUNCTION "api"."stream_poll"(uuid, bigint) IS 'The live stream''s poll: a tournament''s version and, when past p_since, the delta since it.';
 
-COMMENT ON FUNCTION "app"."bump_version"(uuid) IS 'Raises a tournament''s version once per transaction; returns the version this transaction writes.';
+COMMENT ON FUNCTION "app"."bump_version"(uuid, uuid) IS 'Raises a tournament''s version once per transaction; returns the version this transaction writes.';
 
 COMMENT ON FUNCTION "app"."check_if_match"(text, jsonb, text, jsonb) IS 'If-Match: 412 precondition_failed when the tournament''s version is none of those named (under its row lock).';
 
@@ -831,6 +885,8 @@ COMMENT ON FUNCTION "app"."team_changed"(uuid) IS 'Raises the version of every t
 COMMENT ON TABLE "app"."match_removals" IS 'Matches taken away (a swiss round drawn again) and the version that took them: ?since= names them in removed_matches.';
 
 COMMENT ON TABLE "app"."streams" IS 'Open live streams (GET .../stream): at most 10 live leases per key.';
+
+COMMENT ON TABLE "app"."tournament_versions" IS 'Each changed tournament''s version (a tournament without a row is at 1): the ETag and ?since= of contract section 14.';
 
 COMMENT ON VIEW "app"."match_documents" IS 'Each match with its API representation (doc).';
 
@@ -860,11 +916,11 @@ GRANT EXECUTE ON FUNCTION "api"."stream_poll"(uuid, bigint) TO "tournament_api_o
 
 GRANT EXECUTE ON FUNCTION "api"."stream_poll"(uuid, bigint) TO "tournament_api";
 
-REVOKE ALL ON FUNCTION "app"."bump_version"(uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION "app"."bump_version"(uuid, uuid) FROM PUBLIC;
 
 
 
-GRANT EXECUTE ON FUNCTION "app"."bump_version"(uuid) TO "tournament_api_owner";
+GRANT EXECUTE ON FUNCTION "app"."bump_version"(uuid, uuid) TO "tournament_api_owner";
 
 REVOKE ALL ON FUNCTION "app"."check_if_match"(text, jsonb, text, jsonb) FROM PUBLIC;
 
@@ -938,7 +994,15 @@ REVOKE ALL ON FUNCTION "app"."tournament_version"() FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION "app"."tournament_version"() TO "tournament_api_owner";
 
+REVOKE ALL ON FUNCTION "app"."version_of"(uuid) FROM PUBLIC;
+
+
+
+GRANT EXECUTE ON FUNCTION "app"."version_of"(uuid) TO "tournament_api_owner";
+
 GRANT INSERT, SELECT ON TABLE "app"."match_removals" TO "tournament_api_owner";
+
+GRANT INSERT, SELECT, UPDATE ON TABLE "app"."tournament_versions" TO "tournament_api_owner";
 
 GRANT SELECT ON TABLE "app"."match_documents" TO "tournament_api_owner";
 
