@@ -178,8 +178,8 @@ begin
           perform app.check_if_match(p_op, p_args, v_arg, p_conditions -> 'if_match');
         end if;
         result := (app.operation(p_op, p_args, v_key.id, true)).result;
-        if v_writes and v_arg is not null then
-          version := app.current_version(p_op, p_args, v_arg);
+        if v_writes and v_arg is not null and pg_input_is_valid(p_args ->> v_arg, 'uuid') then
+          version := app.version_of((p_args ->> v_arg)::uuid); -- the ETag the write leaves
         end if;
       exception when others then
         get stacked diagnostics v_sqlstate = returned_sqlstate, v_message = message_text,
@@ -310,12 +310,10 @@ declare
   v_version bigint;
   v_xact xid8;
 begin
-  select v.version, v.xact into v_version, v_xact from app.tournament_versions v where v.tournament_id = p_id;
-  if v_xact = pg_current_xact_id() then
+  select v.version, v.xact into v_version, v_xact
+    from app.tournaments t left join app.tournament_versions v on v.tournament_id = t.id where t.id = p_id;
+  if not found or v_xact = pg_current_xact_id() then
     return v_version;
-  end if;
-  if not exists (select from app.tournaments t where t.id = p_id) then
-    return null;
   end if;
   insert into app.tournament_versions as v (tournament_id, account_id, version, xact)
   values (p_id, p_account_id, 2, pg_current_xact_id())

@@ -199,8 +199,8 @@ begin
           perform app.check_if_match(p_op, p_args, v_arg, p_conditions -> 'if_match');
         end if;
         result := (app.operation(p_op, p_args, v_key.id, true)).result;
-        if v_writes and v_arg is not null then
-          version := app.current_version(p_op, p_args, v_arg);
+        if v_writes and v_arg is not null and pg_input_is_valid(p_args ->> v_arg, 'uuid') then
+          version := app.version_of((p_args ->> v_arg)::uuid); -- the ETag the write leaves
         end if;
       exception when others then
         get stacked diagnostics v_sqlstate = returned_sqlstate, v_message = message_text,
