@@ -626,6 +626,7 @@ declare
   v_since bigint;
   v_count int;
   v_standings json := '[]';
+  v_tournament json;
 begin
   perform app.check_input(p_args, '{"tournament_id": "uuid"}');
   perform app.check_input(v_query, '{"stage": "smallint", "since": "bigint"}');
@@ -649,10 +650,10 @@ begin
       v_standings := app.event_standings(v_t);
     end if;
   end if;
+  v_tournament := json_build_object('id', v_t.id, 'format', v_t.format, 'status', v_t.status, 'stage', v_t.stage,
+                                    'version', app.version_of(v_t.id));
   if v_since is null then
-    return json_build_object(
-      'tournament', json_build_object('id', v_t.id, 'format', v_t.format, 'status', v_t.status, 'stage', v_t.stage,
-                                      'version', app.version_of(v_t.id)),
+    return json_build_object('tournament', v_tournament,
       'matches', (select coalesce(json_agg(d.doc order by d.stage,
                             array_position(array['winners', 'losers', 'grand_final', 'third_place'], d.bracket),
                             d.group_no, d.round, d.position), '[]')
@@ -660,9 +661,8 @@ begin
                    where d.tournament_id = v_t.id and (v_stage is null or d.stage = v_stage)),
       'standings', v_standings);
   end if;
-  return json_build_object(
-    'tournament', json_build_object('id', v_t.id, 'format', v_t.format, 'status', v_t.status, 'stage', v_t.stage,
-                                    'version', app.version_of(v_t.id)),
+  -- (A query of its own, so that its plan is the index range on (tournament_id, version).)
+  return json_build_object('tournament', v_tournament,
     'matches', (select coalesce(json_agg(d.doc order by d.stage,
                           array_position(array['winners', 'losers', 'grand_final', 'third_place'], d.bracket),
                           d.group_no, d.round, d.position), '[]')
