@@ -82,15 +82,15 @@ describe("the function's role", () => {
         where n.nspname in ('app', 'api', 'admin', 'public') and has_function_privilege('tournament_api', p.oid, 'execute')
         order by 1`);
     expect(executable.map((f) => f.sig)).toEqual([
-      "api.call(bytea,text,text,jsonb,jsonb,jsonb)", "api.stream_close(uuid)", "api.stream_poll(uuid,bigint)"]);
+      "api.call(bytea,text,text,jsonb,jsonb,jsonb)", "api.stream_close(uuid)", "api.stream_poll(jsonb)"]);
   });
 
   it("reads nothing through the stream's poll without a live lease that api.call issued", async () => {
-    for (const id of ["00000000-0000-4000-8000-000000000000", crypto.randomUUID()]) {
-      const r = await attempt(`select state, version, data from api.stream_poll('${id}', 0)`);
-      expect(r.code, r.message).toBeUndefined();
-      expect(r.rows).toEqual([{ state: "ended", version: null, data: null }]);
-    }
+    const asks = [{ stream: "00000000-0000-4000-8000-000000000000", since: 0 }, { stream: crypto.randomUUID(), since: 0 },
+      { stream: "not-a-uuid", since: 0 }, { stream: crypto.randomUUID(), since: "x" }];
+    const r = await attempt("select ord, state, version, data from api.stream_poll($1::jsonb)", [JSON.stringify(asks)]);
+    expect(r.code, r.message).toBeUndefined();
+    expect(r.rows).toEqual(asks.map((_, i) => ({ ord: i + 1, state: "ended", version: null, data: null })));
   });
 
   it("is refused when it calls any app or admin function directly", async () => {

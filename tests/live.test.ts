@@ -31,14 +31,15 @@ afterAll(async () => {
   await second?.stop();
 });
 
-/** An EventSource on a stream with the key, recording every event (results and deleted). */
-function watch(base: string, path: string, key: string) {
+/** An EventSource on a stream with the key, recording every event (results and deleted); `since`: the first request's Last-Event-ID. */
+function watch(base: string, path: string, key: string, since?: number) {
   const events: Delivered[] = [];
   let opens = 0;
   const lastIds: (string | null)[] = [];
   const es = new EventSource(`${base}${path}`, {
     fetch: (input, init) => {
       const headers = new Headers(init?.headers);
+      if (since !== undefined && !headers.has("last-event-id")) headers.set("last-event-id", String(since));
       lastIds.push(headers.get("last-event-id"));
       headers.set("authorization", `Bearer ${key}`);
       return fetch(input, { ...init, headers });
@@ -154,6 +155,36 @@ describe("the live stream", () => {
       expect(changes).toBeGreaterThan(10);
     } finally {
       w.es.close();
+    }
+  });
+
+  it("serves streams of several tournaments from one instance, each its own changes, viewers at different versions included", async () => {
+    const a = await startedTournament({}, await createTeams(4, "ManyA"));
+    const b = await startedTournament({}, await createTeams(4, "ManyB"));
+    const aBefore = (await a.call("GET", `/tournaments/${a.id}`)).body.data.version;
+    await report(a.call, a.id, 1);
+    const wa = watch(apiUrl(), `/tournaments/${a.id}/stream`, a.t.key);
+    // A second viewer of A that last saw an earlier version: it starts with the delta since then.
+    const wa2 = watch(apiUrl(), `/tournaments/${a.id}/stream`, (await a.t.newKey()).key, aBefore);
+    const wb = watch(apiUrl(), `/tournaments/${b.id}/stream`, b.t.key);
+    try {
+      await until("the first events", () => wa.events.length === 1 && wa2.events.length === 1 && wb.events.length === 1);
+      expect(wa.events[0].data.matches).toHaveLength(3); // the whole bracket
+      expect(wa2.events[0].data.matches).toHaveLength(2); // since aBefore: the semi-final reported and the final it fed
+      expect(wa2.events[0].id).toBe(wa.events[0].id);
+      await report(a.call, a.id, 1);
+      await report(b.call, b.id, 1);
+      const va = (await a.call("GET", `/tournaments/${a.id}`)).body.data.version;
+      const vb = (await b.call("GET", `/tournaments/${b.id}`)).body.data.version;
+      await until("both changes", () => wa.events.at(-1)!.id === va && wa2.events.at(-1)!.id === va && wb.events.at(-1)!.id === vb);
+      const idsOf = (w: typeof wa) => new Set(w.events.flatMap((e) => e.data.matches.map((m) => m.id)));
+      const aMatches = new Set((await a.call("GET", `/tournaments/${a.id}/results`)).body.data.matches.map((m: Match) => m.id));
+      for (const id of idsOf(wa)) expect(aMatches.has(id)).toBe(true);
+      for (const id of idsOf(wb)) expect(aMatches.has(id)).toBe(false);
+      expect(wa2.events.map((e) => e.id)).toEqual(wa.events.map((e) => e.id));
+      expect(aBefore).toBeLessThan(va);
+    } finally {
+      for (const w of [wa, wa2, wb]) w.es.close();
     }
   });
 

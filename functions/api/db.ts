@@ -57,8 +57,9 @@ export interface Idempotency {
 export interface Database {
   call(keyHash: Uint8Array, scope: string | null, op: string | null, args: unknown,
     idempotency?: Idempotency | null, conditions?: Conditions | null): Promise<CallOutcome>;
-  /** A live stream's poll: its tournament's version and, when past `since`, the delta since it. */
-  streamPoll(streamId: string, since: number): Promise<StreamPoll>;
+  /** The live streams' poll, one answer per question in order: each tournament's version and,
+   * when past `since`, the delta since it (asked through one of its streams' leases). */
+  streamPoll(asks: { stream: string; since: number }[]): Promise<StreamPoll[]>;
   /** Ends a live stream's lease (best effort: a lease also expires by itself). */
   streamClose(streamId: string): Promise<void>;
   end(): Promise<void>;
@@ -210,10 +211,10 @@ export function connect(options: DatabaseOptions): Database {
   }
 
   return {
-    async streamPoll(streamId, since) {
-      const [row] = await query<{ state: StreamPoll["state"]; version: string | null; data: string | null }>({
-        text: "select state, version, data from api.stream_poll($1, $2)", values: [streamId, since], types: rawJson });
-      return { state: row.state, version: row.version === null ? null : Number(row.version), data: row.data };
+    async streamPoll(asks) {
+      const rows = await query<{ state: StreamPoll["state"]; version: string | null; data: string | null }>({
+        text: "select state, version, data from api.stream_poll($1) order by ord", values: [JSON.stringify(asks)], types: rawJson });
+      return rows.map((row) => ({ state: row.state, version: row.version === null ? null : Number(row.version), data: row.data }));
     },
     async streamClose(streamId) {
       await query({ text: "select api.stream_close($1)", values: [streamId] });

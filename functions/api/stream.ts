@@ -1,11 +1,11 @@
 // The live stream's fan-out (contract section 14): Server-Sent Events for GET .../stream.
 //
-// api.call opens a stream (the key's checks, a lease, the first event's data); from then on one
-// poller per tournament per function instance asks Postgres for the tournament's version every
-// pollMs (api.stream_poll, one statement on any pooled connection: no LISTEN, no session), and
-// when it has moved, for the delta since, which it writes to every stream of that tournament.
-// So a stream costs the database nothing of its own after it opens: an instance polls each
-// tournament it serves pollMs apart, however many viewers watch it. The truth stays in
+// api.call opens a stream (the key's checks, a lease, the first event's data); from then on each
+// function instance asks Postgres every pollMs, in one statement for every tournament it streams
+// (api.stream_poll, on any pooled connection: no LISTEN, no session), for each tournament's
+// version and, where it has moved, the delta since, which it writes to every stream of that
+// tournament. So a stream costs the database nothing of its own after it opens: one statement
+// per instance per poll, however many viewers and tournaments it serves. The truth stays in
 // Postgres: an instance that dies loses nothing a reconnect with Last-Event-ID cannot get back.
 import type { Database } from "./db.ts";
 
@@ -46,65 +46,78 @@ interface Viewer {
   closed: boolean;
 }
 
-class Poller {
-  viewers = new Set<Viewer>();
-  private timer: ReturnType<typeof setTimeout> | null = null;
-  /** The database failed the last poll (logged once per streak, not four times a second). */
-  private failing = false;
+/** A tournament's streams on this instance. */
+interface Poller {
+  tournamentId: string;
+  viewers: Set<Viewer>;
+}
 
-  constructor(private hub: LiveHub, readonly tournamentId: string) {}
-
-  schedule(): void {
-    if (this.timer === null) this.timer = setTimeout(() => this.tick(), this.hub.options.pollMs);
-  }
-
-  private async tick(): Promise<void> {
-    try {
-      await this.poll();
-      if (this.failing) this.hub.log?.(`live: polling tournament ${this.tournamentId} works again`);
-      this.failing = false;
-    } catch (err) {
-      if (!this.failing) this.hub.log?.(`live: polling tournament ${this.tournamentId} failed: ${(err as Error).message}`);
-      this.failing = true;
-    }
-    this.timer = null;
-    if (this.viewers.size > 0) this.schedule();
-    else this.hub.forget(this);
-  }
-
-  /** One poll per distinct last version (normally one for every viewer). */
-  private async poll(): Promise<void> {
-    const bySince = new Map<number, Viewer[]>();
-    for (const v of this.viewers) {
-      const group = bySince.get(v.last);
-      if (group) group.push(v);
-      else bySince.set(v.last, [v]);
-    }
-    for (const since of [...bySince.keys()].sort((a, b) => a - b)) {
-      const viewers = bySince.get(since)!.filter((v) => !v.closed);
-      const asking = viewers[0];
-      if (!asking) continue;
-      const res = await this.hub.db.streamPoll(asking.streamId, since);
-      if (res.state === "ended") {
-        this.hub.end(asking, true); // its lease is gone: this viewer ends (and comes back), the next tick asks another
-      } else if (res.state === "deleted") {
-        const bytes = sseEvent("deleted", JSON.stringify({ id: this.tournamentId }));
-        for (const v of this.viewers) this.hub.end(v, false, bytes);
-        return;
-      } else if (res.state === "changed" && res.data !== null && res.version !== null) {
-        const bytes = sseEvent("results", res.data, res.version);
-        for (const v of viewers) this.hub.write(v, bytes, res.version);
-      }
-    }
-  }
+/** One question of a tick: a tournament's streams that last saw version `since`, asked through one of their leases. */
+interface Ask {
+  poller: Poller;
+  since: number;
+  viewers: Viewer[];
 }
 
 /** Every open stream of this function instance, by tournament. */
 export class LiveHub {
   private pollers = new Map<string, Poller>();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  /** The database failed the last poll (logged once per streak, not four times a second). */
+  private failing = false;
 
   constructor(readonly db: Database, readonly options: LiveOptions = LIVE_DEFAULTS,
     readonly log?: (message: string) => void) {}
+
+  private schedule(): void {
+    if (this.timer === null && this.pollers.size > 0) this.timer = setTimeout(() => this.tick(), this.options.pollMs);
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      await this.poll();
+      if (this.failing) this.log?.("live: polling works again");
+      this.failing = false;
+    } catch (err) {
+      if (!this.failing) this.log?.(`live: polling failed: ${(err as Error).message}`);
+      this.failing = true;
+    }
+    this.timer = null;
+    for (const [id, p] of this.pollers) if (p.viewers.size === 0) this.pollers.delete(id);
+    this.schedule();
+  }
+
+  /**
+   * One statement for every tournament this instance streams: per tournament, one question per
+   * distinct last version of its streams (normally one), asked through one of their leases.
+   */
+  private async poll(): Promise<void> {
+    const asks: Ask[] = [];
+    for (const poller of this.pollers.values()) {
+      const bySince = new Map<number, Viewer[]>();
+      for (const v of poller.viewers) {
+        if (v.closed) continue;
+        const group = bySince.get(v.last);
+        if (group) group.push(v);
+        else bySince.set(v.last, [v]);
+      }
+      for (const [since, viewers] of bySince) asks.push({ poller, since, viewers });
+    }
+    if (asks.length === 0) return;
+    const answers = await this.db.streamPoll(asks.map((a) => ({ stream: a.viewers[0].streamId, since: a.since })));
+    answers.forEach((res, i) => {
+      const { poller, viewers } = asks[i];
+      if (res.state === "ended") {
+        this.end(viewers[0], true); // its lease is gone: this viewer ends (and comes back), the next tick asks another
+      } else if (res.state === "deleted") {
+        const bytes = sseEvent("deleted", JSON.stringify({ id: poller.tournamentId }));
+        for (const v of poller.viewers) this.end(v, false, bytes);
+      } else if (res.state === "changed" && res.data !== null && res.version !== null) {
+        const bytes = sseEvent("results", res.data, res.version);
+        for (const v of viewers) this.write(v, bytes, res.version);
+      }
+    });
+  }
 
   /**
    * The answer to a stream api.call opened (`result`: its lease, version and first event's data):
@@ -135,9 +148,9 @@ export class LiveHub {
           setTimeout(() => this.end(viewer, true), this.options.maxMs),
         );
         let poller = this.pollers.get(tournamentId);
-        if (!poller) this.pollers.set(tournamentId, poller = new Poller(this, tournamentId));
+        if (!poller) this.pollers.set(tournamentId, poller = { tournamentId, viewers: new Set() });
         poller.viewers.add(viewer);
-        poller.schedule();
+        this.schedule();
       },
       cancel: () => this.end(viewer, false), // the client went away
     }, { highWaterMark: MAX_QUEUED });
@@ -167,9 +180,5 @@ export class LiveHub {
       // already cancelled by the client
     }
     this.db.streamClose(viewer.streamId).catch(() => {}); // else its lease expires by itself
-  }
-
-  forget(poller: Poller): void {
-    if (this.pollers.get(poller.tournamentId) === poller) this.pollers.delete(poller.tournamentId);
   }
 }

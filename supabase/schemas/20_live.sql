@@ -9,8 +9,8 @@
 --
 -- The live stream (GET .../stream) is served by the `api` function: api.call opens it
 -- (app.open_stream: at most 10 per key, a lease in app.streams), then each function instance
--- polls once per tournament for all of its streams (api.stream_poll) and closes each stream's
--- lease when it ends (api.stream_close). No LISTEN, no session state: any pooled connection of
+-- polls every tournament it streams in one statement (api.stream_poll) and closes each
+-- stream's lease when it ends (api.stream_close). No LISTEN, no session state: any pooled connection of
 -- any instance serves any poll.
 
 -- ============================================================================
@@ -366,40 +366,55 @@ $$;
 comment on function app.open_stream(jsonb, uuid) is
   'Opens a live stream: its lease (at most 10 per key) and the first event''s data.';
 
--- One poll of a tournament for every stream a function instance serves of it: as the stream
--- p_stream_id's account (its lease must be live), the tournament's version and, when it is
--- past p_since, the results since p_since (the next event's data). state: 'unchanged',
--- 'changed', 'deleted' (the tournament is gone) or 'ended' (the lease is not live).
-create function api.stream_poll(p_stream_id uuid, p_since bigint,
-                                out state text, out version bigint, out data json)
+-- A function instance's poll of every tournament it streams, in one statement: for each
+-- question {stream, since} (in order, ord from 1), as the stream's account (its lease must be
+-- live), the tournament's version and, when it is past since, the results since then (the next
+-- event's data). state: 'unchanged', 'changed', 'deleted' (the tournament is gone) or 'ended'
+-- (the lease is not live).
+create function api.stream_poll(p_asks jsonb)
+returns table (ord int, state text, version bigint, data json)
 language plpgsql volatile security definer
 set search_path = ''
 as $$
 declare
+  v_ask record;
   v_lease record;
 begin
   perform set_config('synchronous_commit', 'off', true);
-  select * into v_lease from app.stream_lease(p_stream_id);
-  if v_lease.account_id is null then
-    state := 'ended';
-    return;
-  end if;
-  perform set_config('app.account_id', v_lease.account_id::text, true);
-  version := app.version_of(v_lease.tournament_id);
-  if version is null then
-    state := 'deleted';
-  elsif version <= p_since then
-    state := 'unchanged';
-  else
-    state := 'changed';
-    data := app.tournament_results(jsonb_build_object('tournament_id', v_lease.tournament_id,
-                                                      'query', jsonb_build_object('since', p_since)));
-    version := (data -> 'tournament' ->> 'version')::bigint;
-  end if;
+  for v_ask in select a.ordinality::int as n, a.value as q from jsonb_array_elements(p_asks) with ordinality a loop
+    ord := v_ask.n;
+    state := null;
+    version := null;
+    data := null;
+    if not pg_input_is_valid(v_ask.q ->> 'stream', 'uuid') or not pg_input_is_valid(v_ask.q ->> 'since', 'bigint') then
+      state := 'ended';
+      return next;
+      continue;
+    end if;
+    select * into v_lease from app.stream_lease((v_ask.q ->> 'stream')::uuid);
+    if v_lease.account_id is null then
+      state := 'ended';
+    else
+      perform set_config('app.account_id', v_lease.account_id::text, true);
+      version := app.version_of(v_lease.tournament_id);
+      if version is null then
+        state := 'deleted';
+      elsif version <= (v_ask.q ->> 'since')::bigint then
+        state := 'unchanged';
+      else
+        state := 'changed';
+        data := app.tournament_results(jsonb_build_object('tournament_id', v_lease.tournament_id,
+                                                          'query', jsonb_build_object('since', (v_ask.q ->> 'since')::bigint)));
+        version := (data -> 'tournament' ->> 'version')::bigint;
+      end if;
+    end if;
+    return next;
+  end loop;
+  perform set_config('app.account_id', '', true);
 end
 $$;
-comment on function api.stream_poll(uuid, bigint) is
-  'The live stream''s poll: a tournament''s version and, when past p_since, the delta since it.';
+comment on function api.stream_poll(jsonb) is
+  'The live streams'' poll: per {stream, since}, the tournament''s version and, when past since, the delta since it.';
 
 create function api.stream_close(p_stream_id uuid) returns void
 language plpgsql volatile security definer
@@ -430,9 +445,9 @@ grant execute on function app.end_stream_lease(uuid) to tournament_api_owner;
 grant execute on function app.open_stream(jsonb, uuid) to tournament_api_owner;
 -- The api function's role may poll and close streams (a lease id is the capability: unguessable,
 -- issued only by api.call after the key's checks, live 130 s at most).
-grant execute on function api.stream_poll(uuid, bigint) to tournament_api;
+grant execute on function api.stream_poll(jsonb) to tournament_api;
 grant execute on function api.stream_close(uuid) to tournament_api;
 grant create on schema api to tournament_api_owner;
-alter function api.stream_poll(uuid, bigint) owner to tournament_api_owner;
+alter function api.stream_poll(jsonb) owner to tournament_api_owner;
 alter function api.stream_close(uuid) owner to tournament_api_owner;
 revoke create on schema api from tournament_api_owner;

@@ -259,42 +259,57 @@ $function$;
 ALTER FUNCTION "api"."stream_close"(uuid) OWNER TO "tournament_api_owner";
 
 CREATE OR REPLACE FUNCTION api.stream_poll (
-  p_stream_id uuid,
-  p_since     bigint,
-  OUT         state text,
-  OUT         version bigint,
-  OUT         data json
+  p_asks jsonb
 )
-  RETURNS record
+  RETURNS TABLE (
+    ord     integer,
+    state   text,
+    version bigint,
+    data    json
+  )
   LANGUAGE plpgsql
   SECURITY DEFINER
   SET search_path TO ''
   AS $function$
 declare
+  v_ask record;
   v_lease record;
 begin
   perform set_config('synchronous_commit', 'off', true);
-  select * into v_lease from app.stream_lease(p_stream_id);
-  if v_lease.account_id is null then
-    state := 'ended';
-    return;
-  end if;
-  perform set_config('app.account_id', v_lease.account_id::text, true);
-  version := app.version_of(v_lease.tournament_id);
-  if version is null then
-    state := 'deleted';
-  elsif version <= p_since then
-    state := 'unchanged';
-  else
-    state := 'changed';
-    data := app.tournament_results(jsonb_build_object('tournament_id', v_lease.tournament_id,
-                                                      'query', jsonb_build_object('since', p_since)));
-    version := (data -> 'tournament' ->> 'version')::bigint;
-  end if;
+  for v_ask in select a.ordinality::int as n, a.value as q from jsonb_array_elements(p_asks) with ordinality a loop
+    ord := v_ask.n;
+    state := null;
+    version := null;
+    data := null;
+    if not pg_input_is_valid(v_ask.q ->> 'stream', 'uuid') or not pg_input_is_valid(v_ask.q ->> 'since', 'bigint') then
+      state := 'ended';
+      return next;
+      continue;
+    end if;
+    select * into v_lease from app.stream_lease((v_ask.q ->> 'stream')::uuid);
+    if v_lease.account_id is null then
+      state := 'ended';
+    else
+      perform set_config('app.account_id', v_lease.account_id::text, true);
+      version := app.version_of(v_lease.tournament_id);
+      if version is null then
+        state := 'deleted';
+      elsif version <= (v_ask.q ->> 'since')::bigint then
+        state := 'unchanged';
+      else
+        state := 'changed';
+        data := app.tournament_results(jsonb_build_object('tournament_id', v_lease.tournament_id,
+                                                          'query', jsonb_build_object('since', (v_ask.q ->> 'since')::bigint)));
+        version := (data -> 'tournament' ->> 'version')::bigint;
+      end if;
+    end if;
+    return next;
+  end loop;
+  perform set_config('app.account_id', '', true);
 end
 $function$;
 
-ALTER FUNCTION "api"."stream_poll"(uuid, bigint) OWNER TO "tournament_api_owner";
+ALTER FUNCTION "api"."stream_poll"(jsonb) OWNER TO "tournament_api_owner";
 
 REVOKE CREATE ON SCHEMA api FROM tournament_api_owner;
 
@@ -864,7 +879,7 @@ COMMENT ON FUNCTION "api"."call"(bytea, text, text, jsonb, jsonb, jsonb) IS 'One
 
 COMMENT ON FUNCTION "api"."stream_close"(uuid) IS 'Ends a live stream''s lease (its slot of the key''s 10).';
 
-COMMENT ON FUNCTION "api"."stream_poll"(uuid, bigint) IS 'The live stream''s poll: a tournament''s version and, when past p_since, the delta since it.';
+COMMENT ON FUNCTION "api"."stream_poll"(jsonb) IS 'The live streams'' poll: per {stream, since}, the tournament''s version and, when past since, the delta since it.';
 
 COMMENT ON FUNCTION "app"."bump_version"(uuid, uuid) IS 'Raises a tournament''s version once per transaction; returns the version this transaction writes.';
 
@@ -906,13 +921,13 @@ GRANT EXECUTE ON FUNCTION "api"."stream_close"(uuid) TO "tournament_api_owner";
 
 GRANT EXECUTE ON FUNCTION "api"."stream_close"(uuid) TO "tournament_api";
 
-REVOKE ALL ON FUNCTION "api"."stream_poll"(uuid, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION "api"."stream_poll"(jsonb) FROM PUBLIC;
 
-REVOKE ALL ON FUNCTION "api"."stream_poll"(uuid, bigint) FROM "tournament_api_owner";
+REVOKE ALL ON FUNCTION "api"."stream_poll"(jsonb) FROM "tournament_api_owner";
 
-GRANT EXECUTE ON FUNCTION "api"."stream_poll"(uuid, bigint) TO "tournament_api_owner";
+GRANT EXECUTE ON FUNCTION "api"."stream_poll"(jsonb) TO "tournament_api_owner";
 
-GRANT EXECUTE ON FUNCTION "api"."stream_poll"(uuid, bigint) TO "tournament_api";
+GRANT EXECUTE ON FUNCTION "api"."stream_poll"(jsonb) TO "tournament_api";
 
 REVOKE ALL ON FUNCTION "app"."bump_version"(uuid, uuid) FROM PUBLIC;
 
