@@ -865,8 +865,8 @@ function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdi
       else if (o.wire.team) {
         dirtyTeams.add(o.wire.team);
         if (route.op === "teams.delete") deletedTeams.add(o.wire.team);
-      } else if (o.wire.tid) dirty.add(o.wire.tid);
-      // (An accepted request about a tournament raises its version, whatever else it names.)
+      }
+      // An accepted request about a tournament may change it (its version, at least), whatever else it names.
       if (o.wire.tid) dirty.add(o.wire.tid);
     }
     if (route.method === "POST" && o.wire.keyId && o.spec.idem !== null && savedForRetry(o.res)) {

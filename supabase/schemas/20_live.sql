@@ -199,14 +199,16 @@ set search_path = ''
 as $$
 declare
   v_id uuid;
-  v_t app.tournaments;
+  v_stages jsonb;
+  v_version bigint;
   v_number text := coalesce(p_args ->> 'number', p_args #>> '{query,stage}');
 begin
   if p_arg is null or not pg_input_is_valid(p_args ->> p_arg, 'uuid') then
     return null;
   end if;
   v_id := (p_args ->> p_arg)::uuid;
-  select * into v_t from app.tournaments t where t.id = v_id;
+  select app.stage_list(t), coalesce(v.version, 1) into v_stages, v_version
+    from app.tournaments t left join app.tournament_versions v on v.tournament_id = t.id where t.id = v_id;
   if not found then
     return null;
   end if;
@@ -226,20 +228,20 @@ begin
   end if;
   if (p_op like 'stages.%' and p_args ? 'number') or (p_op = 'results.get' and v_number is not null) then
     if not coalesce(pg_input_is_valid(v_number, 'int')
-                    and v_number::int between 1 and jsonb_array_length(app.stage_list(v_t)), false) then
+                    and v_number::int between 1 and jsonb_array_length(v_stages), false) then
       return null;
     end if;
   end if;
-  return app.version_of(v_id);
+  return v_version;
 end
 $$;
 comment on function app.current_version(text, jsonb, text) is
   'The tournament''s version for ETag, If-None-Match and If-Match, or null when what the request names does not exist.';
 
 -- If-Match on a write: 412 precondition_failed unless the tournament's version is one of those
--- named. Takes the tournament's row lock first (as every writer of it does), so the version
--- cannot move between the comparison and the write. What does not exist passes: the operation
--- answers 404.
+-- named. Takes the tournament's row lock first (as every writer of it does), then reads the
+-- version, which cannot move between the comparison and the write. What does not exist passes:
+-- the operation answers 404.
 create function app.check_if_match(p_op text, p_args jsonb, p_arg text, p_versions jsonb) returns void
 language plpgsql volatile
 set search_path = ''
@@ -247,11 +249,10 @@ as $$
 declare
   v_version bigint;
 begin
-  if app.current_version(p_op, p_args, p_arg) is null then
-    return;
+  if pg_input_is_valid(p_args ->> p_arg, 'uuid') then
+    perform from app.tournaments t where t.id = (p_args ->> p_arg)::uuid for no key update;
   end if;
-  perform from app.tournaments t where t.id = (p_args ->> p_arg)::uuid for no key update;
-  v_version := app.version_of((p_args ->> p_arg)::uuid);
+  v_version := app.current_version(p_op, p_args, p_arg);
   if v_version is not null and not (p_versions @> to_jsonb(v_version)) then
     perform app.raise_error('precondition_failed', format(
       'The tournament has changed: it is at version %s, not the one in If-Match. Read it again and retry.', v_version));
