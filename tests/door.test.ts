@@ -76,13 +76,33 @@ describe("the function's role", () => {
     }
   });
 
-  it("can execute api.call and the live stream's poll and close, and no other function in app, api, admin or public", async () => {
+  it("can execute api.call, the live stream's poll and close and api.public_call, and no other function in app, api, admin or public", async () => {
     const executable = await sql<{ sig: string }>(
       `select p.oid::regprocedure::text sig from pg_proc p join pg_namespace n on n.oid = p.pronamespace
         where n.nspname in ('app', 'api', 'admin', 'public') and has_function_privilege('tournament_api', p.oid, 'execute')
         order by 1`);
     expect(executable.map((f) => f.sig)).toEqual([
-      "api.call(bytea,text,text,jsonb,jsonb,jsonb)", "api.stream_close(uuid)", "api.stream_poll(jsonb)"]);
+      "api.call(bytea,text,text,jsonb,jsonb,jsonb)", "api.public_call(bytea,text,jsonb,jsonb)", "api.stream_close(uuid)",
+      "api.stream_poll(jsonb)"]);
+  });
+
+  it("reads through api.public_call only what is public: a private tournament is as unknown, its public stream 'deleted'", async () => {
+    const accountId = (await sql<{ id: string }>("select admin.create_account('Door public') as id"))[0].id;
+    const [t] = await sql<{ id: string; slug: string }>(
+      `insert into app.tournaments (account_id, name, slug, game_id, team_size, max_teams, starts_at, registration_closes)
+       values ($1, 'Door', 'door-' || substr(md5(random()::text), 1, 8), gen_random_uuid(), 5, 8, now() + interval '1 day',
+               now() + interval '1 day') returning id, slug`, [accountId]);
+    const hash = crypto.getRandomValues(new Uint8Array(32));
+    const view = async () => (await attempt(
+      "select auth, error, result from api.public_call($1, 'view', jsonb_build_object('slug', $2::text))", [hash, t.slug]))
+      .rows![0] as { error: unknown; result: { tournament: { id: string } } };
+    expect((await view()).error).toEqual({ code: "not_found", message: "Tournament not found." });
+    const poll = async () => ((await attempt("select state from api.stream_poll($1::jsonb)",
+      [JSON.stringify([{ public: t.id, since: 0 }])])).rows![0] as { state: string }).state;
+    expect(await poll()).toBe("deleted");
+    await sql("update app.tournaments set visibility = 'public' where id = $1", [t.id]);
+    expect((await view()).result.tournament.id).toBe(t.id);
+    expect(await poll()).toBe("changed");
   });
 
   it("reads nothing through the stream's poll without a live lease that api.call issued", async () => {

@@ -1,14 +1,16 @@
 -- Foundation: the schemas, the roles, default privileges and the helpers every area uses (the
 -- scopes, the bound account, date-times, business errors, input checks, pages). Every later
 -- file builds on it: accounts and keys (01-03), teams, tournaments and registrations (04-07),
--- matches and formats (08-15), webhooks (16-19), change tracking and the live stream (20_live.sql) and the door, api.call (21_api.sql).
+-- matches and formats (08-15), webhooks (16-19), change tracking and the live stream
+-- (20_live.sql), the public view (21_public.sql) and the door, api.call (22_api.sql).
 
 -- ============================================================================
 -- schemas and roles
 -- ============================================================================
 -- Schemas:
 --   app       tables and helpers; never exposed by the Supabase Data API
---   api       the one function the `api` edge function may call: api.call (21_api.sql)
+--   api       what the `api` edge function may call: api.call (22_api.sql), the live stream's
+--             poll (20_live.sql) and api.public_call (21_public.sql)
 --   admin     operator functions (dashboard SQL editor, Supabase CLI, npm run admin); no client
 --             role can execute them
 --   webhooks  the dispatcher's door (19_webhook_dispatch.sql): webhooks.claim, settle, sleep, prune

@@ -19,6 +19,10 @@ comment on function app.formats() is 'Every tournament format the API offers.';
 create domain app.tournament_status as text
   check (value in ('registration', 'ongoing', 'completed'));
 
+-- Who may see a tournament without a key (contract section 15): public ones by their slug.
+create domain app.tournament_visibility as text
+  check (value in ('private', 'public'));
+
 -- ============================================================================
 -- tables
 -- ============================================================================
@@ -46,6 +50,7 @@ create table app.tournaments (
   -- for one stage made of format and format_options (app.stage_list); the stage being played.
   stages jsonb,
   stage smallint not null default 1 check (stage between 1 and 4),
+  visibility app.tournament_visibility not null default 'private',
   unique (id, account_id),
   check (registration_closes <= starts_at),
   constraint tournaments_check_in_before_start check (check_in_opens <= starts_at)
@@ -53,6 +58,8 @@ create table app.tournaments (
 
 comment on table app.tournaments is 'A tournament owned by one account: its format and options, dates, fees and status.';
 comment on column app.tournaments.slug is 'Generated from the name at creation; stable afterwards.';
+comment on column app.tournaments.visibility is
+  'public: shown without a key at /public/tournaments/{slug} (contract section 15); private (the default): not.';
 comment on column app.tournaments.check_in_opens is
   'When set, only teams checked in (from this time until the start) take part in the bracket.';
 comment on column app.tournaments.format_options is
@@ -122,7 +129,7 @@ create view app.tournament_documents with (security_invoker = true) as
            'starts_at', to_char(t.starts_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
            'registration_closes', to_char(t.registration_closes at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
            'check_in_opens', to_char(t.check_in_opens at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-           'rules', t.rules,
+           'rules', t.rules, 'visibility', t.visibility,
            'created_at', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
            'updated_at', to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
            'version', coalesce((select v.version from app.tournament_versions v where v.tournament_id = t.id), 1)) as doc

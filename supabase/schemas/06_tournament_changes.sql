@@ -15,7 +15,8 @@ as $$
 begin
   return '{"game_id": "uuid", "team_size": "int", "max_teams": "int", "entry_fee": "numeric(9,2)",
            "prize_pool": "numeric(11,2)", "starts_at": "timestamptz", "registration_closes": "timestamptz",
-           "check_in_opens": "timestamptz", "status": "app.tournament_status"}';
+           "check_in_opens": "timestamptz", "status": "app.tournament_status",
+           "visibility": "app.tournament_visibility"}';
 end
 $$;
 
@@ -86,13 +87,13 @@ begin
   loop -- a slug collision (one in ~2 billion per stem) just draws another suffix
     insert into app.tournaments (account_id, name, slug, description, game_id, format, format_options, stages,
                                  team_size, max_teams, entry_fee, prize_pool, starts_at,
-                                 registration_closes, check_in_opens, rules)
+                                 registration_closes, check_in_opens, rules, visibility)
     values (app.current_account_id(), v_body ->> 'name', v_stem || '-' || app.random_suffix(),
             coalesce(v_body ->> 'description', ''), (v_body ->> 'game_id')::uuid,
             v_new.format, v_new.format_options, v_new.stages, (v_body ->> 'team_size')::int,
             (v_body ->> 'max_teams')::int, coalesce((v_body ->> 'entry_fee')::numeric, 0),
             coalesce((v_body ->> 'prize_pool')::numeric, 0), v_new.starts_at, v_new.registration_closes,
-            v_new.check_in_opens, coalesce(v_body ->> 'rules', ''))
+            v_new.check_in_opens, coalesce(v_body ->> 'rules', ''), coalesce(v_body ->> 'visibility', 'private'))
     on conflict (slug) do nothing
     returning * into v_t;
     exit when found;
@@ -153,8 +154,8 @@ begin
   -- Fields lock by status; only fields whose value actually changes count.
   v_allowed := case v_old.status
     when 'registration' then null
-    when 'ongoing' then array['name', 'description', 'rules', 'prize_pool']
-    else array['name', 'description', 'rules'] end;
+    when 'ongoing' then array['name', 'description', 'rules', 'prize_pool', 'visibility']
+    else array['name', 'description', 'rules', 'visibility'] end;
   if v_allowed is not null then
     v_locked := array(
       select e.key from jsonb_each(v_body) e
@@ -192,10 +193,10 @@ begin
 
   update app.tournaments t
      set (name, description, game_id, status, format, format_options, stages, team_size, max_teams, entry_fee,
-          prize_pool, starts_at, registration_closes, check_in_opens, rules, updated_at)
+          prize_pool, starts_at, registration_closes, check_in_opens, rules, visibility, updated_at)
        = (v_new.name, v_new.description, v_new.game_id, v_new.status, v_new.format, v_new.format_options,
           v_new.stages, v_new.team_size, v_new.max_teams, v_new.entry_fee, v_new.prize_pool, v_new.starts_at,
-          v_new.registration_closes, v_new.check_in_opens, v_new.rules, now())
+          v_new.registration_closes, v_new.check_in_opens, v_new.rules, v_new.visibility, now())
    where t.id = v_old.id;
   return (select d.doc from app.tournament_documents d where d.id = v_old.id);
 end

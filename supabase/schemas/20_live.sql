@@ -226,7 +226,7 @@ begin
                                           and (p_args ->> 'number')::int between 1 and jsonb_array_length(m.games)))) then
     return null;
   end if;
-  if (p_op like 'stages.%' and p_args ? 'number') or (p_op = 'results.get' and v_number is not null) then
+  if (p_op like 'stages.%' and p_args ? 'number') or (p_op in ('results.get', 'bracket.get') and v_number is not null) then
     if not coalesce(pg_input_is_valid(v_number, 'int')
                     and v_number::int between 1 and jsonb_array_length(v_stages), false) then
       return null;
@@ -371,7 +371,8 @@ comment on function app.open_stream(jsonb, uuid) is
 -- question {stream, since} (in order, ord from 1), as the stream's account (its lease must be
 -- live), the tournament's version and, when it is past since, the results since then (the next
 -- event's data). state: 'unchanged', 'changed', 'deleted' (the tournament is gone) or 'ended'
--- (the lease is not live).
+-- (the lease is not live). A public stream's question is {public: tournament id, since}: no
+-- lease, and a tournament no longer public is 'deleted'.
 create function api.stream_poll(p_asks jsonb)
 returns table (ord int, state text, version bigint, data json)
 language plpgsql volatile security definer
@@ -379,7 +380,8 @@ set search_path = ''
 as $$
 declare
   v_ask record;
-  v_lease record;
+  v_tournament_id uuid;
+  v_account_id uuid;
 begin
   perform set_config('synchronous_commit', 'off', true);
   for v_ask in select a.ordinality::int as n, a.value as q from jsonb_array_elements(p_asks) with ordinality a loop
@@ -387,24 +389,33 @@ begin
     state := null;
     version := null;
     data := null;
-    if not pg_input_is_valid(v_ask.q ->> 'stream', 'uuid') or not pg_input_is_valid(v_ask.q ->> 'since', 'bigint') then
+    if not pg_input_is_valid(coalesce(v_ask.q ->> 'stream', v_ask.q ->> 'public'), 'uuid')
+       or not pg_input_is_valid(v_ask.q ->> 'since', 'bigint') then
       state := 'ended';
       return next;
       continue;
     end if;
-    select * into v_lease from app.stream_lease((v_ask.q ->> 'stream')::uuid);
-    if v_lease.account_id is null then
-      state := 'ended';
+    if v_ask.q ? 'public' then
+      -- A public stream (section 15): no lease; a tournament no longer public is gone from the
+      -- public view ('deleted', as an unknown one).
+      v_tournament_id := (v_ask.q ->> 'public')::uuid;
+      v_account_id := app.public_account(v_tournament_id);
     else
-      perform set_config('app.account_id', v_lease.account_id::text, true);
-      version := app.version_of(v_lease.tournament_id);
+      select l.tournament_id, l.account_id into v_tournament_id, v_account_id
+        from app.stream_lease((v_ask.q ->> 'stream')::uuid) l;
+    end if;
+    if v_account_id is null then
+      state := case when v_ask.q ? 'public' then 'deleted' else 'ended' end;
+    else
+      perform set_config('app.account_id', v_account_id::text, true);
+      version := app.version_of(v_tournament_id);
       if version is null then
         state := 'deleted';
       elsif version <= (v_ask.q ->> 'since')::bigint then
         state := 'unchanged';
       else
         state := 'changed';
-        data := app.tournament_results(jsonb_build_object('tournament_id', v_lease.tournament_id,
+        data := app.tournament_results(jsonb_build_object('tournament_id', v_tournament_id,
                                                           'query', jsonb_build_object('since', (v_ask.q ->> 'since')::bigint)));
         version := (data -> 'tournament' ->> 'version')::bigint;
       end if;
@@ -415,7 +426,7 @@ begin
 end
 $$;
 comment on function api.stream_poll(jsonb) is
-  'The live streams'' poll: per {stream, since}, the tournament''s version and, when past since, the delta since it.';
+  'The live streams'' poll: per {stream | public, since}, the tournament''s version and, when past since, the delta since it.';
 
 create function api.stream_close(p_stream_id uuid) returns void
 language plpgsql volatile security definer

@@ -38,6 +38,7 @@ begin
     when 'games.delete'          then scope := 'write:results';        writes := true;  if p_run then result := app.change_game(p_args - 'body'); end if; tournament_arg := 'tournament_id';
     when 'stages.list'           then scope := 'read:results';         writes := false; if p_run then result := app.list_stages(p_args); end if; tournament_arg := 'tournament_id';
     when 'stages.get'            then scope := 'read:results';         writes := false; if p_run then result := app.get_stage(p_args); end if; tournament_arg := 'tournament_id';
+    when 'bracket.get'           then scope := 'read:results';         writes := false; if p_run then result := app.bracket_view(p_args); end if; tournament_arg := 'tournament_id';
     when 'stream.open'           then scope := 'read:results';         writes := false; if p_run then result := app.open_stream(p_args, p_key_id); end if; tournament_arg := 'tournament_id';
     when 'stages.update'         then scope := 'write:tournaments';    writes := true;  if p_run then result := app.update_stage(p_args); end if; tournament_arg := 'tournament_id';
     when 'teams.list'            then scope := 'read:teams';           writes := false; if p_run then result := app.list_teams(p_args); end if;

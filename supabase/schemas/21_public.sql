@@ -1,0 +1,212 @@
+-- The public view (contract section 15): tournaments their owners made public, shown without a
+-- key by their slug. The `api` function asks api.public_call, one statement per request like
+-- api.call: the client address's count (300 requests per rolling 60 s, exact under
+-- concurrency: a ring of 300 times per address, as a key's ring of 100), the tournament by slug
+-- (a private or unknown slug is the same 404), its version (ETag / 304 without building
+-- anything), then what the route shows, read as the owning account so that row-level security
+-- applies as it does to the account's own reads. Payment and account data are left out.
+--
+-- The keyed routes' pictures (GET /tournaments/{id}/bracket.svg, .png) read the same document
+-- through api.call (operation 'bracket.get', app.bracket_view).
+
+-- ============================================================================
+-- tables
+-- ============================================================================
+-- Per client address (a SHA-256 of it: the address itself is never stored), the times of its
+-- last 300 requests. Only the security definer function below reads or writes it:
+-- tournament_api_owner has no privilege on it. Rows of addresses quiet for a minute are cleared
+-- as requests go by.
+create table app.address_limits (
+  address_hash bytea primary key,
+  next_slot int not null check (next_slot between 1 and 300),
+  slots timestamptz[] not null check (cardinality(slots) = 300),
+  last_at timestamptz not null
+) with (fillfactor = 50); -- room on the page for HOT updates
+
+comment on table app.address_limits is
+  'Per client address (hashed), the times of its last 300 public requests (a ring; next_slot is the oldest).';
+
+-- ============================================================================
+-- indexes
+-- ============================================================================
+create index address_limits_last_idx on app.address_limits (last_at);
+
+-- Public slugs are found by the unique index on slug; this one keeps the check of a streamed
+-- tournament's visibility an index-only read.
+create index tournaments_public_idx on app.tournaments (id) include (account_id) where visibility = 'public';
+
+-- ============================================================================
+-- policies
+-- ============================================================================
+alter table app.address_limits enable row level security;
+
+-- ============================================================================
+-- functions
+-- ============================================================================
+-- Counts one request of a client address: allowed (its time is in the ring) or not (the ring's
+-- 300 times are all within the last 60 s: nothing written), and the RateLimit numbers.
+create function app.count_address(p_address_hash bytea, out allowed boolean, out lim int, out remaining int,
+                                  out reset int)
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+declare
+  c_limit constant int := 300;
+  v_now timestamptz := clock_timestamp();
+  v_row record;
+begin
+  lim := c_limit;
+  if random() < 0.01 then -- now and then, clear addresses that have been quiet for a minute
+    delete from app.address_limits a
+     where a.address_hash in (select x.address_hash from app.address_limits x
+                               where x.last_at < v_now - interval '60 seconds' limit 200 for update skip locked);
+  end if;
+  insert into app.address_limits as r (address_hash, next_slot, slots, last_at)
+  values (p_address_hash, 2, array[v_now] || array_fill('-infinity'::timestamptz, array[c_limit - 1]), v_now)
+  on conflict (address_hash) do update
+     set slots[r.next_slot] = v_now, next_slot = r.next_slot % c_limit + 1, last_at = v_now
+   where r.slots[r.next_slot] <= v_now - interval '60 seconds'
+  returning (select count(*)::int from unnest(r.slots) s where s > v_now - interval '60 seconds') as used,
+            (select min(s) from unnest(r.slots) s where s > v_now - interval '60 seconds') as oldest
+  into v_row;
+  allowed := found;
+  if not allowed then
+    select c_limit, min(s) into v_row.used, v_row.oldest
+      from app.address_limits r, unnest(r.slots) s
+     where r.address_hash = p_address_hash and s > v_now - interval '60 seconds';
+  end if;
+  remaining := greatest(0, c_limit - v_row.used);
+  reset := greatest(1, ceil(extract(epoch from coalesce(v_row.oldest, v_now) + interval '60 seconds' - v_now)))::int;
+end
+$$;
+comment on function app.count_address(bytea, out boolean, out int, out int, out int) is
+  'Counts a public request of a client address: at most 300 per rolling 60 s (nothing written when refused).';
+
+-- The public tournament with this slug (id and account), or nulls: private and unknown alike.
+create function app.public_tournament(p_slug text, out id uuid, out account_id uuid)
+language sql stable security definer
+set search_path = ''
+as $$
+  select t.id, t.account_id from app.tournaments t where t.slug = p_slug and t.visibility = 'public'
+$$;
+
+-- The account of a tournament that is public, or null (a live public stream's check, each poll).
+create function app.public_account(p_id uuid) returns uuid
+language sql stable security definer
+set search_path = ''
+as $$
+  select t.account_id from app.tournaments t where t.id = p_id and t.visibility = 'public'
+$$;
+
+-- A tournament as the public routes and the bracket pictures show it: the tournament, every
+-- stage with its own standings, every registration (without payment_status) with its team, every
+-- started stage's matches and the overall standings, as the keyed routes show them. The caller
+-- reads as the owning account (app.account_id).
+create function app.public_view(p_id uuid) returns json
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  v_t app.tournaments;
+  v_results json;
+begin
+  select * into v_t from app.tournaments t where t.id = p_id;
+  if not found then
+    perform app.raise_error('not_found', 'Tournament not found.');
+  end if;
+  v_results := app.tournament_results(jsonb_build_object('tournament_id', p_id));
+  return json_build_object(
+    'tournament', (select d.doc from app.tournament_documents d where d.id = p_id),
+    'stages', (select coalesce(json_agg(s.doc || jsonb_build_object('standings',
+                          case when v_t.status <> 'registration' and (s.doc ->> 'number')::int <= v_t.stage
+                               then app.stage_standings(app.stage_of(v_t, (s.doc ->> 'number')::int))::jsonb
+                               else '[]' end) order by s.n), '[]')
+                 from jsonb_array_elements(app.stage_documents(v_t)) with ordinality as s (doc, n)),
+    'registrations', (select coalesce(json_agg(d.doc::jsonb - 'payment_status' order by d.seq), '[]')
+                        from app.registration_documents d where d.tournament_id = p_id),
+    'matches', v_results -> 'matches',
+    'standings', v_results -> 'standings');
+end
+$$;
+comment on function app.public_view(uuid) is
+  'The public view of a tournament: tournament, stages with their standings, registrations (no payment), matches, standings.';
+
+-- GET /tournaments/{id}/bracket.svg and .png (read:results): the document the picture is drawn
+-- from; ?stage= must name a stage of the tournament (400 naming stage).
+create function app.bracket_view(p_args jsonb) returns json
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  v_view json;
+  v_count int;
+begin
+  perform app.check_input(p_args, '{"tournament_id": "uuid"}');
+  perform app.check_input(coalesce(p_args -> 'query', '{}'), '{"stage": "smallint"}');
+  v_view := app.public_view((p_args ->> 'tournament_id')::uuid);
+  v_count := json_array_length(v_view -> 'stages');
+  if (p_args #>> '{query,stage}')::int not between 1 and v_count then
+    perform app.raise_invalid('stage', format('must be a stage of this tournament, 1 to %s', v_count));
+  end if;
+  return v_view;
+end
+$$;
+
+-- One public request in one statement (p_op: 'tournament', 'view' or 'stream'; p_args: {slug,
+-- query?: {since?}}; or 'count': a request for a static file that needs no key, counted only):
+-- the address's count (429 before anything else), the tournament by slug
+-- (404 for private and unknown alike), its version (304 on If-None-Match), then the answer:
+-- the tournament's document; the public view; or a stream's first event's data (the results,
+-- or the delta since query.since). Reads commit without waiting for the WAL flush.
+create function api.public_call(p_address_hash bytea, p_op text, p_args jsonb, p_conditions jsonb default null,
+                                out auth json, out error json, out result json, out version bigint,
+                                out not_modified boolean)
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+declare
+  v_count record;
+  v_t record;
+begin
+  perform set_config('synchronous_commit', 'off', true);
+  select * into v_count from app.count_address(p_address_hash);
+  auth := json_build_object('error', case when not v_count.allowed then 'rate_limited' end, 'limit', v_count.lim,
+    'remaining', v_count.remaining, 'reset', v_count.reset, 'window', 60);
+  if not v_count.allowed or p_op = 'count' then
+    return;
+  end if;
+  select * into v_t from app.public_tournament(p_args ->> 'slug');
+  if v_t.id is null or p_op not in ('tournament', 'view', 'stream') then
+    error := json_build_object('code', 'not_found', 'message', 'Tournament not found.');
+    return;
+  end if;
+  perform set_config('app.account_id', v_t.account_id::text, true);
+  version := app.version_of(v_t.id);
+  not_modified := p_op <> 'stream' and p_conditions ? 'if_none_match'
+    and (jsonb_typeof(p_conditions -> 'if_none_match') = 'null' or p_conditions -> 'if_none_match' @> to_jsonb(version));
+  if not_modified then
+    return;
+  end if;
+  result := case p_op
+    when 'tournament' then (select d.doc from app.tournament_documents d where d.id = v_t.id)
+    when 'view' then app.public_view(v_t.id)
+    else json_build_object('tournament_id', v_t.id, 'version', version,
+           'data', app.tournament_results(jsonb_build_object('tournament_id', v_t.id, 'query',
+                     coalesce(p_args -> 'query', '{}')))) end;
+end
+$$;
+comment on function api.public_call(bytea, text, jsonb, jsonb) is
+  'One public request (section 15) in one statement: the address''s count, the public tournament by slug, 304, the answer.';
+
+-- ============================================================================
+-- grants
+-- ============================================================================
+grant execute on function app.count_address(bytea) to tournament_api_owner;
+grant execute on function app.public_tournament(text) to tournament_api_owner;
+grant execute on function app.public_account(uuid) to tournament_api_owner;
+grant execute on function app.public_view(uuid) to tournament_api_owner;
+grant execute on function app.bracket_view(jsonb) to tournament_api_owner;
+grant execute on function api.public_call(bytea, text, jsonb, jsonb) to tournament_api;
+grant create on schema api to tournament_api_owner;
+alter function api.public_call(bytea, text, jsonb, jsonb) owner to tournament_api_owner;
+revoke create on schema api from tournament_api_owner;
