@@ -1,0 +1,142 @@
+// One match as a box of two rows (seed, tag and name, score), with a line above it for its series
+// (Bo3 and the game scores) and its scheduled time. Elimination trees and swiss rounds draw it.
+import type { ViewMatch, ViewTeam } from "./view.ts";
+import type { Theme } from "./theme.ts";
+import { esc, fit, shortTime, textWidth } from "./text.ts";
+
+export const BOX_W = 232;
+export const ROW_H = 24;
+export const BOX_H = 2 * ROW_H;
+/** The room above a box for its series and time line. */
+export const META_H = 15;
+export const SCORE_W = 32;
+const SEED_END = 30;
+export const NAME_X = 36;
+/** The room for a team's tag and name in a row. */
+export const NAME_W = BOX_W - SCORE_W - NAME_X - 6;
+const SIZE = 12;
+const SMALL = 10;
+
+/** What a row without a team shows: a team still to come, a bye's empty side, or nothing. */
+export type EmptySlot = "tbd" | "bye" | "blank";
+
+export interface Drawing {
+  theme: Theme;
+  teams: Map<string, ViewTeam>;
+}
+
+// Labels are cut once per team and room (a team plays many matches of a large bracket).
+const labels = new WeakMap<ViewTeam, Map<number, { tag: string; name: string }>>();
+
+/** A team's row text: the tag (bold) and the name, cut to `width`; the name is left out when it is the tag. */
+export function teamLabel(team: ViewTeam, width: number, size: number, bold: boolean): { tag: string; name: string } {
+  const key = (width * 64 + size) * 2 + (bold ? 1 : 0);
+  let known = labels.get(team);
+  const hit = known?.get(key);
+  if (hit) return hit;
+  const tag = fit(team.tag, Math.min(width, 64), size, true);
+  const rest = width - textWidth(tag + " ", size, true);
+  const same = team.name.trim().toLowerCase() === team.tag.trim().toLowerCase();
+  const label = { tag: esc(tag), name: same ? "" : esc(fit(team.name, rest, size, bold)) };
+  if (!known) labels.set(team, known = new Map());
+  known.set(key, label);
+  return label;
+}
+
+/** `<text>` of a team: tag bold, then the name (bold too for the winner); `attrs` adds fill and size when not inherited. */
+export function teamSvg(team: ViewTeam, x: number, y: number, width: number, size: number, bold: boolean,
+  attrs: string): string {
+  const { tag, name } = teamLabel(team, width, size, bold);
+  return [`<text class="team" data-team-id="${esc(team.id)}" x="${x}" y="${y}"`, attrs, bold ? ` font-weight="700">` : ">",
+    `<tspan font-weight="700">`, tag, `</tspan>`, name ? " " : "", name, `</text>`].join("");
+}
+
+/** Pushes a team's `<text>` in its own size and colour. */
+export function teamText(out: string[], team: ViewTeam, x: number, y: number, width: number, size: number,
+  fill: string, bold: boolean): void {
+  out.push(teamSvg(team, x, y, width, size, bold, ` font-size="${size}" fill="${fill}"`));
+}
+
+function scoreText(m: ViewMatch, side: 1 | 2): string {
+  if (m.forfeit) return m.forfeit === `team${side}` ? "FF" : m.status === "completed" ? "W" : "";
+  if (m.status === "bye") return "";
+  const s = side === 1 ? m.team1_score : m.team2_score;
+  return s === null ? "" : String(s);
+}
+
+function seriesLine(m: ViewMatch): string {
+  if (m.best_of <= 1) return "";
+  const games = m.games.map((g) => `${g.team1_score}–${g.team2_score}`);
+  return [`Bo${m.best_of}`, ...games].join(" · ");
+}
+
+/** A short description for the box's `<title>` (a browser shows it on hover). */
+function describe(m: ViewMatch, teams: Map<string, ViewTeam>, empty: [EmptySlot, EmptySlot]): string {
+  const side = (id: string | null, seed: number | null, slot: EmptySlot) => {
+    if (!id) return slot === "bye" ? "BYE" : slot === "tbd" ? "TBD" : "—";
+    const t = teams.get(id);
+    return `${t ? `${t.tag} ${t.name}` : "?"}${seed !== null ? ` (${seed})` : ""}`;
+  };
+  const s1 = scoreText(m, 1), s2 = scoreText(m, 2);
+  return `${side(m.team1_id, m.team1_seed, empty[0])} vs ${side(m.team2_id, m.team2_seed, empty[1])}` +
+    (s1 || s2 ? `: ${s1 || "0"}–${s2 || "0"}` : "");
+}
+
+/**
+ * Draws `m` with its box's top left corner at (x, y); the series and time line goes above it,
+ * within META_H. `empty` says what each side shows when it has no team.
+ */
+export function drawMatch(out: string[], d: Drawing, m: ViewMatch, x: number, y: number,
+  empty: [EmptySlot, EmptySlot], note = ""): void {
+  const { theme } = d;
+  const decided = m.status === "completed" && m.winner_id !== null;
+  // The group sets the size and colour most texts share; the small muted ones say theirs. Each
+  // piece is pushed flat and joined once: a string grown by += is a tree that the final join
+  // would have to walk.
+  const parts = [`<g class="match" data-match-id="${esc(m.id)}" data-status="${m.status}" transform="translate(${x},${y})" `,
+    `font-size="${SIZE}" fill="${theme.text}"><title>${esc(describe(m, d.teams, empty))}</title>`,
+    `<rect class="box" width="${BOX_W}" height="${BOX_H}" rx="3" fill="${theme.surface}" stroke="${theme.border}"`,
+    m.status === "bye" ? ` stroke-dasharray="4 3"/>` : "/>"];
+  const small: string[] = [];
+  const time = m.scheduled_at && m.status !== "completed" ? shortTime(m.scheduled_at) : "";
+  const series = m.best_of > 1 ? fit(seriesLine(m), BOX_W - (time ? textWidth(time, SMALL) + 8 : 0), SMALL) : "";
+  if (series) small.push(`<text x="0" y="-4">${esc(series)}</text>`);
+  if (time) small.push(`<text x="${BOX_W}" y="-4" text-anchor="end">${time}</text>`);
+
+  if (note) {
+    small.push(`<text x="${NAME_X}" y="${ROW_H + 4}">${esc(note)}</text>`);
+  } else {
+    parts.push(`<path d="M1 ${ROW_H}H${BOX_W - 1}" stroke="${theme.border}"/>`);
+    let plain = "", accent = "";
+    const texts: string[] = [];
+    for (const side of [1, 2] as const) {
+      const top = side === 1 ? 0 : ROW_H;
+      const base = top + 16;
+      const id = side === 1 ? m.team1_id : m.team2_id;
+      const seed = side === 1 ? m.team1_seed : m.team2_seed;
+      const won = decided && id !== null && id === m.winner_id;
+      const lost = decided && id !== null && !won;
+      const cell = `M${BOX_W - SCORE_W} ${top + 1}h${SCORE_W - 1}v${ROW_H - 1}h-${SCORE_W - 1}z`;
+      if (won) accent += `${cell}M1 ${top + 1}h3v${ROW_H - 1}h-3z`;
+      else plain += cell;
+      if (seed !== null && id !== null) small.push(`<text x="${SEED_END}" y="${base}" text-anchor="end">${seed}</text>`);
+      const team = id ? d.teams.get(id) : undefined;
+      if (team) {
+        texts.push(teamSvg(team, NAME_X, base, NAME_W, SIZE, won, lost ? ` fill="${theme.muted}"` : ""));
+      } else if (id || empty[side - 1] !== "blank") {
+        small.push(`<text class="slot" x="${NAME_X}" y="${base}">${id ? "?" : empty[side - 1] === "bye" ? "BYE" : "TBD"}</text>`);
+      }
+      const score = scoreText(m, side);
+      if (score) {
+        texts.push(`<text x="${BOX_W - SCORE_W / 2}" y="${base}" text-anchor="middle"`,
+          won ? ` fill="${theme.onAccent}" font-weight="700">` : lost ? ` fill="${theme.muted}">` : ">", score, `</text>`);
+      }
+    }
+    if (plain) parts.push(`<path d="${plain}" fill="${theme.surfaceAlt}"/>`);
+    if (accent) parts.push(`<path d="${accent}" fill="${theme.accent}"/>`);
+    parts.push(...texts);
+  }
+  if (small.length) parts.push(`<g font-size="${SMALL}" fill="${theme.muted}">`, ...small, `</g>`);
+  parts.push("</g>");
+  out.push(parts.join(""));
+}
