@@ -17,6 +17,7 @@
 //   npm run bench -- --scale                       # the account grows to 1,000,000 tournaments
 //   npm run bench -- --webhooks                    # the webhook figures alone (under two minutes)
 //   npm run bench -- --live                        # the live figures alone (ETag reads, 1,000 streams)
+//   npm run bench -- --public                      # the public view's figures alone (pictures' CPU, 304)
 //   npm run bench -- --url http://127.0.0.1:54321/functions/v1/api/v1 \
 //                    --db postgres://postgres:postgres@127.0.0.1:54322/postgres     # a running stack
 import fs from "node:fs";
@@ -29,6 +30,7 @@ import { KEY_BUDGET, KeyRing, send, walkCursor } from "./lib/client.mjs";
 import { children, runLoad, startFloor } from "./lib/processes.mjs";
 import { webhookBench, webhookReport } from "./lib/webhooks.mjs";
 import { liveBench, liveReport } from "./lib/live.mjs";
+import { publicBench, publicReport } from "./lib/public.mjs";
 import * as seed from "./lib/seed.mjs";
 import {
   drain, gitState, listenerPid, postmasterPid, readStats, resetStats, rssMb, statementsView, timeServer, watch,
@@ -55,6 +57,9 @@ const USAGE = `npm run bench [-- options]
   --live              only the live figures (issue 23): a read answered 304 against a whole one (server
                       time), and 1, 100 and 1,000 open streams on one tournament: the database polls
                       per second while idle and request-to-event latency (p50, p99)
+  --public            only the public view's figures (issue 24): the bracket pictures' CPU under Deno
+                      (a 1,024-team double elimination: SVG, the largest PNG) and a public read answered
+                      304 against a whole one
   --webhook-events <n>       events for the dispatcher's throughput (3000)
   --webhook-concurrency <n>  its WEBHOOK_CONCURRENCY, and as many endpoints and receiver paths (16)`;
 
@@ -71,6 +76,7 @@ const { values: opt } = parseArgs({ options: {
   formats: { type: "boolean", default: false },
   webhooks: { type: "boolean", default: false },
   live: { type: "boolean", default: false },
+  public: { type: "boolean", default: false },
   writes: { type: "boolean", default: false },
   "webhook-events": { type: "string", default: "3000" },
   "webhook-concurrency": { type: "string", default: "16" },
@@ -304,6 +310,25 @@ async function main() {
       started_at: started.toISOString(), finished_at: new Date().toISOString(),
       options: { only: "live", stack: opt.url ? "running" : "throwaway" },
       git: gitState(ROOT), machine: machine(), live: out, targets: out.targets,
+    });
+    log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
+    return;
+  }
+  /** The public view's figures (bench/lib/public.mjs). */
+  const publicFigures = async () => {
+    const t0 = performance.now();
+    const out = await publicBench({ db, view, base, teams: data.teams, log });
+    out.took_s = Math.round((performance.now() - t0) / 1000);
+    return out;
+  };
+  if (opt.public) {
+    data.teams = await seed.createTeams(db, 1024);
+    const out = await publicFigures();
+    console.log(`\n${publicReport(out)}\n\nTargets (public)\n${targetList(out.targets)}\n`);
+    const file = writeReport({
+      started_at: started.toISOString(), finished_at: new Date().toISOString(),
+      options: { only: "public", stack: opt.url ? "running" : "throwaway" },
+      git: gitState(ROOT), machine: machine(), public: out, targets: out.targets,
     });
     log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
     return;
@@ -564,13 +589,17 @@ async function main() {
     log(`live: failed: ${err.stack ?? err}`);
     return { error: err.message, targets: [{ target: "live", value: `not measured: ${err.message}`, result: "–" }] };
   });
+  const publicRuns = await publicFigures().catch((err) => {
+    log(`public: failed: ${err.stack ?? err}`);
+    return { error: err.message, targets: [{ target: "public view", value: `not measured: ${err.message}`, result: "–" }] };
+  });
   const targets = [...judge({ rows, results1024, idleRss, scale, neighbour, cursor: cursorState }),
-    ...(webhookRuns?.targets ?? []), ...(liveRuns?.targets ?? [])];
+    ...(webhookRuns?.targets ?? []), ...(liveRuns?.targets ?? []), ...(publicRuns?.targets ?? [])];
   console.log(`\n${table(rows)}\n\n${comparisonTable([...scale, ...neighbour])}\n` +
     (cursorState ? `\ncursor: not available (${cursorState.unavailable})\n` : "") +
     `\nTargets (issue 11${webhookRuns ? ", and the webhooks'" : ""})\n${targetList(targets)}\n` +
     `\n${formatsReport(formatRuns)}\n${stagesReport(stagesRun)}` + (webhookRuns ? `\n${webhookReport(webhookRuns)}\n` : "") +
-    (liveRuns?.reads ? `\n${liveReport(liveRuns)}\n` : ""));
+    (liveRuns?.reads ? `\n${liveReport(liveRuns)}\n` : "") + (publicRuns?.reads ? `\n${publicReport(publicRuns)}\n` : ""));
 
   const report = {
     started_at: started.toISOString(), finished_at: new Date().toISOString(),
@@ -585,7 +614,7 @@ async function main() {
         score: `${m.team1_score}-${m.team2_score}` })),
     },
     cursor, idle_rss_at_start: idleRss, workloads: rows, comparisons: { scale, neighbour }, results_1024: results1024,
-    formats: formatRuns, stages: stagesRun, webhooks: webhookRuns, live: liveRuns,
+    formats: formatRuns, stages: stagesRun, webhooks: webhookRuns, live: liveRuns, public: publicRuns,
     targets,
   };
   const file = writeReport(report);

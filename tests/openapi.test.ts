@@ -52,7 +52,16 @@ describe("the OpenAPI document", () => {
       const idempotencyHeader = op.parameters?.find((p: any) => p.in === "header" && p.name === "Idempotency-Key");
       expect(Boolean(idempotencyHeader), `${route.method} ${route.path}`).toBe(post);
     }
-    expect(Object.values(doc.paths).flatMap((p: any) => Object.keys(p)).length).toBe(routes.length);
+    // Besides the keyed routes: the public view's six (contract section 15), which need no key.
+    const publicPaths = Object.keys(doc.paths).filter((p) => p.startsWith("/public/")).sort();
+    expect(publicPaths).toEqual(["/public/tournaments/{slug}", "/public/tournaments/{slug}/bracket.png",
+      "/public/tournaments/{slug}/bracket.svg", "/public/tournaments/{slug}/page", "/public/tournaments/{slug}/stream",
+      "/public/viewer.html"]);
+    for (const p of publicPaths) {
+      expect(doc.paths[p].get.security, p).toEqual([]);
+      expect(Object.keys(doc.paths[p].get.responses), p).toContain("429");
+    }
+    expect(Object.values(doc.paths).flatMap((p: any) => Object.keys(p)).length).toBe(routes.length + publicPaths.length);
   });
 
   it("documents the list's query parameters with their bounds", () => {

@@ -100,6 +100,7 @@ describe("SQL errors: only the caller's input is a 400", () => {
         error: { sqlstate: "22003", code: null, message: "numeric field overflow secret", details: null },
         result: null, replay: null, version: null, notModified: false,
       }),
+      publicCall: () => Promise.reject(new Error("not used")),
       streamPoll: () => Promise.reject(new Error("not used")),
       streamClose: async () => {},
       end: async () => {},

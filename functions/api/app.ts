@@ -12,6 +12,9 @@ import { parse, UUID_PATTERN } from "./validation.ts";
 import { openApiDocument } from "./openapi.ts";
 import { assetType, docsPage, readAsset } from "./docs.ts";
 import { webhookPolicy } from "./resources/webhooks.ts";
+import { type BracketQuery, pictureResponse } from "./pictures.ts";
+import { countStatic, publicRoute, publicRouteOf, type PublicRequest } from "./public.ts";
+import { DEFAULT_ADDRESS_HEADERS } from "./config.ts";
 import { decryptSecret, encryptSecret, formatSecret, fromBase64, newSecret } from "../_shared/webhook-secrets.ts";
 
 /** One structured log line per request. Never holds a key. */
@@ -47,6 +50,13 @@ export interface HandlerDeps {
   };
   /** The live stream's timings (tests shorten them). */
   live?: Partial<LiveOptions>;
+  /** Where the public routes read the client address from (CLIENT_ADDRESS_HEADERS). */
+  addressHeaders?: string[];
+}
+
+/** What Deno.serve tells a handler about the connection. */
+export interface ConnectionInfo {
+  remoteAddr?: { hostname?: string };
 }
 
 const API_PREFIX = "/api/v1";
@@ -60,18 +70,22 @@ interface Context {
   timestamp: string;
   headers: Headers;
   route: Route | null;
+  /** The route of a request that needs no key (for the log line). */
+  openRoute?: string;
   keyId: string | null;
+  /** The socket's remote address, when known. */
+  remoteAddress?: string;
 }
 
 /** The API as a fetch handler: `(Request) => Promise<Response>`. */
-export function createHandler(deps: HandlerDeps): (req: Request) => Promise<Response> {
+export function createHandler(deps: HandlerDeps): (req: Request, info?: ConnectionInfo) => Promise<Response> {
   webhookPolicy.allowLocal = deps.webhooks?.allowLocal ?? false;
   const hub = new LiveHub(deps.db, { ...LIVE_DEFAULTS, ...deps.live },
     (msg) => deps.log({ level: "error", msg, request_id: "", method: "", route: null, status: 0, duration_ms: 0, key_id: null }));
-  return async (req) => {
+  return async (req, info) => {
     const started = performance.now();
     const ctx: Context = { requestId: crypto.randomUUID(), timestamp: new Date().toISOString(),
-      headers: new Headers(), route: null, keyId: null };
+      headers: new Headers(), route: null, keyId: null, remoteAddress: info?.remoteAddr?.hostname };
     ctx.headers = baseHeaders(ctx.requestId);
     let res: Response;
     let internal: string | undefined;
@@ -104,7 +118,7 @@ export function createHandler(deps: HandlerDeps): (req: Request) => Promise<Resp
       msg,
       request_id: ctx.requestId,
       method: req.method,
-      route: ctx.route ? `${ctx.route.method} ${ctx.route.path}` : null,
+      route: ctx.route ? `${ctx.route.method} ${ctx.route.path}` : ctx.openRoute ?? null,
       status: res.status,
       duration_ms: Math.round((performance.now() - started) * 10) / 10,
       key_id: ctx.keyId,
@@ -214,8 +228,16 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps, hub: LiveHu
   const url = new URL(req.url);
   if (req.method === "OPTIONS") return preflight(ctx.requestId);
   const where = apiPath(url);
-  const open = where && await openRoute(req, where.path, where.base, ctx, deps);
-  if (open) return open;
+  if (where) {
+    const open = publicRouteOf(where.path) ?? staticRouteOf(where.path);
+    if (open) ctx.openRoute = open;
+    const p: PublicRequest = { req, path: where.path, headers: ctx.headers, remoteAddress: ctx.remoteAddress,
+      apiBase: `${deps.publicBaseUrl ?? `${url.origin}${where.base}`}${API_PREFIX}`,
+      addressHeaders: deps.addressHeaders ?? DEFAULT_ADDRESS_HEADERS, db: deps.db, hub, readFile: deps.readFile,
+      timestamp: ctx.timestamp, requestId: ctx.requestId };
+    const answer = (await publicRoute(p)) ?? (await openRoute(req, where.path, where.base, ctx, deps, p));
+    if (answer) return answer;
+  }
   const found = where && router.match(req.method, where.path);
   if (!where || !found) throw new ApiError("not_found", "No such route.");
   if ("allow" in found) {
@@ -272,6 +294,10 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps, hub: LiveHu
     return new Response(null, { status: 304, headers: ctx.headers });
   }
   if (route.stream) return hub.response(req.method, outcome.result ?? "null", ctx.headers);
+  if (route.picture) {
+    return await pictureResponse(route.picture, outcome.result ?? "null", (input?.query ?? {}) as BracketQuery, ctx.headers,
+      deps.readFile);
+  }
 
   if (outcome.auth.webhooks) deps.webhooks?.nudge?.();
   let result = outcome.result ?? "null";
@@ -308,14 +334,23 @@ async function revealSecret(result: string, deps: HandlerDeps): Promise<string> 
   return JSON.stringify({ ...endpoint, secret: formatSecret(raw) });
 }
 
-// The routes that need no key: the OpenAPI document and the reference page with its assets.
-async function openRoute(req: Request, path: string, base: string, ctx: Context, deps: HandlerDeps): Promise<Response | null> {
+/** The route label of a static file that needs no key (the OpenAPI document, the reference page and its assets), or null. */
+function staticRouteOf(path: string): string | null {
+  if (path === "/openapi.json" || path === "/docs") return `GET ${path}`;
+  return path.startsWith("/docs/") && assetType(path.slice("/docs/".length)) ? "GET /docs/{asset}" : null;
+}
+
+// The routes that need no key besides the public view: the OpenAPI document and the reference
+// page with its assets (counted per client address, as the public view).
+async function openRoute(req: Request, path: string, base: string, ctx: Context, deps: HandlerDeps,
+  p: PublicRequest): Promise<Response | null> {
+  if (!staticRouteOf(path)) return null;
   const asset = path.startsWith("/docs/") ? path.slice("/docs/".length) : null;
   const assetMediaType = asset === null ? null : assetType(asset);
-  if (path !== "/openapi.json" && path !== "/docs" && !assetMediaType) return null;
   if (req.method !== "GET" && req.method !== "HEAD") {
     throw new ApiError("method_not_allowed", "Use GET on this path.", undefined, { Allow: "GET, HEAD" });
   }
+  await countStatic(p);
   const headers = ctx.headers;
   const body = (bytes: BodyInit) => (req.method === "HEAD" ? null : bytes);
   if (path === "/openapi.json") {

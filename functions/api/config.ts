@@ -1,5 +1,10 @@
 import { type Env, onSupabase, positiveInt as int, set } from "../_shared/runtime.ts";
 
+/** Where the client address is read from, in order: Cloudflare's header (hosted Supabase is
+ * behind Cloudflare, which sets it and overwrites a client's), then the first X-Forwarded-For
+ * entry; else the connection's address. */
+export const DEFAULT_ADDRESS_HEADERS = ["cf-connecting-ip", "x-forwarded-for"];
+
 /** The function's settings, read from the environment. */
 export interface Config {
   /**
@@ -28,6 +33,9 @@ export interface Config {
   /** The live stream: STREAM_POLL_MS (250), STREAM_KEEPALIVE_SECONDS (10, at most 15) and
    * STREAM_MAX_SECONDS (110, at most 120). */
   live: { pollMs: number; keepAliveMs: number; maxMs: number };
+  /** CLIENT_ADDRESS_HEADERS: the request headers the public routes read the client address from,
+   * in order (the first present wins; its first entry); else the connection's address. */
+  addressHeaders: string[];
 }
 
 /** The local stack's URL for the function's role (see sql/local.sql). */
@@ -81,5 +89,7 @@ export function loadConfig(env: Env): Config {
       keepAliveMs: Math.min(int(env("STREAM_KEEPALIVE_SECONDS"), 10), 15) * 1000, // contract: at least every 15 s
       maxMs: Math.min(int(env("STREAM_MAX_SECONDS"), 110), 120) * 1000, // contract: at most 120 s
     },
+    addressHeaders: set(env, "CLIENT_ADDRESS_HEADERS")?.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean)
+      ?? DEFAULT_ADDRESS_HEADERS,
   };
 }

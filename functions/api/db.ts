@@ -45,6 +45,9 @@ export interface StreamPoll {
   data: string | null;
 }
 
+/** What a public request asks for: the tournament's document, its public view, a stream's first event; or only to be counted (a static file that needs no key). */
+export type PublicOp = "tournament" | "view" | "stream" | "count";
+
 /** An Idempotency-Key with the request it came with (see app.idempotency_begin). */
 export interface Idempotency {
   key: string;
@@ -57,9 +60,14 @@ export interface Idempotency {
 export interface Database {
   call(keyHash: Uint8Array, scope: string | null, op: string | null, args: unknown,
     idempotency?: Idempotency | null, conditions?: Conditions | null): Promise<CallOutcome>;
+  /** A public request (contract section 15; api.public_call): the client address's count, the
+   * public tournament by slug, the operation ('tournament', 'view' or 'stream'). */
+  publicCall(addressHash: Uint8Array, op: PublicOp, args: { slug: string; query?: { since?: number } },
+    conditions?: Conditions | null): Promise<CallOutcome>;
   /** The live streams' poll, one answer per question in order: each tournament's version and,
-   * when past `since`, the delta since it (asked through one of its streams' leases). */
-  streamPoll(asks: { stream: string; since: number }[]): Promise<StreamPoll[]>;
+   * when past `since`, the delta since it (asked through one of its streams' leases, or for a
+   * public stream by the tournament's id). */
+  streamPoll(asks: ({ stream: string; since: number } | { public: string; since: number })[]): Promise<StreamPoll[]>;
   /** Ends a live stream's lease (best effort: a lease also expires by itself). */
   streamClose(streamId: string): Promise<void>;
   end(): Promise<void>;
@@ -210,6 +218,64 @@ export function connect(options: DatabaseOptions): Database {
     }
   }
 
+  type Row = { auth: string; error: string | null; result: string | null; replay: string | null;
+    version: string | null; not_modified: boolean | null };
+
+  /** One request's statement (api.call or api.public_call) on a pooled connection, with its failures mapped. */
+  async function statement(text: string, values: unknown[]): Promise<Row | { rateLimited: string }> {
+    // Whatever fails before the statement is sent (refused, DNS, TLS, login, timeout) did
+    // nothing: always a 503, whether or not the driver's error is one we recognise.
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect(); // may also throw at once (a URL pg cannot parse)
+    } catch (err) {
+      throw failed(failureOf(err) ?? (isUnavailable(err) ? "unreachable" : "other"), err);
+    }
+    // As pool.query does: an error event while checked out must not crash the process, and a
+    // client that failed is destroyed rather than returned to the pool.
+    let released = false;
+    const release = (err?: Error) => {
+      if (!released) client.release(err);
+      released = true;
+    };
+    client.once("error", release);
+    try {
+      const { rows } = await client.query({ text, values, types: rawJson });
+      release();
+      return rows[0] as Row;
+    } catch (err) {
+      release(err as Error);
+      if (/Query read timeout/i.test((err as Error)?.message ?? "")) throw failed("query_timeout", err, SILENT_MESSAGE);
+      const e = err as { code?: string; detail?: string; message?: string };
+      // The window filled up while the operation ran: api.call undid it all (nothing counted).
+      if (e?.code === RATE_LIMITED_STATE && e.detail) return { rateLimited: e.detail };
+      if (typeof e?.code === "string" && ABORTED_STATES.test(e.code)) throw failed("aborted", err);
+      // The function itself is missing or not executable: the database is not (fully) migrated,
+      // or DATABASE_URL names another role. Nothing ran.
+      if (typeof e?.code === "string" && NOT_DEPLOYED_STATES.test(e.code)) throw failed("not_deployed", err);
+      // The connection went away after the statement was sent: it may have committed.
+      if (isUnavailable(err)) throw failed(failureOf(err) ?? "dropped", err, SILENT_MESSAGE);
+      // Anything else is a bug: a 500, logged with the request id (never sent to the client).
+      throw new Error(`database error ${e?.code ?? "?"}: ${redact(e?.message ?? String(err))}`);
+    } finally {
+      client.removeListener("error", release);
+    }
+  }
+
+  function outcomeOf(row: Row | { rateLimited: string }): CallOutcome {
+    if ("rateLimited" in row) {
+      return { auth: JSON.parse(row.rateLimited), error: null, result: null, replay: null, version: null, notModified: false };
+    }
+    return {
+      auth: JSON.parse(row.auth),
+      error: row.error ? JSON.parse(row.error) : null,
+      result: row.result,
+      replay: row.replay ? JSON.parse(row.replay) : null,
+      version: row.version === null ? null : Number(row.version),
+      notModified: row.not_modified === true,
+    };
+  }
+
   return {
     async streamPoll(asks) {
       const rows = await query<{ state: StreamPoll["state"]; version: string | null; data: string | null }>({
@@ -220,60 +286,15 @@ export function connect(options: DatabaseOptions): Database {
       await query({ text: "select api.stream_close($1)", values: [streamId] });
     },
     async call(keyHash, scope, op, args, idempotency, conditions) {
-      // Whatever fails before the statement is sent (refused, DNS, TLS, login, timeout) did
-      // nothing: always a 503, whether or not the driver's error is one we recognise.
-      let client: pg.PoolClient;
-      try {
-        client = await pool.connect(); // may also throw at once (a URL pg cannot parse)
-      } catch (err) {
-        throw failed(failureOf(err) ?? (isUnavailable(err) ? "unreachable" : "other"), err);
-      }
-      // As pool.query does: an error event while checked out must not crash the process, and a
-      // client that failed is destroyed rather than returned to the pool.
-      let released = false;
-      const release = (err?: Error) => {
-        if (!released) client.release(err);
-        released = true;
-      };
-      client.once("error", release);
-      let rows: { auth: string; error: string | null; result: string | null; replay: string | null;
-        version: string | null; not_modified: boolean | null }[];
-      try {
-        ({ rows } = await client.query({
-          text: "select auth, error, result, replay, version, not_modified from api.call($1, $2, $3, $4, $5, $6)",
-          values: [keyHash, scope, op, args === undefined ? null : JSON.stringify(args),
-            idempotency ? JSON.stringify(idempotency) : null, conditions ? JSON.stringify(conditions) : null],
-          types: rawJson,
-        }));
-        release();
-      } catch (err) {
-        release(err as Error);
-        if (/Query read timeout/i.test((err as Error)?.message ?? "")) throw failed("query_timeout", err, SILENT_MESSAGE);
-        const e = err as { code?: string; detail?: string; message?: string };
-        // The window filled up while the operation ran: api.call undid it all (nothing counted).
-        if (e?.code === RATE_LIMITED_STATE && e.detail) {
-          return { auth: JSON.parse(e.detail), error: null, result: null, replay: null, version: null, notModified: false };
-        }
-        if (typeof e?.code === "string" && ABORTED_STATES.test(e.code)) throw failed("aborted", err);
-        // api.call itself is missing or not executable: the database is not (fully) migrated, or
-        // DATABASE_URL names another role. Nothing ran.
-        if (typeof e?.code === "string" && NOT_DEPLOYED_STATES.test(e.code)) throw failed("not_deployed", err);
-        // The connection went away after the statement was sent: it may have committed.
-        if (isUnavailable(err)) throw failed(failureOf(err) ?? "dropped", err, SILENT_MESSAGE);
-        // Anything else is a bug: a 500, logged with the request id (never sent to the client).
-        throw new Error(`database error ${e?.code ?? "?"}: ${redact(e?.message ?? String(err))}`);
-      } finally {
-        client.removeListener("error", release);
-      }
-      const row = rows[0];
-      return {
-        auth: JSON.parse(row.auth),
-        error: row.error ? JSON.parse(row.error) : null,
-        result: row.result,
-        replay: row.replay ? JSON.parse(row.replay) : null,
-        version: row.version === null ? null : Number(row.version),
-        notModified: row.not_modified === true,
-      };
+      return outcomeOf(await statement(
+        "select auth, error, result, replay, version, not_modified from api.call($1, $2, $3, $4, $5, $6)",
+        [keyHash, scope, op, args === undefined ? null : JSON.stringify(args),
+          idempotency ? JSON.stringify(idempotency) : null, conditions ? JSON.stringify(conditions) : null]));
+    },
+    async publicCall(addressHash, op, args, conditions) {
+      return outcomeOf(await statement(
+        "select auth, error, result, null as replay, version, not_modified from api.public_call($1, $2, $3, $4)",
+        [addressHash, op, JSON.stringify(args), conditions ? JSON.stringify(conditions) : null]));
     },
     end: () => pool.end(),
   };

@@ -72,6 +72,7 @@ const handler = urlProblem !== null ? unconfigured(urlProblem) : createHandler({
   readFile: (url) => Deno.readFile(url),
   webhooks: { encryptionKey, allowLocal: config.webhookAllowLocal, nudge },
   live: config.live,
+  addressHeaders: config.addressHeaders,
 });
 
 const port = Deno.env.get("API_PORT");

@@ -12,6 +12,8 @@ import { CreateRegistration, UpdateRegistration } from "./resources/registration
 import { PutGame, ReportMatch, UpdateStage } from "./resources/results.ts";
 import { CreateTeam, UpdateTeam } from "./resources/teams.ts";
 import * as webhooks from "./resources/webhooks.ts";
+import { BracketQuery } from "./pictures.ts";
+import { PUBLIC_LIMIT } from "./public.ts";
 
 type Json = Record<string, unknown>;
 const ref = (name: string, kind = "schemas") => ({ $ref: `#/components/${kind}/${name}` });
@@ -24,6 +26,7 @@ const named: Record<string, z.ZodType> = {
   Webhook: webhooks.Webhook, WebhookWithSecret: webhooks.WebhookWithSecret, WebhookDelivery: webhooks.Delivery,
   MatchWithTournament: webhooks.MatchWithTournament, StageWithTournament: webhooks.StageWithTournament,
   Stage: models.Stage, StageDetail: models.StageDetail, Qualifier: models.Qualifier, Game: models.Game,
+  PublicView: models.PublicView,
   CreateWebhook: webhooks.CreateWebhook, UpdateWebhook: webhooks.UpdateWebhook,
   Pagination: models.Pagination, Meta: models.Meta, Error: models.ErrorBody,
   CreateTournament, UpdateTournament, UpdateStage, CreateRegistration, UpdateRegistration, ReportMatch, PutGame, CreateTeam, UpdateTeam,
@@ -31,7 +34,7 @@ const named: Record<string, z.ZodType> = {
 
 const OUTPUTS = new Set(["Tournament", "TeamSummary", "Registration", "Match", "Standing", "Results",
   "Team", "Me", "DeleteResult", "Pagination", "Meta", "Error", "Webhook", "WebhookWithSecret", "WebhookDelivery",
-  "MatchWithTournament", "StageWithTournament", "Stage", "StageDetail", "Qualifier", "Game"]);
+  "MatchWithTournament", "StageWithTournament", "Stage", "StageDetail", "Qualifier", "Game", "PublicView"]);
 
 function componentSchemas(): Json {
   const registry = z.registry<{ id: string }>();
@@ -130,6 +133,13 @@ function exampleOf(schema: z.ZodType): unknown {
 /** Whether a route is about one tournament: its reads take If-None-Match, its writes If-Match. */
 const conditional = (route: Route) => !route.stream && route.method !== "POST" && /^\/tournaments\/\{(id|tournament_id)\}/.test(route.path);
 
+/** A bracket picture's 200: SVG text or PNG bytes. */
+function pictureContent(kind: "svg" | "png"): Json {
+  return kind === "svg"
+    ? { "image/svg+xml": { schema: { type: "string", description: "One self-contained SVG document (no scripts, external fonts or images)." } } }
+    : { "image/png": { schema: { type: "string", contentMediaType: "image/png", description: "A PNG of at most 4,096 pixels on a side." } } };
+}
+
 const SSE_EXAMPLE = 'id: 8\nevent: results\ndata: {"tournament":{"id":"…","format":"single_elimination","status":"ongoing","stage":1,"version":8},"matches":[…],"standings":[…]}\n\n: keep-alive\n\nid: 9\nevent: results\ndata: {"tournament":{…,"version":9},"matches":[{…the match reported…},{…the match its winner went to…}],"removed_matches":[],"standings":[…]}\n\nretry: 1000\n\n';
 
 function operation(route: Route): Json {
@@ -203,6 +213,12 @@ function operation(route: Route): Json {
       content: { "text/event-stream": { schema: { type: "string", description: "`event: results` (`data`: Results; the first whole, then deltas as `?since=` gives them), `event: deleted` (`data`: `{\"id\": …}`), `: keep-alive` comments, `retry: 1000` at the end." }, example: SSE_EXAMPLE } },
     };
   }
+  if (route.picture) {
+    responses[status] = { description: route.picture === "svg" ? "The picture (SVG)." : "The picture (PNG).",
+      headers: { ...successHeaders, "X-Bracket-Clipped": { schema: { type: "string" },
+        description: "Set when parts of the bracket were left out to stay legible (URL-encoded): what is shown, and the `round` or `group` that shows the rest." } },
+      content: pictureContent(route.picture) };
+  }
   if (conditional(route) && read) {
     responses["304"] = { description: "Not modified: `If-None-Match` named the tournament's current version. No body; `ETag` and the `RateLimit-*` headers (the request counted).",
       headers: { ETag: ref("ETag", "headers"), ...Object.fromEntries(RATE_HEADERS.map((h) => [h, ref(h, "headers")])) } };
@@ -218,7 +234,7 @@ function operation(route: Route): Json {
   }
 
   return {
-    operationId: route.op.replace(/\.(\w)/, (_, c: string) => c.toUpperCase()),
+    operationId: route.op.replace(/\.(\w)/, (_, c: string) => c.toUpperCase()) + (route.picture ? route.picture.toUpperCase() : ""),
     summary: route.summary,
     description: `${route.description ? route.description + "\n\n" : ""}${route.scope ? `Requires the scope \`${route.scope}\`.` : "Any valid key, whatever its scopes."}`,
     tags: [tagOf(route.path)],
@@ -267,7 +283,7 @@ function eventDocuments(): Json {
 
 function tagOf(path: string): string {
   if (path.includes("/registrations")) return "Registrations";
-  if (path.includes("/results") || path.includes("/matches") || path.includes("/stages")) return "Results";
+  if (path.includes("/results") || path.includes("/matches") || path.includes("/stages") || path.includes("/bracket.")) return "Results";
   if (path.startsWith("/teams")) return "Teams";
   if (path === "/me") return "Keys";
   if (path.startsWith("/webhooks")) return "Webhooks";
@@ -288,6 +304,7 @@ export function openApiDocument({ serverUrl = LOCAL_SERVER_URL }: { serverUrl?: 
   for (const route of routes) {
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
   }
+  Object.assign(paths, publicPaths());
   return {
     openapi: "3.1.0",
     info: {
@@ -300,6 +317,7 @@ export function openApiDocument({ serverUrl = LOCAL_SERVER_URL }: { serverUrl?: 
         "Checks run in this order: route (404/405) → key (401) → account enabled (403) → rate limit (429) → scope (403) → input (400/413/415) → existence (404) → state (409).",
         `Rate limit: ${RATE_LIMIT.limit} accepted requests per key in any rolling ${RATE_LIMIT.window} seconds; \`RateLimit-*\` headers on every authenticated response.`,
         "A known path with another method answers 405 with `Allow`. Browsers get CORS (`OPTIONS` preflight).",
+        `Public view: a tournament with \`visibility: "public"\` is shown without a key under \`/public/tournaments/{slug}\` (its document, bracket pictures, a page that keeps itself current and its live stream), counted per client address (${PUBLIC_LIMIT} requests per minute).`,
         "Change tracking: every tournament has a `version`, raised by each committed change to it, its stages, registrations, matches or games. Its reads answer `ETag: \"<version>\"` (304 with a matching `If-None-Match`), its writes take `If-Match` (412 `precondition_failed`); `GET .../results?since=<version>` gives only what changed; `GET .../stream` pushes each change as Server-Sent Events.",
       ].join("\n\n"),
     },
@@ -312,6 +330,7 @@ export function openApiDocument({ serverUrl = LOCAL_SERVER_URL }: { serverUrl?: 
       { name: "Tournaments" }, { name: "Registrations" }, { name: "Results", description: "Brackets, match reports and standings." },
       { name: "Teams", description: "Platform teams and your account's own." }, { name: "Keys", description: "The calling key." },
       { name: "Webhooks", description: "Endpoints that receive the account's events, and their deliveries." },
+      { name: "Public", description: `Tournaments their owners made public (\`visibility: "public"\`), by slug, without a key: counted per client address (${PUBLIC_LIMIT} requests per rolling minute), never per key. A private or unknown slug is 404.` },
     ],
     security: [{ apiKey: [] }],
     paths,
@@ -325,5 +344,59 @@ export function openApiDocument({ serverUrl = LOCAL_SERVER_URL }: { serverUrl?: 
       responses: errorComponents(),
       headers: headerComponents(),
     },
+  };
+}
+
+/** The public routes (contract section 15): no key, counted per client address. */
+function publicPaths(): Record<string, Json> {
+  const slug = { name: "slug", in: "path", required: true, schema: { type: "string", pattern: "^[a-z0-9][a-z0-9-]{0,79}$" },
+    description: "The tournament's `slug`." };
+  const query = Object.entries(BracketQuery.shape).map(([name, field]) => {
+    const schema = z.toJSONSchema(field as z.ZodType, { io: "input", unrepresentable: "any" }) as Json;
+    delete schema.$schema;
+    return { name, in: "query", required: false, schema };
+  });
+  const ifNoneMatch = { name: "If-None-Match", in: "header", required: false, schema: { type: "string" },
+    description: "ETags from earlier reads: 304 without a body while the tournament is at one of those versions." };
+  const limitHeaders = Object.fromEntries(RATE_HEADERS.map((h) => [h, { schema: { type: h.startsWith("RateLimit-") && h !== "RateLimit-Policy" ? "integer" : "string" },
+    description: h === "RateLimit-Policy" ? `\`"public";q=${PUBLIC_LIMIT};w=60\`: per client address.` : `As on keyed routes, for the client address's count.` }]));
+  const cached = { "Cache-Control": { schema: { type: "string" }, description: "`public, max-age=5`." }, ETag: ref("ETag", "headers"), ...limitHeaders };
+  const errors = (...codes: string[]) => Object.fromEntries(codes.map((c) => [c, c === "429"
+    ? { description: `Over ${PUBLIC_LIMIT} requests in the rolling 60 seconds from this client address.`,
+        headers: { "Retry-After": { schema: { type: "integer" }, description: "Seconds until a request is accepted again." } },
+        content: { "application/json": { schema: ref("Error") } } }
+    : c === "404" ? { description: "No public tournament has this slug (private and unknown alike).", content: { "application/json": { schema: ref("Error") } } }
+    : ref(`Error${c}`, "responses")]));
+  const notModified = { "304": { description: "Not modified: `If-None-Match` named the current version.", headers: cached } };
+  const op = (operationId: string, summary: string, description: string, responses: Json, parameters: Json[] = [slug]) =>
+    ({ get: { operationId, summary, description, tags: ["Public"], security: [], parameters, responses } });
+  return {
+    "/public/tournaments/{slug}": op("publicTournament", "A public tournament",
+      "Its document, every stage with its own standings, every registration (without `payment_status`) with its team, every started stage's matches and the overall standings, as the keyed routes show them.",
+      { "200": { description: "OK.", headers: cached, content: { "application/json": { schema: { type: "object", required: ["success", "data", "meta"],
+        properties: { success: { const: true }, data: ref("PublicView"), meta: ref("Meta") } } } } }, ...notModified, ...errors("400", "404", "429", "500", "503") },
+      [slug, ifNoneMatch]),
+    "/public/tournaments/{slug}/bracket.svg": op("publicBracketSVG", "A public tournament's bracket (SVG)",
+      "The stage drawn as `GET /tournaments/{id}/bracket.svg` draws it.",
+      { "200": { description: "The picture.", headers: cached, content: pictureContent("svg") }, ...notModified, ...errors("400", "404", "429", "500", "503") },
+      [slug, ...query, ifNoneMatch]),
+    "/public/tournaments/{slug}/bracket.png": op("publicBracketPNG", "A public tournament's bracket (PNG)",
+      "The same picture as PNG (for chat apps that do not show SVG), at most 4,096 pixels on a side.",
+      { "200": { description: "The picture.", headers: cached, content: pictureContent("png") }, ...notModified, ...errors("400", "404", "429", "500", "503") },
+      [slug, ...query, ifNoneMatch]),
+    "/public/tournaments/{slug}/page": op("publicPage", "A public tournament's page (HTML)",
+      "Name, status, the bracket, standings and upcoming matches, kept current from the public stream; readable on a phone, light or dark as the system prefers, Open Graph tags pointing at the PNG, no request to any other host. (On hosted Supabase's default domain HTML is served as text/plain: use `/public/viewer.html` from any static host.)",
+      { "200": { description: "The page.", headers: cached, content: { "text/html": { schema: { type: "string" } } } }, ...notModified, ...errors("404", "429", "500", "503") },
+      [slug, ifNoneMatch]),
+    "/public/tournaments/{slug}/stream": op("publicStream", "Watch a public tournament live (Server-Sent Events)",
+      "As `GET /tournaments/{id}/stream` (contract section 14), without a key: the whole results first (with `Last-Event-ID`, the delta since it), one event per new version, `event: deleted` when the tournament is deleted or made private, the end after at most 120 seconds with `retry: 1000`. Opening it counts as one request of the client address.",
+      { "200": { description: "A Server-Sent Events stream.", content: { "text/event-stream": { schema: { type: "string" }, example: SSE_EXAMPLE } } }, ...errors("400", "404", "429", "500", "503") },
+      [slug, { name: "Last-Event-ID", in: "header", required: false, schema: { type: "string", pattern: "^[0-9]+$" },
+        description: "The id (version) of the last event received: the first event is the delta since it." }]),
+    "/public/viewer.html": op("publicViewer", "The page as one static file",
+      "The same page as `/public/tournaments/{slug}/page`, as one self-contained file to copy to any static host: it takes `api` (the API base URL, up to and including `/api/v1`) and `slug` from its query string and draws the page from the public JSON, SVG and stream.",
+      { "200": { description: "The page.", content: { "text/html": { schema: { type: "string" } } } }, ...errors("429") },
+      [{ name: "api", in: "query", required: false, schema: { type: "string", format: "uri" }, description: "Read by the page's script, not by the server." },
+       { name: "slug", in: "query", required: false, schema: { type: "string" }, description: "Read by the page's script, not by the server." }]),
   };
 }

@@ -24,6 +24,8 @@ export interface Route {
   accepted?: boolean;
   /** A live stream (text/event-stream): the operation opens it, the function serves its events. */
   stream?: boolean;
+  /** A bracket picture (contract section 15): the operation reads the public view, the function draws it. */
+  picture?: "svg" | "png";
   /** The route makes a new webhook secret: sealed before the call, shown once in `secret`. */
   newSecret?: boolean;
   /** For creating routes (201): the new resource's path below /api/v1. */

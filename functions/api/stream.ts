@@ -38,7 +38,8 @@ const KEEP_ALIVE = encoder.encode(": keep-alive\n\n");
 const GOODBYE = encoder.encode("retry: 1000\n\n");
 
 interface Viewer {
-  streamId: string;
+  /** The stream's lease; null for a public stream (section 15), which has none. */
+  streamId: string | null;
   /** The version of the last event written. */
   last: number;
   controller: ReadableStreamDefaultController<Uint8Array>;
@@ -46,9 +47,11 @@ interface Viewer {
   closed: boolean;
 }
 
-/** A tournament's streams on this instance. */
+/** A tournament's streams on this instance (its keyed ones, or its public ones). */
 interface Poller {
   tournamentId: string;
+  /** Public streams: asked by the tournament's id, and they end when it is no longer public. */
+  public: boolean;
   viewers: Set<Viewer>;
 }
 
@@ -104,7 +107,8 @@ export class LiveHub {
       for (const [since, viewers] of bySince) asks.push({ poller, since, viewers });
     }
     if (asks.length === 0) return;
-    const answers = await this.db.streamPoll(asks.map((a) => ({ stream: a.viewers[0].streamId, since: a.since })));
+    const answers = await this.db.streamPoll(asks.map((a) =>
+      a.poller.public ? { public: a.poller.tournamentId, since: a.since } : { stream: a.viewers[0].streamId!, since: a.since }));
     answers.forEach((res, i) => {
       const { poller, viewers } = asks[i];
       if (res.state === "ended") {
@@ -125,19 +129,30 @@ export class LiveHub {
    */
   response(method: string, result: string, headers: Headers): Response {
     const opened = JSON.parse(result) as { stream: string; version: number; data: { tournament: { id: string } } };
-    headers.set("Content-Type", "text/event-stream");
-    headers.delete("ETag"); // each event carries its version as its id
-    headers.set("X-Accel-Buffering", "no"); // no proxy may hold events back
-    if (method === "HEAD") {
-      this.db.streamClose(opened.stream).catch(() => {});
-      return new Response(null, { status: 200, headers });
-    }
-    const events = this.open(opened.data.tournament.id, opened.stream, opened.version, JSON.stringify(opened.data));
-    return new Response(events, { status: 200, headers });
+    return this.respond(method, headers, opened.data.tournament.id, opened.stream, opened.version, opened.data);
   }
 
-  /** The event stream of a stream api.call opened: its first event, then the deltas. */
-  open(tournamentId: string, streamId: string, version: number, firstData: string): ReadableStream<Uint8Array> {
+  /** The answer to a public stream api.public_call opened (`result`: the tournament, version and first event's data). */
+  publicResponse(method: string, result: string, headers: Headers): Response {
+    const opened = JSON.parse(result) as { tournament_id: string; version: number; data: unknown };
+    return this.respond(method, headers, opened.tournament_id, null, opened.version, opened.data);
+  }
+
+  private respond(method: string, headers: Headers, tournamentId: string, streamId: string | null, version: number,
+    data: unknown): Response {
+    headers.set("Content-Type", "text/event-stream");
+    headers.delete("ETag"); // each event carries its version as its id
+    headers.set("Cache-Control", "no-store");
+    headers.set("X-Accel-Buffering", "no"); // no proxy may hold events back
+    if (method === "HEAD") {
+      if (streamId !== null) this.db.streamClose(streamId).catch(() => {});
+      return new Response(null, { status: 200, headers });
+    }
+    return new Response(this.open(tournamentId, streamId, version, JSON.stringify(data)), { status: 200, headers });
+  }
+
+  /** The event stream of a stream api.call (or api.public_call) opened: its first event, then the deltas. */
+  open(tournamentId: string, streamId: string | null, version: number, firstData: string): ReadableStream<Uint8Array> {
     let viewer: Viewer;
     return new ReadableStream<Uint8Array>({
       start: (controller) => {
@@ -147,8 +162,9 @@ export class LiveHub {
           setInterval(() => this.write(viewer, KEEP_ALIVE), this.options.keepAliveMs),
           setTimeout(() => this.end(viewer, true), this.options.maxMs),
         );
-        let poller = this.pollers.get(tournamentId);
-        if (!poller) this.pollers.set(tournamentId, poller = { tournamentId, viewers: new Set() });
+        const key = `${streamId === null ? "public" : "keyed"}:${tournamentId}`;
+        let poller = this.pollers.get(key);
+        if (!poller) this.pollers.set(key, poller = { tournamentId, public: streamId === null, viewers: new Set() });
         poller.viewers.add(viewer);
         this.schedule();
       },
@@ -179,6 +195,6 @@ export class LiveHub {
     } catch {
       // already cancelled by the client
     }
-    this.db.streamClose(viewer.streamId).catch(() => {}); // else its lease expires by itself
+    if (viewer.streamId !== null) this.db.streamClose(viewer.streamId).catch(() => {}); // else its lease expires by itself
   }
 }

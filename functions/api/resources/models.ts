@@ -27,7 +27,7 @@ export const TournamentExample = {
   stages: [{ name: "Stage 1", format: "single_elimination", format_options: { third_place_match: false }, advance: null }],
   team_size: 5, max_teams: 16, entry_fee: 10, prize_pool: 1500.5,
   starts_at: "2027-03-01T17:00:00.000Z", registration_closes: "2027-02-28T23:00:00.000Z",
-  check_in_opens: null, rules: "Best of 3; finals best of 5.", created_at: "2026-11-21T10:00:00.000Z",
+  check_in_opens: null, rules: "Best of 3; finals best of 5.", visibility: "private", created_at: "2026-11-21T10:00:00.000Z",
   updated_at: "2026-11-21T10:00:00.000Z", version: 1,
 };
 
@@ -54,6 +54,7 @@ export const Tournament = z.object({
   registration_closes: instant("UTC; registrations are accepted until then."),
   check_in_opens: instant("UTC; null: no check-in. When set, teams check in from then until the start, and only checked-in teams take part.").nullable(),
   rules: z.string(),
+  visibility: z.enum(["private", "public"]).meta({ description: "`public`: shown without a key at `/public/tournaments/{slug}` (contract section 15)." }),
   created_at: instant("UTC."),
   updated_at: instant("UTC."),
   version: z.int().min(1).meta({ description: "Raised by every committed change to the tournament, its stages, registrations, matches or games; the `ETag` of its reads (`If-None-Match`, `If-Match`)." }),
@@ -268,3 +269,25 @@ export const StageDetail = Stage.extend({
     description: "While the stage is pending and the stage before it has started: the teams that would go on now, in seed order (with every team tied at the cut). Null otherwise.",
   }),
 }).meta({ example: { ...StageExample, standings: [], qualifiers: [] } });
+
+/** GET /public/tournaments/{slug} (contract section 15): the keyed routes' documents without payment or account data. */
+export const PublicView = z.object({
+  tournament: Tournament,
+  stages: z.array(Stage.extend({
+    standings: z.array(Standing).meta({ description: "The stage's own standings (with `group` where it has groups); empty until it starts." }),
+  })).meta({ description: "Every stage in order, each with its own standings." }),
+  registrations: z.array(Registration.omit({ payment_status: true }))
+    .meta({ description: "Every registration with its team, in registration order; no `payment_status`." }),
+  matches: z.array(Match).meta({ description: "Every started stage's matches, by stage, round, then position (as the results)." }),
+  standings: z.array(Standing).meta({ description: "The overall standings (as the results)." }),
+}).meta({
+  example: {
+    tournament: { ...TournamentExample, status: "ongoing", visibility: "public" },
+    stages: [{ ...StageExample, number: 1, name: "Stage 1", status: "ongoing", team_count: 16, started_at: "2027-03-01T17:00:00.000Z", standings: [] }],
+    registrations: [{ id: EXAMPLE_IDS.registration, tournament_id: EXAMPLE_IDS.tournament, team_id: EXAMPLE_IDS.team1,
+      registered_at: "2026-11-21T10:05:00.000Z", seed: 1, checked_in_at: null,
+      teams: { id: EXAMPLE_IDS.team1, name: "Aurora Gaming", tag: "AUR", logo_url: null } }],
+    matches: [MatchExample],
+    standings: [],
+  },
+});

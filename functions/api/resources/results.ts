@@ -3,6 +3,7 @@ import type { Route } from "../route.ts";
 import { MAX_STAGES } from "../contract.ts";
 import { bestOf, dateTime, queryInt, queryVersion, text, uuid } from "../validation.ts";
 import { Match, Results, Stage, StageDetail } from "./models.ts";
+import { BracketQuery } from "../pictures.ts";
 
 const score = z.int().min(0).max(1_000_000);
 
@@ -83,6 +84,14 @@ export const stageRoutes: Route[] = [
     bodyExample: { status: "ongoing" } },
 ];
 
+const pictureDescription = (kind: string) => [
+  `The stage drawn on the server as ${kind} (contract section 15): elimination stages as trees (winners and losers brackets, grand final and reset, third-place match), round robin as a table per group (standings and the cross-table of results), swiss as its rounds of pairings and the standings. Each match shows both teams (tag, name, seed), scores (series scores with their games), the winner marked, \`BYE\` / \`TBD\`, and its scheduled time when set. Before the stage starts: its teams.`,
+  kind === "PNG"
+    ? "- At most 4,096 pixels on a side (small pictures at 2×): a bracket too large to be legible there shows its last rounds (round robin: its first groups) and says so in the picture and in `X-Bracket-Clipped`; `round` and `group` pick the other parts."
+    : "- One self-contained SVG: text as text, no scripts, external fonts or images.",
+  "- The same picture as the public route draws for a public tournament; this one answers for any of the account's tournaments, public or not.",
+].join("\n");
+
 export const resultRoutes: Route[] = [
   { method: "GET", path: "/tournaments/{tournament_id}/stream", scope: "read:results", op: "stream.open", stream: true,
     response: Results, summary: "Watch a tournament live (Server-Sent Events)",
@@ -117,4 +126,10 @@ export const resultRoutes: Route[] = [
     op: "games.delete", response: Match, conflicts: ["match_not_ready", "match_locked", "series_decided"],
     summary: "Delete the last game of a series",
     description: "Removes the last game reported (an earlier one is 409 `match_locked`: delete the games after it first; a game not reported is 404), under the same rules as a correction: a decision it undoes takes the winner back out of the next match. Answers the match." },
+  { method: "GET", path: "/tournaments/{tournament_id}/bracket.svg", scope: "read:results", op: "bracket.get",
+    picture: "svg", query: BracketQuery, response: Results, summary: "Draw a stage's bracket (SVG)",
+    description: pictureDescription("SVG") },
+  { method: "GET", path: "/tournaments/{tournament_id}/bracket.png", scope: "read:results", op: "bracket.get",
+    picture: "png", query: BracketQuery, response: Results, summary: "Draw a stage's bracket (PNG)",
+    description: pictureDescription("PNG") },
 ];

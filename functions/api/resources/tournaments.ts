@@ -79,6 +79,7 @@ const fields = {
   registration_closes: dateTime().meta({ description: "With an offset; not after `starts_at`. Default `starts_at`." }),
   check_in_opens: dateTime().nullable().meta({ description: "With an offset, not after `starts_at`, or null (the default): no check-in. When set, teams check in from then until the start and only they take part." }),
   rules: text(20_000).meta({ description: "Up to 20,000 characters. Default `\"\"`." }),
+  visibility: z.enum(["private", "public"]).meta({ description: "`public`: anyone may see it without a key at `/public/tournaments/{slug}` (its page, bracket pictures and live stream; never payment or account data). Default `private`. May change in any status." }),
 };
 
 
@@ -152,6 +153,7 @@ export const CreateTournament = z.strictObject({
   registration_closes: fields.registration_closes.optional(),
   check_in_opens: fields.check_in_opens.optional(),
   rules: fields.rules.optional(),
+  visibility: fields.visibility.optional(),
 }).superRefine((body, ctx) => {
   checkStages(body, ctx);
   if (body.stages === undefined) checkFormatOptions(body, ctx, "single_elimination");
@@ -201,7 +203,7 @@ export const tournamentRoutes: Route[] = [
     description: [
       "Any non-empty subset of the create fields, plus `status`. Only fields whose value changes count.",
       "- In `registration` every field may change; `max_teams` may not go below the registrations held (409 `tournament_full`).",
-      "- In `ongoing` only `name`, `description`, `rules`, `prize_pool` and `status`; in `completed` only `name`, `description`, `rules` (others: 409 `tournament_locked`).",
+      "- In `ongoing` only `name`, `description`, `rules`, `prize_pool`, `visibility` and `status`; in `completed` only `name`, `description`, `rules` and `visibility` (others: 409 `tournament_locked`).",
       "- `registration → ongoing` needs at least 2 registrations (with check-in, checked-in teams), and enough for stage 1's `advance`; it starts stage 1 and makes its matches. `ongoing → completed` needs the last stage completed (every match decided). The current status again is a no-op; anything else is 409 `invalid_status_transition`.",
       "- `stages` (or `format`/`format_options`, which are stage 1's) may change in `registration` only; sending back what GET shows is no change.",
     ].join("\n"),

@@ -1,0 +1,75 @@
+// Bracket pictures (contract section 15): the SVG drawn from a tournament's public view, and the
+// same picture as PNG. Both the keyed routes (GET /tournaments/{id}/bracket.svg, .png) and the
+// public ones (/public/tournaments/{slug}/bracket.svg, .png) answer through here.
+import { z } from "zod";
+import { ApiError } from "./errors.ts";
+import { MAX_STAGES } from "./contract.ts";
+import { queryInt } from "./validation.ts";
+import { renderBracket } from "./render/svg.ts";
+import { PNG_MAX_PIXELS, PNG_MAX_SIDE, svgToPng } from "./render/png.ts";
+import type { PublicView } from "./render/view.ts";
+
+export const BracketQuery = z.object({
+  stage: queryInt(1, MAX_STAGES).optional()
+    .meta({ description: "The stage to draw (1 is the first); default: the current one (the last started)." }),
+  theme: z.enum(["light", "dark"]).optional().meta({ description: "Colours. Default `light`." }),
+  round: z.string().regex(/^[1-9][0-9]{0,3}(-[1-9][0-9]{0,3})?$/, { message: "must be a round (3) or a range of rounds (2-4)" })
+    .optional().meta({ description: "Only these rounds (`a-b`, or one round `a`): elimination stages (winners bracket rounds, with the losers rounds between them) and swiss." }),
+  group: queryInt(1, 512).optional().meta({ description: "Round robin: only this group." }),
+});
+export type BracketQuery = z.infer<typeof BracketQuery>;
+
+/** Whether a path names a picture: its kind, or null. */
+export function pictureKind(path: string): "svg" | "png" | null {
+  return path.endsWith("/bracket.svg") ? "svg" : path.endsWith("/bracket.png") ? "png" : null;
+}
+
+/** The SVG of the view as the query asks (400 naming the parameter that names nothing). */
+function draw(view: PublicView, query: BracketQuery, maxSide?: number) {
+  let rounds: [number, number] | undefined;
+  if (query.round !== undefined) {
+    const [a, b = a] = query.round.split("-").map(Number);
+    if (b < a) throw invalid("round", "the range must go from the lower round to the higher");
+    rounds = [a, b];
+  }
+  try {
+    return renderBracket(view, { stage: query.stage, theme: query.theme ?? "light", rounds, group: query.group, maxSide });
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    const field = /^(stage|round|group)\b/.exec(err.message)?.[1] ?? "query";
+    throw invalid(field, err.message);
+  }
+}
+
+function invalid(field: string, message: string): ApiError {
+  return new ApiError("validation_error", "The query string is invalid.", [{ field, message }]);
+}
+
+/**
+ * The picture's response: `view` is the public view's JSON text (as SQL made it). A PNG is drawn
+ * at most PNG_MAX_SIDE pixels on a side and PNG_MAX_PIXELS in all: a bracket too large to be
+ * legible there shows its last rounds (or first groups) and says so (also in the
+ * X-Bracket-Clipped header).
+ */
+export async function pictureResponse(kind: "svg" | "png", view: string, query: BracketQuery, headers: Headers,
+  readFile: ((url: URL) => Promise<Uint8Array>) | undefined): Promise<Response> {
+  const doc = JSON.parse(view) as PublicView;
+  let picture = draw(doc, query, kind === "png" ? PNG_MAX_SIDE : undefined);
+  // A PNG also stays within PNG_MAX_PIXELS at scale 1 (its time and memory grow with pixels):
+  // fewer rounds (or groups), each as legible, rather than everything too small to read.
+  for (let side = PNG_MAX_SIDE; kind === "png" && picture.width * picture.height > PNG_MAX_PIXELS && side > 1024;) {
+    side = Math.floor(side * 0.8);
+    picture = draw(doc, query, side);
+  }
+  if (picture.clipped) headers.set("X-Bracket-Clipped", encodeURIComponent(picture.clipped));
+  // Nothing in the picture may run or fetch, wherever it is opened.
+  headers.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
+  if (kind === "svg") {
+    headers.set("Content-Type", "image/svg+xml; charset=utf-8");
+    return new Response(picture.svg, { status: 200, headers });
+  }
+  if (!readFile) throw new ApiError("service_unavailable", "PNG pictures are not available on this deployment.");
+  const png = await svgToPng(picture.svg, picture.width, picture.height, readFile);
+  headers.set("Content-Type", "image/png");
+  return new Response(png as Uint8Array<ArrayBuffer>, { status: 200, headers });
+}

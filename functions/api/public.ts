@@ -1,0 +1,178 @@
+// The routes that need no key (contract section 15, with the OpenAPI document and the reference
+// page): each counted per client address (300 per rolling minute, api.public_call), never per
+// key. The public view of a tournament its owner made public, by its slug:
+//   GET /public/tournaments/{slug}               the public view (JSON envelope)
+//   GET /public/tournaments/{slug}/bracket.svg   the current (or ?stage=) stage drawn
+//   GET /public/tournaments/{slug}/bracket.png   the same picture as PNG
+//   GET /public/tournaments/{slug}/page          an HTML page that keeps itself current
+//   GET /public/tournaments/{slug}/stream        its live stream (section 14)
+//   GET /public/viewer.html                      the same page as one static file
+// A private or unknown slug is 404 (one answer for both). They answer `Cache-Control: public,
+// max-age=5` with the version as ETag (304 on If-None-Match), to any origin, and never show
+// payment or account data.
+import { ApiError } from "./errors.ts";
+import { type Conditions, type Database, type PublicOp, DatabaseUnavailable } from "./db.ts";
+import { success } from "./envelope.ts";
+import { sha256 } from "./sha256.ts";
+import { parse, queryVersion } from "./validation.ts";
+import { BracketQuery, pictureKind, pictureResponse } from "./pictures.ts";
+import { pageHtml } from "./render/page.ts";
+import type { LiveHub } from "./stream.ts";
+import { z } from "zod";
+
+export const PUBLIC_LIMIT = 300;
+
+
+/** A public request's parts: what app.ts's handler passes (its headers, the API base for links). */
+export interface PublicRequest {
+  req: Request;
+  /** The path below /api/v1. */
+  path: string;
+  /** The public URL up to and including /api/v1 (for the page's links and Open Graph tags). */
+  apiBase: string;
+  headers: Headers;
+  /** The socket's remote address (Deno.serve's info), when known. */
+  remoteAddress?: string;
+  addressHeaders: string[];
+  db: Database;
+  hub: LiveHub;
+  readFile?: (url: URL) => Promise<Uint8Array>;
+  timestamp: string;
+  requestId: string;
+}
+
+const SLUG = /^[a-z0-9][a-z0-9-]{0,79}$/;
+const PUBLIC_PATH = /^\/public\/tournaments\/([^/]+)(\/bracket\.svg|\/bracket\.png|\/page|\/stream)?$/;
+const StreamQuery = z.object({ since: queryVersion().optional() });
+
+/** The route label of a public path for the log line, or null when the path is not public. */
+export function publicRouteOf(path: string): string | null {
+  if (path === "/public/viewer.html") return "GET /public/viewer.html";
+  const m = PUBLIC_PATH.exec(path);
+  return m ? `GET /public/tournaments/{slug}${m[2] ?? ""}` : null;
+}
+
+/** The client's address: the first configured header present (its first entry), else the socket's. */
+export function clientAddress(req: Request, headerNames: string[], remote?: string): string {
+  for (const name of headerNames) {
+    const value = req.headers.get(name)?.split(",")[0].trim();
+    if (value) return value.slice(0, 100);
+  }
+  return remote ?? "unknown";
+}
+
+/** The RateLimit headers of the address's count. */
+function limitHeaders(auth: { limit?: number; remaining?: number; reset?: number; window?: number }, headers: Headers) {
+  if (auth.limit === undefined) return;
+  headers.set("RateLimit-Limit", String(auth.limit));
+  headers.set("RateLimit-Remaining", String(auth.remaining));
+  headers.set("RateLimit-Reset", String(auth.reset));
+  headers.set("RateLimit-Policy", `"public";q=${auth.limit};w=${auth.window}`);
+  headers.set("RateLimit", `"public";r=${auth.remaining};t=${auth.reset}`);
+}
+
+/** Counts the request against its address; 429 when the address is over its limit. */
+async function call(p: PublicRequest, op: PublicOp, args: { slug: string; query?: { since?: number } },
+  conditions: Conditions | null = null) {
+  const hash = sha256(`address:${clientAddress(p.req, p.addressHeaders, p.remoteAddress)}`);
+  const outcome = await p.db.publicCall(hash, op, args, conditions);
+  limitHeaders(outcome.auth, p.headers);
+  if (outcome.auth.error === "rate_limited") {
+    throw new ApiError("rate_limited",
+      `Rate limit exceeded: ${outcome.auth.limit} requests per ${outcome.auth.window} seconds per client address.`,
+      undefined, { "Retry-After": String(outcome.auth.reset) });
+  }
+  if (outcome.error) throw new ApiError("not_found", "Tournament not found.");
+  return outcome;
+}
+
+/**
+ * Counts a request for a static file that needs no key (the OpenAPI document, the reference
+ * page, viewer.html). When the database cannot be reached the file is served anyway: it does
+ * not depend on the database, and a limit that cannot be counted is not a reason to refuse it.
+ */
+export async function countStatic(p: PublicRequest): Promise<void> {
+  try {
+    await call(p, "count", { slug: "" });
+  } catch (err) {
+    if (!(err instanceof DatabaseUnavailable)) throw err;
+  }
+}
+
+/** The If-None-Match versions of a public read (weak comparison), as api.call takes them. */
+function ifNoneMatch(req: Request): Conditions | null {
+  const header = req.headers.get("if-none-match");
+  if (header === null) return null;
+  if (header.trim() === "*") return { if_none_match: null };
+  const versions = [...header.matchAll(/\s*(?:W\/)?"([1-9][0-9]{0,14})"\s*(?:,|$)/g)].map((m) => Number(m[1]));
+  return { if_none_match: versions };
+}
+
+/** Answers a public route, or null when the path is not one. */
+export async function publicRoute(p: PublicRequest): Promise<Response | null> {
+  const { req, path, headers } = p;
+  const viewer = path === "/public/viewer.html";
+  const m = viewer ? null : PUBLIC_PATH.exec(path);
+  if (!viewer && !m) return null;
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    throw new ApiError("method_not_allowed", "Use GET on this path.", undefined, { Allow: "GET, HEAD" });
+  }
+  if (viewer) {
+    await countStatic(p);
+    headers.set("Cache-Control", "public, max-age=300");
+    return html(pageHtml({}), headers, null);
+  }
+  let slug = "";
+  try {
+    slug = decodeURIComponent(m![1]);
+  } catch {
+    // not a slug (a malformed escape): 404 below
+  }
+  const kind = m![2] ?? "";
+  const url = new URL(req.url);
+  // Input first (it costs nothing), then the count and the tournament.
+  const query = kind === "/stream" ? parse(StreamQuery, Object.fromEntries(url.searchParams), "query string")
+    : pictureKind(kind) ? parse(BracketQuery, Object.fromEntries(url.searchParams), "query string") : {};
+  if (!SLUG.test(slug)) {
+    await call(p, "count", { slug: "" });
+    throw new ApiError("not_found", "Tournament not found.");
+  }
+
+  if (kind === "/stream") {
+    const last = req.headers.get("last-event-id")?.trim();
+    const since = last && /^[0-9]{1,15}$/.test(last) ? Number(last) : (query as { since?: number }).since;
+    const outcome = await call(p, "stream", { slug, query: since === undefined ? {} : { since } });
+    return p.hub.publicResponse(req.method, outcome.result ?? "null", headers);
+  }
+
+  const op: PublicOp = kind === "" || pictureKind(kind) ? "view" : "tournament";
+  const outcome = await call(p, op, { slug }, ifNoneMatch(req));
+  headers.set("Cache-Control", "public, max-age=5");
+  if (outcome.version !== null) headers.set("ETag", `"${outcome.version}"`);
+  if (outcome.notModified) {
+    headers.delete("Content-Type");
+    return new Response(null, { status: 304, headers });
+  }
+  const result = outcome.result ?? "null";
+  const picture = pictureKind(kind);
+  if (picture) return await pictureResponse(picture, result, query as BracketQuery, headers, p.readFile);
+  if (kind === "/page") {
+    const t = JSON.parse(result) as { name: string; description: string; status: string };
+    const page = `${p.apiBase}/public/tournaments/${slug}/page`;
+    return html(pageHtml({
+      apiBase: p.apiBase, slug,
+      og: { title: t.name, description: t.description || `${t.name}: bracket, standings and results, live.`,
+        image: `${p.apiBase}/public/tournaments/${slug}/bracket.png`, url: page },
+    }), headers, p.apiBase);
+  }
+  return success(200, p.requestId, `"data":${result}`, headers, p.timestamp);
+}
+
+/** An HTML page: its scripts may talk to the API (and nothing else) and load nothing from elsewhere. */
+function html(body: string, headers: Headers, apiBase: string | null): Response {
+  headers.set("Content-Type", "text/html; charset=utf-8");
+  const api = apiBase === null ? "*" : new URL(apiBase).origin;
+  headers.set("Content-Security-Policy",
+    `default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src ${api === "*" ? "*" : `'self' ${api}`}; base-uri 'none'; form-action 'none'; frame-ancestors *`);
+  return new Response(body, { status: 200, headers });
+}

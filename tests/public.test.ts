@@ -1,0 +1,286 @@
+// The public view (contract section 15) at the HTTP level: visibility, the public routes by slug
+// (404 for private and unknown alike, with or without another account's key), what they leave
+// out, Cache-Control / ETag / 304 / CORS, the pictures' types, the per-address limit (exact
+// under concurrency), the keyed picture routes, and the public stream.
+import { createHash, randomUUID } from "node:crypto";
+import zlib from "node:zlib";
+import { describe, expect, it } from "vitest";
+import {
+  apiUrl, type Call, createTeams, expectError, expectStatus, type Match, request, sql, startedTournament, tenant,
+  tournamentBody,
+} from "./helpers.ts";
+
+/** A client address of its own for each use: the public routes count per address. */
+const newAddress = () => `203.0.113.${Math.floor(Math.random() * 250) + 1}-${randomUUID().slice(0, 8)}`;
+
+function pub(path: string, address: string, headers: Record<string, string> = {}) {
+  return request("GET", `/public${path}`, { headers: { "x-forwarded-for": address, ...headers } });
+}
+
+async function publicTournament(format: Record<string, unknown>, teams = 4) {
+  const started = await startedTournament({ ...format, visibility: "public" }, await createTeams(teams, "Pub"));
+  return { ...started, slug: started.tournament.slug as string };
+}
+
+/** Every key anywhere in a JSON value. */
+function keysOf(value: unknown, out = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) value.forEach((v) => keysOf(v, out));
+  else if (value && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) {
+      out.add(k);
+      keysOf(v, out);
+    }
+  }
+  return out;
+}
+
+/** Width and height from a PNG's IHDR, after checking its signature and decoding its pixel data. */
+function pngSize(bytes: Buffer): { width: number; height: number } {
+  expect(bytes.subarray(0, 8).toString("hex")).toBe("89504e470d0a1a0a");
+  expect(bytes.subarray(12, 16).toString("latin1")).toBe("IHDR");
+  const width = bytes.readUInt32BE(16);
+  const height = bytes.readUInt32BE(20);
+  const idat: Buffer[] = [];
+  for (let at = 8; at < bytes.length;) {
+    const length = bytes.readUInt32BE(at);
+    if (bytes.subarray(at + 4, at + 8).toString("latin1") === "IDAT") idat.push(bytes.subarray(at + 8, at + 8 + length));
+    at += 12 + length;
+  }
+  const raw = zlib.inflateSync(Buffer.concat(idat));
+  expect(raw.length).toBe(height * (1 + width * 4)); // RGBA, a filter byte per row
+  return { width, height };
+}
+
+async function fetchRaw(path: string, address: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${apiUrl()}${path}`, { headers: { "x-forwarded-for": address, ...headers } });
+  return { res, bytes: Buffer.from(await res.arrayBuffer()) };
+}
+
+describe("visibility", () => {
+  it("is private by default, public on create, and may change by PATCH in every status", async () => {
+    const t = await tenant();
+    const created = await t.request("POST", "/tournaments", { body: tournamentBody() });
+    expectStatus(created, 201);
+    expect(created.body.data.visibility).toBe("private");
+    const open = await t.request("POST", "/tournaments", { body: tournamentBody({ visibility: "public" }) });
+    expect(open.body.data.visibility).toBe("public");
+    expectError(await t.request("POST", "/tournaments", { body: tournamentBody({ visibility: "secret" }) }), 400,
+      "validation_error", ["visibility"]);
+
+    const { call, id } = await startedTournament({}, await createTeams(2, "Vis"));
+    const made = await call("PATCH", `/tournaments/${id}`, { body: { visibility: "public" } });
+    expectStatus(made, 200);
+    expect(made.body.data.visibility).toBe("public");
+    const [final] = (await call("GET", `/tournaments/${id}/results`)).body.data.matches as Match[];
+    expectStatus(await call("PATCH", `/tournaments/${id}/matches/${final.id}`, { body: { team1_score: 1, team2_score: 0 } }), 200);
+    expectStatus(await call("PATCH", `/tournaments/${id}`, { body: { status: "completed" } }), 200);
+    const hidden = await call("PATCH", `/tournaments/${id}`, { body: { visibility: "private" } });
+    expectStatus(hidden, 200);
+    expect(hidden.body.data.visibility).toBe("private");
+    expect(hidden.body.data.version).toBeGreaterThan(made.body.data.version);
+  });
+});
+
+describe("the public view by slug", () => {
+  it("shows a public tournament as the keyed routes do, without payment or account data", async () => {
+    const { call, id, slug } = await publicTournament({ format: "round_robin", format_options: { groups: 2 }, entry_fee: 5 }, 6);
+    const address = newAddress();
+    const res = await pub(`/tournaments/${slug}`, address);
+    expectStatus(res, 200);
+    const view = res.body.data;
+    expect(Object.keys(view).sort()).toEqual(["matches", "registrations", "stages", "standings", "tournament"]);
+    const keyed = (await call("GET", `/tournaments/${id}`)).body.data;
+    expect(view.tournament).toEqual(keyed);
+    const results = (await call("GET", `/tournaments/${id}/results`)).body.data;
+    expect(view.matches).toEqual(results.matches);
+    expect(view.standings).toEqual(results.standings);
+    const stage = (await call("GET", `/tournaments/${id}/stages/1`)).body.data;
+    expect(view.stages).toHaveLength(1);
+    expect(view.stages[0].standings).toEqual(stage.standings);
+    const registrations = (await call("GET", `/tournaments/${id}/registrations`)).body.data;
+    expect(view.registrations).toEqual(registrations.map(({ payment_status: _, ...r }: Record<string, unknown>) => r));
+    const keys = keysOf(view);
+    for (const secret of ["payment_status", "account_id", "key_id", "api_key_id", "secret"]) expect(keys.has(secret)).toBe(false);
+  });
+
+  it("is 404 for a private tournament and an unknown slug alike, with or without another account's key", async () => {
+    const { t, call, id, slug } = await publicTournament({});
+    const address = newAddress();
+    const unknown = await pub(`/tournaments/no-such-slug-x1y2z3`, address);
+    expectError(unknown, 404, "not_found");
+    expectStatus(await pub(`/tournaments/${slug}`, address), 200);
+    expectStatus(await call("PATCH", `/tournaments/${id}`, { body: { visibility: "private" } }), 200);
+    const other = await tenant();
+    const suffixes = ["", "/bracket.svg", "/bracket.png", "/page", "/stream"];
+    for (const suffix of suffixes) {
+      for (const headers of [{}, { authorization: `Bearer ${other.key}` }] as Record<string, string>[]) {
+        const res = await pub(`/tournaments/${slug}${suffix}`, address, headers);
+        expectError(res, 404, "not_found");
+        expect(res.body.error).toEqual(unknown.body.error);
+      }
+    }
+    // The owner's own key does not open the public routes either: they show public tournaments only.
+    expectError(await pub(`/tournaments/${slug}`, address, { authorization: `Bearer ${t.key}` }), 404, "not_found");
+  });
+
+  it("answers Cache-Control public, the version as ETag, 304 on a match, and any origin", async () => {
+    const { call, id, slug } = await publicTournament({});
+    const address = newAddress();
+    for (const suffix of ["", "/bracket.svg", "/bracket.png", "/page"]) {
+      const first = await fetchRaw(`/public/tournaments/${slug}${suffix}`, address);
+      expect(first.res.status).toBe(200);
+      expect(first.res.headers.get("cache-control")).toBe("public, max-age=5");
+      expect(first.res.headers.get("access-control-allow-origin")).toBe("*");
+      const version = (await call("GET", `/tournaments/${id}`)).body.data.version;
+      expect(first.res.headers.get("etag")).toBe(`"${version}"`);
+      const again = await fetchRaw(`/public/tournaments/${slug}${suffix}`, address, { "if-none-match": `"${version}"` });
+      expect(again.res.status).toBe(304);
+      expect(again.bytes.length).toBe(0);
+      expect(again.res.headers.get("etag")).toBe(`"${version}"`);
+      const stale = await fetchRaw(`/public/tournaments/${slug}${suffix}`, address, { "if-none-match": `"${version - 1}"` });
+      expect(stale.res.status).toBe(200);
+    }
+  });
+
+  it("draws SVG (both themes) and PNG, with 400 naming what names nothing", async () => {
+    const { slug } = await publicTournament({ format: "double_elimination" }, 6);
+    const address = newAddress();
+    const light = await fetchRaw(`/public/tournaments/${slug}/bracket.svg`, address);
+    expect(light.res.headers.get("content-type")).toBe("image/svg+xml; charset=utf-8");
+    const svg = light.bytes.toString("utf8");
+    expect(svg).toMatch(/^<svg[\s>]/);
+    for (const tag of ["T1", "T2", "T3", "T4", "T5", "T6"]) expect(svg).toContain(`>${tag}<`);
+    for (const forbidden of ["<script", "foreignObject", "<image", "href", "url("]) expect(svg).not.toContain(forbidden);
+    const dark = (await fetchRaw(`/public/tournaments/${slug}/bracket.svg?theme=dark`, address)).bytes.toString("utf8");
+    expect(dark).not.toBe(svg);
+    const png = await fetchRaw(`/public/tournaments/${slug}/bracket.png`, address);
+    expect(png.res.headers.get("content-type")).toBe("image/png");
+    const size = pngSize(png.bytes);
+    expect(Math.max(size.width, size.height)).toBeLessThanOrEqual(4096);
+    expect(size.width).toBeGreaterThan(100);
+    expectError(await pub(`/tournaments/${slug}/bracket.svg?stage=3`, address), 400, "validation_error", ["stage"]);
+    expectError(await pub(`/tournaments/${slug}/bracket.svg?theme=pink`, address), 400, "validation_error", ["theme"]);
+    expectError(await pub(`/tournaments/${slug}/bracket.svg?round=x`, address), 400, "validation_error", ["round"]);
+  });
+
+  it("serves the page with Open Graph tags pointing at the PNG, and viewer.html", async () => {
+    const { slug, tournament } = await publicTournament({ name: "Open <Graph> Cup" });
+    const address = newAddress();
+    const page = await fetchRaw(`/public/tournaments/${slug}/page`, address);
+    expect(page.res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const html = page.bytes.toString("utf8");
+    expect(html).toContain(`property="og:image" content="${apiUrl()}/public/tournaments/${slug}/bracket.png"`);
+    expect(html).toContain("Open &lt;Graph&gt; Cup");
+    expect(html).not.toContain("Open <Graph> Cup");
+    expect(tournament.name).toBe("Open <Graph> Cup");
+    // No request to any host but the API: every absolute URL in the page is the API's.
+    const origin = new URL(apiUrl()).origin;
+    for (const m of html.matchAll(/https?:\/\/[^\s"'<>)]+/g)) expect(m[0].startsWith(origin)).toBe(true);
+    const viewer = await fetchRaw(`/public/viewer.html`, address);
+    expect(viewer.res.status).toBe(200);
+    expect(viewer.res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(viewer.bytes.toString("utf8")).toContain("<html");
+  });
+});
+
+describe("the per-address limit", () => {
+  it("allows exactly 300 requests a minute per address under concurrency, 429 beyond, other addresses unaffected", async () => {
+    const address = newAddress();
+    const answers = await Promise.all(Array.from({ length: 330 }, () => pub(`/tournaments/no-such-slug-abc123`, address)));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 404)).toHaveLength(300);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(30);
+    const limited = answers.find((a) => a.status === 429)!;
+    expectError(limited, 429, "rate_limited");
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(limited.headers.get("ratelimit-limit")).toBe("300");
+    expect(limited.headers.get("ratelimit-remaining")).toBe("0");
+    expectError(await pub(`/tournaments/no-such-slug-abc123`, newAddress()), 404, "not_found");
+    // A key does not lift it: the public routes never count per key.
+    const t = await tenant();
+    expectError(await pub(`/tournaments/no-such-slug-abc123`, address, { authorization: `Bearer ${t.key}` }), 429, "rate_limited");
+  });
+
+  it("frees a slot when the oldest request leaves the window, and stores no address", async () => {
+    const address = newAddress();
+    const hash = createHash("sha256").update(`address:${address}`).digest();
+    // 300 requests: the oldest 61 s ago (outside the window), the others 1 s ago.
+    await sql(
+      `insert into app.address_limits (address_hash, next_slot, slots, last_at)
+       values ($1, 1, array[clock_timestamp() - interval '61 seconds']
+                      || array_fill(clock_timestamp() - interval '1 second', array[299]), clock_timestamp())`, [hash]);
+    const first = await pub(`/tournaments/no-such-slug-abc123`, address);
+    expectError(first, 404, "not_found");
+    expect(first.headers.get("ratelimit-remaining")).toBe("0");
+    expectError(await pub(`/tournaments/no-such-slug-abc123`, address), 429, "rate_limited");
+    const stored = await sql<{ n: number }>(
+      `select count(*)::int as n from app.address_limits where position(convert_to($1, 'UTF8') in address_hash) > 0`, [address]);
+    expect(stored[0].n).toBe(0);
+  });
+});
+
+describe("the keyed pictures", () => {
+  it("draw any of the account's tournaments, private too, with read:results", async () => {
+    const { t, id } = await startedTournament({}, await createTeams(4, "Key"));
+    const svg = await fetch(`${apiUrl()}/tournaments/${id}/bracket.svg`, { headers: { authorization: `Bearer ${t.key}` } });
+    expect(svg.status).toBe(200);
+    expect(svg.headers.get("content-type")).toBe("image/svg+xml; charset=utf-8");
+    expect(svg.headers.get("etag")).toMatch(/^"[0-9]+"$/);
+    expect(await svg.text()).toContain(">T1<");
+    const png = await fetch(`${apiUrl()}/tournaments/${id}/bracket.png`, { headers: { authorization: `Bearer ${t.key}` } });
+    expect(png.status).toBe(200);
+    pngSize(Buffer.from(await png.arrayBuffer()));
+    const narrow = (await t.newKey(["read:tournaments"])).key;
+    expectError(await request("GET", `/tournaments/${id}/bracket.svg`, { key: narrow }), 403, "insufficient_scope");
+    const other = await tenant();
+    expectError(await other.request("GET", `/tournaments/${id}/bracket.svg`), 404, "not_found");
+    expectError(await t.request("GET", `/tournaments/${id}/bracket.svg?stage=2`), 400, "validation_error", ["stage"]);
+  });
+});
+
+describe("the public stream", () => {
+  it("sends the results, then each change, and ends with deleted when the tournament is made private", async () => {
+    const { call, id, slug } = await publicTournament({}, 4);
+    const res = await fetch(`${apiUrl()}/public/tournaments/${slug}/stream`, { headers: { "x-forwarded-for": newAddress() } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/event-stream");
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    const next = async (pattern: RegExp) => {
+      const deadline = Date.now() + 5000;
+      while (!pattern.test(text)) {
+        if (Date.now() > deadline) throw new Error(`no ${pattern} in ${text.slice(0, 300)}`);
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += value;
+      }
+      return text;
+    };
+    await next(/event: results\ndata: .*\n\n/);
+    const first = JSON.parse(/data: (.*)\n/.exec(text)![1]);
+    const [m] = first.matches as Match[];
+    expectStatus(await call("PATCH", `/tournaments/${id}/matches/${m.id}`, { body: { team1_score: 2, team2_score: 0 } }), 200);
+    await next(/event: results[\s\S]*event: results\ndata: .*\n\n/);
+    const events = [...text.matchAll(/id: (\d+)\nevent: results\ndata: (.*)\n/g)];
+    const delta = JSON.parse(events[1][2]);
+    expect(delta.matches.map((x: Match) => x.id)).toContain(m.id);
+    expectStatus(await call("PATCH", `/tournaments/${id}`, { body: { visibility: "private" } }), 200);
+    await next(/event: deleted\ndata: \{"id":"[^"]+"\}\n\n/);
+    expect(text).toContain(`event: deleted\ndata: {"id":"${id}"}`);
+    await reader.cancel();
+  });
+});
+
+describe("the count of the static files that need no key", () => {
+  it("counts the OpenAPI document and the reference page per address", async () => {
+    const address = newAddress();
+    const call: Call = (method, path, options = {}) =>
+      request(method, path, { ...options, headers: { "x-forwarded-for": address, ...options.headers } });
+    const doc = await call("GET", "/openapi.json");
+    expectStatus(doc, 200);
+    expect(doc.headers.get("ratelimit-limit")).toBe("300");
+    const before = Number(doc.headers.get("ratelimit-remaining"));
+    const page = await call("GET", "/docs");
+    expect(Number(page.headers.get("ratelimit-remaining"))).toBe(before - 1);
+  });
+});
