@@ -55,8 +55,11 @@ describe("the API reference page", () => {
     });
     await page.goto(`${apiUrl()}/docs`);
     await page.waitForSelector(".opblock", { timeout: 20_000 });
-    // The paths' operations, and the document's top-level webhooks (OpenAPI 3.1): one POST per event type.
-    const expected = [...routes.map((r) => `${r.method} ${r.path}`), ...eventPayloads.map((e) => `POST ${e.type}`)];
+    // The paths' operations (the keyed routes and the public view's six, which need no key), and
+    // the document's top-level webhooks (OpenAPI 3.1): one POST per event type.
+    const publicOps = ["", "/bracket.svg", "/bracket.png", "/page", "/stream"].map((s) => `GET /public/tournaments/{slug}${s}`);
+    const expected = [...routes.map((r) => `${r.method} ${r.path}`), ...publicOps, "GET /public/viewer.html",
+      ...eventPayloads.map((e) => `POST ${e.type}`)];
     await expect.poll(() => page.locator(".opblock").count(), { timeout: 10_000 }).toBe(expected.length);
 
     const rendered = await page.locator(".opblock").evaluateAll((blocks) => blocks.map((b) => {

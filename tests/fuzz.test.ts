@@ -506,6 +506,17 @@ function check(spec: Spec, wire: Wire, res: Res, expected: string[] | null, fx: 
     if (wire.method === "HEAD" ? res.text !== "" : !first) p.push(`not an SSE results event: ${res.text.slice(0, 80)}`);
     else if (first && JSON.parse(first[2]).tournament?.version !== Number(first[1])) p.push("the first event's id is not its version");
     outcome = "ok";
+  } else if (res.status === 200 && /^image\/(svg\+xml|png)/.test(String(res.headers["content-type"]))) {
+    // A bracket picture (contract section 15): the route's own kind, never cached, SVG without a script.
+    const picture = routeOf(spec.template, wire.method)?.picture;
+    if (!picture || !String(res.headers["content-type"]).startsWith(picture === "svg" ? "image/svg+xml" : "image/png")) {
+      p.push(`a picture (${res.headers["content-type"]}) from a route that does not draw one`);
+    }
+    if (res.headers["cache-control"] !== "no-store") p.push(`Cache-Control ${res.headers["cache-control"]}`);
+    if (wire.method === "HEAD" ? res.text !== "" : picture === "svg" && (!res.text.startsWith("<svg") || res.text.includes("<script"))) {
+      p.push(`not a picture: ${res.text.slice(0, 80)}`);
+    }
+    outcome = "ok";
   } else {
     if (res.headers["content-type"] !== "application/json; charset=utf-8") p.push(`Content-Type ${res.headers["content-type"]}`);
     if (res.headers["cache-control"] !== "no-store") p.push(`Cache-Control ${res.headers["cache-control"]}`);

@@ -8,6 +8,7 @@ import {
 const FIELDS = [
   "check_in_opens", "created_at", "format_options", "description", "entry_fee", "format", "game_id", "id", "max_teams", "name",
   "prize_pool", "registration_closes", "rules", "slug", "stages", "starts_at", "status", "team_size", "updated_at", "version",
+  "visibility",
 ].sort();
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

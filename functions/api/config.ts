@@ -1,8 +1,8 @@
 import { type Env, onSupabase, positiveInt as int, set } from "../_shared/runtime.ts";
 
 /** Where the client address is read from, in order: Cloudflare's header (hosted Supabase is
- * behind Cloudflare, which sets it and overwrites a client's), then the first X-Forwarded-For
- * entry; else the connection's address. */
+ * behind Cloudflare, which sets it and overwrites a client's), then the last X-Forwarded-For
+ * entry (the one the nearest proxy appended); else the connection's address. */
 export const DEFAULT_ADDRESS_HEADERS = ["cf-connecting-ip", "x-forwarded-for"];
 
 /** The function's settings, read from the environment. */
@@ -34,7 +34,7 @@ export interface Config {
    * STREAM_MAX_SECONDS (110, at most 120). */
   live: { pollMs: number; keepAliveMs: number; maxMs: number };
   /** CLIENT_ADDRESS_HEADERS: the request headers the public routes read the client address from,
-   * in order (the first present wins; its first entry); else the connection's address. */
+   * in order (the first present wins; of a list its last entry); else the connection's address. */
   addressHeaders: string[];
 }
 

@@ -52,10 +52,14 @@ export function publicRouteOf(path: string): string | null {
   return m ? `GET /public/tournaments/{slug}${m[2] ?? ""}` : null;
 }
 
-/** The client's address: the first configured header present (its first entry), else the socket's. */
+/**
+ * The client's address: the first configured header present, else the socket's. Of a list
+ * (X-Forwarded-For) the last entry: the one the nearest proxy appended; what a client writes
+ * in front of it is its own and proves nothing.
+ */
 export function clientAddress(req: Request, headerNames: string[], remote?: string): string {
   for (const name of headerNames) {
-    const value = req.headers.get(name)?.split(",")[0].trim();
+    const value = req.headers.get(name)?.split(",").map((v) => v.trim()).filter(Boolean).at(-1);
     if (value) return value.slice(0, 100);
   }
   return remote ?? "unknown";
