@@ -346,6 +346,20 @@ describe("single elimination", () => {
   });
 });
 
+describe("long tags", () => {
+  it("shows a tag whole when it fits its row, so that teams sharing a prefix stay apart; a longer one is cut, whole in the match's title", () => {
+    const tags = ["NAVIJR-A9Z", "NAVIJR-B9Z", "NAVIJR-C9Z", "NAVIJR-D9Z", "MOUZ-NXT-ACAD"];
+    const wide = "WWWWWWWWWWWWWWWWWWWW"; // 20 characters, the most a tag may have: wider than any row
+    const teams = makeTeams(6, Object.fromEntries([...tags, wide].map((tag, i) => [i, { tag, name: `Natus Vincere Junior ${tag.slice(-3)}` }])));
+    for (const format of ["single_elimination", "double_elimination", "round_robin", "swiss"] as Format[]) {
+      const { svg } = checkPicture(buildView({ teams, stages: [{ format, play: { decide: 3 } }] }), { theme: "light" });
+      for (const tag of tags) expect(svg, `${format}: ${tag}`).toContain(`>${tag}</tspan>`);
+      expect(svg, format).toMatch(/>W+…<\/tspan>/);
+      if (format !== "round_robin") expect(svg, format).toContain(wide);
+    }
+  });
+});
+
 describe("double elimination", () => {
   it("draws the winners bracket above the losers bracket and the grand final and reset to the right", () => {
     const view = double(8, { seed: 2, pick: (m) => (m.bracket === "grand_final" && m.round === 1 ? 2 : undefined) });

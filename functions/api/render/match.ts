@@ -28,16 +28,21 @@ export interface Drawing {
 // Labels are cut once per team and room (a team plays many matches of a large bracket).
 const labels = new WeakMap<ViewTeam, Map<number, { tag: string; name: string }>>();
 
-/** A team's row text: the tag (bold) and the name, cut to `width`; the name is left out when it is the tag. */
+/**
+ * A team's row text: the tag (bold) whole when it fits (it tells teams apart: tags of up to 20
+ * characters share prefixes, "NAVI-A", "NAVI-B"), then as much of the name as fits; the name is
+ * left out when it is the tag or when too little of it would show.
+ */
 export function teamLabel(team: ViewTeam, width: number, size: number, bold: boolean): { tag: string; name: string } {
   const key = (width * 64 + size) * 2 + (bold ? 1 : 0);
   let known = labels.get(team);
   const hit = known?.get(key);
   if (hit) return hit;
-  const tag = fit(team.tag, Math.min(width, 64), size, true);
+  const tag = fit(team.tag, width, size, true);
   const rest = width - textWidth(tag + " ", size, true);
   const same = team.name.trim().toLowerCase() === team.tag.trim().toLowerCase();
-  const label = { tag: esc(tag), name: same ? "" : esc(fit(team.name, rest, size, bold)) };
+  const name = same || rest < textWidth("Abcd…", size, bold) ? "" : fit(team.name, rest, size, bold);
+  const label = { tag: esc(tag), name: esc(name) };
   if (!known) labels.set(team, known = new Map());
   known.set(key, label);
   return label;
