@@ -581,10 +581,11 @@ describe("?round and maxSide on elimination brackets", () => {
     expect(() => renderBracket(view, { theme: "light", stage: 0 })).toThrow(RangeError);
   });
 
-  it("keeps the last rounds that fit under maxSide, and names the rounds left out", () => {
+  it("keeps the rounds that fit under maxSide (the last ones, or from the round being played when it is earlier), and names the rounds left out", () => {
     fc.assert(fc.property(fc.constantFrom(64, 100, 256, 512, 1024), fc.boolean(), fc.constantFrom(1200, 2000, 4096),
-      (n, isDouble, maxSide) => {
-        const view = isDouble ? double(n, { decide: n, seed: n }) : single(n, { decide: n, seed: n }, true);
+      fc.constantFrom(0, 0.3, 1), (n, isDouble, maxSide, played) => {
+        const decide = Math.floor(n * played);
+        const view = isDouble ? double(n, { decide, seed: n }) : single(n, { decide, seed: n }, true);
         const k = Math.ceil(Math.log2(n));
         const { svg, clipped, width, height } = checkPicture(view, { theme: "dark", maxSide });
         expect(Math.max(width, height)).toBeLessThanOrEqual(maxSide);
@@ -595,13 +596,26 @@ describe("?round and maxSide on elimination brackets", () => {
           expect(shown).toHaveLength(view.matches.length);
           return;
         }
-        const a = Number(/^Rounds? (\d+)/.exec(clipped ?? "")?.[1]);
-        expect(clipped).toMatch(new RegExp(`^Rounds? ${a}(–${k})? of ${k} shown; \\?round=1-${a - 1} for the rest`));
-        const rest = cards(renderBracket(view, { theme: "dark", rounds: [1, a - 1] }).svg).map((c) => c.id);
-        if (!clipped!.includes("Matches 1–")) expect([...shown, ...rest].sort()).toEqual(view.matches.map((m) => m.id).sort());
-        // What is shown is the last rounds: nothing of a round before a.
-        for (const id of shown) expect(winnersRound(view, id)).toBeGreaterThanOrEqual(a);
-      }), { numRuns: 12 });
+        const window = /^Rounds? (\d+)(?:–(\d+))? of/.exec(clipped ?? "");
+        const [a, b] = window ? [Number(window[1]), Number(window[2] ?? window[1])] : [1, k];
+        const rest = [a > 1 ? `?round=1-${a - 1}` : "", b < k ? `?round=${b + 1}-${k}` : ""].filter(Boolean).join(" and ");
+        if (window) expect(clipped).toMatch(new RegExp(`^Rounds? ${a}(–${b})? of ${k} shown; ${rest.replace(/[?]/g, "\\?")} for the rest`));
+        else expect(clipped).toMatch(/^Matches 1–\d+ of \d+ of each round shown/);
+        // The round being played: the earliest with a ready match (losers rounds by their column).
+        const ready = view.matches.filter((m) => m.status === "ready").map((m) => winnersRound(view, m.id));
+        const current = ready.length ? Math.min(...ready) : null;
+        if (b < k) expect(a).toBe(current); // cut at the end only to show the round being played
+        else if (current !== null && current !== Infinity) expect(current).toBeGreaterThanOrEqual(a);
+        for (const id of shown) {
+          const r = winnersRound(view, id);
+          expect(r === Infinity ? b === k : r >= a && r <= b).toBe(true);
+        }
+        if (!clipped!.includes("Matches 1–")) {
+          const others = [...(a > 1 ? [[1, a - 1]] : []), ...(b < k ? [[b + 1, k]] : [])] as [number, number][];
+          const rest = others.flatMap((rounds) => cards(renderBracket(view, { theme: "dark", rounds }).svg).map((c) => c.id));
+          expect([...shown, ...rest].sort()).toEqual(view.matches.map((m) => m.id).sort());
+        }
+      }), { numRuns: 16 });
   });
 
   it("keeps the top of the bracket when even one round is too tall", () => {

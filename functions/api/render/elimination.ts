@@ -133,17 +133,21 @@ function placeTree(plan: Plan, b: Brackets, rounds: Map<number, ViewMatch[]>, co
   for (const r of cols.keys()) base = Math.max(base, rounds.get(r)?.length ?? 0);
   plan.most = Math.max(plan.most, base);
   const share = Math.min(1, limit / Math.max(1, base));
+  let bottom = Math.ceil(base * share) * SLOT;
   for (const [r, col] of cols) {
     const list = rounds.get(r) ?? [];
-    const span = base / Math.max(1, list.length);
+    // Whole rounds as a tree; the first matches of each round (too many for one picture) stacked.
+    const span = share < 1 ? 1 : base / Math.max(1, list.length);
     const kept = Math.ceil(list.length * share);
     for (const m of list) {
       if (m.position > kept) continue;
       const centre = top + Math.round(((m.position - 1) * span + span / 2) * SLOT);
       plan.boxes.push({ m, x: col * PITCH, y: centre - LIFT, empty: emptySlots(b, m), note: "" });
+      // (With matches left out, a later round's kept match may sit below the first round's last.)
+      bottom = Math.max(bottom, centre - top + Math.ceil(SLOT / 2));
     }
   }
-  return Math.ceil(base * share) * SLOT;
+  return bottom;
 }
 
 function titles(plan: Plan, cols: Map<number, number>, y: number, name: (r: number) => string): void {
@@ -230,17 +234,40 @@ function drawPlan(plan: Plan, out: string[], d: Parameters<Body["draw"]>[1], ox:
   for (const box of plan.boxes) drawMatch(out, d, box.m, ox + box.x, oy + box.y, box.empty, box.note);
 }
 
-/** The picture of an elimination stage; with a size limit, the last rounds that fit. */
+/**
+ * The winners-bracket round being played: the earliest with a match ready to be played (a losers
+ * round l counts as the winners round whose column it shares); null when none is ready.
+ */
+function currentRound(b: Brackets): number | null {
+  let current: number | null = null;
+  const consider = (r: number) => (current = current === null ? r : Math.min(current, r));
+  for (const [r, ms] of b.winners) if (ms.some((m) => m.status === "ready")) consider(r);
+  for (const [l, ms] of b.losers) if (ms.some((m) => m.status === "ready")) consider(Math.min(b.k, (l + 3) >> 1));
+  return current;
+}
+
+/**
+ * The picture of an elimination stage; with a size limit, the rounds that fit: the last ones,
+ * unless the round being played is earlier (a bracket just started: its later rounds are all
+ * TBD), then the rounds that fit from the one being played.
+ */
 export function eliminationBody(input: StageInput): Body {
   if (input.group !== undefined) throw new RangeError("group names nothing in an elimination bracket: it has no groups");
   const b = brackets(input.matches, input.stage.format === "double_elimination");
   const [from, to] = checkRounds(input.rounds, b.k, "bracket");
-  const plan = (a: number, limit: number) => (b.double ? planDouble : planSingle)(b, a, to, limit);
+  let z = to;
+  const plan = (a: number, limit: number) => (b.double ? planDouble : planSingle)(b, a, z, limit);
   let a = from;
   let p = plan(a, Infinity);
   const whole = input.fits(p.width, p.height, false);
   while (!whole && !input.fits(p.width, p.height) && a < to) p = plan(++a, Infinity);
-  let clipped = roundsCaption(a, to, from, to, b.k);
+  const current = whole ? null : currentRound(b);
+  if (current !== null && current >= from && current < a) {
+    a = current; // from the round being played, as many rounds as fit across
+    while (z > a && !input.fits(plan(a, 1).width, 1)) z--;
+    p = plan(a, Infinity);
+  }
+  let clipped = roundsCaption(a, z, from, to, b.k);
   if (!whole && !input.fits(p.width, p.height)) {
     // Even one round is too tall: keep the top of the bracket (the first matches of each round).
     const most = p.most;
@@ -250,6 +277,7 @@ export function eliminationBody(input: StageInput): Body {
       p = plan(a, kept);
     }
     const note = `Matches 1–${kept} of ${most} of each round shown: too many for one picture`;
+    // (From the round being played, the first matches of each round: its teams, not TBDs.)
     clipped = clipped ? `${clipped}; ${note}` : note;
   }
   const shown = p;
