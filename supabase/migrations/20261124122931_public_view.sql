@@ -1,7 +1,8 @@
 -- The public view (contract section 15).
 --
 -- - Tournaments gain visibility (domain app.tournament_visibility, 'private' by default, so every
---   existing tournament stays private), in their document; PATCH may change it in any status.
+--   existing tournament stays private), in their document; PATCH may change it in any status,
+--   and a change of it is a tournament.updated webhook event (app.webhook_change_events).
 -- - api.public_call, which the api function's role may execute: one public request (a slug's
 --   tournament, its public view, a public stream's first event; or only the count of a request
 --   for a static file that needs no key) with the client address's count
@@ -614,3 +615,106 @@ REVOKE ALL ON FUNCTION "app"."public_view"(uuid) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION "app"."public_view"(uuid) TO "tournament_api_owner";
 
 GRANT SELECT ON TABLE "app"."tournament_documents" TO "tournament_api_owner";
+
+-- A change of visibility alone is a tournament.updated event as any other field's.
+CREATE OR REPLACE FUNCTION app.webhook_change_events()
+  RETURNS TRIGGER
+  LANGUAGE plpgsql
+  SET search_path TO ''
+  AS $function$
+declare
+  v_intents json;
+begin
+  if not exists (select from app.webhook_endpoints w where w.enabled) then
+    return null; -- no endpoint of the bound account (or anywhere, for the operator): nothing to hear
+  end if;
+  case tg_table_name
+  when 'tournaments' then
+    if tg_op = 'INSERT' then
+      select json_agg(json_build_object('account_id', n.account_id, 'tournament_id', n.id,
+               'type', 'tournament.created', 'kind', 'tournament', 'subject_id', n.id)) into v_intents
+        from new_rows n;
+    elsif tg_op = 'DELETE' then
+      select json_agg(json_build_object('account_id', o.account_id, 'tournament_id', o.id,
+               'type', 'tournament.deleted', 'kind', 'tournament', 'subject_id', o.id,
+               'data', json_build_object('id', o.id))) into v_intents
+        from old_rows o;
+    else
+      select json_agg(json_build_object('account_id', n.account_id, 'tournament_id', n.id,
+               'type', case when n.status is not distinct from o.status then 'tournament.updated'
+                            when n.status = 'ongoing' then 'tournament.started'
+                            when n.status = 'completed' then 'tournament.completed'
+                            else 'tournament.updated' end,
+               'kind', 'tournament', 'subject_id', n.id)) into v_intents
+        from new_rows n join old_rows o on o.id = n.id
+       where (n.name, n.description, n.game_id, n.status, n.format, n.format_options, n.team_size, n.max_teams,
+              n.entry_fee, n.prize_pool, n.starts_at, n.registration_closes, n.check_in_opens, n.rules, n.stages,
+              n.visibility)
+             is distinct from
+             (o.name, o.description, o.game_id, o.status, o.format, o.format_options, o.team_size, o.max_teams,
+              o.entry_fee, o.prize_pool, o.starts_at, o.registration_closes, o.check_in_opens, o.rules, o.stages,
+              o.visibility);
+    end if;
+  when 'registrations' then
+    if tg_op = 'INSERT' then
+      select json_agg(json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
+               'type', 'registration.created', 'kind', 'registration', 'subject_id', n.id)) into v_intents
+        from new_rows n;
+    else
+      select json_agg(json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
+               'type', 'registration.updated', 'kind', 'registration', 'subject_id', n.id)) into v_intents
+        from new_rows n join old_rows o on o.id = n.id
+       where (n.seed, n.payment_status, n.checked_in_at) is distinct from (o.seed, o.payment_status, o.checked_in_at);
+    end if;
+  when 'matches' then
+    if tg_op = 'INSERT' then
+      select json_agg(json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
+               'type', 'match.ready', 'kind', 'match.ready', 'subject_id', n.id)) into v_intents
+        from new_rows n
+       where n.status = 'ready';
+    else
+      select json_agg(e) into v_intents
+        from new_rows n
+        join old_rows o on o.id = n.id
+       cross join lateral (
+         -- A match gets both teams (again, when a correction changes who plays it).
+         select json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
+                  'type', 'match.ready', 'kind', 'match.ready', 'subject_id', n.id) as e
+          where n.status = 'ready'
+            and (o.status not in ('ready', 'completed') or (n.team1_id, n.team2_id) is distinct from (o.team1_id, o.team2_id))
+         union all
+         -- A result, or a change of one (a series' decision undone by a game included).
+         select json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
+                  'type', case when o.status = 'completed' then 'match.corrected' else 'match.completed' end,
+                  'kind', 'match.result', 'subject_id', n.id)
+          where n.team1_id is not null and n.team2_id is not null
+            and ((n.status = 'completed' and o.status = 'ready')
+                 or (o.status = 'completed' and n.status = 'ready')
+                 or (n.status = 'completed' and o.status = 'completed'
+                     and (n.winner_id, n.team1_score, n.team2_score, n.forfeit)
+                         is distinct from (o.winner_id, o.team1_score, o.team2_score, o.forfeit)))
+         union all
+         select json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
+                  'type', 'match.scheduled', 'kind', 'match.scheduled', 'subject_id', n.id)
+          where n.scheduled_at is distinct from o.scheduled_at
+       ) x;
+    end if;
+  when 'stages' then
+    -- A stage starts (its row is made) and completes (or reopens, which says nothing).
+    if tg_op = 'INSERT' then
+      select json_agg(json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
+               'type', 'stage.started', 'kind', 'stage', 'subject_id', n.id)) into v_intents
+        from new_rows n;
+    else
+      select json_agg(json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
+               'type', 'stage.completed', 'kind', 'stage', 'subject_id', n.id)) into v_intents
+        from new_rows n join old_rows o on o.id = n.id
+       where n.status = 'completed' and o.status <> 'completed';
+    end if;
+  end case;
+  if v_intents is not null then
+    perform app.webhook_record(v_intents);
+  end if;
+  return null;
+end
+$function$;

@@ -94,10 +94,12 @@ begin
                'kind', 'tournament', 'subject_id', n.id)) into v_intents
         from new_rows n join old_rows o on o.id = n.id
        where (n.name, n.description, n.game_id, n.status, n.format, n.format_options, n.team_size, n.max_teams,
-              n.entry_fee, n.prize_pool, n.starts_at, n.registration_closes, n.check_in_opens, n.rules, n.stages)
+              n.entry_fee, n.prize_pool, n.starts_at, n.registration_closes, n.check_in_opens, n.rules, n.stages,
+              n.visibility)
              is distinct from
              (o.name, o.description, o.game_id, o.status, o.format, o.format_options, o.team_size, o.max_teams,
-              o.entry_fee, o.prize_pool, o.starts_at, o.registration_closes, o.check_in_opens, o.rules, o.stages);
+              o.entry_fee, o.prize_pool, o.starts_at, o.registration_closes, o.check_in_opens, o.rules, o.stages,
+              o.visibility);
     end if;
   when 'registrations' then
     if tg_op = 'INSERT' then
