@@ -425,18 +425,7 @@ async function main() {
         { format: "double_elimination", options: { best_of: 3 }, start: false, tag: "series" });
       const started = await send(base, gKey, "PATCH", `/tournaments/${id}`, { status: "ongoing" });
       if (started.status !== 200) throw new Error(`start: ${started.status} ${started.text}`);
-      const game = (n, t1) => `app.change_game(jsonb_build_object('tournament_id', m.tournament_id, 'match_id', m.id,
-        'number', ${n}, 'body', jsonb_build_object('team1_score', ${t1}, 'team2_score', 13 - ${t1} + 3, 'map', 'Map ${n}')))`;
-      for (let pass = 0; pass < 14; pass++) {
-        // 13 v 3 for team1, 3 v 13 for team2: 2-0 at even positions, 2-1 at odd ones
-        await db.query(`select count(${game(1, 13)}) from app.matches m
-                         where m.tournament_id = $1 and m.status = 'ready' and m.games = '[]'`, [id]);
-        await db.query(`select count(${game(2, "case when m.position % 2 = 0 then 13 else 3 end")}) from app.matches m
-                         where m.tournament_id = $1 and m.status = 'ready' and jsonb_array_length(m.games) = 1`, [id]);
-        await db.query(`select count(${game(3, 13)}) from app.matches m
-                         where m.tournament_id = $1 and m.status = 'ready' and jsonb_array_length(m.games) = 2`, [id]);
-      }
-      await db.query("analyze app.matches, app.stage_entries");
+      await seed.playSeries(db, id);
       const { rows: [c] } = await db.query(
         `select count(*)::int as matches, count(*) filter (where status = 'completed')::int as completed,
                 coalesce(sum(jsonb_array_length(games)), 0)::int as games

@@ -9,16 +9,7 @@ import type {
   Format, PublicView, ViewGame, ViewMatch, ViewRegistration, ViewStage, ViewStanding, ViewTeam,
 } from "../functions/api/render/view.ts";
 
-/** A small seeded generator (mulberry32). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { mulberry32 } from "./random.ts";
 
 /** A well-formed UUID from a namespace digit and a counter. */
 function uuid(kind: number, n: number): string {

@@ -29,17 +29,7 @@ async function bracket(db, base, teams, log) {
   const started = await send(base, key, "PATCH", `/tournaments/${id}`, { status: "ongoing", visibility: "public" });
   if (started.status !== 200) throw new Error(`start: ${started.status} ${started.text}`);
   log("public: playing two thirds of a best-of-three 1,024-team double elimination map by map…");
-  const game = (n, t1) => `app.change_game(jsonb_build_object('tournament_id', m.tournament_id, 'match_id', m.id,
-    'number', ${n}, 'body', jsonb_build_object('team1_score', ${t1}, 'team2_score', 13 - ${t1} + 3, 'map', 'Map ${n}')))`;
-  for (let pass = 0; pass < 14; pass++) {
-    await db.query(`select count(${game(1, 13)}) from app.matches m
-                     where m.tournament_id = $1 and m.status = 'ready' and m.games = '[]'`, [id]);
-    await db.query(`select count(${game(2, "case when m.position % 2 = 0 then 13 else 3 end")}) from app.matches m
-                     where m.tournament_id = $1 and m.status = 'ready' and jsonb_array_length(m.games) = 1`, [id]);
-    await db.query(`select count(${game(3, 13)}) from app.matches m
-                     where m.tournament_id = $1 and m.status = 'ready' and jsonb_array_length(m.games) = 2`, [id]);
-  }
-  await db.query("analyze app.matches");
+  await seed.playSeries(db, id);
   const { rows: [t] } = await db.query("select slug from app.tournaments where id = $1", [id]);
   return { id, slug: t.slug };
 }

@@ -249,3 +249,22 @@ export async function countByAccount(db, accountIds) {
        from unnest($1::uuid[]) a(id)`, [accountIds]);
   return Object.fromEntries(rows.map((r) => [r.id, r.n]));
 }
+
+/**
+ * Plays a started best-of-three bracket map by map, pass after pass, in SQL through the same
+ * operation the API runs (app.change_game): 13 v 3 for team1, 3 v 13 for team2, so 2-0 at even
+ * positions and 2-1 at odd ones; 14 passes take a 1,024-team double elimination two thirds in.
+ */
+export async function playSeries(db, tournamentId, passes = 14) {
+  const game = (n, t1) => `app.change_game(jsonb_build_object('tournament_id', m.tournament_id, 'match_id', m.id,
+    'number', ${n}, 'body', jsonb_build_object('team1_score', ${t1}, 'team2_score', 13 - ${t1} + 3, 'map', 'Map ${n}')))`;
+  for (let pass = 0; pass < passes; pass++) {
+    await db.query(`select count(${game(1, 13)}) from app.matches m
+                     where m.tournament_id = $1 and m.status = 'ready' and m.games = '[]'`, [tournamentId]);
+    await db.query(`select count(${game(2, "case when m.position % 2 = 0 then 13 else 3 end")}) from app.matches m
+                     where m.tournament_id = $1 and m.status = 'ready' and jsonb_array_length(m.games) = 1`, [tournamentId]);
+    await db.query(`select count(${game(3, 13)}) from app.matches m
+                     where m.tournament_id = $1 and m.status = 'ready' and jsonb_array_length(m.games) = 2`, [tournamentId]);
+  }
+  await db.query("analyze app.matches, app.stage_entries");
+}

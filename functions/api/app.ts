@@ -1,5 +1,5 @@
 import { ApiError } from "./errors.ts";
-import { baseHeaders, failure, preflight, success } from "./envelope.ts";
+import { baseHeaders, failure, preflight, rateLimitHeaders, success } from "./envelope.ts";
 import { bearerKey, hashKey } from "./keys.ts";
 import { hex, sha256 } from "./sha256.ts";
 import { type AuthOutcome, type Database, type DatabaseFailure, DatabaseUnavailable, type Idempotency, operationError } from "./db.ts";
@@ -145,15 +145,6 @@ function apiPath(url: URL): { base: string; path: string } | null {
   if (pathname !== "" && !pathname.startsWith("/")) return null;
   if (pathname.length > 1 && pathname.endsWith("/")) pathname = pathname.slice(0, -1);
   return { base, path: pathname };
-}
-
-function rateLimitHeaders(auth: AuthOutcome, headers: Headers): void {
-  if (auth.limit === undefined) return;
-  headers.set("RateLimit-Limit", String(auth.limit));
-  headers.set("RateLimit-Remaining", String(auth.remaining));
-  headers.set("RateLimit-Reset", String(auth.reset));
-  headers.set("RateLimit-Policy", `"default";q=${auth.limit};w=${auth.window}`);
-  headers.set("RateLimit", `"default";r=${auth.remaining};t=${auth.reset}`);
 }
 
 function authError(auth: AuthOutcome, scope: string | null): ApiError | null {

@@ -52,3 +52,14 @@ export function failure(err: ApiError, requestId: string, headers: Headers,
   const body = `{"success":false,"error":${JSON.stringify(error)},"meta":${meta(requestId, timestamp)}}`;
   return new Response(body, { status: err.status, headers });
 }
+
+/** The RateLimit headers (IETF draft) of a count: a key's (policy "default") or a client address's ("public"). */
+export function rateLimitHeaders(count: { limit?: number; remaining?: number; reset?: number; window?: number },
+  headers: Headers, policy = "default"): void {
+  if (count.limit === undefined) return;
+  headers.set("RateLimit-Limit", String(count.limit));
+  headers.set("RateLimit-Remaining", String(count.remaining));
+  headers.set("RateLimit-Reset", String(count.reset));
+  headers.set("RateLimit-Policy", `"${policy}";q=${count.limit};w=${count.window}`);
+  headers.set("RateLimit", `"${policy}";r=${count.remaining};t=${count.reset}`);
+}

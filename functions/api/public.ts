@@ -12,7 +12,7 @@
 // payment or account data.
 import { ApiError } from "./errors.ts";
 import { type Conditions, type Database, type PublicOp, DatabaseUnavailable } from "./db.ts";
-import { success } from "./envelope.ts";
+import { rateLimitHeaders, success } from "./envelope.ts";
 import { sha256 } from "./sha256.ts";
 import { parse, queryVersion } from "./validation.ts";
 import { BracketQuery, pictureKind, pictureResponse } from "./pictures.ts";
@@ -65,22 +65,12 @@ export function clientAddress(req: Request, headerNames: string[], remote?: stri
   return remote ?? "unknown";
 }
 
-/** The RateLimit headers of the address's count. */
-function limitHeaders(auth: { limit?: number; remaining?: number; reset?: number; window?: number }, headers: Headers) {
-  if (auth.limit === undefined) return;
-  headers.set("RateLimit-Limit", String(auth.limit));
-  headers.set("RateLimit-Remaining", String(auth.remaining));
-  headers.set("RateLimit-Reset", String(auth.reset));
-  headers.set("RateLimit-Policy", `"public";q=${auth.limit};w=${auth.window}`);
-  headers.set("RateLimit", `"public";r=${auth.remaining};t=${auth.reset}`);
-}
-
 /** Counts the request against its address; 429 when the address is over its limit. */
 async function call(p: PublicRequest, op: PublicOp, args: { slug: string; query?: { since?: number } },
   conditions: Conditions | null = null) {
   const hash = sha256(`address:${clientAddress(p.req, p.addressHeaders, p.remoteAddress)}`);
   const outcome = await p.db.publicCall(hash, op, args, conditions);
-  limitHeaders(outcome.auth, p.headers);
+  rateLimitHeaders(outcome.auth, p.headers, "public");
   if (outcome.auth.error === "rate_limited") {
     throw new ApiError("rate_limited",
       `Rate limit exceeded: ${outcome.auth.limit} requests per ${outcome.auth.window} seconds per client address.`,
