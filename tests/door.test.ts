@@ -88,6 +88,7 @@ describe("the function's role", () => {
 
   it("reads through api.public_call only what is public: a private tournament is as unknown, its public stream 'deleted'", async () => {
     const accountId = (await sql<{ id: string }>("select admin.create_account('Door public') as id"))[0].id;
+    await sql("select admin.set_api_access($1, true)", [accountId]);
     const [t] = await sql<{ id: string; slug: string }>(
       `insert into app.tournaments (account_id, name, slug, game_id, team_size, max_teams, starts_at, registration_closes)
        values ($1, 'Door', 'door-' || substr(md5(random()::text), 1, 8), gen_random_uuid(), 5, 8, now() + interval '1 day',

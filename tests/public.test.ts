@@ -123,6 +123,17 @@ describe("the public view by slug", () => {
     expectError(await pub(`/tournaments/${slug}`, address, { authorization: `Bearer ${t.key}` }), 404, "not_found");
   });
 
+  it("shows nothing of an account whose API access the operator turned off", async () => {
+    const { t, slug } = await publicTournament({});
+    const address = newAddress();
+    expectStatus(await pub(`/tournaments/${slug}`, address), 200);
+    await sql("select admin.set_api_access($1, false)", [t.accountId]);
+    expectError(await pub(`/tournaments/${slug}`, address), 404, "not_found");
+    expectError(await pub(`/tournaments/${slug}/bracket.svg`, address), 404, "not_found");
+    await sql("select admin.set_api_access($1, true)", [t.accountId]);
+    expectStatus(await pub(`/tournaments/${slug}`, address), 200);
+  });
+
   it("answers Cache-Control public, the version as ETag, 304 on a match, and any origin", async () => {
     const { call, id, slug } = await publicTournament({});
     const address = newAddress();
@@ -173,13 +184,56 @@ describe("the public view by slug", () => {
     expect(html).toContain("Open &lt;Graph&gt; Cup");
     expect(html).not.toContain("Open <Graph> Cup");
     expect(tournament.name).toBe("Open <Graph> Cup");
-    // No request to any host but the API: every absolute URL in the page is the API's.
+    // No request to any host but the API: every absolute URL in the page is the API's (XML
+    // namespace names, which nothing fetches, aside).
     const origin = new URL(apiUrl()).origin;
-    for (const m of html.matchAll(/https?:\/\/[^\s"'<>)]+/g)) expect(m[0].startsWith(origin)).toBe(true);
+    for (const m of html.matchAll(/https?:\/\/[^\s"'<>)]+/g)) {
+      if (!m[0].startsWith("http://www.w3.org/")) expect(m[0].startsWith(origin), m[0]).toBe(true);
+    }
     const viewer = await fetchRaw(`/public/viewer.html`, address);
     expect(viewer.res.status).toBe(200);
     expect(viewer.res.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(viewer.bytes.toString("utf8")).toContain("<html");
+  });
+});
+
+describe("the pictures an instance sends again", () => {
+  it("sends the same picture while the version stands, and a new one after any change, public and keyed", async () => {
+    const { t, call, id, slug } = await publicTournament({}, 4);
+    const address = newAddress();
+    const routes = [`/public/tournaments/${slug}/bracket.svg?theme=dark`, `/tournaments/${id}/bracket.svg?theme=dark`];
+    const get = (path: string) => fetchRaw(path, address, path.startsWith("/public") ? {} : { authorization: `Bearer ${t.key}` });
+    for (const path of routes) {
+      const [a, b] = [await get(path), await get(path)];
+      expect(b.bytes.equals(a.bytes), path).toBe(true);
+      expect(b.res.headers.get("etag")).toBe(a.res.headers.get("etag"));
+    }
+    const [m] = (await call("GET", `/tournaments/${id}/results`)).body.data.matches as Match[];
+    expectStatus(await call("PATCH", `/tournaments/${id}/matches/${m.id}`, { body: { team1_score: 17, team2_score: 4 } }), 200);
+    for (const path of routes) {
+      const after = await get(path);
+      const svg = after.bytes.toString("utf8");
+      expect(svg, path).toMatch(/>17</);
+      expect(after.res.headers.get("etag"), path).toBe(`"${(await call("GET", `/tournaments/${id}`)).body.data.version}"`);
+      // The client's own If-None-Match still answers 304, cached picture or not.
+      const again = await fetchRaw(path, address, { "if-none-match": after.res.headers.get("etag")!,
+        ...(path.startsWith("/public") ? {} : { authorization: `Bearer ${t.key}` }) });
+      expect(again.res.status, path).toBe(304);
+    }
+  });
+
+  it("draws one PNG for many parallel requests, all the same bytes; HEAD answers without a body", async () => {
+    const { slug } = await publicTournament({ format: "double_elimination" }, 8);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => fetchRaw(`/public/tournaments/${slug}/bracket.png`, newAddress())));
+    for (const a of answers) {
+      expect(a.res.status).toBe(200);
+      expect(a.bytes.equals(answers[0].bytes)).toBe(true);
+    }
+    pngSize(answers[0].bytes);
+    const head = await fetch(`${apiUrl()}/public/tournaments/${slug}/bracket.png`, { method: "HEAD", headers: { "x-forwarded-for": newAddress() } });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toBe("image/png");
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
   });
 });
 

@@ -62,7 +62,9 @@ export async function startThrowawayStack({ name, webhooks = false, onLine = () 
     const fnDbUrl = functionDatabaseUrl(state.db.url);
     const webhookKey = webhooks ? newEncryptionKey() : null;
     state.fn = await startFunction({ port: await freePort(), databaseUrl: fnDbUrl, onLine,
-      env: webhookKey ? { WEBHOOK_ENCRYPTION_KEY: webhookKey, WEBHOOK_ALLOW_LOCAL: "true" } : {} });
+      // The public figures send each request from an address of its own (X-Forwarded-For).
+      env: { CLIENT_ADDRESS_HEADERS: "x-forwarded-for",
+        ...(webhookKey ? { WEBHOOK_ENCRYPTION_KEY: webhookKey, WEBHOOK_ALLOW_LOCAL: "true" } : {}) } });
     return {
       // The bench seeds as the cluster's superuser (bulk loads skip triggers); the API still
       // runs on the Supabase-shaped database, migrated as `postgres`.

@@ -12,9 +12,10 @@ import { parse, UUID_PATTERN } from "./validation.ts";
 import { openApiDocument } from "./openapi.ts";
 import { assetType, docsPage, readAsset } from "./docs.ts";
 import { webhookPolicy } from "./resources/webhooks.ts";
-import { type BracketQuery, pictureResponse } from "./pictures.ts";
+import {
+  type BracketQuery, cachedPicture, clientNotModified, pictureConditions, pictureKey, pictureResponse,
+} from "./pictures.ts";
 import { countStatic, publicRoute, publicRouteOf, type PublicRequest } from "./public.ts";
-import { DEFAULT_ADDRESS_HEADERS } from "./config.ts";
 import { decryptSecret, encryptSecret, formatSecret, fromBase64, newSecret } from "../_shared/webhook-secrets.ts";
 
 /** One structured log line per request. Never holds a key. */
@@ -50,7 +51,7 @@ export interface HandlerDeps {
   };
   /** The live stream's timings (tests shorten them). */
   live?: Partial<LiveOptions>;
-  /** Where the public routes read the client address from (CLIENT_ADDRESS_HEADERS). */
+  /** Where the public routes read the client address from (CLIENT_ADDRESS_HEADERS); none: the connection's. */
   addressHeaders?: string[];
 }
 
@@ -224,7 +225,7 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps, hub: LiveHu
     if (open) ctx.openRoute = open;
     const p: PublicRequest = { req, path: where.path, headers: ctx.headers, remoteAddress: ctx.remoteAddress,
       apiBase: `${deps.publicBaseUrl ?? `${url.origin}${where.base}`}${API_PREFIX}`,
-      addressHeaders: deps.addressHeaders ?? DEFAULT_ADDRESS_HEADERS, db: deps.db, hub, readFile: deps.readFile,
+      addressHeaders: deps.addressHeaders ?? [], db: deps.db, hub, readFile: deps.readFile,
       timestamp: ctx.timestamp, requestId: ctx.requestId };
     const answer = (await publicRoute(p)) ?? (await openRoute(req, where.path, where.base, ctx, deps, p));
     if (answer) return answer;
@@ -264,8 +265,14 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps, hub: LiveHu
     inputError = err;
   }
 
+  // A picture this instance drew at the tournament's current version is sent again: the
+  // database is asked with its version too (after the key's checks, from the version alone).
+  const client = conditionsOf(req, route);
+  const pictureId = route.picture && input ? pictureKey(`keyed:${String(input.tournament_id)}`, route.picture,
+    (input.query ?? {}) as BracketQuery) : null;
+  const cached = pictureId ? cachedPicture(pictureId) : undefined;
   const outcome = await deps.db.call(hashKey(key), route.scope, inputError ? null : route.op, input,
-    idempotency, conditionsOf(req, route));
+    idempotency, pictureId ? pictureConditions(client, cached) : client);
   ctx.keyId = outcome.auth.key_id ?? null;
   rateLimitHeaders(outcome.auth, ctx.headers);
   const denied = authError(outcome.auth, route.scope);
@@ -280,14 +287,15 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps, hub: LiveHu
   }
   if (outcome.error) throw operationError(outcome.error);
   if (outcome.version !== null) ctx.headers.set("ETag", `"${outcome.version}"`);
-  if (outcome.notModified) {
+  if (outcome.notModified && (!pictureId || clientNotModified(client, outcome.version))) {
     ctx.headers.delete("Content-Type");
     return new Response(null, { status: 304, headers: ctx.headers });
   }
   if (route.stream) return hub.response(req.method, outcome.result ?? "null", ctx.headers);
-  if (route.picture) {
-    return await pictureResponse(route.picture, outcome.result ?? "null", (input?.query ?? {}) as BracketQuery, ctx.headers,
-      deps.readFile);
+  if (route.picture && pictureId) {
+    return await pictureResponse(route.picture, pictureId, outcome.version!,
+      outcome.notModified ? null : outcome.result ?? "null", cached, (input?.query ?? {}) as BracketQuery, req,
+      ctx.headers, deps.readFile);
   }
 
   if (outcome.auth.webhooks) deps.webhooks?.nudge?.();

@@ -1,9 +1,13 @@
 import { type Env, onSupabase, positiveInt as int, set } from "../_shared/runtime.ts";
 
-/** Where the client address is read from, in order: Cloudflare's header (hosted Supabase is
- * behind Cloudflare, which sets it and overwrites a client's), then the last X-Forwarded-For
- * entry (the one the nearest proxy appended); else the connection's address. */
-export const DEFAULT_ADDRESS_HEADERS = ["cf-connecting-ip", "x-forwarded-for"];
+/**
+ * Where the client address is read from on hosted Supabase, in order: Cloudflare's header
+ * (Supabase's edge is Cloudflare, which sets it and overwrites a client's), then the last
+ * X-Forwarded-For entry (the one the nearest proxy appended). Elsewhere no header is trusted by
+ * default (a client could write any): the connection's address, unless CLIENT_ADDRESS_HEADERS
+ * names the header a proxy in front sets.
+ */
+export const SUPABASE_ADDRESS_HEADERS = ["cf-connecting-ip", "x-forwarded-for"];
 
 /** The function's settings, read from the environment. */
 export interface Config {
@@ -90,6 +94,6 @@ export function loadConfig(env: Env): Config {
       maxMs: Math.min(int(env("STREAM_MAX_SECONDS"), 110), 120) * 1000, // contract: at most 120 s
     },
     addressHeaders: set(env, "CLIENT_ADDRESS_HEADERS")?.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean)
-      ?? DEFAULT_ADDRESS_HEADERS,
+      ?? (supabase ? SUPABASE_ADDRESS_HEADERS : []),
   };
 }

@@ -6,7 +6,7 @@ export const API_VERSION = "1.0";
 const CORS_HEADERS: Record<string, string> = {
   "Access-Control-Allow-Origin": "*",
   "Access-Control-Expose-Headers":
-    "X-Request-Id, Location, Retry-After, Idempotent-Replayed, ETag, RateLimit, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset",
+    "X-Request-Id, Location, Retry-After, Idempotent-Replayed, ETag, RateLimit, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Bracket-Clipped",
 };
 
 /** Headers of every response. */

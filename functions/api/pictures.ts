@@ -8,6 +8,7 @@ import { queryInt } from "./validation.ts";
 import { renderBracket } from "./render/svg.ts";
 import { PNG_MAX_PIXELS, PNG_MAX_SIDE, svgToPng } from "./render/png.ts";
 import type { PublicView } from "./render/view.ts";
+import type { Conditions } from "./db.ts";
 
 export const BracketQuery = z.object({
   stage: queryInt(1, MAX_STAGES).optional()
@@ -45,14 +46,15 @@ function invalid(field: string, message: string): ApiError {
   return new ApiError("validation_error", "The query string is invalid.", [{ field, message }]);
 }
 
-/**
- * The picture's response: `view` is the public view's JSON text (as SQL made it). A PNG is drawn
- * at most PNG_MAX_SIDE pixels on a side and PNG_MAX_PIXELS in all: a bracket too large to be
- * legible there shows its last rounds (or first groups) and says so (also in the
- * X-Bracket-Clipped header).
- */
-export async function pictureResponse(kind: "svg" | "png", view: string, query: BracketQuery, headers: Headers,
-  readFile: ((url: URL) => Promise<Uint8Array>) | undefined): Promise<Response> {
+/** A picture drawn: its bytes (SVG text or PNG) and what it left out. */
+interface Drawn {
+  body: string | Uint8Array;
+  clipped: string | null;
+}
+
+/** Draws the picture of a public view's JSON text (as SQL made it). */
+async function drawPicture(kind: "svg" | "png", view: string, query: BracketQuery,
+  readFile: ((url: URL) => Promise<Uint8Array>) | undefined): Promise<Drawn> {
   const doc = JSON.parse(view) as PublicView;
   let picture = draw(doc, query, kind === "png" ? PNG_MAX_SIDE : undefined);
   // A PNG also stays within PNG_MAX_PIXELS at scale 1 (its time and memory grow with pixels):
@@ -61,15 +63,94 @@ export async function pictureResponse(kind: "svg" | "png", view: string, query: 
     side = Math.floor(side * 0.8);
     picture = draw(doc, query, side);
   }
-  if (picture.clipped) headers.set("X-Bracket-Clipped", encodeURIComponent(picture.clipped));
+  if (kind === "svg") return { body: picture.svg, clipped: picture.clipped };
+  if (!readFile) throw new ApiError("service_unavailable", "PNG pictures are not available on this deployment.");
+  return { body: await svgToPng(picture.svg, picture.width, picture.height, readFile), clipped: picture.clipped };
+}
+
+/**
+ * The pictures this instance drew last, by what they are of (the tournament, the kind and the
+ * query), each with the version it shows: a request for a picture asks the database whether the
+ * tournament is still at that version (If-None-Match, answered from the version alone), and if
+ * so the bytes are sent again without building the view or drawing. Bounded (entries and bytes),
+ * least recently used first out; concurrent requests for one picture share one drawing. Only a
+ * cache: the version always comes from Postgres, so no instance serves a stale picture.
+ */
+const MAX_CACHED = 32;
+const MAX_CACHED_BYTES = 24 * 1024 * 1024;
+const cache = new Map<string, { version: number; drawn: Drawn; bytes: number }>();
+const drawing = new Map<string, Promise<Drawn>>();
+let cachedBytes = 0;
+
+/** The name of a picture in the cache: whose (`public:<slug>` or `keyed:<id>`), its kind and query. */
+export function pictureKey(owner: string, kind: "svg" | "png", query: BracketQuery): string {
+  return `${owner}|${kind}|${query.stage ?? ""}|${query.theme ?? "light"}|${query.round ?? ""}|${query.group ?? ""}`;
+}
+
+/** A picture in the cache, taken before the database is asked (another request may replace it meanwhile). */
+export type CachedPicture = { version: number; drawn: Drawn } | undefined;
+
+export function cachedPicture(key: string): CachedPicture {
+  const hit = cache.get(key);
+  return hit && { version: hit.version, drawn: hit.drawn };
+}
+
+function remember(key: string, version: number, drawn: Drawn): void {
+  const bytes = typeof drawn.body === "string" ? drawn.body.length * 2 : drawn.body.byteLength;
+  const old = cache.get(key);
+  if (old) cachedBytes -= old.bytes;
+  cache.delete(key);
+  if (bytes > MAX_CACHED_BYTES / 4) return; // one huge SVG would push every other out
+  cache.set(key, { version, drawn, bytes });
+  cachedBytes += bytes;
+  for (const [k, v] of cache) {
+    if (cache.size <= MAX_CACHED && cachedBytes <= MAX_CACHED_BYTES) break;
+    cache.delete(k);
+    cachedBytes -= v.bytes;
+  }
+}
+
+/**
+ * The picture's response. `view` is the public view's JSON text at `version`; or null when the
+ * database answered that the tournament is still at the version of `cached` (taken before it was
+ * asked), whose bytes are sent again. A PNG is drawn at most PNG_MAX_SIDE pixels on a side and
+ * PNG_MAX_PIXELS in all: a bracket too large to be legible there shows the rounds that fit (or
+ * the first groups) and says so (also in X-Bracket-Clipped). HEAD answers the headers without
+ * drawing.
+ */
+export async function pictureResponse(kind: "svg" | "png", key: string, version: number, view: string | null,
+  cached: CachedPicture, query: BracketQuery, req: Request, headers: Headers,
+  readFile: ((url: URL) => Promise<Uint8Array>) | undefined): Promise<Response> {
   // Nothing in the picture may run or fetch, wherever it is opened.
   headers.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
-  if (kind === "svg") {
-    headers.set("Content-Type", "image/svg+xml; charset=utf-8");
-    return new Response(picture.svg, { status: 200, headers });
+  headers.set("Content-Type", kind === "svg" ? "image/svg+xml; charset=utf-8" : "image/png");
+  if (req.method === "HEAD") return new Response(null, { status: 200, headers });
+  let drawn: Drawn;
+  if (view === null && cached && cached.version === version) {
+    drawn = cached.drawn;
+  } else {
+    if (view === null) throw new Error(`picture ${key} at version ${version} is not the one cached`);
+    const name = `${key}|${version}`;
+    let pending = drawing.get(name);
+    if (!pending) {
+      pending = drawPicture(kind, view, query, readFile).finally(() => drawing.delete(name));
+      drawing.set(name, pending);
+    }
+    drawn = await pending;
+    remember(key, version, drawn);
   }
-  if (!readFile) throw new ApiError("service_unavailable", "PNG pictures are not available on this deployment.");
-  const png = await svgToPng(picture.svg, picture.width, picture.height, readFile);
-  headers.set("Content-Type", "image/png");
-  return new Response(png as Uint8Array<ArrayBuffer>, { status: 200, headers });
+  if (drawn.clipped) headers.set("X-Bracket-Clipped", encodeURIComponent(drawn.clipped));
+  return new Response(drawn.body as BodyInit, { status: 200, headers });
+}
+
+/** The If-None-Match to send with a picture's request: the client's versions and the cached picture's. */
+export function pictureConditions(client: Conditions | null, cached: CachedPicture): Conditions | null {
+  if (!cached || client?.if_none_match === null) return client; // none cached, or `*`: any version is a 304
+  return { if_none_match: [...(client?.if_none_match ?? []), cached.version] };
+}
+
+/** Whether a 304 from the database is the client's (its If-None-Match named the version) rather than the cache's. */
+export function clientNotModified(client: Conditions | null, version: number | null): boolean {
+  if (!client || client.if_none_match === undefined) return false;
+  return client.if_none_match === null || (version !== null && client.if_none_match.includes(version));
 }

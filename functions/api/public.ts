@@ -15,7 +15,9 @@ import { type Conditions, type Database, type PublicOp, DatabaseUnavailable } fr
 import { rateLimitHeaders, success } from "./envelope.ts";
 import { sha256 } from "./sha256.ts";
 import { parse, queryVersion } from "./validation.ts";
-import { BracketQuery, pictureKind, pictureResponse } from "./pictures.ts";
+import {
+  BracketQuery, cachedPicture, clientNotModified, pictureConditions, pictureKey, pictureKind, pictureResponse,
+} from "./pictures.ts";
 import { pageHtml } from "./render/page.ts";
 import type { LiveHub } from "./stream.ts";
 import { z } from "zod";
@@ -55,14 +57,30 @@ export function publicRouteOf(path: string): string | null {
 /**
  * The client's address: the first configured header present, else the socket's. Of a list
  * (X-Forwarded-For) the last entry: the one the nearest proxy appended; what a client writes
- * in front of it is its own and proves nothing.
+ * in front of it is its own and proves nothing. Canonical, so that one client is one count: an
+ * IPv4-mapped IPv6 address is its IPv4 address, and an IPv6 address counts by its /64 (what one
+ * subscriber is usually given).
  */
 export function clientAddress(req: Request, headerNames: string[], remote?: string): string {
   for (const name of headerNames) {
     const value = req.headers.get(name)?.split(",").map((v) => v.trim()).filter(Boolean).at(-1);
-    if (value) return value.slice(0, 100);
+    if (value) return canonicalAddress(value.slice(0, 100));
   }
-  return remote ?? "unknown";
+  return canonicalAddress(remote ?? "unknown");
+}
+
+/** An address as counted: IPv4 as it is, IPv6 by its first 64 bits, anything else lower-cased. */
+export function canonicalAddress(address: string): string {
+  const a = address.trim().toLowerCase().replace(/^\[(.*)\](:\d+)?$/, "$1");
+  const mapped = /^(?:0{0,4}:){0,5}(?:0{0,4}:)?ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(a) ?? /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(a);
+  if (mapped) return mapped[1];
+  if (!a.includes(":") || !/^[0-9a-f:.]+$/.test(a)) return a;
+  const halves = a.split("::");
+  if (halves.length > 2) return a;
+  const head = halves[0] ? halves[0].split(":") : [];
+  const tail = halves.length === 2 && halves[1] ? halves[1].split(":") : [];
+  const groups = [...head, ...Array(Math.max(0, 8 - head.length - tail.length)).fill("0"), ...tail];
+  return `${groups.slice(0, 4).map((g) => (parseInt(g, 16) || 0).toString(16)).join(":")}::/64`;
 }
 
 /** Counts the request against its address; 429 when the address is over its limit. */
@@ -140,16 +158,24 @@ export async function publicRoute(p: PublicRequest): Promise<Response | null> {
   }
 
   const op: PublicOp = kind === "" || pictureKind(kind) ? "view" : "tournament";
-  const outcome = await call(p, op, { slug }, ifNoneMatch(req));
+  const picture = pictureKind(kind);
+  const client = ifNoneMatch(req);
+  // A picture this instance drew at the current version is sent again: the database is asked
+  // with its version too, and answers from the version alone.
+  const key = picture && pictureKey(`public:${slug}`, picture, query as BracketQuery);
+  const cached = key ? cachedPicture(key) : undefined;
+  const outcome = await call(p, op, { slug }, key ? pictureConditions(client, cached) : client);
   headers.set("Cache-Control", "public, max-age=5");
   if (outcome.version !== null) headers.set("ETag", `"${outcome.version}"`);
-  if (outcome.notModified) {
+  if (outcome.notModified && (!key || clientNotModified(client, outcome.version))) {
     headers.delete("Content-Type");
     return new Response(null, { status: 304, headers });
   }
+  if (picture && key) {
+    return await pictureResponse(picture, key, outcome.version!, outcome.notModified ? null : outcome.result ?? "null",
+      cached, query as BracketQuery, req, headers, p.readFile);
+  }
   const result = outcome.result ?? "null";
-  const picture = pictureKind(kind);
-  if (picture) return await pictureResponse(picture, result, query as BracketQuery, headers, p.readFile);
   if (kind === "/page") {
     const t = JSON.parse(result) as { name: string; description: string; status: string };
     const page = `${p.apiBase}/public/tournaments/${slug}/page`;
@@ -162,11 +188,15 @@ export async function publicRoute(p: PublicRequest): Promise<Response | null> {
   return success(200, p.requestId, `"data":${result}`, headers, p.timestamp);
 }
 
-/** An HTML page: its scripts may talk to the API (and nothing else) and load nothing from elsewhere. */
+/**
+ * An HTML page: its scripts may talk to the API (and nothing else) and load nothing from
+ * elsewhere, and it runs sandboxed in an opaque origin: served from the API's own origin, it can
+ * read nothing of that origin's (the reference page keeps a key in its storage when asked to).
+ */
 function html(body: string, headers: Headers, apiBase: string | null): Response {
   headers.set("Content-Type", "text/html; charset=utf-8");
   const api = apiBase === null ? "*" : new URL(apiBase).origin;
   headers.set("Content-Security-Policy",
-    `default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src ${api === "*" ? "*" : `'self' ${api}`}; base-uri 'none'; form-action 'none'; frame-ancestors *`);
+    `default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src ${api === "*" ? "*" : `'self' ${api}`}; base-uri 'none'; form-action 'none'; frame-ancestors *; sandbox allow-scripts allow-popups`);
   return new Response(body, { status: 200, headers });
 }

@@ -7,7 +7,8 @@
 --   tournament, its public view, a public stream's first event; or only the count of a request
 --   for a static file that needs no key) with the client address's count
 --   (app.address_limits: 300 per rolling 60 s, a hashed address, no policy: only the security
---   definer app.count_address touches it).
+--   definer app.count_address touches it). An account whose API access is off shows nothing
+--   publicly.
 -- - app.public_view (the document the public JSON and the bracket pictures are drawn from) and
 --   app.bracket_view behind the keyed operation bracket.get (app.operation, app.current_version).
 -- - api.stream_poll takes public questions {public: tournament id, since}: no lease; a tournament
@@ -717,4 +718,95 @@ begin
   end if;
   return null;
 end
+$function$;
+
+-- The public view shows nothing of an account whose API access is off; a public stream's
+-- question is checked by the field it names.
+CREATE OR REPLACE FUNCTION api.stream_poll (
+  p_asks jsonb
+)
+  RETURNS TABLE (
+    ord     integer,
+    state   text,
+    version bigint,
+    data    json
+  )
+  LANGUAGE plpgsql
+  SECURITY DEFINER
+  SET search_path TO ''
+  AS $function$
+declare
+  v_ask record;
+  v_tournament_id uuid;
+  v_account_id uuid;
+begin
+  perform set_config('synchronous_commit', 'off', true);
+  for v_ask in select a.ordinality::int as n, a.value as q from jsonb_array_elements(p_asks) with ordinality a loop
+    ord := v_ask.n;
+    state := null;
+    version := null;
+    data := null;
+    if not pg_input_is_valid(case when v_ask.q ? 'public' then v_ask.q ->> 'public' else v_ask.q ->> 'stream' end, 'uuid')
+       or not pg_input_is_valid(v_ask.q ->> 'since', 'bigint') then
+      state := 'ended';
+      return next;
+      continue;
+    end if;
+    if v_ask.q ? 'public' then
+      -- A public stream (section 15): no lease; a tournament no longer public is gone from the
+      -- public view ('deleted', as an unknown one).
+      v_tournament_id := (v_ask.q ->> 'public')::uuid;
+      v_account_id := app.public_account(v_tournament_id);
+    else
+      select l.tournament_id, l.account_id into v_tournament_id, v_account_id
+        from app.stream_lease((v_ask.q ->> 'stream')::uuid) l;
+    end if;
+    if v_account_id is null then
+      state := case when v_ask.q ? 'public' then 'deleted' else 'ended' end;
+    else
+      perform set_config('app.account_id', v_account_id::text, true);
+      version := app.version_of(v_tournament_id);
+      if version is null then
+        state := 'deleted';
+      elsif version <= (v_ask.q ->> 'since')::bigint then
+        state := 'unchanged';
+      else
+        state := 'changed';
+        data := app.tournament_results(jsonb_build_object('tournament_id', v_tournament_id,
+                                                          'query', jsonb_build_object('since', (v_ask.q ->> 'since')::bigint)));
+        version := (data -> 'tournament' ->> 'version')::bigint;
+      end if;
+    end if;
+    return next;
+  end loop;
+  perform set_config('app.account_id', '', true);
+end
+$function$;
+
+CREATE OR REPLACE FUNCTION app.public_account (
+  p_id uuid
+)
+  RETURNS uuid
+  LANGUAGE sql
+  STABLE
+  SECURITY DEFINER
+  SET search_path TO ''
+  AS $function$
+  select t.account_id from app.tournaments t join app.accounts a on a.id = t.account_id
+   where t.id = p_id and t.visibility = 'public' and a.api_access_enabled
+$function$;
+
+CREATE OR REPLACE FUNCTION app.public_tournament (
+  p_slug text,
+  OUT    id uuid,
+  OUT    account_id uuid
+)
+  RETURNS record
+  LANGUAGE sql
+  STABLE
+  SECURITY DEFINER
+  SET search_path TO ''
+  AS $function$
+  select t.id, t.account_id from app.tournaments t join app.accounts a on a.id = t.account_id
+   where t.slug = p_slug and t.visibility = 'public' and a.api_access_enabled
 $function$;

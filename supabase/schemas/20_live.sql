@@ -389,7 +389,7 @@ begin
     state := null;
     version := null;
     data := null;
-    if not pg_input_is_valid(coalesce(v_ask.q ->> 'stream', v_ask.q ->> 'public'), 'uuid')
+    if not pg_input_is_valid(case when v_ask.q ? 'public' then v_ask.q ->> 'public' else v_ask.q ->> 'stream' end, 'uuid')
        or not pg_input_is_valid(v_ask.q ->> 'since', 'bigint') then
       state := 'ended';
       return next;

@@ -83,11 +83,13 @@ comment on function app.count_address(bytea, out boolean, out int, out int, out 
   'Counts a public request of a client address: at most 300 per rolling 60 s (nothing written when refused).';
 
 -- The public tournament with this slug (id and account), or nulls: private and unknown alike.
+-- An account whose API access the operator turned off shows nothing publicly either.
 create function app.public_tournament(p_slug text, out id uuid, out account_id uuid)
 language sql stable security definer
 set search_path = ''
 as $$
-  select t.id, t.account_id from app.tournaments t where t.slug = p_slug and t.visibility = 'public'
+  select t.id, t.account_id from app.tournaments t join app.accounts a on a.id = t.account_id
+   where t.slug = p_slug and t.visibility = 'public' and a.api_access_enabled
 $$;
 
 -- The account of a tournament that is public, or null (a live public stream's check, each poll).
@@ -95,7 +97,8 @@ create function app.public_account(p_id uuid) returns uuid
 language sql stable security definer
 set search_path = ''
 as $$
-  select t.account_id from app.tournaments t where t.id = p_id and t.visibility = 'public'
+  select t.account_id from app.tournaments t join app.accounts a on a.id = t.account_id
+   where t.id = p_id and t.visibility = 'public' and a.api_access_enabled
 $$;
 
 -- A tournament as the public routes and the bracket pictures show it: the tournament, every

@@ -38,7 +38,8 @@ export default async function setup(project: TestProject) {
     const log = fs.createWriteStream(logFile);
     const webhookEncryptionKey = newEncryptionKey();
     fn = await startFunction({ port: await freePort(), databaseUrl: functionDbUrl, onLine: (l: string) => log.write(l + "\n"),
-      env: { WEBHOOK_ENCRYPTION_KEY: webhookEncryptionKey, WEBHOOK_ALLOW_LOCAL: "true" } });
+      // The public routes' client address from X-Forwarded-For: each test names its own.
+      env: { WEBHOOK_ENCRYPTION_KEY: webhookEncryptionKey, WEBHOOK_ALLOW_LOCAL: "true", CLIENT_ADDRESS_HEADERS: "x-forwarded-for" } });
     watchdog.watch("TERM", fn.pid);
     project.provide("apiUrl", `${fn.url}/functions/v1/api/v1`);
     project.provide("adminDbUrl", db.url);

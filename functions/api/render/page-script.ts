@@ -158,10 +158,16 @@ export const SCRIPT = String.raw`
   }
 
   // Strips anything active from the server's SVG (it has none; a page must not trust that).
+  // Only what a drawing needs survives: SVG elements, no link, script or foreign content (an API
+  // named by viewer.html's ?api= may be anyone's), no event or reference attribute.
+  var SVG_NS = "http://www.w3.org/2000/svg";
+  var DRAWING = /^(svg|g|rect|line|path|polyline|polygon|circle|ellipse|text|tspan|title|desc|defs|style|lineargradient|stop|clippath|use)$/i;
   function inert(root) {
-    root.querySelectorAll("script, foreignObject, iframe, object, embed, a").forEach(function (el) {
-      if (el.localName === "a") el.replaceWith.apply(el, Array.prototype.slice.call(el.childNodes));
-      else el.remove();
+    root.querySelectorAll("a").forEach(function (el) {
+      el.replaceWith.apply(el, Array.prototype.slice.call(el.childNodes));
+    });
+    Array.prototype.slice.call(root.querySelectorAll("*")).forEach(function (el) {
+      if (el.namespaceURI !== SVG_NS || !DRAWING.test(el.localName)) el.remove();
     });
     [root].concat(Array.prototype.slice.call(root.querySelectorAll("*"))).forEach(function (el) {
       Array.prototype.slice.call(el.attributes).forEach(function (a) {
