@@ -259,57 +259,42 @@ $function$;
 ALTER FUNCTION "api"."stream_close"(uuid) OWNER TO "tournament_api_owner";
 
 CREATE OR REPLACE FUNCTION api.stream_poll (
-  p_asks jsonb
+  p_stream_id uuid,
+  p_since     bigint,
+  OUT         state text,
+  OUT         version bigint,
+  OUT         data json
 )
-  RETURNS TABLE (
-    ord     integer,
-    state   text,
-    version bigint,
-    data    json
-  )
+  RETURNS record
   LANGUAGE plpgsql
   SECURITY DEFINER
   SET search_path TO ''
   AS $function$
 declare
-  v_ask record;
   v_lease record;
 begin
   perform set_config('synchronous_commit', 'off', true);
-  for v_ask in select a.ordinality::int as n, a.value as q from jsonb_array_elements(p_asks) with ordinality a loop
-    ord := v_ask.n;
-    state := null;
-    version := null;
-    data := null;
-    if not pg_input_is_valid(v_ask.q ->> 'stream', 'uuid') or not pg_input_is_valid(v_ask.q ->> 'since', 'bigint') then
-      state := 'ended';
-      return next;
-      continue;
-    end if;
-    select * into v_lease from app.stream_lease((v_ask.q ->> 'stream')::uuid);
-    if v_lease.account_id is null then
-      state := 'ended';
-    else
-      perform set_config('app.account_id', v_lease.account_id::text, true);
-      version := app.version_of(v_lease.tournament_id);
-      if version is null then
-        state := 'deleted';
-      elsif version <= (v_ask.q ->> 'since')::bigint then
-        state := 'unchanged';
-      else
-        state := 'changed';
-        data := app.tournament_results(jsonb_build_object('tournament_id', v_lease.tournament_id,
-                                                          'query', jsonb_build_object('since', (v_ask.q ->> 'since')::bigint)));
-        version := (data -> 'tournament' ->> 'version')::bigint;
-      end if;
-    end if;
-    return next;
-  end loop;
-  perform set_config('app.account_id', '', true);
+  select * into v_lease from app.stream_lease(p_stream_id);
+  if v_lease.account_id is null then
+    state := 'ended';
+    return;
+  end if;
+  perform set_config('app.account_id', v_lease.account_id::text, true);
+  version := app.version_of(v_lease.tournament_id);
+  if version is null then
+    state := 'deleted';
+  elsif version <= p_since then
+    state := 'unchanged';
+  else
+    state := 'changed';
+    data := app.tournament_results(jsonb_build_object('tournament_id', v_lease.tournament_id,
+                                                      'query', jsonb_build_object('since', p_since)));
+    version := (data -> 'tournament' ->> 'version')::bigint;
+  end if;
 end
 $function$;
 
-ALTER FUNCTION "api"."stream_poll"(jsonb) OWNER TO "tournament_api_owner";
+ALTER FUNCTION "api"."stream_poll"(uuid, bigint) OWNER TO "tournament_api_owner";
 
 REVOKE CREATE ON SCHEMA api FROM tournament_api_owner;
 
@@ -355,10 +340,11 @@ CREATE OR REPLACE FUNCTION app.check_if_match (
 declare
   v_version bigint;
 begin
-  if pg_input_is_valid(p_args ->> p_arg, 'uuid') then
-    perform from app.tournaments t where t.id = (p_args ->> p_arg)::uuid for no key update;
+  if app.current_version(p_op, p_args, p_arg) is null then
+    return;
   end if;
-  v_version := app.current_version(p_op, p_args, p_arg);
+  perform from app.tournaments t where t.id = (p_args ->> p_arg)::uuid for no key update;
+  v_version := app.version_of((p_args ->> p_arg)::uuid);
   if v_version is not null and not (p_versions @> to_jsonb(v_version)) then
     perform app.raise_error('precondition_failed', format(
       'The tournament has changed: it is at version %s, not the one in If-Match. Read it again and retry.', v_version));
@@ -393,16 +379,14 @@ CREATE OR REPLACE FUNCTION app.current_version (
   AS $function$
 declare
   v_id uuid;
-  v_stages jsonb;
-  v_version bigint;
+  v_t app.tournaments;
   v_number text := coalesce(p_args ->> 'number', p_args #>> '{query,stage}');
 begin
   if p_arg is null or not pg_input_is_valid(p_args ->> p_arg, 'uuid') then
     return null;
   end if;
   v_id := (p_args ->> p_arg)::uuid;
-  select app.stage_list(t), coalesce(v.version, 1) into v_stages, v_version
-    from app.tournaments t left join app.tournament_versions v on v.tournament_id = t.id where t.id = v_id;
+  select * into v_t from app.tournaments t where t.id = v_id;
   if not found then
     return null;
   end if;
@@ -422,11 +406,11 @@ begin
   end if;
   if (p_op like 'stages.%' and p_args ? 'number') or (p_op = 'results.get' and v_number is not null) then
     if not coalesce(pg_input_is_valid(v_number, 'int')
-                    and v_number::int between 1 and jsonb_array_length(v_stages), false) then
+                    and v_number::int between 1 and jsonb_array_length(app.stage_list(v_t)), false) then
       return null;
     end if;
   end if;
-  return v_version;
+  return app.version_of(v_id);
 end
 $function$;
 
@@ -880,7 +864,7 @@ COMMENT ON FUNCTION "api"."call"(bytea, text, text, jsonb, jsonb, jsonb) IS 'One
 
 COMMENT ON FUNCTION "api"."stream_close"(uuid) IS 'Ends a live stream''s lease (its slot of the key''s 10).';
 
-COMMENT ON FUNCTION "api"."stream_poll"(jsonb) IS 'The live streams'' poll: per {stream, since}, the tournament''s version and, when past since, the delta since it.';
+COMMENT ON FUNCTION "api"."stream_poll"(uuid, bigint) IS 'The live stream''s poll: a tournament''s version and, when past p_since, the delta since it.';
 
 COMMENT ON FUNCTION "app"."bump_version"(uuid, uuid) IS 'Raises a tournament''s version once per transaction; returns the version this transaction writes.';
 
@@ -922,13 +906,13 @@ GRANT EXECUTE ON FUNCTION "api"."stream_close"(uuid) TO "tournament_api_owner";
 
 GRANT EXECUTE ON FUNCTION "api"."stream_close"(uuid) TO "tournament_api";
 
-REVOKE ALL ON FUNCTION "api"."stream_poll"(jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION "api"."stream_poll"(uuid, bigint) FROM PUBLIC;
 
-REVOKE ALL ON FUNCTION "api"."stream_poll"(jsonb) FROM "tournament_api_owner";
+REVOKE ALL ON FUNCTION "api"."stream_poll"(uuid, bigint) FROM "tournament_api_owner";
 
-GRANT EXECUTE ON FUNCTION "api"."stream_poll"(jsonb) TO "tournament_api_owner";
+GRANT EXECUTE ON FUNCTION "api"."stream_poll"(uuid, bigint) TO "tournament_api_owner";
 
-GRANT EXECUTE ON FUNCTION "api"."stream_poll"(jsonb) TO "tournament_api";
+GRANT EXECUTE ON FUNCTION "api"."stream_poll"(uuid, bigint) TO "tournament_api";
 
 REVOKE ALL ON FUNCTION "app"."bump_version"(uuid, uuid) FROM PUBLIC;
 
