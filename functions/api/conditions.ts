@@ -8,7 +8,7 @@ import type { Route } from "./route.ts";
  * ETags are "<version>"): null for `*`, undefined without the header. If-Match compares
  * strongly (a weak tag matches nothing); If-None-Match weakly.
  */
-function versionsOf(header: string | null, weak: boolean): number[] | null | undefined {
+export function versionsOf(header: string | null, weak: boolean): number[] | null | undefined {
   if (header === null) return undefined;
   if (header.trim() === "*") return null;
   const versions: number[] = [];

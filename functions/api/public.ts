@@ -14,6 +14,7 @@ import { ApiError } from "./errors.ts";
 import { type Conditions, type Database, type PublicOp, DatabaseUnavailable } from "./db.ts";
 import { rateLimitHeaders, success } from "./envelope.ts";
 import { sha256 } from "./sha256.ts";
+import { versionsOf } from "./conditions.ts";
 import { parse, queryVersion } from "./validation.ts";
 import {
   BracketQuery, cachedPicture, clientNotModified, pictureConditions, pictureKey, pictureKind, pictureResponse,
@@ -23,7 +24,6 @@ import type { LiveHub } from "./stream.ts";
 import { z } from "zod";
 
 export const PUBLIC_LIMIT = 300;
-
 
 /** A public request's parts: what app.ts's handler passes (its headers, the API base for links). */
 export interface PublicRequest {
@@ -113,11 +113,8 @@ export async function countStatic(p: PublicRequest): Promise<void> {
 
 /** The If-None-Match versions of a public read (weak comparison), as api.call takes them. */
 function ifNoneMatch(req: Request): Conditions | null {
-  const header = req.headers.get("if-none-match");
-  if (header === null) return null;
-  if (header.trim() === "*") return { if_none_match: null };
-  const versions = [...header.matchAll(/\s*(?:W\/)?"([1-9][0-9]{0,14})"\s*(?:,|$)/g)].map((m) => Number(m[1]));
-  return { if_none_match: versions };
+  const versions = versionsOf(req.headers.get("if-none-match"), true);
+  return versions === undefined ? null : { if_none_match: versions };
 }
 
 /** Answers a public route, or null when the path is not one. */
@@ -141,10 +138,11 @@ export async function publicRoute(p: PublicRequest): Promise<Response | null> {
     // not a slug (a malformed escape): 404 below
   }
   const kind = m![2] ?? "";
+  const picture = pictureKind(kind);
   const url = new URL(req.url);
   // Input first (it costs nothing), then the count and the tournament.
   const query = kind === "/stream" ? parse(StreamQuery, Object.fromEntries(url.searchParams), "query string")
-    : pictureKind(kind) ? parse(BracketQuery, Object.fromEntries(url.searchParams), "query string") : {};
+    : picture ? parse(BracketQuery, Object.fromEntries(url.searchParams), "query string") : {};
   if (!SLUG.test(slug)) {
     await call(p, "count", { slug: "" });
     throw new ApiError("not_found", "Tournament not found.");
@@ -157,8 +155,7 @@ export async function publicRoute(p: PublicRequest): Promise<Response | null> {
     return p.hub.publicResponse(req.method, outcome.result ?? "null", headers);
   }
 
-  const op: PublicOp = kind === "" || pictureKind(kind) ? "view" : "tournament";
-  const picture = pictureKind(kind);
+  const op: PublicOp = kind === "" || picture ? "view" : "tournament";
   const client = ifNoneMatch(req);
   // A picture this instance drew at the current version is sent again: the database is asked
   // with its version too, and answers from the version alone.

@@ -142,7 +142,6 @@ export class LiveHub {
     data: unknown): Response {
     headers.set("Content-Type", "text/event-stream");
     headers.delete("ETag"); // each event carries its version as its id
-    headers.set("Cache-Control", "no-store");
     headers.set("X-Accel-Buffering", "no"); // no proxy may hold events back
     if (method === "HEAD") {
       if (streamId !== null) this.db.streamClose(streamId).catch(() => {});
