@@ -136,8 +136,9 @@ async function fixtures(): Promise<Fixtures> {
       build(a, [core[0], disposable[3], ...teams], "Alpha Check-in Open", 4, { overrides: { check_in_opens: past }, checkIns: 1, seeds: [3] }),
       build(a, [disposable[4], ...teams], "Alpha Seeded Start", 5, { overrides: { check_in_opens: past }, seeds: [2, 1], checkIns: 4, start: true }),
       build(a, teams, "Alpha Eight", 8, { start: true }).then((t) => ({ ...t, state: "started" as const })),
-      // (matches with a game: a DELETE of the last game has something to take)
-      build(a, teams, "Alpha Games", 8, { start: true, games: 3 }).then((t) => ({ ...t, state: "started" as const })),
+      // (matches with a game: a DELETE of the last game has something to take; six of its seven, so
+      // that the DELETEs the run sends find one often enough for the route to accept some)
+      build(a, teams, "Alpha Games", 8, { start: true, games: 6 }).then((t) => ({ ...t, state: "started" as const })),
       build(a, [...inUse, ...teams], "Alpha Five", 5, { start: true }).then((t) => ({ ...t, state: "started" as const })),
       build(a, teams, "Alpha Final Played", 4, { start: true, reports: 3 }).then((t) => ({ ...t, state: "started" as const })),
       build(a, teams, "Alpha Done", 2, { start: true, reports: 1, complete: true }).then((t) => ({ ...t, state: "completed" as const })),
