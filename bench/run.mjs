@@ -54,6 +54,8 @@ const USAGE = `npm run bench [-- options]
   --writes            only the floor and the write workloads (POST /tournaments, POST registration, the
                       90/10 mix), three rounds each: to compare two versions of the code, run it against
                       each one's stack (--url, --db) and compare the ratios
+  --hot               only the floor and the hot path (GET by id, the list's page 1, POST /tournaments),
+                      three rounds each, with the function's peak RSS: for before/after comparisons
   --live              only the live figures (issue 23): a read answered 304 against a whole one (server
                       time), and 1, 100 and 1,000 open streams on one tournament: the database polls
                       per second while idle and request-to-event latency (p50, p99)
@@ -78,6 +80,7 @@ const { values: opt } = parseArgs({ options: {
   live: { type: "boolean", default: false },
   public: { type: "boolean", default: false },
   writes: { type: "boolean", default: false },
+  hot: { type: "boolean", default: false },
   "webhook-events": { type: "string", default: "3000" },
   "webhook-concurrency": { type: "string", default: "16" },
 } });
@@ -333,12 +336,19 @@ async function main() {
     log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
     return;
   }
-  if (opt.writes) {
-    const [w] = await seed.createAccounts(db, 1, 1, { prefix: `Bench ${seed.RUN} writes` });
+  if (opt.writes || opt.hot) {
+    const [w] = await seed.createAccounts(db, 1, 1, { prefix: `Bench ${seed.RUN} ${opt.hot ? "hot" : "writes"}` });
     data.teams = await seed.createTeams(db, 1024);
     await seed.createTournaments(db, [w], SMALL);
+    await db.query("vacuum (analyze) app.tournaments");
     const W = { keyAccounts: [w], tournaments: await seed.sampleTournaments(db, [w], 200) };
     for (let round = 1; round <= 3; round++) {
+      if (opt.hot) {
+        await run("get", { data: `round ${round}`, ...W });
+        await run("list", { data: `round ${round}`, ...W });
+        await run("create", { data: `round ${round}`, ...W });
+        continue;
+      }
       await run("create", { data: `round ${round}`, ...W });
       data.targets.register = await seed.createTargets(db, [w], floorRps * DURATION, `register${round}`);
       await run("register", { data: `round ${round}`, ...W });
@@ -352,7 +362,7 @@ async function main() {
     }
     console.log(`\n${table(rows)}\n`);
     const file = writeReport({ started_at: started.toISOString(), finished_at: new Date().toISOString(),
-      options: { only: "writes", duration_s: DURATION, connections: CONNECTIONS, stack: opt.url ? "running" : "throwaway" },
+      options: { only: opt.hot ? "hot" : "writes", duration_s: DURATION, connections: CONNECTIONS, stack: opt.url ? "running" : "throwaway" },
       git: gitState(ROOT), machine: machine(), workloads: rows });
     log(`written ${path.relative(ROOT, file)}`);
     return;

@@ -1,8 +1,12 @@
 // The bench's verdicts and its printed tables: every figure as a ratio to the floor measured in
 // the same run, with its target beside it and MET / NOT MET.
 
-/** Issue 11's targets. Throughput: the workload's req/s ÷ the floor's req/s, at least this. */
-export const RATIO_TARGETS = { get: 0.4, list: 0.25, create: 0.2 };
+/**
+ * Throughput: the workload's req/s ÷ the floor's req/s, at least this. Issue 25 set them from a
+ * measured ceiling (issue 11 had asked 0.4, 0.25 and 0.2): with every accepted request writing
+ * its exact, shared count, the SQL alone of a lean GET runs near 0.27× of `select 1`.
+ */
+export const RATIO_TARGETS = { get: 0.3, list: 0.2, create: 0.15 };
 export const MAX_ROUND_TRIPS = 1; // per request, from pg_stat_statements
 const ROUND_TRIP_SLACK = 0.01; // a request counted as sent whose statement had not run yet, and the like
 export const MAX_RSS_MB = 150;

@@ -111,22 +111,28 @@ comment on function app.new_api_key() is
   'A new key: tmk_, 32 random bytes in base62 (43 chars), then a 6-char base62 CRC32 checksum of what precedes it.';
 
 -- Security definer (owned by the migration role, which owns api_keys): the operations run as
--- tournament_api_owner, which cannot read api_keys at all.
+-- tournament_api_owner, which cannot read api_keys at all. With the key, in the same read, what
+-- api.call checks next: the account's API access and the key's rate-limit ring (its oldest slot).
+-- No account is bound yet, so that read could not go through row-level security in api.call.
 create function app.find_api_key(p_key_hash bytea,
-                                 out id uuid, out account_id uuid, out scopes text[], out last_used_at timestamptz)
+                                 out id uuid, out account_id uuid, out scopes text[], out last_used_at timestamptz,
+                                 out enabled boolean, out oldest timestamptz, out now timestamptz)
 language plpgsql stable security definer
 set search_path = ''
 as $$
 begin
-  select k.id, k.account_id, k.scopes::text[], k.last_used_at
-    into find_api_key.id, find_api_key.account_id, find_api_key.scopes, find_api_key.last_used_at
+  select k.id, k.account_id, k.scopes::text[], k.last_used_at, a.api_access_enabled, r.slots[r.next_slot], clock_timestamp()
+    into find_api_key.id, find_api_key.account_id, find_api_key.scopes, find_api_key.last_used_at,
+         find_api_key.enabled, find_api_key.oldest, find_api_key.now
     from app.api_keys k
+    join app.accounts a on a.id = k.account_id
+    left join app.rate_limits r on r.api_key_id = k.id
    where k.key_hash = p_key_hash and k.revoked_at is null
      and (k.expires_at is null or k.expires_at > clock_timestamp());
 end
 $$;
 comment on function app.find_api_key(bytea) is
-  'The usable (not revoked, not expired) key with this SHA-256, or nulls; for api.call.';
+  'The usable (not revoked, not expired) key with this SHA-256, its account''s API access and the oldest time in its rate-limit ring (as of this snapshot), or nulls; for api.call.';
 
 -- Records a key's use, to the minute: at most one write per key per minute.
 create function app.touch_api_key(p_api_key_id uuid) returns void

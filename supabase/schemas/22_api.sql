@@ -115,7 +115,6 @@ declare
   v_writes boolean;      -- whether the operation writes (then its commit waits for the WAL flush)
   v_op record;
   v_key record;
-  v_state record;
   v_count record;
   v_sqlstate text;
   v_message text;
@@ -123,8 +122,7 @@ declare
   v_detail text;
   v_arg text;            -- the argument naming the operation's tournament (null: not about one)
 begin
-  perform set_config('app.account_id', '', true);
-  perform set_config('synchronous_commit', 'off', true);
+  perform set_config('app.account_id', '', true), set_config('synchronous_commit', 'off', true);
 
   -- The operation's scope and write flag. 'none' checks the key, counts the request and runs
   -- nothing (the function found the input invalid; p_scope is the route's scope, so a 403 still
@@ -140,26 +138,22 @@ begin
   end if;
 
   -- 1. The key (401): one message for unknown, revoked and expired.
-  select f.id, f.account_id, f.scopes, f.last_used_at into v_key from app.find_api_key(p_key_hash) f;
+  select f.id, f.account_id, f.scopes, f.last_used_at, f.enabled, f.oldest, f.now
+    into v_key from app.find_api_key(p_key_hash) f;
   if v_key.id is null then
     auth := json_build_object('error', 'unauthorized');
     return;
   end if;
   perform set_config('app.account_id', v_key.account_id::text, true);
 
-  -- 2. The account (403), and the rate limit as of this snapshot (429 without a lock).
-  select a.api_access_enabled as enabled, r.slots[r.next_slot] as oldest, clock_timestamp() as now
-    into v_state
-    from app.accounts a
-    left join app.rate_limits r on r.api_key_id = v_key.id
-   where a.id = v_key.account_id;
-  if not coalesce(v_state.enabled, false) then
+  -- 2. The account (403), and the rate limit as of the key's read (429 without a lock).
+  if not coalesce(v_key.enabled, false) then
     auth := json_build_object('error', 'api_access_disabled', 'key_id', v_key.id);
     return;
   end if;
-  if v_state.oldest > v_state.now - interval '60 seconds' then
+  if v_key.oldest > v_key.now - interval '60 seconds' then
     auth := json_build_object('error', 'rate_limited', 'key_id', v_key.id, 'limit', c_limit, 'remaining', 0,
-      'reset', greatest(1, ceil(extract(epoch from v_state.oldest + interval '60 seconds' - v_state.now)))::int,
+      'reset', greatest(1, ceil(extract(epoch from v_key.oldest + interval '60 seconds' - v_key.now)))::int,
       'window', 60);
     return;
   end if;
@@ -186,7 +180,9 @@ begin
       result := case when json_typeof(replay -> 'result') <> 'null' then replay -> 'result' end;
       error := case when json_typeof(replay -> 'error') <> 'null' then replay -> 'error' end;
     elsif error is null then
-      if not v_writes and v_arg is not null then
+      -- A read's version first, for If-None-Match; GET /tournaments/{id} without one takes it
+      -- from the document it answers (one read of the tournament, not two).
+      if not v_writes and v_arg is not null and (p_op <> 'tournaments.get' or p_conditions ? 'if_none_match') then
         version := app.current_version(p_op, p_args, v_arg);
         not_modified := version is not null and p_conditions ? 'if_none_match'
           and (jsonb_typeof(p_conditions -> 'if_none_match') = 'null'
@@ -200,6 +196,9 @@ begin
           perform app.check_if_match(p_op, p_args, v_arg, p_conditions -> 'if_match');
         end if;
         result := (app.operation(p_op, p_args, v_key.id, true)).result;
+        if p_op = 'tournaments.get' then
+          version := (result ->> 'version')::bigint;
+        end if;
         if v_writes and v_arg is not null and pg_input_is_valid(p_args ->> v_arg, 'uuid') then
           version := app.version_of((p_args ->> v_arg)::uuid); -- the ETag the write leaves
         end if;
