@@ -126,6 +126,57 @@ describe("the live stream", () => {
     }
   });
 
+  it("never answers whole results older than the tournament, whichever instance made the change (each instance keeps the last results it read)", async () => {
+    const teams = await createTeams(8, "Kept");
+    const { t, call, id } = await startedTournament({ format: "double_elimination" }, teams);
+    const other = await tenant();
+    const read = async (base: string, path = `/tournaments/${id}/results`, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${t.key}`, ...headers } });
+      return { status: res.status, etag: res.headers.get("etag"), body: res.status === 200 ? await res.json() : null };
+    };
+    const score = (r: { body: { data: { matches: Match[] } } | null }, matchId: string) =>
+      r.body!.data.matches.find((m) => m.id === matchId)!.team1_score;
+    const first = await read(apiUrl());
+    expect(first.status).toBe(200);
+    // Read again: the same document and ETag (now from what the instance kept).
+    const again = await read(apiUrl());
+    expect([again.status, again.etag]).toEqual([200, first.etag]);
+    expect(again.body.data).toEqual(first.body.data);
+    const ready = (first.body.data.matches as Match[]).filter((m) => m.status === "ready");
+    // A change through the other instance, then one in SQL (as another writer would): each is seen.
+    for (const [i, change] of [
+      async (m: Match) => expect((await fetch(`${secondUrl}/tournaments/${id}/matches/${m.id}`, {
+        method: "PATCH", headers: { authorization: `Bearer ${t.key}`, "content-type": "application/json" },
+        body: JSON.stringify({ team1_score: 5, team2_score: 1 }) })).status).toBe(200),
+      async (m: Match) => sql(`with bound as (select set_config('app.account_id', $1, true))
+                               select app.report_match(jsonb_build_object('tournament_id', $2::uuid, 'match_id', $3::uuid,
+                                        'body', jsonb_build_object('team1_score', 6, 'team2_score', 1))) from bound`,
+                              [t.accountId, id, m.id]),
+    ].entries()) {
+      const before = await read(apiUrl());
+      await change(ready[i]);
+      const after = await read(apiUrl());
+      expect(Number(JSON.parse(after.etag!))).toBeGreaterThan(Number(JSON.parse(before.etag!)));
+      expect(score(after, ready[i].id)).toBe(5 + i);
+      expect(after.body.data.tournament.version).toBe(Number(JSON.parse(after.etag!)));
+      // The delta since the version before is not the whole results kept.
+      const delta = await read(apiUrl(), `/tournaments/${id}/results?since=${JSON.parse(before.etag!)}`);
+      expect(delta.body.data.matches.map((m: Match) => m.id)).toContain(ready[i].id);
+      expect(delta.body.data.matches.length).toBeLessThan(after.body.data.matches.length);
+    }
+    // Each stage's results are kept apart; a stage that does not exist is still a 400.
+    expect((await read(apiUrl(), `/tournaments/${id}/results?stage=1`)).body.data.matches.length)
+      .toBe((await read(apiUrl())).body.data.matches.length);
+    expectError(await call("GET", `/tournaments/${id}/results?stage=2`), 400, "validation_error", ["stage"]);
+    // Conditional reads still answer from the version: 304 for the current one, the body for an old one.
+    const now = await read(apiUrl());
+    expect((await read(apiUrl(), `/tournaments/${id}/results`, { "if-none-match": now.etag! })).status).toBe(304);
+    expect((await read(apiUrl(), `/tournaments/${id}/results`, { "if-none-match": first.etag! })).body.data)
+      .toEqual(now.body.data);
+    // Another account's key never gets what an instance kept: 404.
+    expectError(await other.request("GET", `/tournaments/${id}/results`), 404, "not_found");
+  });
+
   it("misses nothing across the server's end of the stream: EventSource reconnects with Last-Event-ID", async () => {
     const teams = await createTeams(64, "Reconnect");
     const { t, call, id } = await startedTournament({}, teams);

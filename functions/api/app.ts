@@ -13,7 +13,8 @@ import { openApiDocument } from "./openapi.ts";
 import { assetType, docsPage, readAsset } from "./docs.ts";
 import { webhookPolicy } from "./resources/webhooks.ts";
 import {
-  type BracketQuery, cachedPicture, clientNotModified, pictureConditions, pictureKey, pictureResponse,
+  type BracketQuery, cachedPicture, clientNotModified, keepResults, pictureConditions, pictureKey, pictureResponse,
+  resultsKey,
 } from "./pictures.ts";
 import { countStatic, publicRoute, publicRouteOf, type PublicRequest } from "./public.ts";
 import { decryptSecret, encryptSecret, formatSecret, fromBase64, newSecret } from "../_shared/webhook-secrets.ts";
@@ -265,14 +266,19 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps, hub: LiveHu
     inputError = err;
   }
 
-  // A picture this instance drew at the tournament's current version is sent again: the
-  // database is asked with its version too (after the key's checks, from the version alone).
+  // A picture this instance drew, or whole results it read, at the tournament's current version
+  // is sent again: the database is asked with its version too (after the key's checks, from the
+  // version alone).
   const client = conditionsOf(req, route);
+  const query = (input?.query ?? {}) as Record<string, unknown>;
   const pictureId = route.picture && input ? pictureKey(`keyed:${String(input.tournament_id)}`, route.picture,
-    (input.query ?? {}) as BracketQuery) : null;
-  const cached = pictureId ? cachedPicture(pictureId) : undefined;
+    query as BracketQuery) : null;
+  const resultsId = route.op === "results.get" && input && query.since === undefined
+    ? resultsKey(`keyed:${String(input.tournament_id)}`, query.stage) : null;
+  const cacheId = pictureId ?? resultsId;
+  const cached = cacheId ? cachedPicture(cacheId) : undefined;
   const outcome = await deps.db.call(hashKey(key), route.scope, inputError ? null : route.op, input,
-    idempotency, pictureId ? pictureConditions(client, cached) : client);
+    idempotency, cacheId ? pictureConditions(client, cached) : client);
   ctx.keyId = outcome.auth.key_id ?? null;
   rateLimitHeaders(outcome.auth, ctx.headers);
   const denied = authError(outcome.auth, route.scope);
@@ -287,7 +293,7 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps, hub: LiveHu
   }
   if (outcome.error) throw operationError(outcome.error);
   if (outcome.version !== null) ctx.headers.set("ETag", `"${outcome.version}"`);
-  if (outcome.notModified && (!pictureId || clientNotModified(client, outcome.version))) {
+  if (outcome.notModified && (!cacheId || clientNotModified(client, outcome.version))) {
     ctx.headers.delete("Content-Type");
     return new Response(null, { status: 304, headers: ctx.headers });
   }
@@ -300,6 +306,11 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps, hub: LiveHu
 
   if (outcome.auth.webhooks) deps.webhooks?.nudge?.();
   let result = outcome.result ?? "null";
+  if (resultsId && outcome.version !== null) {
+    if (outcome.notModified && cached?.version === outcome.version) result = cached.drawn.body as string;
+    else if (outcome.notModified) throw new Error(`results ${resultsId} at version ${outcome.version} are not the ones kept`);
+    else keepResults(resultsId, outcome.version, result);
+  }
   if (route.newSecret) result = await revealSecret(result, deps);
   if (route.withRateLimit && result.endsWith("}")) {
     // The key's state after this request was counted (api.call counts after the operation).

@@ -143,6 +143,21 @@ export async function pictureResponse(kind: "svg" | "png", key: string, version:
   return new Response(drawn.body as BodyInit, { status: 200, headers });
 }
 
+/**
+ * The whole results of a tournament (GET .../results without ?since=, by ?stage=) are kept by
+ * the same rule: the database answers from the version alone (304 to the instance) while the
+ * tournament is still at the version kept, and the JSON it built last is sent again. A
+ * 1,024-team best-of-three double elimination's is 2 MB, which Postgres takes ~100 ms to build.
+ */
+export function resultsKey(owner: string, stage: unknown): string {
+  return `${owner}|results|${stage === undefined || stage === null ? "" : String(stage)}`;
+}
+
+/** Keeps the results' JSON built at `version` (see resultsKey). */
+export function keepResults(key: string, version: number, json: string): void {
+  remember(key, version, { body: json, clipped: null });
+}
+
 /** The If-None-Match to send with a picture's request: the client's versions and the cached picture's. */
 export function pictureConditions(client: Conditions | null, cached: CachedPicture): Conditions | null {
   if (!cached || client?.if_none_match === null) return client; // none cached, or `*`: any version is a 304
