@@ -67,8 +67,9 @@ export function judge({ rows, results1024, idleRss, scale, neighbour, cursor }) 
     add(`results of a 1024-team bracket < ${MAX_RESULTS_MS} ms on the server`, `not measured: ${results1024.error}`, null);
   } else if (results1024) {
     const r = results1024;
-    add(`results of a 1024-team bracket < ${MAX_RESULTS_MS} ms on the server (pg_stat_statements, mean of ${r.runs} warm)`,
-      `${r.warm_mean_ms.toFixed(1)} ms (cold ${r.cold_ms.toFixed(1)}, min ${r.warm_min_ms.toFixed(1)}, max ` +
+    add(`results of a 1024-team bracket < ${MAX_RESULTS_MS} ms on the server (pg_stat_statements, mean of ${r.runs} reads at one ` +
+      "version: the JSON the instance kept, Postgres checking the version; the first read built by Postgres)",
+      `${r.warm_mean_ms.toFixed(1)} ms (first read ${r.cold_ms.toFixed(1)}, min ${r.warm_min_ms.toFixed(1)}, max ` +
       `${r.warm_max_ms.toFixed(1)}; ${(r.response_bytes / 1024).toFixed(0)} KiB of JSON)`, r.warm_mean_ms < MAX_RESULTS_MS);
   }
   return targets;
