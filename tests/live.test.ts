@@ -164,6 +164,14 @@ describe("the live stream", () => {
       expect(delta.body.data.matches.map((m: Match) => m.id)).toContain(ready[i].id);
       expect(delta.body.data.matches.length).toBeLessThan(after.body.data.matches.length);
     }
+    // An operator renames a registered team in SQL: the tournament's version goes up (standings
+    // show team names), so no instance keeps what it read under the old version.
+    const before = await read(apiUrl());
+    await sql("update app.teams set name = $2 where id = $1", [teams[0], `Renamed ${teams[0].slice(0, 8)}`]);
+    const renamed = await read(apiUrl());
+    expect(Number(JSON.parse(renamed.etag!))).toBeGreaterThan(Number(JSON.parse(before.etag!)));
+    expect(renamed.body.data.tournament.version).toBe(Number(JSON.parse(renamed.etag!)));
+    expect((await read(secondUrl)).body.data).toEqual(renamed.body.data);
     // Each stage's results are kept apart; a stage that does not exist is still a 400.
     expect((await read(apiUrl(), `/tournaments/${id}/results?stage=1`)).body.data.matches.length)
       .toBe((await read(apiUrl())).body.data.matches.length);

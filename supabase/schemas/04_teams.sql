@@ -205,11 +205,9 @@ begin
   perform app.check_input(p_args, '{"team_id": "uuid"}');
   v_team := app.own_team((p_args ->> 'team_id')::uuid);
   select * into v_f from app.team_fields(coalesce(p_args -> 'body', '{}'), v_team);
+  -- Its tournaments show it: their versions go up (the trigger teams_version, 20_live.sql).
   update app.teams t set name = v_f.name, tag = v_f.tag, logo_url = v_f.logo_url
    where t.id = v_team.id and (t.name, t.tag, t.logo_url) is distinct from (v_f.name, v_f.tag, v_f.logo_url);
-  if found then
-    perform app.team_changed(v_team.id); -- its tournaments show it: their versions go up (20_live.sql)
-  end if;
   return (select d.doc from app.team_documents d where d.id = v_team.id);
 end
 $$;

@@ -171,6 +171,23 @@ create trigger stages_version after insert or delete on app.stages
 create trigger stages_version_update after update on app.stages
   for each row when (old.* is distinct from new.*) execute function app.child_version();
 
+-- A team renamed, retagged or given another logo raises the version of every tournament it is
+-- registered in (they show it), whoever changes it: PATCH /teams/{id} or an operator in SQL.
+create function app.team_version() returns trigger
+language plpgsql volatile
+set search_path = ''
+as $$
+begin
+  perform app.team_changed(new.id);
+  return null;
+end
+$$;
+
+create trigger teams_version after update of name, tag, logo_url on app.teams
+  for each row when (old.name is distinct from new.name or old.tag is distinct from new.tag
+                     or old.logo_url is distinct from new.logo_url)
+  execute function app.team_version();
+
 -- ============================================================================
 -- policies
 -- ============================================================================
@@ -451,6 +468,7 @@ grant execute on function app.child_version() to tournament_api_owner;
 grant execute on function app.current_version(text, jsonb, text) to tournament_api_owner;
 grant execute on function app.check_if_match(text, jsonb, text, jsonb) to tournament_api_owner;
 grant execute on function app.team_changed(uuid) to tournament_api_owner;
+grant execute on function app.team_version() to tournament_api_owner;
 grant execute on function app.take_stream_lease(uuid, uuid, uuid, int, int, int) to tournament_api_owner;
 grant execute on function app.stream_lease(uuid) to tournament_api_owner;
 grant execute on function app.end_stream_lease(uuid) to tournament_api_owner;

@@ -195,7 +195,14 @@ begin
            and jsonb_typeof(p_conditions -> 'if_match') = 'array' then
           perform app.check_if_match(p_op, p_args, v_arg, p_conditions -> 'if_match');
         end if;
-        result := (app.operation(p_op, p_args, v_key.id, true)).result;
+        if p_op = 'results.get' and pg_input_is_valid(p_args ->> 'tournament_id', 'uuid') then
+          -- The body and its ETag from one statement, so one snapshot: a write committed since
+          -- the version was read above shows in both (the function keeps results by it).
+          select app.tournament_results(p_args), app.version_of((p_args ->> 'tournament_id')::uuid)
+            into result, version;
+        else
+          result := (app.operation(p_op, p_args, v_key.id, true)).result;
+        end if;
         if p_op = 'tournaments.get' then
           version := (result ->> 'version')::bigint;
         end if;
