@@ -92,7 +92,10 @@ export type CachedPicture = { version: number; drawn: Drawn } | undefined;
 
 export function cachedPicture(key: string): CachedPicture {
   const hit = cache.get(key);
-  return hit && { version: hit.version, drawn: hit.drawn };
+  if (!hit) return undefined;
+  cache.delete(key); // the most recently used goes last: the first out is the least recently used
+  cache.set(key, hit);
+  return { version: hit.version, drawn: hit.drawn };
 }
 
 function remember(key: string, version: number, drawn: Drawn): void {
