@@ -89,7 +89,7 @@ export function markdown(head, lines, leftColumns) {
  */
 export function table(rows) {
   const head = ["workload", "data", "req/s", "floor req/s", "× floor", "target", "", "p50 ms", "p99 ms", "errors",
-    "round trips/req", "db ms/req", "WAL B/req", "CPU % fn/pg/load/other", "RSS MB"];
+    "round trips/req", "db ms/req", "WAL B/req", "pg CPU ms/req", "CPU % fn/pg/load/other", "RSS MB"];
   const lines = rows.map((r) => {
     const min = r.workload === "floor" ? null : ratioTarget(r);
     const pct = (s) => fixed(s === null || s === undefined ? null : Math.max(0, (100 * s) / r.duration_s));
@@ -100,6 +100,7 @@ export function table(rows) {
       r.workload === "hammer" ? `${r.errors} (+${r.rate_limited} 429)` : String(r.errors),
       fixed(r.round_trips_per_request, 2),
       fixed(r.db_ms_per_request, 2), fixed(r.wal_bytes_per_request),
+      fixed(r.pg_cpu_s === null || r.pg_cpu_s === undefined || !r.completed ? null : (1000 * r.pg_cpu_s) / r.completed, 2),
       [r.fn_cpu_s, r.pg_cpu_s, r.load_cpu_s, r.other_cpu_s].map(pct).join("/"), fixed(r.fn_rss_peak_mb),
     ];
   });
