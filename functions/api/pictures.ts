@@ -73,9 +73,9 @@ async function drawPicture(kind: "svg" | "png", view: string, query: BracketQuer
  * what they are of (the tournament, the kind and the query), each with the version it shows: a
  * request for a picture asks the database whether the tournament is still at that version
  * (If-None-Match, answered from the version alone), and if so the bytes are sent again without
- * building the view or drawing. Bounded (entries and bytes),
- * least recently used first out; concurrent requests for one picture share one drawing. Only a
- * cache: the version always comes from Postgres, so no instance serves a stale picture.
+ * building the view or drawing. Bounded (entries and bytes), least recently used first out;
+ * concurrent requests for one picture share one drawing. Only a cache: the version always comes
+ * from Postgres, so no instance serves a stale picture.
  */
 const MAX_CACHED = 32;
 const MAX_CACHED_BYTES = 24 * 1024 * 1024;
