@@ -185,6 +185,49 @@ describe("the live stream", () => {
     expectError(await other.request("GET", `/tournaments/${id}/results`), 404, "not_found");
   });
 
+  it("answers results whose ETag is the version of their body while writes commit, on both instances, never going back", async () => {
+    const teams = await createTeams(16, "Racing");
+    const { t, id } = await startedTournament({ format: "double_elimination" }, teams);
+    const reporter = await t.newKey();
+    let writing = true;
+    // Writes: every ready match reported, pass after pass, through both instances.
+    const writer = (async () => {
+      for (let pass = 0; pass < 4 && writing; pass++) {
+        const ready = ((await (await fetch(`${apiUrl()}/tournaments/${id}/results`, { headers: { authorization: `Bearer ${t.key}` } }))
+          .json()).data.matches as Match[]).filter((m) => m.status === "ready");
+        for (const [i, m] of ready.entries()) {
+          const base = i % 2 ? secondUrl : apiUrl();
+          const res = await fetch(`${base}/tournaments/${id}/matches/${m.id}`, {
+            method: "PATCH", headers: { authorization: `Bearer ${reporter.key}`, "content-type": "application/json" },
+            body: JSON.stringify({ team1_score: 2, team2_score: 1 }) });
+          expect(res.status).toBe(200);
+        }
+      }
+      writing = false;
+    })();
+    // Readers, each on its own key, alternating the instances, whole results and one stage's.
+    const readers = await Promise.all([0, 1, 2].map(async (r) => {
+      const { key } = await t.newKey();
+      const seen: number[] = [];
+      while (writing || seen.length < 5) {
+        const base = (seen.length + r) % 2 ? secondUrl : apiUrl();
+        const path = r === 2 ? `/tournaments/${id}/results?stage=1` : `/tournaments/${id}/results`;
+        const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } });
+        expect(res.status).toBe(200);
+        const body = await res.json();
+        const etag = Number(JSON.parse(res.headers.get("etag")!));
+        expect(body.data.tournament.version, `reader ${r}: the ETag is the body's version`).toBe(etag);
+        if (seen.length) expect(etag, `reader ${r}: a later read is not older`).toBeGreaterThanOrEqual(seen.at(-1)!);
+        seen.push(etag);
+        if (seen.length > 80) break; // the key's budget (100 a minute)
+      }
+      return seen;
+    }));
+    await writer;
+    // The writes moved the version while the readers read, and every reader saw it move.
+    for (const seen of readers) expect(seen.at(-1)!, JSON.stringify(seen)).toBeGreaterThan(seen[0]);
+  });
+
   it("misses nothing across the server's end of the stream: EventSource reconnects with Last-Event-ID", async () => {
     const teams = await createTeams(64, "Reconnect");
     const { t, call, id } = await startedTournament({}, teams);
