@@ -239,7 +239,8 @@ let functionPool: pg.Pool | undefined;
  * (which binds nothing: only api.call binds the account).
  */
 export async function asFunctionRole<T>(accountId: string | null, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  functionPool ??= new pg.Pool({ connectionString: inject("functionDbUrl"), max: 2 });
+  // (An idle connection the server ends is dropped, as the admin pool's.)
+  functionPool ??= new pg.Pool({ connectionString: inject("functionDbUrl"), max: 2 }).on("error", () => {});
   const client = await functionPool.connect();
   try {
     await client.query("begin");

@@ -46,7 +46,10 @@ export async function startUpgradeCluster(name: string): Promise<UpgradeCluster>
   const db = await startPostgres({ dataDir: path.join(dir, "pg", "data"), port: await freePort(), persistent: false });
   watchdog.watch("INT", db.pid);
   await prepareDatabase(db, { migrations: false });
-  let pool: pg.Pool | undefined = new pg.Pool({ connectionString: db.url, max: 3 });
+  // An idle client's connection ended by the server (57P01, as the cluster stops or the CLI's
+  // push ends sessions) is not a test failure: the pool drops it and connects again if asked.
+  const newPool = () => new pg.Pool({ connectionString: db.url, max: 3 }).on("error", () => {});
+  let pool: pg.Pool | undefined = newPool();
 
   const work = path.join(dir, "work");
   fs.cpSync(path.join(ROOT, "supabase"), path.join(work, "supabase"), { recursive: true });
@@ -93,7 +96,7 @@ export async function startUpgradeCluster(name: string): Promise<UpgradeCluster>
     },
     async reconnect() {
       await pool?.end();
-      pool = new pg.Pool({ connectionString: db.url, max: 3 });
+      pool = newPool();
     },
     async stop() {
       await pool?.end().catch(() => {});
