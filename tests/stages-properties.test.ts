@@ -86,6 +86,14 @@ interface StageDef {
 
 const FORMATS: Format[] = ["single_elimination", "double_elimination", "round_robin", "swiss"];
 
+// One seed for every run, so that CI answers the same events each time; STAGES_PROPS_SEED=<n>
+// explores others (STAGES_PROPS_SEED=random: a new one each run, printed to replay it). A random
+// run found a draw the separation search misses (2026-11-24: 11 groups, 4 per group and the 3
+// best fifths into a 64-slot double elimination; see the issue 25 closing note).
+const SEED = process.env.STAGES_PROPS_SEED === "random" ? Math.floor(Math.random() * 2 ** 31)
+  : Number(process.env.STAGES_PROPS_SEED ?? 20_261_124);
+console.log(`stages-properties: fast-check seed ${SEED} (STAGES_PROPS_SEED=<n> or =random for others)`);
+
 /** Options for a stage of `format` with `k` teams, from a random number: always playable. */
 function optionsFor(format: Format, k: number, r: number): Record<string, unknown> {
   switch (format) {
@@ -416,7 +424,7 @@ describe("stages: properties", () => {
     seen = fresh();
     seen.broken = [];
     await fc.assert(fc.asyncProperty(eventArb, (e) => playEvent(t, call, e)), {
-      numRuns: 50,
+      numRuns: 50, seed: SEED,
       examples: [
         // 16 groups of 3 into a double elimination; a third stage after a single elimination (a tie at the cut).
         [{ groups: 16, size: 3, extra: 0, perGroup: 2, bestNext: 0, next: "double_elimination", nextOption: 0, third: null, seed: 1 }],
@@ -445,7 +453,7 @@ describe("stages: properties", () => {
       eventArb.map((e) => ({ ...e, groups: Math.max(2, e.groups), next: e.seed % 2 === 0 ? "single_elimination" as const : "double_elimination" as const })),
       (e) => playEvent(t, call, e, { playLast: false })),
     // Shrinking replays whole events: bounded so that a failure reports within the file's budget.
-    { numRuns: 25, interruptAfterTimeLimit: 20_000, markInterruptAsFailure: false });
+    { numRuns: 25, seed: SEED, interruptAfterTimeLimit: 20_000, markInterruptAsFailure: false });
     expect(seen.separated).toBeGreaterThanOrEqual(10);
   }, 120_000);
 });
