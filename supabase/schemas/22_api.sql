@@ -94,9 +94,10 @@ comment on function app.operation(text, jsonb, uuid, boolean) is
 --   and leaving one costs ~1.5 µs (200,000 in 0.31 s more than plain PERFORM), under 0.5% of
 --   a GET's time in Postgres.
 -- - Conditional requests (contract section 14; p_conditions {if_match, if_none_match}, each a
---   list of versions, or null: `*`): a read of a tournament or what hangs off it reads the
---   version first (version, the ETag) and with If-None-Match naming it answers not_modified
---   without running the operation; a write with If-Match compares under the tournament's row
+--   list of versions, or null: `*`): a read of a tournament or what hangs off it with
+--   If-None-Match reads the version first and, when it is named, answers not_modified without
+--   running the operation; otherwise the read and its version (the ETag) come from one
+--   statement, one snapshot. A write with If-Match compares under the tournament's row
 --   lock inside the operation's subtransaction (412 precondition_failed, nothing changed), and
 --   answers the version it leaves.
 -- - Reads commit without waiting for the WAL flush (synchronous_commit off, transaction-local):
@@ -180,9 +181,8 @@ begin
       result := case when json_typeof(replay -> 'result') <> 'null' then replay -> 'result' end;
       error := case when json_typeof(replay -> 'error') <> 'null' then replay -> 'error' end;
     elsif error is null then
-      -- A read's version first, for If-None-Match; GET /tournaments/{id} without one takes it
-      -- from the document it answers (one read of the tournament, not two).
-      if not v_writes and v_arg is not null and (p_op <> 'tournaments.get' or p_conditions ? 'if_none_match') then
+      -- With If-None-Match, a read's version first: 304 without running the operation.
+      if not v_writes and v_arg is not null and p_conditions ? 'if_none_match' then
         version := app.current_version(p_op, p_args, v_arg);
         not_modified := version is not null and p_conditions ? 'if_none_match'
           and (jsonb_typeof(p_conditions -> 'if_none_match') = 'null'
@@ -195,19 +195,16 @@ begin
            and jsonb_typeof(p_conditions -> 'if_match') = 'array' then
           perform app.check_if_match(p_op, p_args, v_arg, p_conditions -> 'if_match');
         end if;
-        if p_op = 'results.get' and pg_input_is_valid(p_args ->> 'tournament_id', 'uuid') then
-          -- The body and its ETag from one statement, so one snapshot: a write committed since
-          -- the version was read above shows in both (the function keeps results by it).
-          select app.tournament_results(p_args), app.version_of((p_args ->> 'tournament_id')::uuid)
+        if not v_writes and v_arg is not null and pg_input_is_valid(p_args ->> v_arg, 'uuid') then
+          -- A read and its version (the ETag) from one statement, so one snapshot: a write
+          -- committed meanwhile shows in both (the function keeps whole results by it).
+          select (app.operation(p_op, p_args, v_key.id, true)).result, app.version_of((p_args ->> v_arg)::uuid)
             into result, version;
         else
           result := (app.operation(p_op, p_args, v_key.id, true)).result;
-        end if;
-        if p_op = 'tournaments.get' then
-          version := (result ->> 'version')::bigint;
-        end if;
-        if v_writes and v_arg is not null and pg_input_is_valid(p_args ->> v_arg, 'uuid') then
-          version := app.version_of((p_args ->> v_arg)::uuid); -- the ETag the write leaves
+          if v_writes and v_arg is not null and pg_input_is_valid(p_args ->> v_arg, 'uuid') then
+            version := app.version_of((p_args ->> v_arg)::uuid); -- the ETag the write leaves
+          end if;
         end if;
       exception when others then
         get stacked diagnostics v_sqlstate = returned_sqlstate, v_message = message_text,

@@ -4,9 +4,9 @@
 --   quarter of its time in Postgres). The view that calls it is dropped and made again.
 -- - app.find_api_key also answers the account's API access and the oldest slot of the key's
 --   rate-limit ring, so api.call reads them in the key's one read rather than a second query.
--- - api.call: one set_config statement for both settings; GET /tournaments/{id} without
---   If-None-Match takes its version (the ETag) from the document it answers; the results and
---   their version are read in one statement (one snapshot: the ETag is the body's version).
+-- - api.call: one set_config statement for both settings; a read of a tournament or what hangs
+--   off it runs current_version first only with If-None-Match, and otherwise reads its answer
+--   and its version (the ETag) in one statement (one snapshot: the ETag is the body's version).
 -- - A team renamed, retagged or given another logo raises the version of every tournament it is
 --   registered in by a trigger on app.teams (app.team_version), so an operator's UPDATE in SQL
 --   does too, not only PATCH /teams/{id} (app.update_team no longer calls app.team_changed
@@ -112,9 +112,8 @@ begin
       result := case when json_typeof(replay -> 'result') <> 'null' then replay -> 'result' end;
       error := case when json_typeof(replay -> 'error') <> 'null' then replay -> 'error' end;
     elsif error is null then
-      -- A read's version first, for If-None-Match; GET /tournaments/{id} without one takes it
-      -- from the document it answers (one read of the tournament, not two).
-      if not v_writes and v_arg is not null and (p_op <> 'tournaments.get' or p_conditions ? 'if_none_match') then
+      -- With If-None-Match, a read's version first: 304 without running the operation.
+      if not v_writes and v_arg is not null and p_conditions ? 'if_none_match' then
         version := app.current_version(p_op, p_args, v_arg);
         not_modified := version is not null and p_conditions ? 'if_none_match'
           and (jsonb_typeof(p_conditions -> 'if_none_match') = 'null'
@@ -127,19 +126,16 @@ begin
            and jsonb_typeof(p_conditions -> 'if_match') = 'array' then
           perform app.check_if_match(p_op, p_args, v_arg, p_conditions -> 'if_match');
         end if;
-        if p_op = 'results.get' and pg_input_is_valid(p_args ->> 'tournament_id', 'uuid') then
-          -- The body and its ETag from one statement, so one snapshot: a write committed since
-          -- the version was read above shows in both (the function keeps results by it).
-          select app.tournament_results(p_args), app.version_of((p_args ->> 'tournament_id')::uuid)
+        if not v_writes and v_arg is not null and pg_input_is_valid(p_args ->> v_arg, 'uuid') then
+          -- A read and its version (the ETag) from one statement, so one snapshot: a write
+          -- committed meanwhile shows in both (the function keeps whole results by it).
+          select (app.operation(p_op, p_args, v_key.id, true)).result, app.version_of((p_args ->> v_arg)::uuid)
             into result, version;
         else
           result := (app.operation(p_op, p_args, v_key.id, true)).result;
-        end if;
-        if p_op = 'tournaments.get' then
-          version := (result ->> 'version')::bigint;
-        end if;
-        if v_writes and v_arg is not null and pg_input_is_valid(p_args ->> v_arg, 'uuid') then
-          version := app.version_of((p_args ->> v_arg)::uuid); -- the ETag the write leaves
+          if v_writes and v_arg is not null and pg_input_is_valid(p_args ->> v_arg, 'uuid') then
+            version := app.version_of((p_args ->> v_arg)::uuid); -- the ETag the write leaves
+          end if;
         end if;
       exception when others then
         get stacked diagnostics v_sqlstate = returned_sqlstate, v_message = message_text,
