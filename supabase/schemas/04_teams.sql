@@ -1,10 +1,13 @@
 -- Teams: operator-made (platform) teams and the teams an account makes through the API, which
 -- it alone may change or delete (teams.account_id); any account may read and register any team
 -- (registering is 07_registrations.sql).
--- Locks, always in this order: tournament rows (no key update), then the team row. Registering
--- takes the tournament, then the team (for key share, app.share_team); deleting a team takes the
--- tournaments it is registered in, then the team (for update, app.remove_team). So a
--- registration racing a team's deletion lands first or finds the team gone, and neither deadlocks.
+-- Locks, always in this order: tournament rows (no key update, several in id order), then team
+-- rows. Registering, starting and reporting take the tournament, then share the team (for key
+-- share: app.share_team, or the foreign keys of registrations and matches). Renaming or deleting
+-- a team takes every tournament it is registered in, then the team for update
+-- (app.lock_team_and_tournaments), which keeps new registrations of it out until the end. So a
+-- registration racing a team's deletion lands first or finds the team gone, and nothing
+-- deadlocks (tests/teams-lock-order.test.ts races them all).
 
 -- ============================================================================
 -- tables
@@ -174,8 +177,9 @@ begin
 end
 $$;
 
--- A team of the bound account, locked for change; 404 if there is none, 403 team_not_owned if
--- it is a platform team or another account's (readable by all, so its existence is no secret).
+-- A team of the bound account (not locked: app.lock_team_and_tournaments does that); 404 if there
+-- is none, 403 team_not_owned if it is a platform team or another account's (readable by all, so
+-- its existence is no secret).
 create function app.own_team(p_id uuid) returns app.teams
 language plpgsql volatile
 set search_path = ''
@@ -194,6 +198,48 @@ begin
 end
 $$;
 
+-- Locks a team of the bound account for a change every tournament it is registered in shows
+-- (rename, deletion), in the order of the header: those tournaments' rows first (id order), then
+-- the team's, for update, so that no registration of it lands until the transaction ends. A
+-- registration committed between reading the tournaments and locking the team would need its
+-- tournament locked after the team: then every lock taken here is let go (the block's
+-- subtransaction rolled back) and all are taken again, in order. False if the team is gone.
+-- Security definer: those tournaments and their registrations are any account's.
+create function app.lock_team_and_tournaments(p_team_id uuid) returns boolean
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+declare
+  v_tournaments uuid[];
+begin
+  for v_attempt in 1..50 loop
+    begin
+      v_tournaments := array(select distinct r.tournament_id from app.registrations r where r.team_id = p_team_id);
+      perform from app.tournaments t where t.id = any (v_tournaments) order by t.id for no key update;
+      perform from app.teams tm where tm.id = p_team_id
+         and tm.account_id = (select nullif(current_setting('app.account_id', true), '')::uuid)
+         for update;
+      if not found then
+        return false;
+      end if;
+      if not exists (select from app.registrations r
+                      where r.team_id = p_team_id and r.tournament_id <> all (v_tournaments)) then
+        return true; -- the block's locks stay with the transaction
+      end if;
+      raise exception using errcode = 'TAREL'; -- let go of them, take them again
+    exception when sqlstate 'TAREL' then
+      null;
+    end;
+  end loop;
+  -- 50 registrations of one team, each landing in the instant between two reads: give up
+  -- cleanly (503, nothing done) rather than lock out of order.
+  raise exception 'the team''s registrations kept changing while it was being locked'
+    using errcode = '40001';
+end
+$$;
+comment on function app.lock_team_and_tournaments(uuid) is
+  'Locks the tournaments a team of the bound account is registered in, then the team (for update); false if it is gone.';
+
 create function app.update_team(p_args jsonb) returns json
 language plpgsql volatile
 set search_path = ''
@@ -204,6 +250,10 @@ declare
 begin
   perform app.check_input(p_args, '{"team_id": "uuid"}');
   v_team := app.own_team((p_args ->> 'team_id')::uuid);
+  if not app.lock_team_and_tournaments(v_team.id) then
+    perform app.raise_error('not_found', 'Team not found.');
+  end if;
+  select * into v_team from app.teams t where t.id = v_team.id; -- as it is now, under the lock
   select * into v_f from app.team_fields(coalesce(p_args -> 'body', '{}'), v_team);
   -- Its tournaments show it: their versions go up (the trigger teams_version, 20_live.sql).
   update app.teams t set name = v_f.name, tag = v_f.tag, logo_url = v_f.logo_url
@@ -215,33 +265,13 @@ $$;
 -- Deletes a team of the bound account with its registrations in tournaments still in
 -- registration, whichever account they belong to; 'in_use' (and nothing deleted) if it is
 -- registered in a tournament that has started. Security definer: those registrations are
--- other accounts' rows. Takes the tournaments' locks before the team's (the order in the header).
+-- other accounts' rows.
 create function app.remove_team(p_team_id uuid) returns text
 language plpgsql volatile security definer
 set search_path = ''
 as $$
-declare
-  v_locked uuid[] := '{}';
-  v_wanted uuid[];
 begin
-  loop
-    v_wanted := array(select r.tournament_id from app.registrations r
-                       where r.team_id = p_team_id and r.tournament_id <> all (v_locked));
-    exit when cardinality(v_wanted) = 0;
-    perform from app.tournaments t where t.id = any (v_wanted) order by t.id for no key update;
-    v_locked := v_locked || v_wanted;
-    -- Registrations made before the team is locked are seen by the next pass; after, none.
-    perform from app.teams tm where tm.id = p_team_id
-       and tm.account_id = (select nullif(current_setting('app.account_id', true), '')::uuid)
-       for update;
-    if not found then
-      return 'gone';
-    end if;
-  end loop;
-  perform from app.teams tm where tm.id = p_team_id
-     and tm.account_id = (select nullif(current_setting('app.account_id', true), '')::uuid)
-     for update;
-  if not found then
+  if not app.lock_team_and_tournaments(p_team_id) then
     return 'gone';
   end if;
   if exists (select from app.registrations r join app.tournaments t on t.id = r.tournament_id
@@ -299,6 +329,7 @@ grant execute on function app.list_teams(jsonb) to tournament_api_owner;
 grant execute on function app.get_team(jsonb) to tournament_api_owner;
 grant execute on function app.create_team(jsonb) to tournament_api_owner;
 grant execute on function app.own_team(uuid) to tournament_api_owner;
+grant execute on function app.lock_team_and_tournaments(uuid) to tournament_api_owner;
 grant execute on function app.update_team(jsonb) to tournament_api_owner;
 grant execute on function app.remove_team(uuid) to tournament_api_owner;
 grant execute on function app.delete_team(jsonb) to tournament_api_owner;
