@@ -244,7 +244,10 @@ declare
 begin
   perform app.check_input(p_args, '{"webhook_id": "uuid"}');
   v_id := (app.own_webhook((p_args ->> 'webhook_id')::uuid)).id;
-  -- Its deliveries go with it (a pending one is never attempted).
+  -- Its deliveries go with it (a pending one is never attempted): locked first in id order, as
+  -- the dispatcher locks them (webhooks.claim, 19_webhook_dispatch.sql), not in whatever order
+  -- the cascade would take them.
+  perform from app.webhook_deliveries d where d.endpoint_id = v_id order by d.id for update;
   delete from app.webhook_endpoints w where w.id = v_id;
   return json_build_object('message', 'Webhook deleted');
 end

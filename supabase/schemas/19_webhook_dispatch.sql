@@ -13,6 +13,10 @@
 -- due. Claims are serialized by an advisory lock (each runs in a few milliseconds): a claim
 -- never sees a delivery that another one is about to lease, so every attempt is made by one
 -- dispatcher.
+-- Locks, in the order every path that locks more than one delivery takes them: the endpoints
+-- (id order, webhooks.settle and app.delete_webhook), then their deliveries in id order. A claim
+-- locks no endpoint; it locks its batch in id order before leasing it, so it cannot hold one
+-- delivery an endpoint's deletion waits for while waiting for another the deletion holds.
 create function webhooks.claim(p_limit int default 100, p_per_endpoint int default 25)
 returns table (delivery_id uuid, lease_token uuid, event_id uuid, endpoint_id uuid, url text,
                secrets bytea[], payload text, attempts int)
@@ -22,10 +26,11 @@ as $$
 declare
   v_now timestamptz := clock_timestamp();
   v_token uuid := gen_random_uuid();
+  v_ids uuid[];
 begin
   perform pg_advisory_xact_lock(hashtextextended('webhooks.claim', 0));
   v_now := clock_timestamp();
-  return query
+  v_ids := array(
   with recursive busy (endpoint_id) as (
     -- each endpoint with deliveries still to attempt, visited once (a loose index scan)
     (select d.endpoint_id from app.webhook_deliveries d
@@ -56,13 +61,18 @@ begin
   ), fair as (
     -- Accounts take turns, and each account's endpoints: a busy account cannot crowd out others.
     select c.id, row_number() over (partition by c.account_id order by c.rank, random()) as turn from candidates c
-  ), picked as (
-    select f.id from fair f order by f.turn, random() limit p_limit
-  ), leased as (
+  )
+  select f.id from fair f order by f.turn, random() limit p_limit);
+  -- The batch's rows locked in id order (the header's order), then leased.
+  v_ids := array(select d.id from app.webhook_deliveries d
+                  where d.id = any (v_ids) and d.status in ('pending', 'failed')
+                    and (d.lease_until is null or d.lease_until <= v_now)
+                  order by d.id for no key update);
+  return query
+  with leased as (
     update app.webhook_deliveries d
        set lease_until = v_now + interval '60 seconds', lease_token = v_token
-      from picked p
-     where d.id = p.id and d.status in ('pending', 'failed') and (d.lease_until is null or d.lease_until <= v_now)
+     where d.id = any (v_ids) and d.status in ('pending', 'failed') and (d.lease_until is null or d.lease_until <= v_now)
     returning d.id, d.seq, d.event_id, d.endpoint_id, d.attempts
   )
   select l.id, v_token, l.event_id, l.endpoint_id, w.url,
@@ -81,7 +91,9 @@ comment on function webhooks.claim(int, int) is 'Leases due delivery attempts fo
 -- attempted (false: handed back unattempted), ok, status_code, error, retry_in (seconds until
 -- the next attempt; null: none left)}. An outcome whose lease was taken over is ignored (and
 -- returned, as is one whose delivery is gone). An endpoint whose attempts have all failed for
--- p_disable_after is disabled.
+-- p_disable_after is disabled. Locks the endpoints first (id order), then the deliveries (id
+-- order), as an endpoint's deletion does (claim's header): updating the deliveries first and
+-- the endpoints after would wait for a deletion that waits for those deliveries.
 create function webhooks.settle(p_results json, p_disable_after interval default '5 days')
 returns table (lost_delivery_id uuid)
 language plpgsql volatile security definer
@@ -90,6 +102,15 @@ as $$
 declare
   v_now timestamptz := clock_timestamp();
 begin
+  perform from app.webhook_endpoints w
+   where w.id in (select d.endpoint_id from app.webhook_deliveries d
+                   join json_to_recordset(p_results) as r (delivery_id uuid, lease_token uuid)
+                     on d.id = r.delivery_id and d.lease_token = r.lease_token)
+   order by w.id for no key update;
+  perform from app.webhook_deliveries d
+   where (d.id, d.lease_token) in (select r.delivery_id, r.lease_token
+                                     from json_to_recordset(p_results) as r (delivery_id uuid, lease_token uuid))
+   order by d.id for no key update;
   -- The outcomes that find no delivery under their lease (deleted with its endpoint, or taken
   -- over after the lease ended) are returned: the dispatcher stops sending that batch.
   return query
@@ -156,11 +177,14 @@ set search_path = ''
 as $$
 declare
   v_count int;
+  v_events uuid[];
 begin
-  delete from app.webhook_events e
-   where e.id = any (array(select x.id from app.webhook_events x
-                            where x.created_at < clock_timestamp() - interval '30 days'
-                            order by x.created_at limit p_batch));
+  v_events := array(select x.id from app.webhook_events x
+                     where x.created_at < clock_timestamp() - interval '30 days'
+                     order by x.created_at limit p_batch);
+  -- Their deliveries locked in id order (claim's header) before the cascade deletes them.
+  perform from app.webhook_deliveries d where d.event_id = any (v_events) order by d.id for update;
+  delete from app.webhook_events e where e.id = any (v_events);
   get diagnostics v_count = row_count;
   return v_count;
 end
