@@ -29,25 +29,41 @@ function expectOk(res: ApiResponse, status = 200): void {
   expect(res.status, res.text).toBe(status);
 }
 
-/** An endpoint of a fresh tenant with `n` pending deliveries (webhook.test), oldest first. */
-async function endpointWithDeliveries(n: number): Promise<{ t: Tenant; id: string; deliveries: string[] }> {
+/**
+ * An endpoint of a fresh tenant with `n` deliveries leased as a dispatcher's claim leases them
+ * (a token, 60 s), ids in seq order. Made in SQL and leased at once: on the shared stack other
+ * test files' dispatchers claim every due delivery, so these are never due to them.
+ */
+async function leasedDeliveries(n: number): Promise<{ t: Tenant; id: string; leases: { id: string; token: string }[] }> {
   const t = await tenant();
   const e = await createEndpoint(t, { url: NOWHERE, events: ["*"] });
-  for (let i = 0; i < n; i++) {
-    const { key } = await t.newKey();
-    const res = await t.request("POST", `/webhooks/${e.id}/test`, { headers: { authorization: `Bearer ${key}` } });
-    expectOk(res, 202);
-  }
-  const rows = await sql<{ id: string }>("select id from app.webhook_deliveries where endpoint_id = $1 order by seq", [e.id]);
-  return { t, id: e.id, deliveries: rows.map((r) => r.id) };
+  const ids = (await sql<{ id: string }>(`select gen_random_uuid() as id from generate_series(1, ${n}) order by 1`))
+    .map((r) => r.id);
+  const leases = await sql<{ id: string; token: string }>(
+    `with ev as (
+       insert into app.webhook_events (account_id, type, payload)
+       select $2, 'webhook.test', '{}' from generate_series(1, $4) returning id)
+     insert into app.webhook_deliveries (id, endpoint_id, account_id, event_id, lease_until, lease_token)
+     select ($3::uuid[])[n], $1, $2, id, clock_timestamp() + interval '60 seconds', gen_random_uuid()
+       from (select id, row_number() over () as n from ev) ev order by n
+     returning id, lease_token as token`,
+    [e.id, t.accountId, ids, n]);
+  return { t, id: e.id, leases: ids.map((id) => leases.find((l) => l.id === id)!) };
 }
 
-/** Waits until a backend other than `except` waits on a lock while running api.call. */
-async function untilApiWaits(d: pg.Client, except: number): Promise<void> {
+/** Hands leases back unattempted (due again): what the real claim took from other test files. */
+async function handBack(c: pg.Client, leases: { delivery_id: string; lease_token: string }[]): Promise<void> {
+  if (leases.length === 0) return;
+  await c.query("select webhooks.settle($1)",
+    [JSON.stringify(leases.map((l) => ({ delivery_id: l.delivery_id, lease_token: l.lease_token, attempted: false })))]);
+}
+
+/** Waits until an API request (api.call) waits for a lock that backend `holder` holds. */
+async function untilApiWaits(d: pg.Client, holder: number): Promise<void> {
   for (let i = 0; i < 200; i++) {
     const [w] = (await d.query<{ n: number }>(
       `select count(*)::int as n from pg_stat_activity
-        where pid <> $1 and wait_event_type = 'Lock' and query like '%api.call%'`, [except])).rows;
+        where $1 = any (pg_blocking_pids(pid)) and query like '%api.call%'`, [holder])).rows;
     if (w.n > 0) return;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -62,25 +78,21 @@ async function client(): Promise<pg.Client> {
 
 describe("webhook endpoints deleted while the dispatcher works on their deliveries", () => {
   it("a deletion racing a settle that records a failure (the endpoint's failing_since) answers 200, not 503", async () => {
-    const { t, id, deliveries: [d1, d2] } = await endpointWithDeliveries(2);
+    const { t, id, leases: [d1, d2] } = await leasedDeliveries(2);
     const x = await client();
     const probe = await client();
     try {
-      // The dispatcher leased both (the real claim), then settles them in one batch: d1 handed
-      // back unattempted, d2 failed. Its statement locks d1, then d2, then the endpoint.
-      const leases = (await x.query<{ delivery_id: string; lease_token: string }>(
-        "select delivery_id, lease_token from webhooks.claim(100, 25)")).rows;
-      const token = (d: string) => leases.find((l) => l.delivery_id === d)!.lease_token;
-      expect(leases.map((l) => l.delivery_id).sort()).toEqual([d1, d2].sort());
+      // The dispatcher leased both, then settles them in one batch: d1 handed back unattempted,
+      // d2 failed. Its statement locks d1, then d2, then the endpoint.
       const [{ pid }] = (await x.query<{ pid: number }>("select pg_backend_pid() as pid")).rows;
       await x.query("begin");
       await x.query("select webhooks.settle($1)", [JSON.stringify([
-        { delivery_id: d1, lease_token: token(d1), attempted: false }])]);
+        { delivery_id: d1.id, lease_token: d1.token, attempted: false }])]);
       const { key } = await t.newKey();
       const deletion = t.request("DELETE", `/webhooks/${id}`, { headers: { authorization: `Bearer ${key}` } });
       await untilApiWaits(probe, pid);
       const settled = x.query("select * from webhooks.settle($1)", [JSON.stringify([
-        { delivery_id: d2, lease_token: token(d2), attempted: true, ok: false, status_code: 500, error: "HTTP 500",
+        { delivery_id: d2.id, lease_token: d2.token, attempted: true, ok: false, status_code: 500, error: "HTTP 500",
           retry_in: 60 }])]);
       const outcome = await settled.then(() => "settled", (e: { code?: string }) => e.code ?? String(e));
       await x.query(outcome === "settled" ? "commit" : "rollback");
@@ -123,9 +135,12 @@ describe("webhook endpoints deleted while the dispatcher works on their deliveri
       const { key } = await t.newKey();
       const deletion = t.request("DELETE", `/webhooks/${e.id}`, { headers: { authorization: `Bearer ${key}` } });
       await untilApiWaits(probe, pid);
-      const outcome = await x.query("select * from webhooks.claim(100, 25)")
-        .then(() => "claimed", (err: { code?: string }) => err.code ?? String(err));
+      const claimed = await x.query<{ delivery_id: string; lease_token: string }>(
+        "select delivery_id, lease_token from webhooks.claim(100, 25)")
+        .then((r) => r.rows, (err: { code?: string }) => err.code ?? String(err));
+      const outcome = typeof claimed === "string" ? claimed : "claimed";
       await x.query(outcome === "claimed" ? "commit" : "rollback");
+      if (typeof claimed !== "string") await handBack(x, claimed.filter((l) => !ids.includes(l.delivery_id)));
       const res = await deletion;
       if (res.status >= 500) console.error(serverErrors());
       expect({ outcome, status: res.status }).toEqual({ outcome: "claimed", status: 200 });

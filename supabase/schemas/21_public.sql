@@ -56,11 +56,6 @@ declare
   v_row record;
 begin
   lim := c_limit;
-  if random() < 0.01 then -- now and then, clear addresses that have been quiet for a minute
-    delete from app.address_limits a
-     where a.address_hash in (select x.address_hash from app.address_limits x
-                               where x.last_at < v_now - interval '60 seconds' limit 200 for update skip locked);
-  end if;
   insert into app.address_limits as r (address_hash, next_slot, slots, last_at)
   values (p_address_hash, 2, array[v_now] || array_fill('-infinity'::timestamptz, array[c_limit - 1]), v_now)
   on conflict (address_hash) do update
@@ -77,6 +72,15 @@ begin
   end if;
   remaining := greatest(0, c_limit - v_row.used);
   reset := greatest(1, ceil(extract(epoch from coalesce(v_row.oldest, v_now) + interval '60 seconds' - v_now)))::int;
+  -- Now and then, clear addresses that have been quiet for a minute. Last, after this address's
+  -- own row: skipping locked rows, the clearing waits for nothing, so the row above is the only
+  -- lock a request ever waits for (two clearings that each held the other's address, then
+  -- waited for their own, deadlocked).
+  if random() < 0.01 then
+    delete from app.address_limits a
+     where a.address_hash in (select x.address_hash from app.address_limits x
+                               where x.last_at < v_now - interval '60 seconds' limit 200 for update skip locked);
+  end if;
 end
 $$;
 comment on function app.count_address(bytea, out boolean, out int, out int, out int) is
