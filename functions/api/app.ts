@@ -1,10 +1,11 @@
 import { ApiError } from "./errors.ts";
+import { IDEMPOTENCY_KEY_MAX } from "./contract.ts";
 import { baseHeaders, failure, preflight, rateLimitHeaders, success } from "./envelope.ts";
 import { bearerKey, hashKey } from "./keys.ts";
 import { hex, sha256 } from "./sha256.ts";
 import { type AuthOutcome, type Database, type DatabaseFailure, DatabaseUnavailable, type Idempotency, operationError } from "./db.ts";
 import { conditionsOf } from "./conditions.ts";
-import { LIVE_DEFAULTS, LiveHub, type LiveOptions } from "./stream.ts";
+import { lastEventVersion, LIVE_DEFAULTS, LiveHub, type LiveOptions } from "./stream.ts";
 import { Router, type Route } from "./route.ts";
 import { routes } from "./routes.ts";
 import { ClientGone, readJsonObject } from "./body.ts";
@@ -192,7 +193,7 @@ function bindIds(args: Record<string, unknown>, params: Record<string, string>):
   }
 }
 
-const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
+const IDEMPOTENCY_KEY = new RegExp(`^[\\x20-\\x7e]{1,${IDEMPOTENCY_KEY_MAX}}$`);
 
 /** The Idempotency-Key of a POST, with a hash of the request it came with; null without one. */
 function idempotencyOf(req: Request, path: string, raw: unknown, ctx: Context): Idempotency | null {
@@ -200,7 +201,7 @@ function idempotencyOf(req: Request, path: string, raw: unknown, ctx: Context): 
   if (key === null || req.method !== "POST") return null;
   if (!IDEMPOTENCY_KEY.test(key)) {
     throw new ApiError("validation_error", "The Idempotency-Key header is invalid.",
-      [{ field: "Idempotency-Key", message: "must be 1 to 255 printable ASCII characters" }]);
+      [{ field: "Idempotency-Key", message: `must be 1 to ${IDEMPOTENCY_KEY_MAX} printable ASCII characters` }]);
   }
   const hash = hex(sha256(`${req.method} ${path}\n${canonicalJson(raw)}`));
   return { key, hash, request_id: ctx.requestId, timestamp: ctx.timestamp };
@@ -254,11 +255,8 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps, hub: LiveHu
     const { args, raw } = await readInput(req, route, url);
     idempotency = idempotencyOf(req, where.path, raw, ctx);
     bindIds(args, params);
-    if (route.stream) {
-      // A browser's EventSource reconnects with the last event's id: the delta since it.
-      const last = req.headers.get("last-event-id")?.trim();
-      if (last && /^[0-9]{1,15}$/.test(last)) args.query = { since: Number(last) };
-    }
+    const reconnected = route.stream ? lastEventVersion(req) : undefined;
+    if (reconnected !== undefined) args.query = { since: reconnected }; // the delta since the last event
     if (route.newSecret) args.secret = await encryptSecret(await webhookKey(deps), newSecret());
     input = args;
   } catch (err) {

@@ -1,7 +1,5 @@
 import { ApiError } from "./errors.ts";
-
-/** The largest request body accepted (contract: 64 KiB). */
-export const MAX_BODY_BYTES = 64 * 1024;
+import { MAX_BODY_BYTES } from "./contract.ts";
 
 /** The client disconnected while its request body was being read: there is no one to answer. */
 export class ClientGone extends Error {

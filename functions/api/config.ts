@@ -1,4 +1,5 @@
 import { type Env, onSupabase, positiveInt as int, set } from "../_shared/runtime.ts";
+import { STREAM_LIMITS } from "./contract.ts";
 
 /**
  * Where the client address is read from on hosted Supabase, in order: Cloudflare's header
@@ -90,8 +91,8 @@ export function loadConfig(env: Env): Config {
     webhookDispatchToken: set(env, "WEBHOOK_DISPATCH_TOKEN") ?? null,
     live: {
       pollMs: Math.min(int(env("STREAM_POLL_MS"), 250), 1000), // events within a second of their commit
-      keepAliveMs: Math.min(int(env("STREAM_KEEPALIVE_SECONDS"), 10), 15) * 1000, // contract: at least every 15 s
-      maxMs: Math.min(int(env("STREAM_MAX_SECONDS"), 110), 120) * 1000, // contract: at most 120 s
+      keepAliveMs: Math.min(int(env("STREAM_KEEPALIVE_SECONDS"), 10), STREAM_LIMITS.keepAliveMaxSeconds) * 1000,
+      maxMs: Math.min(int(env("STREAM_MAX_SECONDS"), 110), STREAM_LIMITS.maxSeconds) * 1000,
     },
     addressHeaders: set(env, "CLIENT_ADDRESS_HEADERS")?.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean)
       ?? (supabase ? SUPABASE_ADDRESS_HEADERS : []),

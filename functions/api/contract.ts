@@ -61,6 +61,18 @@ export const PAGE_SIZE = { default: 20, max: 100, maxPage: 999_999_999 } as cons
 /** At most `limit` accepted requests per key in any rolling `window` seconds (contract 6). */
 export const RATE_LIMIT = { limit: 100, window: 60 } as const;
 
+/** The routes that need no key: at most `limit` requests per client address in any rolling `window` seconds (contract 15). */
+export const PUBLIC_RATE_LIMIT = { limit: 300, window: 60 } as const;
+
+/** The largest request body accepted, in bytes (413 payload_too_large). */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** An Idempotency-Key is 1 to this many printable ASCII characters (contract 7). */
+export const IDEMPOTENCY_KEY_MAX = 255;
+
+/** The live stream (contract 14): a comment at least every `keepAliveMaxSeconds`, the stream ended after at most `maxSeconds`. */
+export const STREAM_LIMITS = { keepAliveMaxSeconds: 15, maxSeconds: 120 } as const;
+
 /** Every error code the API can answer with, and its HTTP status (contract section 2). */
 export const ERROR_STATUS = {
   invalid_json: 400,

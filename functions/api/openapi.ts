@@ -2,7 +2,7 @@
 // the function validates with, so the document cannot drift from the behaviour.
 import { z } from "zod";
 import { API_VERSION } from "./envelope.ts";
-import { type ErrorCode, MAX_STAGES, PAGE_SIZE, RATE_LIMIT, SCOPES } from "./contract.ts";
+import { type ErrorCode, MAX_STAGES, PAGE_SIZE, PUBLIC_RATE_LIMIT, RATE_LIMIT, SCOPES } from "./contract.ts";
 import type { Route } from "./route.ts";
 import { documentedAs } from "./validation.ts";
 import { routes } from "./routes.ts";
@@ -13,7 +13,6 @@ import { PutGame, ReportMatch, UpdateStage } from "./resources/results.ts";
 import { CreateTeam, UpdateTeam } from "./resources/teams.ts";
 import * as webhooks from "./resources/webhooks.ts";
 import { BracketQuery } from "./pictures.ts";
-import { PUBLIC_LIMIT } from "./public.ts";
 
 type Json = Record<string, unknown>;
 const ref = (name: string, kind = "schemas") => ({ $ref: `#/components/${kind}/${name}` });
@@ -317,7 +316,7 @@ export function openApiDocument({ serverUrl = LOCAL_SERVER_URL }: { serverUrl?: 
         "Checks run in this order: route (404/405) → key (401) → account enabled (403) → rate limit (429) → scope (403) → input (400/413/415) → existence (404) → state (409).",
         `Rate limit: ${RATE_LIMIT.limit} accepted requests per key in any rolling ${RATE_LIMIT.window} seconds; \`RateLimit-*\` headers on every authenticated response.`,
         "A known path with another method answers 405 with `Allow`. Browsers get CORS (`OPTIONS` preflight).",
-        `Public view: a tournament with \`visibility: "public"\` is shown without a key under \`/public/tournaments/{slug}\` (its document, bracket pictures, a page that keeps itself current and its live stream), counted per client address (${PUBLIC_LIMIT} requests per minute).`,
+        `Public view: a tournament with \`visibility: "public"\` is shown without a key under \`/public/tournaments/{slug}\` (its document, bracket pictures, a page that keeps itself current and its live stream), counted per client address (${PUBLIC_RATE_LIMIT.limit} requests per minute).`,
         "Change tracking: every tournament has a `version`, raised by each committed change to it, its stages, registrations, matches or games. Its reads answer `ETag: \"<version>\"` (304 with a matching `If-None-Match`), its writes take `If-Match` (412 `precondition_failed`); `GET .../results?since=<version>` gives only what changed; `GET .../stream` pushes each change as Server-Sent Events.",
       ].join("\n\n"),
     },
@@ -330,7 +329,7 @@ export function openApiDocument({ serverUrl = LOCAL_SERVER_URL }: { serverUrl?: 
       { name: "Tournaments" }, { name: "Registrations" }, { name: "Results", description: "Brackets, match reports and standings." },
       { name: "Teams", description: "Platform teams and your account's own." }, { name: "Keys", description: "The calling key." },
       { name: "Webhooks", description: "Endpoints that receive the account's events, and their deliveries." },
-      { name: "Public", description: `Tournaments their owners made public (\`visibility: "public"\`), by slug, without a key: counted per client address (${PUBLIC_LIMIT} requests per rolling minute), never per key. A private or unknown slug is 404.` },
+      { name: "Public", description: `Tournaments their owners made public (\`visibility: "public"\`), by slug, without a key: counted per client address (${PUBLIC_RATE_LIMIT.limit} requests per rolling minute), never per key. A private or unknown slug is 404.` },
     ],
     security: [{ apiKey: [] }],
     paths,
@@ -359,10 +358,10 @@ function publicPaths(): Record<string, Json> {
   const ifNoneMatch = { name: "If-None-Match", in: "header", required: false, schema: { type: "string" },
     description: "ETags from earlier reads: 304 without a body while the tournament is at one of those versions." };
   const limitHeaders = Object.fromEntries(RATE_HEADERS.map((h) => [h, { schema: { type: h.startsWith("RateLimit-") && h !== "RateLimit-Policy" ? "integer" : "string" },
-    description: h === "RateLimit-Policy" ? `\`"public";q=${PUBLIC_LIMIT};w=60\`: per client address.` : `As on keyed routes, for the client address's count.` }]));
+    description: h === "RateLimit-Policy" ? `\`"public";q=${PUBLIC_RATE_LIMIT.limit};w=${PUBLIC_RATE_LIMIT.window}\`: per client address.` : `As on keyed routes, for the client address's count.` }]));
   const cached = { "Cache-Control": { schema: { type: "string" }, description: "`public, max-age=5`." }, ETag: ref("ETag", "headers"), ...limitHeaders };
   const errors = (...codes: string[]) => Object.fromEntries(codes.map((c) => [c, c === "429"
-    ? { description: `Over ${PUBLIC_LIMIT} requests in the rolling 60 seconds from this client address.`,
+    ? { description: `Over ${PUBLIC_RATE_LIMIT.limit} requests in the rolling ${PUBLIC_RATE_LIMIT.window} seconds from this client address.`,
         headers: { "Retry-After": { schema: { type: "integer" }, description: "Seconds until a request is accepted again." } },
         content: { "application/json": { schema: ref("Error") } } }
     : c === "404" ? { description: "No public tournament has this slug (private and unknown alike).", content: { "application/json": { schema: ref("Error") } } }

@@ -1,5 +1,5 @@
 // The routes that need no key (contract section 15, with the OpenAPI document and the reference
-// page): each counted per client address (300 per rolling minute, api.public_call), never per
+// page): each counted per client address (PUBLIC_RATE_LIMIT, api.public_call), never per
 // key. The public view of a tournament its owner made public, by its slug:
 //   GET /public/tournaments/{slug}               the public view (JSON envelope)
 //   GET /public/tournaments/{slug}/bracket.svg   the current (or ?stage=) stage drawn
@@ -20,10 +20,8 @@ import {
   BracketQuery, cachedPicture, clientNotModified, pictureConditions, pictureKey, pictureKind, pictureResponse,
 } from "./pictures.ts";
 import { pageHtml } from "./render/page.ts";
-import type { LiveHub } from "./stream.ts";
+import { lastEventVersion, type LiveHub } from "./stream.ts";
 import { z } from "zod";
-
-export const PUBLIC_LIMIT = 300;
 
 /** A public request's parts: what app.ts's handler passes (its headers, the API base for links). */
 export interface PublicRequest {
@@ -149,8 +147,7 @@ export async function publicRoute(p: PublicRequest): Promise<Response | null> {
   }
 
   if (kind === "/stream") {
-    const last = req.headers.get("last-event-id")?.trim();
-    const since = last && /^[0-9]{1,15}$/.test(last) ? Number(last) : (query as { since?: number }).since;
+    const since = lastEventVersion(req) ?? (query as { since?: number }).since;
     const outcome = await call(p, "stream", { slug, query: since === undefined ? {} : { since } });
     return p.hub.publicResponse(req.method, outcome.result ?? "null", headers);
   }

@@ -12,7 +12,7 @@ export interface Route {
   path: string;
   /** The scope the route needs; null: any valid key (GET /me). */
   scope: Scope | null;
-  /** The operation name: a branch of api.call's static `case` (supabase/migrations/*_api.sql). */
+  /** The operation name: a row of app.operation, which api.call dispatches on (supabase/schemas/22_api.sql). */
   op: string;
   query?: z.ZodType;
   body?: z.ZodType;

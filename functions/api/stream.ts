@@ -9,6 +9,12 @@
 // Postgres: an instance that dies loses nothing a reconnect with Last-Event-ID cannot get back.
 import type { Database } from "./db.ts";
 
+/** The version a browser's EventSource reconnects with (the last event's id, Last-Event-ID), or undefined. */
+export function lastEventVersion(req: Request): number | undefined {
+  const last = req.headers.get("last-event-id")?.trim();
+  return last && /^[0-9]{1,15}$/.test(last) ? Number(last) : undefined;
+}
+
 export interface LiveOptions {
   /** How often a tournament's version is polled (ms). */
   pollMs: number;
