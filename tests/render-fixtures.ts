@@ -542,7 +542,7 @@ export function buildView(spec: EventSpec): PublicView {
   const teamList = typeof spec.teams === "number" ? makeTeams(spec.teams) : spec.teams;
   const teams = new Map(teamList.map((t) => [t.id, t]));
   const registrations: ViewRegistration[] = teamList.map((t, i) => ({
-    id: uuid(2, i + 1), team_id: t.id, registered_at: new Date(Date.parse("2027-02-01T10:00:00Z") + i * 60_000).toISOString(),
+    id: uuid(2, i + 1), tournament_id: uuid(3, 1), team_id: t.id, registered_at: new Date(Date.parse("2027-02-01T10:00:00Z") + i * 60_000).toISOString(),
     seed: null, checked_in_at: null, teams: t,
   }));
   const stages: ViewStage[] = [];
@@ -562,8 +562,12 @@ export function buildView(spec: EventSpec): PublicView {
   return {
     tournament: {
       id: uuid(3, 1), name: spec.name ?? "Spring Cup 2027", slug: "spring-cup-2027-x7k2q9", description: "",
-      status, format: stages[0].format, format_options: stages[0].format_options, starts_at: "2027-03-01T17:00:00.000Z",
-      version: 1 + matches.length, visibility: "public",
+      game_id: uuid(4, 1), status, format: stages[0].format, format_options: stages[0].format_options,
+      stages: stages.map((s) => ({ name: s.name, format: s.format, format_options: s.format_options, advance: s.advance })),
+      team_size: 5, max_teams: teamList.length, entry_fee: 0, prize_pool: 0, starts_at: "2027-03-01T17:00:00.000Z",
+      registration_closes: "2027-03-01T16:00:00.000Z", check_in_opens: null, rules: "",
+      visibility: "public", created_at: "2027-01-15T10:00:00.000Z", updated_at: "2027-01-15T10:00:00.000Z",
+      version: 1 + matches.length,
     },
     stages,
     registrations,
