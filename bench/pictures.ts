@@ -5,6 +5,7 @@
 // and the fonts read, as in a new function instance) apart from the warm ones, and the sizes.
 import process from "node:process";
 import { pictureResponse } from "../functions/api/pictures.ts";
+import { keptRead } from "../functions/api/kept.ts";
 
 let version = 0;
 
@@ -26,7 +27,8 @@ async function timed(kind: "svg" | "png", n: number) {
     const headers = new Headers();
     const t0 = cpuMs();
     // A new version each time: drawn, never sent again from the instance's cache.
-    const res = await pictureResponse(kind, `bench|${kind}`, ++version, view, undefined, {}, new Request("http://bench/"), headers, readFile);
+    const res = await pictureResponse(kind, keptRead(`bench|${kind}`, null), ++version, view, {}, new Request("http://bench/"),
+      headers, readFile);
     bytes = (await res.arrayBuffer()).byteLength;
     out.push(cpuMs() - t0);
     clipped = headers.get("x-bracket-clipped");

@@ -63,3 +63,9 @@ export function rateLimitHeaders(count: { limit?: number; remaining?: number; re
   headers.set("RateLimit-Policy", `"${policy}";q=${count.limit};w=${count.window}`);
   headers.set("RateLimit", `"${policy}";r=${count.remaining};t=${count.reset}`);
 }
+
+/** A 304: the headers (ETag, rate limit) without a body or its type. */
+export function notModified(headers: Headers): Response {
+  headers.delete("Content-Type");
+  return new Response(null, { status: 304, headers });
+}

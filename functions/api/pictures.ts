@@ -8,7 +8,7 @@ import { queryInt } from "./validation.ts";
 import { renderBracket } from "./render/svg.ts";
 import { PNG_MAX_PIXELS, PNG_MAX_SIDE, svgToPng } from "./render/png.ts";
 import type { PublicView } from "./render/view.ts";
-import type { Conditions } from "./db.ts";
+import { type Kept, keptAnswer, type KeptRead } from "./kept.ts";
 
 export const BracketQuery = z.object({
   stage: queryInt(1, MAX_STAGES).optional()
@@ -47,10 +47,7 @@ function invalid(field: string, message: string): ApiError {
 }
 
 /** A picture drawn: its bytes (SVG text or PNG) and what it left out. */
-interface Drawn {
-  body: string | Uint8Array;
-  clipped: string | null;
-}
+type Drawn = Kept;
 
 /** Draws the picture of a public view's JSON text (as SQL made it). */
 async function drawPicture(kind: "svg" | "png", view: string, query: BracketQuery,
@@ -68,108 +65,27 @@ async function drawPicture(kind: "svg" | "png", view: string, query: BracketQuer
   return { body: await svgToPng(picture.svg, picture.width, picture.height, readFile), clipped: picture.clipped };
 }
 
-/**
- * The pictures this instance drew last (and the whole results it read last: resultsKey), by
- * what they are of (the tournament, the kind and the query), each with the version it shows: a
- * request for a picture asks the database whether the tournament is still at that version
- * (If-None-Match, answered from the version alone), and if so the bytes are sent again without
- * building the view or drawing. Bounded (entries and bytes), least recently used first out;
- * concurrent requests for one picture share one drawing. Only a cache: the version always comes
- * from Postgres, so no instance serves a stale picture.
- */
-const MAX_CACHED = 32;
-const MAX_CACHED_BYTES = 24 * 1024 * 1024;
-const cache = new Map<string, { version: number; drawn: Drawn; bytes: number }>();
-const drawing = new Map<string, Promise<Drawn>>();
-let cachedBytes = 0;
-
-/** The name of a picture in the cache: whose (`public:<slug>` or `keyed:<id>`), its kind and query. */
+/** The name a picture is kept under (kept.ts): whose (`public:<slug>` or `keyed:<id>`), its kind and query. */
 export function pictureKey(owner: string, kind: "svg" | "png", query: BracketQuery): string {
   return `${owner}|${kind}|${query.stage ?? ""}|${query.theme ?? "light"}|${query.round ?? ""}|${query.group ?? ""}`;
 }
 
-/** A picture in the cache, taken before the database is asked (another request may replace it meanwhile). */
-export type CachedPicture = { version: number; drawn: Drawn } | undefined;
-
-export function cachedPicture(key: string): CachedPicture {
-  const hit = cache.get(key);
-  if (!hit) return undefined;
-  cache.delete(key); // the most recently used goes last: the first out is the least recently used
-  cache.set(key, hit);
-  return { version: hit.version, drawn: hit.drawn };
-}
-
-function remember(key: string, version: number, drawn: Drawn): void {
-  const bytes = typeof drawn.body === "string" ? drawn.body.length * 2 : drawn.body.byteLength;
-  const old = cache.get(key);
-  if (old) cachedBytes -= old.bytes;
-  cache.delete(key);
-  if (bytes > MAX_CACHED_BYTES / 4) return; // one huge SVG would push every other out
-  cache.set(key, { version, drawn, bytes });
-  cachedBytes += bytes;
-  for (const [k, v] of cache) {
-    if (cache.size <= MAX_CACHED && cachedBytes <= MAX_CACHED_BYTES) break;
-    cache.delete(k);
-    cachedBytes -= v.bytes;
-  }
-}
-
 /**
  * The picture's response. `view` is the public view's JSON text at `version`; or null when the
- * database answered that the tournament is still at the version of `cached` (taken before it was
+ * database answered that the tournament is still at the version kept (`read`, taken before it was
  * asked), whose bytes are sent again. A PNG is drawn at most PNG_MAX_SIDE pixels on a side and
  * PNG_MAX_PIXELS in all: a bracket too large to be legible there shows the rounds that fit (or
  * the first groups) and says so (also in X-Bracket-Clipped). HEAD answers the headers without
  * drawing.
  */
-export async function pictureResponse(kind: "svg" | "png", key: string, version: number, view: string | null,
-  cached: CachedPicture, query: BracketQuery, req: Request, headers: Headers,
+export async function pictureResponse(kind: "svg" | "png", read: KeptRead, version: number, view: string | null,
+  query: BracketQuery, req: Request, headers: Headers,
   readFile: ((url: URL) => Promise<Uint8Array>) | undefined): Promise<Response> {
   // Nothing in the picture may run or fetch, wherever it is opened.
   headers.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
   headers.set("Content-Type", kind === "svg" ? "image/svg+xml; charset=utf-8" : "image/png");
   if (req.method === "HEAD") return new Response(null, { status: 200, headers });
-  let drawn: Drawn;
-  if (view === null && cached && cached.version === version) {
-    drawn = cached.drawn;
-  } else {
-    if (view === null) throw new Error(`picture ${key} at version ${version} is not the one cached`);
-    const name = `${key}|${version}`;
-    let pending = drawing.get(name);
-    if (!pending) {
-      pending = drawPicture(kind, view, query, readFile).finally(() => drawing.delete(name));
-      drawing.set(name, pending);
-    }
-    drawn = await pending;
-    remember(key, version, drawn);
-  }
+  const drawn = await keptAnswer(read, version, view, (fresh) => drawPicture(kind, fresh, query, readFile));
   if (drawn.clipped) headers.set("X-Bracket-Clipped", encodeURIComponent(drawn.clipped));
   return new Response(drawn.body as BodyInit, { status: 200, headers });
-}
-
-/**
- * The whole results of a tournament (GET .../results without ?since=, by ?stage=) are kept by
- * the same rule: the database answers from the version alone (304 to the instance) while the
- * tournament is still at the version kept, and the JSON it built last is sent again. A
- * 1,024-team best-of-three double elimination's is 2 MB, which Postgres takes ~100 ms to build.
- */
-export function resultsKey(owner: string, stage: unknown): string {
-  return `${owner}|results|${stage === undefined || stage === null ? "" : String(stage)}`;
-}
-
-/** Keeps the results' JSON built at `version` (see resultsKey). */
-export function keepResults(key: string, version: number, json: string): void {
-  remember(key, version, { body: json, clipped: null });
-}
-
-/** The If-None-Match to send with a picture's request: the client's versions and the cached picture's. */
-export function pictureConditions(client: Conditions | null, cached: CachedPicture): Conditions | null {
-  if (!cached || client?.if_none_match === null) return client; // none cached, or `*`: any version is a 304
-  return { if_none_match: [...(client?.if_none_match ?? []), cached.version] };
-}
-
-/** Whether a 304 from the database is the client's (its If-None-Match named the version) rather than the cache's. */
-export function clientNotModified(client: Conditions | null, version: number | null): boolean {
-  if (!client || client.if_none_match === undefined) return false;
-  return client.if_none_match === null || (version !== null && client.if_none_match.includes(version));
 }

@@ -12,13 +12,12 @@
 // payment or account data.
 import { ApiError } from "./errors.ts";
 import { type Conditions, type Database, type PublicOp, DatabaseUnavailable } from "./db.ts";
-import { rateLimitHeaders, success } from "./envelope.ts";
+import { notModified, rateLimitHeaders, success } from "./envelope.ts";
 import { sha256 } from "./sha256.ts";
 import { versionsOf } from "./conditions.ts";
 import { parse, queryVersion } from "./validation.ts";
-import {
-  BracketQuery, cachedPicture, clientNotModified, pictureConditions, pictureKey, pictureKind, pictureResponse,
-} from "./pictures.ts";
+import { BracketQuery, pictureKey, pictureKind, pictureResponse } from "./pictures.ts";
+import { clientNotModified, keptRead } from "./kept.ts";
 import { pageHtml } from "./render/page.ts";
 import { lastEventVersion, type LiveHub } from "./stream.ts";
 import { z } from "zod";
@@ -115,12 +114,12 @@ function ifNoneMatch(req: Request): Conditions | null {
   return versions === undefined ? null : { if_none_match: versions };
 }
 
-/** Answers a public route, or null when the path is not one. */
-export async function publicRoute(p: PublicRequest): Promise<Response | null> {
+/** Answers a public route (a path publicRouteOf names). */
+export async function publicRoute(p: PublicRequest): Promise<Response> {
   const { req, path, headers } = p;
   const viewer = path === "/public/viewer.html";
   const m = viewer ? null : PUBLIC_PATH.exec(path);
-  if (!viewer && !m) return null;
+  if (!viewer && !m) throw new ApiError("not_found", "No such route.");
   if (req.method !== "GET" && req.method !== "HEAD") {
     throw new ApiError("method_not_allowed", "Use GET on this path.", undefined, { Allow: "GET, HEAD" });
   }
@@ -156,18 +155,14 @@ export async function publicRoute(p: PublicRequest): Promise<Response | null> {
   const client = ifNoneMatch(req);
   // A picture this instance drew at the current version is sent again: the database is asked
   // with its version too, and answers from the version alone.
-  const key = picture && pictureKey(`public:${slug}`, picture, query as BracketQuery);
-  const cached = key ? cachedPicture(key) : undefined;
-  const outcome = await call(p, op, { slug }, key ? pictureConditions(client, cached) : client);
+  const read = picture ? keptRead(pictureKey(`public:${slug}`, picture, query as BracketQuery), client) : null;
+  const outcome = await call(p, op, { slug }, read ? read.conditions : client);
   headers.set("Cache-Control", "public, max-age=5");
   if (outcome.version !== null) headers.set("ETag", `"${outcome.version}"`);
-  if (outcome.notModified && (!key || clientNotModified(client, outcome.version))) {
-    headers.delete("Content-Type");
-    return new Response(null, { status: 304, headers });
-  }
-  if (picture && key) {
-    return await pictureResponse(picture, key, outcome.version!, outcome.notModified ? null : outcome.result ?? "null",
-      cached, query as BracketQuery, req, headers, p.readFile);
+  if (clientNotModified(outcome.notModified, read, outcome.version)) return notModified(headers);
+  if (picture && read) {
+    return await pictureResponse(picture, read, outcome.version!, outcome.notModified ? null : outcome.result ?? "null",
+      query as BracketQuery, req, headers, p.readFile);
   }
   const result = outcome.result ?? "null";
   if (kind === "/page") {

@@ -1,7 +1,30 @@
 import type { z } from "zod";
 import type { ErrorCode, Scope } from "./contract.ts";
+import type { CallOutcome } from "./db.ts";
+import type { KeptRead } from "./kept.ts";
+import type { LiveHub } from "./stream.ts";
 
 export type { Scope } from "./contract.ts";
+
+/** What the function lends a route's own steps. */
+export interface RouteEnv {
+  hub: LiveHub;
+  /** Reads a file shipped with the function (the PNG pictures' fonts). */
+  readFile?: (url: URL) => Promise<Uint8Array>;
+  /** The key sealing webhook secrets (503 when it is not configured). */
+  webhookKey: () => Promise<CryptoKey>;
+}
+
+/** A call as a route's `answer` and `data` see it: its request and arguments, the database's outcome, the headers so far. */
+export interface RouteCall {
+  req: Request;
+  args: Record<string, unknown>;
+  outcome: CallOutcome;
+  headers: Headers;
+  /** The answer this instance kept for this read (the route's `kept`), taken before the database was asked. */
+  kept: KeptRead | null;
+  env: RouteEnv;
+}
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -18,16 +41,20 @@ export interface Route {
   body?: z.ZodType;
   /** The result is `{data, pagination}` rather than the data itself. */
   paginated?: boolean;
-  /** `data` gains `rate_limit`: the key's rate-limit state after this request was counted. */
-  withRateLimit?: boolean;
   /** 202: the route queues work (a webhook delivery) rather than completing it. */
   accepted?: boolean;
-  /** A live stream (text/event-stream): the operation opens it, the function serves its events. */
+  /** A live stream (text/event-stream): the operation opens it, `answer` serves its events. */
   stream?: boolean;
-  /** A bracket picture (contract section 15): the operation reads the public view, the function draws it. */
+  /** A bracket picture (contract section 15): the operation reads the public view, `answer` draws it. */
   picture?: "svg" | "png";
-  /** The route makes a new webhook secret: sealed before the call, shown once in `secret`. */
-  newSecret?: boolean;
+  /** Before the call: what the operation needs that the function makes (a new webhook secret, sealed). */
+  prepare?: (args: Record<string, unknown>, env: RouteEnv) => Promise<void>;
+  /** A read whose whole answer an instance keeps by version (kept.ts): the name it is kept under, or null. */
+  kept?: (args: Record<string, unknown>) => string | null;
+  /** The answer, when it is not the envelope around the result (a stream, a picture). */
+  answer?: (call: RouteCall) => Promise<Response> | Response;
+  /** The result made into `data` (a kept result sent again, a webhook secret shown, GET /me's rate limit). */
+  data?: (result: string, call: RouteCall) => Promise<string> | string;
   /** For creating routes (201): the new resource's path below /api/v1. */
   // deno-lint-ignore no-explicit-any
   location?: (data: any) => string;

@@ -1,9 +1,10 @@
 import { z } from "zod";
-import type { Route } from "../route.ts";
+import type { Route, RouteCall } from "../route.ts";
 import { MAX_STAGES } from "../contract.ts";
 import { bestOf, dateTime, queryInt, queryVersion, text, uuid } from "../validation.ts";
 import { Match, Results, Stage, StageDetail } from "./models.ts";
-import { BracketQuery } from "../pictures.ts";
+import { BracketQuery, pictureKey, pictureResponse } from "../pictures.ts";
+import { keptAnswer } from "../kept.ts";
 
 const score = z.int().min(0).max(1_000_000);
 
@@ -92,9 +93,35 @@ const pictureDescription = (kind: string) => [
   "- The same picture as the public route draws for a public tournament; this one answers for any of the account's tournaments, public or not.",
 ].join("\n");
 
+/** The whole results (no `?since=`), per `?stage=`, are kept by version (kept.ts). */
+function keptResults(args: Record<string, unknown>): string | null {
+  const query = (args.query ?? {}) as { since?: number; stage?: number };
+  return query.since === undefined ? `keyed:${String(args.tournament_id)}|results|${query.stage ?? ""}` : null;
+}
+
+/** The results' JSON: the kept one when the database answered from the version alone, else the one it built, kept. */
+async function resultsData(result: string, c: RouteCall): Promise<string> {
+  if (!c.kept || c.outcome.version === null) return result;
+  const kept = await keptAnswer(c.kept, c.outcome.version, c.outcome.notModified ? null : result,
+    (json) => ({ body: json, clipped: null }));
+  return kept.body as string;
+}
+
+/** A bracket picture's route: kept by its query, drawn from the public view the operation read. */
+function picture(kind: "svg" | "png"): Pick<Route, "picture" | "kept" | "answer"> {
+  const query = (args: Record<string, unknown>) => (args.query ?? {}) as BracketQuery;
+  return {
+    picture: kind,
+    kept: (args) => pictureKey(`keyed:${String(args.tournament_id)}`, kind, query(args)),
+    answer: (c) =>
+      pictureResponse(kind, c.kept!, c.outcome.version!, c.outcome.notModified ? null : c.outcome.result ?? "null",
+        query(c.args), c.req, c.headers, c.env.readFile),
+  };
+}
+
 export const resultRoutes: Route[] = [
   { method: "GET", path: "/tournaments/{tournament_id}/stream", scope: "read:results", op: "stream.open", stream: true,
-    response: Results, summary: "Watch a tournament live (Server-Sent Events)",
+    answer: (c) => c.env.hub.response(c.req.method, c.outcome.result ?? "null", c.headers), response: Results, summary: "Watch a tournament live (Server-Sent Events)",
     description: [
       "A `text/event-stream` of the tournament's results (contract section 14); a browser's `EventSource` reads it as it is.",
       "- First `event: results` with the whole results (as `GET .../results`), `id:` the tournament's version; with `Last-Event-ID` (a version: what `EventSource` sends when it reconnects), the delta since it instead.",
@@ -104,7 +131,7 @@ export const resultRoutes: Route[] = [
       "- Opening it counts as one request; at most 10 open streams per key (429 `rate_limited` beyond, with `Retry-After`).",
     ].join("\n") },
   { method: "GET", path: "/tournaments/{tournament_id}/results", scope: "read:results", op: "results.get",
-    query: ResultsQuery, response: Results, summary: "Get a tournament's matches and standings",
+    query: ResultsQuery, kept: keptResults, data: resultsData, response: Results, summary: "Get a tournament's matches and standings",
     description: "The bracket is made when the tournament goes to `ongoing`: seeds from the registrations (seeded teams first by seed, then registration order; with check-in, only checked-in teams), size the next power of two, standard seeding (1 v P, 2 v P−1, …), byes to the top seeds, all P−1 matches at once. Swiss: only the current round's matches exist (round 1 seed i v i + N/2, N odd: the lowest seed has a bye); the next round is drawn when the last result of a round comes in (same win count, highest seed first, no rematch where one can be avoided; a bye, status `bye`, to the lowest-placed team without one)." },
   { method: "PATCH", path: "/tournaments/{tournament_id}/matches/{match_id}", scope: "write:results",
     op: "matches.report", body: ReportMatch, response: Match, conflicts: ["match_not_ready", "match_locked"],
@@ -127,9 +154,9 @@ export const resultRoutes: Route[] = [
     summary: "Delete the last game of a series",
     description: "Removes the last game reported (an earlier one is 409 `match_locked`: delete the games after it first; a game not reported is 404), under the same rules as a correction: a decision it undoes takes the winner back out of the next match. Answers the match." },
   { method: "GET", path: "/tournaments/{tournament_id}/bracket.svg", scope: "read:results", op: "bracket.get",
-    picture: "svg", query: BracketQuery, response: Results, summary: "Draw a stage's bracket (SVG)",
+    ...picture("svg"), query: BracketQuery, response: Results, summary: "Draw a stage's bracket (SVG)",
     description: pictureDescription("SVG") },
   { method: "GET", path: "/tournaments/{tournament_id}/bracket.png", scope: "read:results", op: "bracket.get",
-    picture: "png", query: BracketQuery, response: Results, summary: "Draw a stage's bracket (PNG)",
+    ...picture("png"), query: BracketQuery, response: Results, summary: "Draw a stage's bracket (PNG)",
     description: pictureDescription("PNG") },
 ];

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { PAGE_SIZE } from "../contract.ts";
 import { queryInt, text, trimmedText } from "../validation.ts";
-import type { Route } from "../route.ts";
+import type { Route, RouteCall } from "../route.ts";
 import { DeleteResult, Me, Team } from "./models.ts";
 
 /** An http(s) URL as SQL stores it: a scheme, then a host without spaces; at most 2,048 characters. */
@@ -49,8 +49,15 @@ export const teamRoutes: Route[] = [
     description: "Only a team your account owns (else 403 `team_not_owned`). A team registered in a tournament that has started is 409 `team_in_use`; otherwise its registrations in tournaments still open go with it." },
 ];
 
+/** GET /me's `rate_limit`: the key's state after this request was counted (api.call counts after the operation). */
+function withRateLimit(result: string, c: RouteCall): string {
+  if (!result.endsWith("}")) return result;
+  const { limit, remaining, reset, window } = c.outcome.auth;
+  return `${result.slice(0, -1)},"rate_limit":${JSON.stringify({ limit, remaining, reset, window })}}`;
+}
+
 export const meRoutes: Route[] = [
-  { method: "GET", path: "/me", scope: null, op: "me", response: Me, withRateLimit: true,
+  { method: "GET", path: "/me", scope: null, op: "me", response: Me, data: withRateLimit,
     summary: "The calling key, its account and its rate limit",
     description: "Any valid key, whatever its scopes; the request counts toward the rate limit, and `rate_limit` is the state after it. Never the key's secret." },
 ];

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { EVENT_TYPES, PAGE_SIZE, WEBHOOK_LIMIT } from "../contract.ts";
 import { queryInt, text, uuid } from "../validation.ts";
-import type { Route } from "../route.ts";
+import type { Route, RouteCall, RouteEnv } from "../route.ts";
+import { decryptSecret, encryptSecret, formatSecret, fromBase64, newSecret } from "../../_shared/webhook-secrets.ts";
 import { DeleteResult, EXAMPLE_IDS, Match, Registration, StageDetail, Tournament } from "./models.ts";
 
 /** Whether http:// URLs are accepted (WEBHOOK_ALLOW_LOCAL=true); set once by createHandler. */
@@ -102,13 +103,26 @@ export const Delivery = z.object({
 } });
 
 const webhookLocation = (data: { id: string }) => `/webhooks/${data.id}`;
+
+/** A new signing secret, sealed before the call (the operation stores it as it is). */
+async function sealNewSecret(args: Record<string, unknown>, env: RouteEnv): Promise<void> {
+  args.secret = await encryptSecret(await env.webhookKey(), newSecret());
+}
+
+/** The endpoint as SQL returns it (its sealed secret) made into the answer: the secret itself, shown this once. */
+async function revealSecret(result: string, c: RouteCall): Promise<string> {
+  const { secret_ciphertext: sealed, ...endpoint } = JSON.parse(result) as Record<string, unknown>;
+  const raw = await decryptSecret(await c.env.webhookKey(), fromBase64(String(sealed)));
+  return JSON.stringify({ ...endpoint, secret: formatSecret(raw) });
+}
 const w = "/webhooks/{webhook_id}";
 
 export const webhookRoutes: Route[] = [
   { method: "GET", path: "/webhooks", scope: "read:webhooks", op: "webhooks.list", query: ListWebhooksQuery, paginated: true,
     response: z.array(Webhook), summary: "List webhook endpoints", description: "Newest first. Never the secrets." },
   { method: "POST", path: "/webhooks", scope: "write:webhooks", op: "webhooks.create", body: CreateWebhook,
-    response: WebhookWithSecret, location: webhookLocation, newSecret: true, conflicts: ["webhook_limit_reached"],
+    response: WebhookWithSecret, location: webhookLocation, prepare: sealNewSecret, data: revealSecret,
+    conflicts: ["webhook_limit_reached"],
     summary: "Create a webhook endpoint",
     description: `Events are POSTed to \`url\`, signed the Standard Webhooks way (see the document's \`webhooks\`). The response holds the signing \`secret\`, shown this once. At most ${WEBHOOK_LIMIT} endpoints per account.`,
     bodyExample: { url: "https://bot.example.com/hooks/tournaments", events: ["match.completed", "match.ready"], description: "Discord results bot" } },
@@ -118,7 +132,7 @@ export const webhookRoutes: Route[] = [
   { method: "DELETE", path: w, scope: "write:webhooks", op: "webhooks.delete", response: DeleteResult,
     summary: "Delete a webhook endpoint", description: "Its pending deliveries are dropped." },
   { method: "POST", path: `${w}/rotate-secret`, scope: "write:webhooks", op: "webhooks.rotate", response: WebhookWithSecret,
-    newSecret: true, summary: "Rotate an endpoint's secret",
+    prepare: sealNewSecret, data: revealSecret, summary: "Rotate an endpoint's secret",
     description: "For the next 24 hours every delivery carries two signatures, the new secret's then the old one's." },
   { method: "POST", path: `${w}/test`, scope: "write:webhooks", op: "webhooks.test", response: Delivery, accepted: true,
     summary: "Send a test event",
