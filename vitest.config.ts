@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["tests/**/*.test.ts"],
+    // The pooler pass's own check runs in that pass only (vitest.pooler.config.ts).
+    exclude: ["**/node_modules/**", "tests/pooler.pass.test.ts"],
     globalSetup: ["tests/setup/global.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -76,14 +76,14 @@ function run(file, args, options) {
 export const SUPERUSER = "supabase_admin";
 
 /**
- * @param {{ dataDir: string, port: number, persistent?: boolean, onLog?: (text: string) => void, superuser?: string }} options
+ * @param {{ dataDir: string, port: number, persistent?: boolean, onLog?: (text: string) => void, superuser?: string, settings?: Record<string, string> }} options
  * Starts Postgres 17 on 127.0.0.1:`port` with its data in `dataDir` (created on first use,
- * reused after), as a child process of this one. `persistent: false` deletes the data when
- * stopped. `superuser` names a new cluster's superuser (Supabase's by default; a test makes an
+ * reused after), as a child process of this one, with `settings` as `-c name=value`.
+ * `persistent: false` deletes the data when stopped. `superuser` names a new cluster's superuser (Supabase's by default; a test makes an
  * old-layout cluster with `postgres`). `stop()` asks for a fast shutdown (SIGINT) and waits for
  * the server to exit.
  */
-export async function startPostgres({ dataDir, port, persistent = true, onLog = () => {}, superuser = SUPERUSER }) {
+export async function startPostgres({ dataDir, port, persistent = true, onLog = () => {}, superuser = SUPERUSER, settings = {} }) {
   const bin = await postgresBinaries();
   const ids = preparePostgresDir(dataDir);
   const env = { ...process.env, LC_ALL: "C.UTF-8", LC_MESSAGES: "C" };
@@ -108,6 +108,7 @@ export async function startPostgres({ dataDir, port, persistent = true, onLog = 
     "-c", "unix_socket_directories=",
     "-c", "max_connections=200",
     "-c", "shared_preload_libraries=pg_stat_statements",
+    ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
   ], { ...ids, env, stdio: ["ignore", "pipe", "pipe"] });
   const exited = new Promise((resolve) => child.once("exit", resolve));
   await new Promise((resolve, reject) => {
@@ -258,6 +259,87 @@ export function startFunction({ port, databaseUrl, env = {}, onLine = () => {} }
   return waitForLine(child, '"msg":"listening"', "the function", onLine, { url: base, pid: child.pid, child, stop: () => stopChild(child) });
 }
 
+/**
+ * The PgBouncer binary (Debian's package `pgbouncer`: /usr/sbin/pgbouncer), or null when it is not
+ * installed. The tests' pooler pass runs only where it is (.ci/run installs it).
+ * @returns {string | null}
+ */
+export function findPgBouncer() {
+  for (const dir of [...(process.env.PATH ?? "").split(path.delimiter), "/usr/sbin", "/usr/local/sbin"]) {
+    const file = path.join(dir, "pgbouncer");
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      return file;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+/**
+ * @param {{ binary: string, dir: string, port: number, databaseUrl: string, users: Record<string, string>, onLog?: (text: string) => void }} options
+ * Starts PgBouncer on 127.0.0.1:`port` in transaction mode (as Supabase's Supavisor on port 6543
+ * runs in front of hosted functions) in front of the database at `databaseUrl`, for `users`
+ * (name: password; SCRAM to clients and to Postgres). Its config and log live in `dir`. As root
+ * it runs as the `postgres` user (it refuses root). `url(user)` is a user's URL through it;
+ * `stop()` ends it (SIGINT: safe shutdown, then SIGKILL if it lingers).
+ */
+export async function startPgBouncer({ binary, dir, port, databaseUrl, users, onLog = () => {} }) {
+  const db = new URL(databaseUrl);
+  fs.mkdirSync(dir, { recursive: true });
+  const quote = (v) => `"${String(v).replace(/"/g, '""')}"`;
+  fs.writeFileSync(path.join(dir, "userlist.txt"),
+    Object.entries(users).map(([u, pw]) => `${quote(u)} ${quote(pw)}`).join("\n") + "\n", { mode: 0o600 });
+  fs.writeFileSync(path.join(dir, "pgbouncer.ini"), [
+    "[databases]",
+    `* = host=${db.hostname} port=${db.port}`,
+    "[pgbouncer]",
+    "listen_addr = 127.0.0.1",
+    `listen_port = ${port}`,
+    "unix_socket_dir =",
+    "auth_type = scram-sha-256",
+    `auth_file = ${path.join(dir, "userlist.txt")}`,
+    "pool_mode = transaction",
+    "max_client_conn = 1000",
+    "default_pool_size = 20",
+    "server_reset_query =",
+    // What node-postgres may send at startup and PgBouncer does not track itself.
+    "ignore_startup_parameters = extra_float_digits,options,statement_timeout",
+    `admin_users = ${Object.keys(users)[0]}`,
+    "",
+  ].join("\n"), { mode: 0o600 });
+  const ids = isRoot() ? { uid: Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim()),
+    gid: Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim()) } : {};
+  if (ids.uid !== undefined) {
+    fs.chmodSync(dir, 0o755);
+    for (const f of fs.readdirSync(dir)) fs.chownSync(path.join(dir, f), ids.uid, ids.gid);
+  }
+  const child = spawn(binary, [path.join(dir, "pgbouncer.ini")], { ...ids, stdio: ["ignore", "pipe", "pipe"] });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  await new Promise((resolve, reject) => {
+    let output = "";
+    const onData = (chunk) => {
+      const text = chunk.toString("utf8");
+      onLog(text);
+      if (output.length < 20_000) output += text;
+      if (/process up|listening on/i.test(text)) resolve();
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("error", reject);
+    exited.then((code) => reject(new Error(`PgBouncer exited (${code}) before it was ready:\n${output}`)));
+  });
+  let stopped = null;
+  return {
+    pid: child.pid,
+    /** A user's URL through the pooler (the user's password from `users`). */
+    url: (user, database = db.pathname.slice(1) || "postgres") =>
+      `postgres://${encodeURIComponent(user)}:${encodeURIComponent(users[user])}@127.0.0.1:${port}/${database}`,
+    stop: () => (stopped ??= stopChild(child, "SIGINT")),
+  };
+}
+
 /** A new WEBHOOK_ENCRYPTION_KEY: base64 of 32 random bytes. */
 export function newEncryptionKey() {
   return crypto.randomBytes(32).toString("base64");
@@ -330,8 +412,8 @@ function waitForLine(child, marker, what, onLine, value) {
   });
 }
 
-/** Stops a child process: SIGTERM, then SIGKILL if it lingers. */
-export function stopChild(child) {
+/** Stops a child process: SIGTERM (or `signal`), then SIGKILL if it lingers. */
+export function stopChild(child, signal = "SIGTERM") {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
@@ -339,7 +421,7 @@ export function stopChild(child) {
       clearTimeout(timer);
       resolve();
     });
-    child.kill("SIGTERM");
+    child.kill(signal);
   });
 }
 
