@@ -237,6 +237,27 @@ describe("the pictures an instance sends again", () => {
   });
 });
 
+describe("PNGs drawn one at a time per instance", () => {
+  it("answers 10 different PNGs asked at once, each the picture drawn alone", async () => {
+    const { t, id, slug } = await publicTournament({ format: "double_elimination" }, 8);
+    const queries = ["1", "2", "3", "1-2", "2-3"].flatMap((round) => ["light", "dark"].map((theme) => `?theme=${theme}&round=${round}`));
+    const together = await Promise.all(queries.map((q) => fetchRaw(`/public/tournaments/${slug}/bracket.png${q}`, newAddress())));
+    // The keyed route draws the same pictures under other names in the instance's cache: drawn
+    // again, one after another.
+    for (const [i, q] of queries.entries()) {
+      const { res, bytes } = together[i];
+      expect(res.status, `${q}: ${bytes.toString("utf8", 0, 200)}`).toBe(200);
+      expect(res.headers.get("content-type")).toBe("image/png");
+      pngSize(bytes);
+      const alone = await fetchRaw(`/tournaments/${id}/bracket.png${q}`, newAddress(), { authorization: `Bearer ${t.key}` });
+      expect(alone.res.status).toBe(200);
+      expect(bytes.equals(alone.bytes), q).toBe(true);
+      expect(res.headers.get("x-bracket-clipped"), q).toBe(alone.res.headers.get("x-bracket-clipped"));
+    }
+    expect(new Set(together.map((a) => a.bytes.toString("base64"))).size, "ten different pictures").toBe(10);
+  });
+});
+
 describe("the per-address limit", () => {
   it("allows exactly 300 requests a minute per address under concurrency, 429 beyond, other addresses unaffected", async () => {
     const address = newAddress();
