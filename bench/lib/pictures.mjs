@@ -87,9 +87,10 @@ export async function picturesBench({ db, base, fnDbUrl, basePath, teams, log })
   }
 
   log(`pictures: ${SEQUENTIAL} of the largest one after another…`);
-  const sequential = { cpu_ms: [], bytes: [] };
+  const sequential = { cpu_ms: [], bytes: [], rss_mb_after: [] };
   let fn = await instance(fnDbUrl);
   try {
+    sequential.rss_mb_idle = memory(fn.pid).rss_mb;
     let etag = null;
     for (let i = 0; i < SEQUENTIAL; i++) {
       const patched = await send(base, key, "PATCH", `/tournaments/${id}`, { description: `bench picture ${i}` });
@@ -101,6 +102,7 @@ export async function picturesBench({ db, base, fnDbUrl, basePath, teams, log })
       if (p.etag === etag) throw new Error(`picture ${i + 1}: the version did not move (${etag})`);
       etag = p.etag;
       sequential.bytes.push(p.bytes);
+      sequential.rss_mb_after.push(memory(fn.pid).rss_mb);
     }
     Object.assign(sequential, memory(fn.pid));
   } finally {
@@ -144,6 +146,8 @@ export function picturesReport(out) {
     ...out.fresh.map((f, i) => `  fresh instance ${i + 1}: first PNG ${f.cpu_ms.toFixed(0)} ms CPU (main thread ${f.main_thread_ms.toFixed(0)}), ` +
       `wall ${f.wall_ms.toFixed(0)} ms, ${f.size?.join("×")} px, ${(f.bytes / 1024).toFixed(0)} KiB, RSS after ${f.rss_mb.toFixed(0)} MB`),
     `  ${s.cpu_ms.length} one after another: peak RSS ${s.peak_mb.toFixed(0)} MB, CPU per picture median ${median(s.cpu_ms).toFixed(0)} ms (max ${Math.max(...s.cpu_ms).toFixed(0)})`,
+    `    RSS idle ${s.rss_mb_idle.toFixed(0)} MB, after pictures 1, 2, 5, 10, 20, 30, 40, 50: ` +
+      [1, 2, 5, 10, 20, 30, 40, 50].map((n) => s.rss_mb_after[n - 1]?.toFixed(0)).join(", ") + " MB",
     `  ${c.sizes.length} at once: peak RSS ${c.peak_mb.toFixed(0)} MB, ${(c.wall_ms / 1000).toFixed(1)} s, sizes ${[...new Set(c.sizes)].join(", ")}`,
   ].join("\n");
 }
