@@ -5,9 +5,10 @@
 // bench and `npm start` use) on the stack's database:
 // - the first PNG in a fresh instance: the process's CPU (utime + stime of every thread, from
 //   /proc/<pid>/stat) just before and just after its first request, GET .../bracket.png (the
-//   largest picture the route draws). The wasm's compilation and the fonts' reading happen in
-//   that request (they are lazy), and so does everything else a first request runs cold;
-//   the instance's start is not counted. Repeated on new instances; the main thread's own CPU is
+//   largest picture the route draws), on three instances that draw it (nothing kept in
+//   app.pictures at this version: the wasm's compilation and the fonts' reading happen in that
+//   request, they are lazy) and three that find it kept by another. Everything else a first
+//   request runs cold is counted too; the instance's start is not. The main thread's own CPU is
 //   printed beside (/proc/<pid>/task/<pid>/stat).
 // - the function's RSS while it draws 50 of the largest pictures one after another (the
 //   tournament's version moved by a PATCH between them, so that each is drawn, never sent from
@@ -68,8 +69,11 @@ export async function picturesBench({ db, base, fnDbUrl, basePath, teams, log })
   const { id, slug, key } = await bracket(db, base, teams, log);
   const path = `${basePath}/public/tournaments/${slug}/bracket.png`;
 
+  // Each fresh instance's first PNG twice over: drawn there (nothing kept at this version: the
+  // kept pictures deleted first), and kept by the instance before it (app.pictures).
   const fresh = [];
-  for (let i = 0; i < FRESH_RUNS; i++) {
+  for (const [i, mode] of [...Array(FRESH_RUNS).fill("drawn"), ...Array(FRESH_RUNS).fill("kept")].entries()) {
+    if (mode === "drawn") await db.query("delete from app.pictures where tournament_id = $1", [id]);
     const fn = await instance(fnDbUrl);
     try {
       await settle(500); // whatever the start left running on other threads
@@ -78,9 +82,9 @@ export async function picturesBench({ db, base, fnDbUrl, basePath, teams, log })
       const wall = performance.now() - t0;
       const cpu = cpuMs(fn.pid) - before, main = cpuMs(fn.pid, fn.pid) - mainBefore;
       expectPng(p, "the first PNG");
-      fresh.push({ cpu_ms: cpu, main_thread_ms: main, wall_ms: wall, bytes: p.bytes, size: p.size,
+      fresh.push({ mode, cpu_ms: cpu, main_thread_ms: main, wall_ms: wall, bytes: p.bytes, size: p.size,
         clipped: p.clipped && decodeURIComponent(p.clipped), rss_mb: memory(fn.pid).rss_mb });
-      log(`pictures: first PNG in a fresh instance ${cpu.toFixed(0)} ms CPU (main thread ${main.toFixed(0)}), ${p.bytes} B`);
+      log(`pictures: first PNG in fresh instance ${i + 1} (${mode}) ${cpu.toFixed(0)} ms CPU (main thread ${main.toFixed(0)}), ${p.bytes} B`);
     } finally {
       await fn.stop();
     }
@@ -124,11 +128,16 @@ export async function picturesBench({ db, base, fnDbUrl, basePath, teams, log })
     await fn.stop();
   }
 
-  const cpus = fresh.map((f) => f.cpu_ms);
+  const firstPng = (mode, what) => {
+    const runs = fresh.filter((f) => f.mode === mode);
+    const cpus = runs.map((f) => f.cpu_ms);
+    return { target: `the first PNG in a fresh function instance < ${MAX_FIRST_PNG_CPU_MS} ms of process CPU, ${what} (every thread; worst of ${runs.length} instances)`,
+      value: `${cpus.map((c) => c.toFixed(0)).join(", ")} ms (main thread ${runs.map((f) => f.main_thread_ms.toFixed(0)).join(", ")}; ${runs[0].size?.join("×")} px, ${(runs[0].bytes / 1024).toFixed(0)} KiB)`,
+      result: Math.max(...cpus) < MAX_FIRST_PNG_CPU_MS ? "MET" : "NOT MET" };
+  };
   const targets = [
-    { target: `the first PNG in a fresh function instance < ${MAX_FIRST_PNG_CPU_MS} ms of process CPU (every thread; the wasm compiled and the fonts read in that request; worst of ${FRESH_RUNS} instances)`,
-      value: `${cpus.map((c) => c.toFixed(0)).join(", ")} ms (main thread ${fresh.map((f) => f.main_thread_ms.toFixed(0)).join(", ")}; ${fresh[0].size?.join("×")} px, ${(fresh[0].bytes / 1024).toFixed(0)} KiB)`,
-      result: Math.max(...cpus) < MAX_FIRST_PNG_CPU_MS ? "MET" : "NOT MET" },
+    firstPng("kept", "kept at this version by another instance (app.pictures)"),
+    firstPng("drawn", "drawn there: nothing kept at this version (the wasm compiled and the fonts read in that request)"),
     { target: `the function's peak RSS < ${MAX_RSS_MB} MB drawing ${SEQUENTIAL} of the largest pictures one after another`,
       value: `${sequential.peak_mb.toFixed(0)} MB (after: ${sequential.rss_mb.toFixed(0)} MB; ${median(sequential.cpu_ms).toFixed(0)} ms CPU each, median)`,
       result: sequential.peak_mb < MAX_RSS_MB ? "MET" : "NOT MET" },
@@ -143,7 +152,7 @@ export function picturesReport(out) {
   const s = out.sequential, c = out.concurrent;
   return [
     "Pictures in the function (issue 32): the largest PNG of a best-of-three 1,024-team double elimination",
-    ...out.fresh.map((f, i) => `  fresh instance ${i + 1}: first PNG ${f.cpu_ms.toFixed(0)} ms CPU (main thread ${f.main_thread_ms.toFixed(0)}), ` +
+    ...out.fresh.map((f, i) => `  fresh instance ${i + 1}, ${f.mode}: first PNG ${f.cpu_ms.toFixed(0)} ms CPU (main thread ${f.main_thread_ms.toFixed(0)}), ` +
       `wall ${f.wall_ms.toFixed(0)} ms, ${f.size?.join("×")} px, ${(f.bytes / 1024).toFixed(0)} KiB, RSS after ${f.rss_mb.toFixed(0)} MB`),
     `  ${s.cpu_ms.length} one after another: peak RSS ${s.peak_mb.toFixed(0)} MB, CPU per picture median ${median(s.cpu_ms).toFixed(0)} ms (max ${Math.max(...s.cpu_ms).toFixed(0)})`,
     `    RSS idle ${s.rss_mb_idle.toFixed(0)} MB, after pictures 1, 2, 5, 10, 20, 30, 40, 50: ` +

@@ -115,6 +115,22 @@ export function pictureKey(owner: string, kind: "svg" | "png", query: BracketQue
   return `${owner}|${kind}|${query.stage ?? ""}|${query.theme ?? "light"}|${query.round ?? ""}|${query.group ?? ""}`;
 }
 
+/** The name of a public PNG kept in the database (app.pictures), or null: only whole stages' are kept. */
+export function keptKey(query: BracketQuery): string | null {
+  if (query.round !== undefined || query.group !== undefined) return null;
+  return `png|${query.stage ?? ""}|${query.theme ?? "light"}`;
+}
+
+/** A PNG the database kept ({kept: base64, clipped}, api.public_call's 'picture'), or null when it sent the view. */
+function keptPicture(text: string): Drawn | null {
+  if (!text.startsWith('{"kept"')) return null;
+  const { kept, clipped } = JSON.parse(text) as { kept: string; clipped: string | null };
+  const binary = atob(kept);
+  const body = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) body[i] = binary.charCodeAt(i);
+  return { body, clipped };
+}
+
 /** A picture in the cache, taken before the database is asked (another request may replace it meanwhile). */
 export type CachedPicture = { version: number; drawn: Drawn } | undefined;
 
@@ -142,16 +158,18 @@ function remember(key: string, version: number, drawn: Drawn): void {
 }
 
 /**
- * The picture's response. `view` is the public view's JSON text at `version`; or null when the
- * database answered that the tournament is still at the version of `cached` (taken before it was
- * asked), whose bytes are sent again. A PNG is drawn at most PNG_MAX_SIDE pixels on a side and
+ * The picture's response. `view` is the public view's JSON text at `version`, or a PNG the
+ * database kept at that version; or null when the database answered that the tournament is still
+ * at the version of `cached` (taken before it was asked), whose bytes are sent again. A PNG drawn
+ * here is handed to `keep` (the public routes keep whole stages' PNGs for every instance). A PNG is drawn at most PNG_MAX_SIDE pixels on a side and
  * PNG_MAX_PIXELS in all: a bracket too large to be legible there shows the rounds that fit (or
  * the first groups) and says so (also in X-Bracket-Clipped). HEAD answers the headers without
  * drawing.
  */
 export async function pictureResponse(kind: "svg" | "png", key: string, version: number, view: string | null,
   cached: CachedPicture, query: BracketQuery, req: Request, headers: Headers,
-  readFile: ((url: URL) => Promise<Uint8Array>) | undefined): Promise<Response> {
+  readFile: ((url: URL) => Promise<Uint8Array>) | undefined,
+  keep?: (drawn: { body: Uint8Array; clipped: string | null }) => Promise<unknown>): Promise<Response> {
   // Nothing in the picture may run or fetch, wherever it is opened.
   headers.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
   headers.set("Content-Type", kind === "svg" ? "image/svg+xml; charset=utf-8" : "image/png");
@@ -161,13 +179,21 @@ export async function pictureResponse(kind: "svg" | "png", key: string, version:
     drawn = cached.drawn;
   } else {
     if (view === null) throw new Error(`picture ${key} at version ${version} is not the one cached`);
-    const name = `${key}|${version}`;
-    let pending = drawing.get(name);
-    if (!pending) {
-      pending = drawPicture(kind, view, query, readFile).finally(() => drawing.delete(name));
-      drawing.set(name, pending);
+    const kept = kind === "png" ? keptPicture(view) : null;
+    if (kept) {
+      drawn = kept;
+    } else {
+      const name = `${key}|${version}`;
+      let pending = drawing.get(name);
+      if (!pending) {
+        pending = drawPicture(kind, view, query, readFile).then(async (d) => {
+          if (keep && d.body instanceof Uint8Array) await keep({ body: d.body, clipped: d.clipped });
+          return d;
+        }).finally(() => drawing.delete(name));
+        drawing.set(name, pending);
+      }
+      drawn = await pending;
     }
-    drawn = await pending;
     remember(key, version, drawn);
   }
   if (drawn.clipped) headers.set("X-Bracket-Clipped", encodeURIComponent(drawn.clipped));

@@ -17,7 +17,7 @@ import { sha256 } from "./sha256.ts";
 import { versionsOf } from "./conditions.ts";
 import { parse, queryVersion } from "./validation.ts";
 import {
-  BracketQuery, cachedPicture, clientNotModified, pictureConditions, pictureKey, pictureKind, pictureResponse,
+  BracketQuery, cachedPicture, clientNotModified, keptKey, pictureConditions, pictureKey, pictureKind, pictureResponse,
 } from "./pictures.ts";
 import { pageHtml } from "./render/page.ts";
 import type { LiveHub } from "./stream.ts";
@@ -84,7 +84,7 @@ export function canonicalAddress(address: string): string {
 }
 
 /** Counts the request against its address; 429 when the address is over its limit. */
-async function call(p: PublicRequest, op: PublicOp, args: { slug: string; query?: { since?: number } },
+async function call(p: PublicRequest, op: PublicOp, args: { slug: string; key?: string; query?: { since?: number } },
   conditions: Conditions | null = null) {
   const hash = sha256(`address:${clientAddress(p.req, p.addressHeaders, p.remoteAddress)}`);
   const outcome = await p.db.publicCall(hash, op, args, conditions);
@@ -161,7 +161,10 @@ export async function publicRoute(p: PublicRequest): Promise<Response | null> {
   // with its version too, and answers from the version alone.
   const key = picture && pictureKey(`public:${slug}`, picture, query as BracketQuery);
   const cached = key ? cachedPicture(key) : undefined;
-  const outcome = await call(p, op, { slug }, key ? pictureConditions(client, cached) : client);
+  // A whole stage's PNG is kept in the database once drawn: any instance sends those bytes.
+  const kept = picture === "png" ? keptKey(query as BracketQuery) : null;
+  const outcome = await call(p, kept ? "picture" : op, kept ? { slug, key: kept } : { slug },
+    key ? pictureConditions(client, cached) : client);
   headers.set("Cache-Control", "public, max-age=5");
   if (outcome.version !== null) headers.set("ETag", `"${outcome.version}"`);
   if (outcome.notModified && (!key || clientNotModified(client, outcome.version))) {
@@ -169,8 +172,14 @@ export async function publicRoute(p: PublicRequest): Promise<Response | null> {
     return new Response(null, { status: 304, headers });
   }
   if (picture && key) {
-    return await pictureResponse(picture, key, outcome.version!, outcome.notModified ? null : outcome.result ?? "null",
-      cached, query as BracketQuery, req, headers, p.readFile);
+    const version = outcome.version!;
+    // Only a cache: a picture not kept is drawn again by the next instance asked.
+    const keep = kept
+      ? (drawn: { body: Uint8Array; clipped: string | null }) =>
+        p.db.keepPicture(slug, kept, version, drawn.body, drawn.clipped).catch(() => false)
+      : undefined;
+    return await pictureResponse(picture, key, version, outcome.notModified ? null : outcome.result ?? "null",
+      cached, query as BracketQuery, req, headers, p.readFile, keep);
   }
   const result = outcome.result ?? "null";
   if (kind === "/page") {
