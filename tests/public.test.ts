@@ -5,6 +5,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import zlib from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { PICTURES_DRAWN_BY } from "../functions/api/pictures.ts";
 import {
   apiUrl, asFunctionRole, type Call, createTeams, expectError, expectStatus, type Match, request, sql, startedTournament, tenant,
   tournamentBody,
@@ -271,14 +272,20 @@ describe("the PNGs kept for every instance", () => {
     expect(rows.map((r) => [r.key, r.version])).toEqual([["png||light", version]]);
     expect(rows[0].png.equals(light.bytes)).toBe(true);
     // The light picture kept under the dark one's name, with a note: sent as kept, not drawn.
-    await sql("insert into app.pictures (tournament_id, key, version, png, clipped) values ($1, 'png||dark', $2, $3, 'Kept note')",
-      [id, version, light.bytes]);
+    await sql(`insert into app.pictures (tournament_id, key, version, png, clipped, drawn_by)
+               values ($1, 'png||dark', $2, $3, 'Kept note', $4)`, [id, version, light.bytes, PICTURES_DRAWN_BY]);
     const dark = await fetchRaw(`/public/tournaments/${slug}/bracket.png?theme=dark`, newAddress());
     expect(dark.res.status).toBe(200);
     expect(dark.res.headers.get("content-type")).toBe("image/png");
     expect(dark.res.headers.get("etag")).toBe(`"${version}"`);
     expect(dark.res.headers.get("x-bracket-clipped")).toBe("Kept%20note");
     expect(dark.bytes.equals(light.bytes)).toBe(true);
+    // What another renderer drew is not sent: the view comes instead, to draw the picture from.
+    const ask = (drawnBy: string) => asFunctionRole(null, async (c) => (await c.query(
+      "select result::text as r from api.public_call($1, 'picture', $2, null)",
+      [createHash("sha256").update(newAddress()).digest(), { slug, key: "png||dark", drawn_by: drawnBy }])).rows[0].r as string);
+    expect(JSON.parse(await ask(PICTURES_DRAWN_BY))).toEqual({ kept: light.bytes.toString("base64"), clipped: "Kept note" });
+    expect(Object.keys(JSON.parse(await ask("an older renderer")))).toEqual(["tournament", "stages", "registrations", "matches", "standings"]);
   });
 
   it("draws again when the kept PNG shows an older version, and keeps the new one in its place", async () => {
@@ -304,7 +311,7 @@ describe("the PNGs kept for every instance", () => {
     expect(await kept(id)).toEqual([]);
     const version = Number(keyed.res.headers.get("etag")!.replaceAll('"', ""));
     const keep = (v: number, key = "png||light") => asFunctionRole(null, async (c) =>
-      (await c.query("select api.keep_picture($1, $2, $3, $4, null) as kept", [slug, key, v, keyed.bytes])).rows[0].kept);
+      (await c.query("select api.keep_picture($1, $2, $3, $4, null, 'bench') as kept", [slug, key, v, keyed.bytes])).rows[0].kept);
     // As the function's role (each call rolled back).
     expect(await keep(version - 1), "an older version").toBe(false);
     await expect(keep(version, "png||light|1-2"), "not a whole stage's name").rejects.toThrow(/pictures_key_check/);

@@ -64,11 +64,13 @@ export interface Database {
     idempotency?: Idempotency | null, conditions?: Conditions | null): Promise<CallOutcome>;
   /** A public request (contract section 15; api.public_call): the client address's count, the
    * public tournament by slug, the operation ('tournament', 'view' or 'stream'). */
-  publicCall(addressHash: Uint8Array, op: PublicOp, args: { slug: string; key?: string; query?: { since?: number } },
+  publicCall(addressHash: Uint8Array, op: PublicOp,
+    args: { slug: string; key?: string; drawn_by?: string; query?: { since?: number } },
     conditions?: Conditions | null): Promise<CallOutcome>;
-  /** Keeps a public PNG drawn at `version` for every instance (api.keep_picture); false when the
-   * tournament has moved on or is no longer public. */
-  keepPicture(slug: string, key: string, version: number, png: Uint8Array, clipped: string | null): Promise<boolean>;
+  /** Keeps a public PNG drawn at `version` by the renderer `drawnBy` for every instance
+   * (api.keep_picture); false when the tournament has moved on or is no longer public. */
+  keepPicture(slug: string, key: string, version: number, png: Uint8Array, clipped: string | null,
+    drawnBy: string): Promise<boolean>;
   /** The live streams' poll, one answer per question in order: each tournament's version and,
    * when past `since`, the delta since it (asked through one of its streams' leases, or for a
    * public stream by the tournament's id). */
@@ -301,9 +303,9 @@ export function connect(options: DatabaseOptions): Database {
         "select auth, error, result, null as replay, version, not_modified from api.public_call($1, $2, $3, $4)",
         [addressHash, op, JSON.stringify(args), conditions ? JSON.stringify(conditions) : null]));
     },
-    async keepPicture(slug, key, version, png, clipped) {
-      const [row] = await query<{ kept: boolean }>({ text: "select api.keep_picture($1, $2, $3, $4, $5) as kept",
-        values: [slug, key, version, png, clipped] });
+    async keepPicture(slug, key, version, png, clipped, drawnBy) {
+      const [row] = await query<{ kept: boolean }>({ text: "select api.keep_picture($1, $2, $3, $4, $5, $6) as kept",
+        values: [slug, key, version, png, clipped, drawnBy] });
       return row?.kept === true;
     },
     end: () => pool.end(),

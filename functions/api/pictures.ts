@@ -115,6 +115,14 @@ export function pictureKey(owner: string, kind: "svg" | "png", query: BracketQue
   return `${owner}|${kind}|${query.stage ?? ""}|${query.theme ?? "light"}|${query.round ?? ""}|${query.group ?? ""}`;
 }
 
+/**
+ * What draws the public PNGs kept in the database (app.pictures.drawn_by): a kept PNG drawn by
+ * anything else is drawn again. Change it with any change that alters how a picture looks (the
+ * layout in render/, the fonts, resvg), or pictures kept before it are sent until their
+ * tournament changes.
+ */
+export const PICTURES_DRAWN_BY = "resvg-wasm 2.6.2, Inter 400/700, render 2026-11-28";
+
 /** The name of a public PNG kept in the database (app.pictures), or null: only whole stages' are kept. */
 export function keptKey(query: BracketQuery): string | null {
   if (query.round !== undefined || query.group !== undefined) return null;

@@ -18,6 +18,7 @@ import { versionsOf } from "./conditions.ts";
 import { parse, queryVersion } from "./validation.ts";
 import {
   BracketQuery, cachedPicture, clientNotModified, keptKey, pictureConditions, pictureKey, pictureKind, pictureResponse,
+  PICTURES_DRAWN_BY,
 } from "./pictures.ts";
 import { pageHtml } from "./render/page.ts";
 import type { LiveHub } from "./stream.ts";
@@ -84,7 +85,8 @@ export function canonicalAddress(address: string): string {
 }
 
 /** Counts the request against its address; 429 when the address is over its limit. */
-async function call(p: PublicRequest, op: PublicOp, args: { slug: string; key?: string; query?: { since?: number } },
+async function call(p: PublicRequest, op: PublicOp,
+  args: { slug: string; key?: string; drawn_by?: string; query?: { since?: number } },
   conditions: Conditions | null = null) {
   const hash = sha256(`address:${clientAddress(p.req, p.addressHeaders, p.remoteAddress)}`);
   const outcome = await p.db.publicCall(hash, op, args, conditions);
@@ -163,7 +165,7 @@ export async function publicRoute(p: PublicRequest): Promise<Response | null> {
   const cached = key ? cachedPicture(key) : undefined;
   // A whole stage's PNG is kept in the database once drawn: any instance sends those bytes.
   const kept = picture === "png" ? keptKey(query as BracketQuery) : null;
-  const outcome = await call(p, kept ? "picture" : op, kept ? { slug, key: kept } : { slug },
+  const outcome = await call(p, kept ? "picture" : op, kept ? { slug, key: kept, drawn_by: PICTURES_DRAWN_BY } : { slug },
     key ? pictureConditions(client, cached) : client);
   headers.set("Cache-Control", "public, max-age=5");
   if (outcome.version !== null) headers.set("ETag", `"${outcome.version}"`);
@@ -176,7 +178,7 @@ export async function publicRoute(p: PublicRequest): Promise<Response | null> {
     // Only a cache: a picture not kept is drawn again by the next instance asked.
     const keep = kept
       ? (drawn: { body: Uint8Array; clipped: string | null }) =>
-        p.db.keepPicture(slug, kept, version, drawn.body, drawn.clipped).catch(() => false)
+        p.db.keepPicture(slug, kept, version, drawn.body, drawn.clipped, PICTURES_DRAWN_BY).catch(() => false)
       : undefined;
     return await pictureResponse(picture, key, version, outcome.notModified ? null : outcome.result ?? "null",
       cached, query as BracketQuery, req, headers, p.readFile, keep);
