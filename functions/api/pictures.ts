@@ -58,26 +58,36 @@ interface Drawn {
  * measured on the bench's largest picture, 10 at once took the function to 460 MB, one at a time
  * stays under 200 MB. The others wait their turn, in order.
  */
-const PNG_AT_ONCE = 1;
-let pngDrawing = 0;
-const pngWaiting: (() => void)[] = [];
-
-async function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
-  if (pngDrawing >= PNG_AT_ONCE) await new Promise<void>((resolve) => pngWaiting.push(resolve));
-  else pngDrawing++;
-  try {
-    return await work();
-  } finally {
-    const next = pngWaiting.shift();
-    if (next) next(); // the slot passes straight to the next in line
-    else pngDrawing--;
-  }
+/** Runs `work`s one at a time, in the order they came. */
+export function oneAtATime(): <T>(work: () => Promise<T>) => Promise<T> {
+  let busy = false;
+  const waiting: (() => void)[] = [];
+  return async (work) => {
+    if (busy) await new Promise<void>((resolve) => waiting.push(resolve));
+    else busy = true;
+    try {
+      return await work();
+    } finally {
+      const next = waiting.shift();
+      if (next) next(); // the turn passes straight to the next in line
+      else busy = false;
+    }
+  };
 }
 
-/** Draws the picture of a public view's JSON text (as SQL made it); PNGs one at a time (PNG_AT_ONCE). */
+const drawingPng = oneAtATime();
+
+/**
+ * The public PNG requests of this instance, one at a time from before the database is asked:
+ * those waiting hold no view (2.5 MB of JSON for the bench's bracket, and the driver's buffers).
+ * Separate from the drawing's turn, which the keyed routes take alone.
+ */
+export const publicPngRequest = oneAtATime();
+
+/** Draws the picture of a public view's JSON text (as SQL made it); PNGs one at a time. */
 function drawPicture(kind: "svg" | "png", view: string, query: BracketQuery,
   readFile: ((url: URL) => Promise<Uint8Array>) | undefined): Promise<Drawn> {
-  return kind === "png" ? oneAtATime(() => drawNow(kind, view, query, readFile)) : drawNow(kind, view, query, readFile);
+  return kind === "png" ? drawingPng(() => drawNow(kind, view, query, readFile)) : drawNow(kind, view, query, readFile);
 }
 
 async function drawNow(kind: "svg" | "png", view: string, query: BracketQuery,

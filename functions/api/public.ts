@@ -18,7 +18,7 @@ import { versionsOf } from "./conditions.ts";
 import { parse, queryVersion } from "./validation.ts";
 import {
   BracketQuery, cachedPicture, clientNotModified, keptKey, pictureConditions, pictureKey, pictureKind, pictureResponse,
-  PICTURES_DRAWN_BY,
+  PICTURES_DRAWN_BY, publicPngRequest,
 } from "./pictures.ts";
 import { pageHtml } from "./render/page.ts";
 import type { LiveHub } from "./stream.ts";
@@ -157,6 +157,14 @@ export async function publicRoute(p: PublicRequest): Promise<Response | null> {
     return p.hub.publicResponse(req.method, outcome.result ?? "null", headers);
   }
 
+  if (picture === "png" && req.method !== "HEAD") return await publicPngRequest(() => answer(p, kind, slug, picture, query));
+  return await answer(p, kind, slug, picture, query);
+}
+
+/** A public route's answer (kind: the path after the slug; picture: its kind, if one). */
+async function answer(p: PublicRequest, kind: string, slug: string, picture: "svg" | "png" | null,
+  query: unknown): Promise<Response> {
+  const { req, headers } = p;
   const op: PublicOp = kind === "" || picture ? "view" : "tournament";
   const client = ifNoneMatch(req);
   // A picture this instance drew at the current version is sent again: the database is asked
