@@ -52,14 +52,8 @@ interface Drawn {
   clipped: string | null;
 }
 
-/**
- * PNGs drawn at once per instance. Each holds the parsed view, its ~17 MB of pixels and the
- * rasteriser's working memory (resvg's wasm memory grows to the largest need and never shrinks);
- * measured on the bench's largest picture, 10 at once took the function to 460 MB, one at a time
- * stays under 200 MB. The others wait their turn, in order.
- */
 /** Runs `work`s one at a time, in the order they came. */
-export function oneAtATime(): <T>(work: () => Promise<T>) => Promise<T> {
+function oneAtATime(): <T>(work: () => Promise<T>) => Promise<T> {
   let busy = false;
   const waiting: (() => void)[] = [];
   return async (work) => {
@@ -75,6 +69,12 @@ export function oneAtATime(): <T>(work: () => Promise<T>) => Promise<T> {
   };
 }
 
+/**
+ * An instance draws one PNG at a time. Each holds the parsed view, its ~17 MB of pixels and the
+ * rasteriser's working memory (resvg's wasm memory grows to the largest need and never shrinks):
+ * measured on the bench's largest picture, 10 drawn at once took the function to 460 MB, one at
+ * a time 267-306 MB (docs/performance.md).
+ */
 const drawingPng = oneAtATime();
 
 /**
