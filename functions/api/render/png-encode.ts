@@ -1,8 +1,9 @@
 // PNG encoding of resvg's pixels outside the wasm: the rows are deflated by the runtime's own
 // zlib (CompressionStream, native code), not by the png crate compiled to wasm. In a new instance
 // the wasm's deflate ran as unoptimised code while V8 compiled it on other threads (measured
-// ~250 ms of the first PNG's CPU, ~160 ms warm); the runtime's zlib needs no warming, and its
-// output is smaller (filter None, which flat colours and text compress well with).
+// ~250 ms of the first PNG's CPU, ~160 ms warm); the runtime's zlib needs no warming. Rows are
+// written with filter None: on the bench's largest picture 30% fewer bytes than the png crate's,
+// on a small one drawn at 2× 4% more.
 
 const SIGNATURE = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 /** Rows handed to the compressor at a time: the whole filtered image is never copied at once. */
