@@ -18,6 +18,7 @@
 //   npm run bench -- --webhooks                    # the webhook figures alone (under two minutes)
 //   npm run bench -- --live                        # the live figures alone (ETag reads, 1,000 streams)
 //   npm run bench -- --public                      # the public view's figures alone (pictures' CPU, 304)
+//   npm run bench -- --pictures                    # the pictures in fresh function instances alone (CPU, RSS)
 //   npm run bench -- --url http://127.0.0.1:54321/functions/v1/api/v1 \
 //                    --db postgres://postgres:postgres@127.0.0.1:54322/postgres     # a running stack
 import fs from "node:fs";
@@ -31,6 +32,7 @@ import { children, runLoad, startFloor } from "./lib/processes.mjs";
 import { webhookBench, webhookReport } from "./lib/webhooks.mjs";
 import { liveBench, liveReport } from "./lib/live.mjs";
 import { publicBench, publicReport } from "./lib/public.mjs";
+import { picturesBench, picturesReport } from "./lib/pictures.mjs";
 import * as seed from "./lib/seed.mjs";
 import {
   drain, gitState, listenerPid, postmasterPid, readStats, resetStats, rssMb, statementsView, timeServer, watch,
@@ -62,6 +64,8 @@ const USAGE = `npm run bench [-- options]
   --public            only the public view's figures (issue 24): the bracket pictures' CPU under Deno
                       (a 1,024-team double elimination: SVG, the largest PNG) and a public read answered
                       304 against a whole one
+  --pictures          only the pictures in the function itself (issue 32): the first PNG's CPU in fresh
+                      instances, and the RSS drawing 50 of the largest one after another and 10 at once
   --webhook-events <n>       events for the dispatcher's throughput (3000)
   --webhook-concurrency <n>  its WEBHOOK_CONCURRENCY, and as many endpoints and receiver paths (16)`;
 
@@ -79,6 +83,7 @@ const { values: opt } = parseArgs({ options: {
   webhooks: { type: "boolean", default: false },
   live: { type: "boolean", default: false },
   public: { type: "boolean", default: false },
+  pictures: { type: "boolean", default: false },
   writes: { type: "boolean", default: false },
   hot: { type: "boolean", default: false },
   "webhook-events": { type: "string", default: "3000" },
@@ -338,6 +343,25 @@ async function main() {
       started_at: started.toISOString(), finished_at: new Date().toISOString(),
       options: { only: "public", stack: opt.url ? "running" : "throwaway" },
       git: gitState(ROOT), machine: machine(), public: out, targets: out.targets,
+    });
+    log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
+    return;
+  }
+  /** The pictures in fresh function instances (bench/lib/pictures.mjs). */
+  const pictureFigures = async () => {
+    const t0 = performance.now();
+    const out = await picturesBench({ db, base, fnDbUrl: stack.fnDbUrl, basePath: stack.basePath, teams: data.teams, log });
+    out.took_s = Math.round((performance.now() - t0) / 1000);
+    return out;
+  };
+  if (opt.pictures) {
+    data.teams = await seed.createTeams(db, 1024);
+    const out = await pictureFigures();
+    console.log(`\n${picturesReport(out)}\n\nTargets (pictures)\n${targetList(out.targets)}\n`);
+    const file = writeReport({
+      started_at: started.toISOString(), finished_at: new Date().toISOString(),
+      options: { only: "pictures", stack: opt.url ? "running" : "throwaway" },
+      git: gitState(ROOT), machine: machine(), pictures: out, targets: out.targets,
     });
     log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
     return;
@@ -607,13 +631,19 @@ async function main() {
     log(`public: failed: ${err.stack ?? err}`);
     return { error: err.message, targets: [{ target: "public view", value: `not measured: ${err.message}`, result: "–" }] };
   });
+  const pictureRuns = await pictureFigures().catch((err) => {
+    log(`pictures: failed: ${err.stack ?? err}`);
+    return { error: err.message, targets: [{ target: "pictures", value: `not measured: ${err.message}`, result: "–" }] };
+  });
   const targets = [...judge({ rows, results1024, idleRss, scale, neighbour, cursor: cursorState }),
-    ...(webhookRuns?.targets ?? []), ...(liveRuns?.targets ?? []), ...(publicRuns?.targets ?? [])];
+    ...(webhookRuns?.targets ?? []), ...(liveRuns?.targets ?? []), ...(publicRuns?.targets ?? []),
+    ...(pictureRuns?.targets ?? [])];
   console.log(`\n${table(rows)}\n\n${comparisonTable([...scale, ...neighbour])}\n` +
     (cursorState ? `\ncursor: not available (${cursorState.unavailable})\n` : "") +
     `\nTargets (issues 11 and 25${webhookRuns ? ", and the webhooks'" : ""})\n${targetList(targets)}\n` +
     `\n${formatsReport(formatRuns)}\n${stagesReport(stagesRun)}` + (webhookRuns ? `\n${webhookReport(webhookRuns)}\n` : "") +
-    (liveRuns?.reads ? `\n${liveReport(liveRuns)}\n` : "") + (publicRuns?.reads ? `\n${publicReport(publicRuns)}\n` : ""));
+    (liveRuns?.reads ? `\n${liveReport(liveRuns)}\n` : "") + (publicRuns?.reads ? `\n${publicReport(publicRuns)}\n` : "") +
+    (pictureRuns?.fresh ? `\n${picturesReport(pictureRuns)}\n` : ""));
 
   const report = {
     started_at: started.toISOString(), finished_at: new Date().toISOString(),
@@ -629,7 +659,7 @@ async function main() {
     },
     cursor, idle_rss_at_start: idleRss, workloads: rows, comparisons: { scale, neighbour }, results_1024: results1024,
     formats: formatRuns, stages: stagesRun, webhooks: webhookRuns, live: liveRuns, public: publicRuns,
-    targets,
+    pictures: pictureRuns, targets,
   };
   const file = writeReport(report);
   fs.copyFileSync(file, path.join(ROOT, ".bench", "latest.json"));

@@ -35,6 +35,11 @@ const CASES: Case[] = [
   { name: "tall", svg: svg(1000, 5000, `<rect y="2500" width="1000" height="2500" fill="#000"/>`), width: 1000, height: 5000 },
   { name: "at-the-cap", svg: svg(2048, 1024), width: 2048, height: 1024 },
   { name: "wrong-size", svg: svg(400, 200), width: 500, height: 200 },
+  // No background: transparent, and red at 50% and 20% opacity (straight alpha in the PNG).
+  { name: "translucent", width: 300, height: 100,
+    svg: `<svg xmlns="http://www.w3.org/2000/svg" width="300" height="100" viewBox="0 0 300 100">` +
+      `<rect x="100" width="100" height="100" fill="#ff0000" fill-opacity="0.5"/>` +
+      `<rect x="200" width="100" height="100" fill="#3366cc" fill-opacity="0.2"/></svg>` },
 ];
 
 // Renders every case in one Deno process (the first two at once: the wasm is set up once even
@@ -238,6 +243,18 @@ describe("svgToPng", () => {
     expect(capped.width * capped.height).toBeLessThanOrEqual(2048 * 2048);
     expect(Math.abs(capped.width - 2048 * Math.SQRT2)).toBeLessThanOrEqual(1);
     expect(Math.abs(capped.height - 1024 * Math.SQRT2)).toBeLessThanOrEqual(1);
+  });
+
+  it("keeps transparency, with straight (not premultiplied) colours", () => {
+    const t = image("translucent");
+    expect([t.width, t.height, t.channels]).toEqual([600, 200, 4]);
+    const at = (x: number, y: number) => [...t.pixels.subarray((y * t.width + x) * 4, (y * t.width + x) * 4 + 4)];
+    expect(at(100, 100), "nothing drawn: transparent").toEqual([0, 0, 0, 0]);
+    expect(at(300, 100), "red at 50%").toEqual([255, 0, 0, 128]);
+    const [r, g, b, a] = at(500, 100);
+    expect(a, "blue at 20%").toBe(51);
+    // 8-bit premultiplied storage leaves the colour within a step or two of #3366cc.
+    expect(Math.abs(r - 0x33) + Math.abs(g - 0x66) + Math.abs(b - 0xcc)).toBeLessThanOrEqual(6);
   });
 
   it("refuses an SVG whose size is not the one given", () => {

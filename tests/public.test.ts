@@ -5,8 +5,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import zlib from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { PICTURES_DRAWN_BY } from "../functions/api/pictures.ts";
 import {
-  apiUrl, type Call, createTeams, expectError, expectStatus, type Match, request, sql, startedTournament, tenant,
+  apiUrl, asFunctionRole, type Call, createTeams, expectError, expectStatus, type Match, request, sql, startedTournament, tenant,
   tournamentBody,
 } from "./helpers.ts";
 
@@ -234,6 +235,87 @@ describe("the pictures an instance sends again", () => {
     expect(head.status).toBe(200);
     expect(head.headers.get("content-type")).toBe("image/png");
     expect((await head.arrayBuffer()).byteLength).toBe(0);
+  });
+});
+
+describe("PNGs drawn one at a time per instance", () => {
+  it("answers 10 different PNGs asked at once, each the picture drawn alone", async () => {
+    const { t, id, slug } = await publicTournament({ format: "double_elimination" }, 8);
+    const queries = ["1", "2", "3", "1-2", "2-3"].flatMap((round) => ["light", "dark"].map((theme) => `?theme=${theme}&round=${round}`));
+    const together = await Promise.all(queries.map((q) => fetchRaw(`/public/tournaments/${slug}/bracket.png${q}`, newAddress())));
+    // The keyed route draws the same pictures under other names in the instance's cache: drawn
+    // again, one after another.
+    for (const [i, q] of queries.entries()) {
+      const { res, bytes } = together[i];
+      expect(res.status, `${q}: ${bytes.toString("utf8", 0, 200)}`).toBe(200);
+      expect(res.headers.get("content-type")).toBe("image/png");
+      pngSize(bytes);
+      const alone = await fetchRaw(`/tournaments/${id}/bracket.png${q}`, newAddress(), { authorization: `Bearer ${t.key}` });
+      expect(alone.res.status).toBe(200);
+      expect(bytes.equals(alone.bytes), q).toBe(true);
+      expect(res.headers.get("x-bracket-clipped"), q).toBe(alone.res.headers.get("x-bracket-clipped"));
+    }
+    expect(new Set(together.map((a) => a.bytes.toString("base64"))).size, "ten different pictures").toBe(10);
+  });
+});
+
+describe("the PNGs kept for every instance", () => {
+  const kept = (id: string) => sql<{ key: string; version: string; png: Buffer; clipped: string | null }>(
+    "select key, version, png, clipped from app.pictures where tournament_id = $1 order by key", [id]);
+
+  it("keeps a whole stage's PNG once drawn, at the version it shows, and sends it where this instance never drew it", async () => {
+    const { id, slug } = await publicTournament({ format: "double_elimination" }, 8);
+    const light = await fetchRaw(`/public/tournaments/${slug}/bracket.png`, newAddress());
+    expect(light.res.status).toBe(200);
+    const version = light.res.headers.get("etag")!.replaceAll('"', "");
+    const rows = await kept(id);
+    expect(rows.map((r) => [r.key, r.version])).toEqual([["png||light", version]]);
+    expect(rows[0].png.equals(light.bytes)).toBe(true);
+    // The light picture kept under the dark one's name, with a note: sent as kept, not drawn.
+    await sql(`insert into app.pictures (tournament_id, key, version, png, clipped, drawn_by)
+               values ($1, 'png||dark', $2, $3, 'Kept note', $4)`, [id, version, light.bytes, PICTURES_DRAWN_BY]);
+    const dark = await fetchRaw(`/public/tournaments/${slug}/bracket.png?theme=dark`, newAddress());
+    expect(dark.res.status).toBe(200);
+    expect(dark.res.headers.get("content-type")).toBe("image/png");
+    expect(dark.res.headers.get("etag")).toBe(`"${version}"`);
+    expect(dark.res.headers.get("x-bracket-clipped")).toBe("Kept%20note");
+    expect(dark.bytes.equals(light.bytes)).toBe(true);
+    // What another renderer drew is not sent: the view comes instead, to draw the picture from.
+    const ask = (drawnBy: string) => asFunctionRole(null, async (c) => (await c.query(
+      "select result::text as r from api.public_call($1, 'picture', $2, null)",
+      [createHash("sha256").update(newAddress()).digest(), { slug, key: "png||dark", drawn_by: drawnBy }])).rows[0].r as string);
+    expect(JSON.parse(await ask(PICTURES_DRAWN_BY))).toEqual({ kept: light.bytes.toString("base64"), clipped: "Kept note" });
+    expect(Object.keys(JSON.parse(await ask("an older renderer")))).toEqual(["tournament", "stages", "registrations", "matches", "standings"]);
+  });
+
+  it("draws again when the kept PNG shows an older version, and keeps the new one in its place", async () => {
+    const { call, id, slug } = await publicTournament({}, 4);
+    const before = await fetchRaw(`/public/tournaments/${slug}/bracket.png?stage=1`, newAddress());
+    const [m] = (await call("GET", `/tournaments/${id}/results`)).body.data.matches as Match[];
+    expectStatus(await call("PATCH", `/tournaments/${id}/matches/${m.id}`, { body: { team1_score: 17, team2_score: 4 } }), 200);
+    const after = await fetchRaw(`/public/tournaments/${slug}/bracket.png?stage=1`, newAddress());
+    expect(after.res.status).toBe(200);
+    expect(after.bytes.equals(before.bytes), "the score is drawn").toBe(false);
+    const rows = await kept(id);
+    expect(rows.map((r) => [r.key, `"${r.version}"`])).toEqual([["png|1|light", after.res.headers.get("etag")]]);
+    expect(rows[0].png.equals(after.bytes)).toBe(true);
+  });
+
+  it("keeps nothing for ?round= or ?group=, SVGs or the keyed routes, and nothing drawn at a version gone", async () => {
+    const { t, id, slug } = await publicTournament({ format: "double_elimination" }, 8);
+    for (const path of [`/public/tournaments/${slug}/bracket.png?round=1-2`, `/public/tournaments/${slug}/bracket.svg`]) {
+      expect((await fetchRaw(path, newAddress())).res.status, path).toBe(200);
+    }
+    const keyed = await fetchRaw(`/tournaments/${id}/bracket.png`, newAddress(), { authorization: `Bearer ${t.key}` });
+    expect(keyed.res.status).toBe(200);
+    expect(await kept(id)).toEqual([]);
+    const version = Number(keyed.res.headers.get("etag")!.replaceAll('"', ""));
+    const keep = (v: number, key = "png||light") => asFunctionRole(null, async (c) =>
+      (await c.query("select api.keep_picture($1, $2, $3, $4, null, 'bench') as kept", [slug, key, v, keyed.bytes])).rows[0].kept);
+    // As the function's role (each call rolled back).
+    expect(await keep(version - 1), "an older version").toBe(false);
+    await expect(keep(version, "png||light|1-2"), "not a whole stage's name").rejects.toThrow(/pictures_key_check/);
+    expect(await keep(version), "the current version").toBe(true);
   });
 });
 

@@ -86,11 +86,12 @@ describe("row-level security inside api.call (tournament_api_owner)", () => {
     }
   });
 
-  it("shows nothing in any app table when no account is bound (api_keys, account_members, webhook_intents, webhook_sleepers, streams, address_limits: no access at all)", async () => {
+  it("shows nothing in any app table when no account is bound (api_keys, account_members, webhook_intents, webhook_sleepers, streams, address_limits, pictures: no access at all)", async () => {
     // webhook_intents and webhook_sleepers: used by the webhook triggers and the dispatcher's door alone (security definer)
     // streams: the live stream's leases, kept through security definer functions alone
     // address_limits: the public routes' per-address counts, kept by a security definer function alone
-    const noAccess = ["api_keys", "account_members", "webhook_intents", "webhook_sleepers", "streams", "address_limits"];
+    // pictures: the public PNGs kept once drawn, read and written by security definer functions alone
+    const noAccess = ["api_keys", "account_members", "webhook_intents", "webhook_sleepers", "streams", "address_limits", "pictures"];
     for (const table of appTables) {
       const r = await asApi(null, `select * from app.${table}`);
       if (noAccess.includes(table)) {

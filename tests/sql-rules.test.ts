@@ -101,6 +101,7 @@ describe("SQL errors: only the caller's input is a 400", () => {
         result: null, replay: null, version: null, notModified: false,
       }),
       publicCall: () => Promise.reject(new Error("not used")),
+      keepPicture: () => Promise.reject(new Error("not used")),
       streamPoll: () => Promise.reject(new Error("not used")),
       streamClose: async () => {},
       end: async () => {},

@@ -21,7 +21,8 @@ import { timeServer } from "./measure.mjs";
 let address = 0;
 const nextAddress = () => `198.51.100.${address++ % 250}-${seed.RUN}-${address}`;
 
-async function bracket(db, base, teams, log) {
+/** The bracket measured here and by bench/lib/pictures.mjs: its id, slug and a key of its account. */
+export async function bracket(db, base, teams, log) {
   const [accountId] = await seed.createAccounts(db, 1, 1, { prefix: `Bench ${seed.RUN} public` });
   const [{ key }] = await seed.createKeys(db, [accountId], 1, "public");
   const id = await seed.startBracket(db, base, key, accountId, teams.slice(0, 1024),
@@ -31,7 +32,7 @@ async function bracket(db, base, teams, log) {
   log("public: playing two thirds of a best-of-three 1,024-team double elimination map by map…");
   await seed.playSeries(db, id);
   const { rows: [t] } = await db.query("select slug from app.tournaments where id = $1", [id]);
-  return { id, slug: t.slug };
+  return { id, slug: t.slug, key };
 }
 
 async function conditional({ db, view, base, slug }) {

@@ -45,8 +45,10 @@ export interface StreamPoll {
   data: string | null;
 }
 
-/** What a public request asks for: the tournament's document, its public view, a stream's first event; or only to be counted (a static file that needs no key). */
-export type PublicOp = "tournament" | "view" | "stream" | "count";
+/** What a public request asks for: the tournament's document, its public view, a picture kept
+ * at its version (else the view to draw it from), a stream's first event; or only to be counted
+ * (a static file that needs no key). */
+export type PublicOp = "tournament" | "view" | "picture" | "stream" | "count";
 
 /** An Idempotency-Key with the request it came with (see app.idempotency_begin). */
 export interface Idempotency {
@@ -62,8 +64,13 @@ export interface Database {
     idempotency?: Idempotency | null, conditions?: Conditions | null): Promise<CallOutcome>;
   /** A public request (contract section 15; api.public_call): the client address's count, the
    * public tournament by slug, the operation ('tournament', 'view' or 'stream'). */
-  publicCall(addressHash: Uint8Array, op: PublicOp, args: { slug: string; query?: { since?: number } },
+  publicCall(addressHash: Uint8Array, op: PublicOp,
+    args: { slug: string; key?: string; drawn_by?: string; query?: { since?: number } },
     conditions?: Conditions | null): Promise<CallOutcome>;
+  /** Keeps a public PNG drawn at `version` by the renderer `drawnBy` for every instance
+   * (api.keep_picture); false when the tournament has moved on or is no longer public. */
+  keepPicture(slug: string, key: string, version: number, png: Uint8Array, clipped: string | null,
+    drawnBy: string): Promise<boolean>;
   /** The live streams' poll, one answer per question in order: each tournament's version and,
    * when past `since`, the delta since it (asked through one of its streams' leases, or for a
    * public stream by the tournament's id). */
@@ -295,6 +302,11 @@ export function connect(options: DatabaseOptions): Database {
       return outcomeOf(await statement(
         "select auth, error, result, null as replay, version, not_modified from api.public_call($1, $2, $3, $4)",
         [addressHash, op, JSON.stringify(args), conditions ? JSON.stringify(conditions) : null]));
+    },
+    async keepPicture(slug, key, version, png, clipped, drawnBy) {
+      const [row] = await query<{ kept: boolean }>({ text: "select api.keep_picture($1, $2, $3, $4, $5, $6) as kept",
+        values: [slug, key, version, png, clipped, drawnBy] });
+      return row?.kept === true;
     },
     end: () => pool.end(),
   };

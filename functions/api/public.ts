@@ -16,7 +16,9 @@ import { notModified, rateLimitHeaders, success } from "./envelope.ts";
 import { sha256 } from "./sha256.ts";
 import { versionsOf } from "./conditions.ts";
 import { parse, queryVersion } from "./validation.ts";
-import { BracketQuery, pictureKey, pictureKind, pictureResponse } from "./pictures.ts";
+import {
+  BracketQuery, keptKey, pictureKey, pictureKind, pictureResponse, PICTURES_DRAWN_BY, publicPngRequest,
+} from "./pictures.ts";
 import { clientNotModified, keptRead } from "./kept.ts";
 import { pageHtml } from "./render/page.ts";
 import { lastEventVersion, type LiveHub } from "./stream.ts";
@@ -81,7 +83,8 @@ export function canonicalAddress(address: string): string {
 }
 
 /** Counts the request against its address; 429 when the address is over its limit. */
-async function call(p: PublicRequest, op: PublicOp, args: { slug: string; query?: { since?: number } },
+async function call(p: PublicRequest, op: PublicOp,
+  args: { slug: string; key?: string; drawn_by?: string; query?: { since?: number } },
   conditions: Conditions | null = null) {
   const hash = sha256(`address:${clientAddress(p.req, p.addressHeaders, p.remoteAddress)}`);
   const outcome = await p.db.publicCall(hash, op, args, conditions);
@@ -151,18 +154,35 @@ export async function publicRoute(p: PublicRequest): Promise<Response> {
     return p.hub.publicResponse(req.method, outcome.result ?? "null", headers);
   }
 
+  if (picture === "png" && req.method !== "HEAD") return await publicPngRequest(() => answer(p, kind, slug, picture, query));
+  return await answer(p, kind, slug, picture, query);
+}
+
+/** A public route's answer (kind: the path after the slug; picture: its kind, if one). */
+async function answer(p: PublicRequest, kind: string, slug: string, picture: "svg" | "png" | null,
+  query: unknown): Promise<Response> {
+  const { req, headers } = p;
   const op: PublicOp = kind === "" || picture ? "view" : "tournament";
   const client = ifNoneMatch(req);
   // A picture this instance drew at the current version is sent again: the database is asked
   // with its version too, and answers from the version alone.
   const read = picture ? keptRead(pictureKey(`public:${slug}`, picture, query as BracketQuery), client) : null;
-  const outcome = await call(p, op, { slug }, read ? read.conditions : client);
+  // A whole stage's PNG is kept in the database once drawn: any instance sends those bytes.
+  const stored = picture === "png" ? keptKey(query as BracketQuery) : null;
+  const outcome = await call(p, stored ? "picture" : op, stored ? { slug, key: stored, drawn_by: PICTURES_DRAWN_BY } : { slug },
+    read ? read.conditions : client);
   headers.set("Cache-Control", "public, max-age=5");
   if (outcome.version !== null) headers.set("ETag", `"${outcome.version}"`);
   if (clientNotModified(outcome.notModified, read, outcome.version)) return notModified(headers);
   if (picture && read) {
-    return await pictureResponse(picture, read, outcome.version!, outcome.notModified ? null : outcome.result ?? "null",
-      query as BracketQuery, req, headers, p.readFile);
+    const version = outcome.version!;
+    // Only a cache: a picture not kept is drawn again by the next instance asked.
+    const keep = stored
+      ? (drawn: { body: Uint8Array; clipped: string | null }) =>
+        p.db.keepPicture(slug, stored, version, drawn.body, drawn.clipped, PICTURES_DRAWN_BY).catch(() => false)
+      : undefined;
+    return await pictureResponse(picture, read, version, outcome.notModified ? null : outcome.result ?? "null",
+      query as BracketQuery, req, headers, p.readFile, keep);
   }
   const result = outcome.result ?? "null";
   if (kind === "/page") {

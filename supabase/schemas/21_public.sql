@@ -8,6 +8,9 @@
 --
 -- The keyed routes' pictures (GET /tournaments/{id}/bracket.svg, .png) read the same document
 -- through api.call (operation 'bracket.get', app.bracket_view).
+--
+-- The public PNGs of whole stages are kept here once drawn (app.pictures): drawn once per version
+-- by the function instance asked first, then read by every instance while the version stands.
 
 -- ============================================================================
 -- tables
@@ -26,6 +29,26 @@ create table app.address_limits (
 comment on table app.address_limits is
   'Per client address (hashed), the times of its last 300 public requests (a ring; next_slot is the oldest).';
 
+-- The public PNGs drawn so far, one per tournament and picture, each with the version it shows,
+-- what it left out (X-Bracket-Clipped) and what drew it (the function's PICTURES_DRAWN_BY: a
+-- picture drawn by another renderer is drawn again). A new function instance reads these bytes instead of
+-- compiling and running the rasteriser cold (~1.4 s of CPU for a 1,024-team bracket's). Only
+-- whole stages' pictures are kept (key 'png|<stage, or empty for the current>|<theme>': no
+-- ?round= or ?group=), so a tournament has a handful. Only the security definer functions below
+-- read or write it; a newer version replaces the row.
+create table app.pictures (
+  tournament_id uuid not null references app.tournaments (id) on delete cascade,
+  key text not null check (key ~ '^png\|[0-9]{0,3}\|(light|dark)$'),
+  version bigint not null,
+  png bytea not null check (length(png) between 8 and 16777216),
+  clipped text,
+  drawn_by text not null,
+  primary key (tournament_id, key)
+);
+
+comment on table app.pictures is
+  'Public bracket PNGs of whole stages, drawn once per version and read by every function instance.';
+
 -- ============================================================================
 -- indexes
 -- ============================================================================
@@ -39,6 +62,7 @@ create index tournaments_public_idx on app.tournaments (id) include (account_id)
 -- policies
 -- ============================================================================
 alter table app.address_limits enable row level security;
+alter table app.pictures enable row level security;
 
 -- ============================================================================
 -- functions
@@ -159,12 +183,40 @@ begin
 end
 $$;
 
--- One public request in one statement (p_op: 'tournament', 'view' or 'stream'; p_args: {slug,
--- query?: {since?}}; or 'count': a request for a static file that needs no key, counted only):
--- the address's count (429 before anything else), the tournament by slug
+-- The kept PNG of a tournament's picture at this version drawn by this renderer, as {kept: base64,
+-- clipped}, or null.
+create function app.kept_picture(p_id uuid, p_key text, p_version bigint, p_drawn_by text) returns json
+language sql stable security definer
+set search_path = ''
+as $$
+  select json_build_object('kept', translate(encode(p.png, 'base64'), E'\n', ''), 'clipped', p.clipped)
+    from app.pictures p
+   where p.tournament_id = p_id and p.key = p_key and p.version = p_version and p.drawn_by = p_drawn_by
+$$;
+
+-- Keeps a picture drawn at p_version in place of an older one, or of one of the same version drawn
+-- by another renderer (a newer one kept meanwhile stays).
+create function app.keep_picture(p_id uuid, p_key text, p_version bigint, p_png bytea, p_clipped text,
+                                 p_drawn_by text)
+returns void
+language sql volatile security definer
+set search_path = ''
+as $$
+  insert into app.pictures as p (tournament_id, key, version, png, clipped, drawn_by)
+  values (p_id, p_key, p_version, p_png, p_clipped, p_drawn_by)
+  on conflict (tournament_id, key) do update
+     set version = excluded.version, png = excluded.png, clipped = excluded.clipped, drawn_by = excluded.drawn_by
+   where p.version < excluded.version or (p.version = excluded.version and p.drawn_by <> excluded.drawn_by)
+$$;
+
+-- One public request in one statement (p_op: 'tournament', 'view', 'picture' or 'stream'; p_args:
+-- {slug, key?, drawn_by?, query?: {since?}}; or 'count': a request for a static file that needs
+-- no key, counted only): the address's count (429 before anything else), the tournament by slug
 -- (404 for private and unknown alike), its version (304 on If-None-Match), then the answer:
--- the tournament's document; the public view; or a stream's first event's data (the results,
--- or the delta since query.since). Reads commit without waiting for the WAL flush.
+-- the tournament's document; the public view; for 'picture', the PNG kept under key at this
+-- version by this renderer ({kept, clipped}) or else the public view to draw it from; or a stream's first event's
+-- data (the results, or the delta since query.since). Reads commit without waiting for the WAL
+-- flush.
 create function api.public_call(p_address_hash bytea, p_op text, p_args jsonb, p_conditions jsonb default null,
                                 out auth json, out error json, out result json, out version bigint,
                                 out not_modified boolean)
@@ -183,7 +235,7 @@ begin
     return;
   end if;
   select * into v_t from app.public_tournament(p_args ->> 'slug');
-  if v_t.id is null or p_op not in ('tournament', 'view', 'stream') then
+  if v_t.id is null or p_op not in ('tournament', 'view', 'picture', 'stream') then
     error := json_build_object('code', 'not_found', 'message', 'Tournament not found.');
     return;
   end if;
@@ -197,6 +249,8 @@ begin
   result := case p_op
     when 'tournament' then (select d.doc from app.tournament_documents d where d.id = v_t.id)
     when 'view' then app.public_view(v_t.id)
+    when 'picture' then coalesce(app.kept_picture(v_t.id, p_args ->> 'key', version, p_args ->> 'drawn_by'),
+                                  app.public_view(v_t.id))
     else json_build_object('tournament_id', v_t.id, 'version', version,
            'data', app.tournament_results(jsonb_build_object('tournament_id', v_t.id, 'query',
                      coalesce(p_args -> 'query', '{}')))) end;
@@ -204,6 +258,35 @@ end
 $$;
 comment on function api.public_call(bytea, text, jsonb, jsonb) is
   'One public request (section 15) in one statement: the address''s count, the public tournament by slug, 304, the answer.';
+
+-- Keeps a public PNG the function drew from the view at p_version (key as app.pictures says,
+-- p_drawn_by its renderer), if the tournament is still public and at that version; true when
+-- kept. Not counted per
+-- address: it follows a counted request that drew the picture.
+create function api.keep_picture(p_slug text, p_key text, p_version bigint, p_png bytea, p_clipped text,
+                                 p_drawn_by text)
+returns boolean
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+declare
+  v_t record;
+begin
+  perform set_config('synchronous_commit', 'off', true);
+  select * into v_t from app.public_tournament(p_slug);
+  if v_t.id is null then
+    return false;
+  end if;
+  perform set_config('app.account_id', v_t.account_id::text, true);
+  if app.version_of(v_t.id) is distinct from p_version then
+    return false;
+  end if;
+  perform app.keep_picture(v_t.id, p_key, p_version, p_png, p_clipped, p_drawn_by);
+  return true;
+end
+$$;
+comment on function api.keep_picture(text, text, bigint, bytea, text, text) is
+  'Keeps a public bracket PNG drawn at the tournament''s current version, for every function instance to send.';
 
 -- ============================================================================
 -- grants
@@ -213,7 +296,11 @@ grant execute on function app.public_tournament(text) to tournament_api_owner;
 grant execute on function app.public_account(uuid) to tournament_api_owner;
 grant execute on function app.public_view(uuid) to tournament_api_owner;
 grant execute on function app.bracket_view(jsonb) to tournament_api_owner;
+grant execute on function app.kept_picture(uuid, text, bigint, text) to tournament_api_owner;
+grant execute on function app.keep_picture(uuid, text, bigint, bytea, text, text) to tournament_api_owner;
 grant execute on function api.public_call(bytea, text, jsonb, jsonb) to tournament_api;
+grant execute on function api.keep_picture(text, text, bigint, bytea, text, text) to tournament_api;
 grant create on schema api to tournament_api_owner;
 alter function api.public_call(bytea, text, jsonb, jsonb) owner to tournament_api_owner;
+alter function api.keep_picture(text, text, bigint, bytea, text, text) owner to tournament_api_owner;
 revoke create on schema api from tournament_api_owner;
