@@ -887,31 +887,3 @@ describe("stages: review findings", () => {
       400, "validation_error", ["advancing"]);
   });
 });
-
-describe("the separation search", () => {
-  // Two tier orders (group of each qualifier, tier by tier: 10 group winners, 10 runners-up, 10
-  // thirds, 10 fourths, then the best fifth) on which the search once gave up within its budget,
-  // found by the stages property on a clean clone: 10 groups of 4 and a best next-placed team
-  // into a bracket of 64. Every group must hold at most one team per section of 64 / 4 (the
-  // group of five: per section of 64 / 8).
-  it.each([
-    [[8, 9, 2, 3, 6, 5, 1, 7, 10, 4, 2, 5, 1, 7, 10, 4, 9, 8, 6, 3, 1, 3, 10, 8, 9, 2, 7, 5, 4, 6, 3, 4, 8, 5, 6, 10, 2, 7, 9, 1, 2]],
-    [[3, 4, 5, 9, 2, 6, 8, 1, 7, 10, 7, 3, 2, 9, 6, 1, 10, 4, 8, 5, 9, 2, 6, 5, 10, 3, 8, 1, 7, 4, 4, 1, 6, 8, 5, 2, 9, 7, 3, 10, 2]],
-  ])("keeps every group apart for the tier order %j", async (groups) => {
-    const tiers = groups.map((_, i) => (i < 40 ? Math.floor(i / 10) + 1 : 5));
-    const [{ seeds }] = await sql<{ seeds: number[] }>("select app.separated_seeds($1::int[], $2::int[]) as seeds", [groups, tiers]);
-    const slotOf = new Map(standardSlots(Array.from({ length: 64 }, (_, i) => String(i + 1))).map((s, i) => [Number(s), i]));
-    const count = new Map<number, number>();
-    for (const g of groups) count.set(g, (count.get(g) ?? 0) + 1);
-    const taken = new Set<string>();
-    seeds.forEach((seed, i) => {
-      // each team keeps a seed of its own tier
-      expect(tiers[seed - 1], `team ${i + 1}`).toBe(tiers[i]);
-      const width = 64 / (count.get(groups[i])! > 4 ? 8 : 4);
-      const key = `${groups[i]}:${Math.floor(slotOf.get(seed)! / width)}`;
-      expect(taken.has(key), `group ${groups[i]} twice in one section`).toBe(false);
-      taken.add(key);
-    });
-    expect(new Set(seeds).size).toBe(41);
-  });
-});
