@@ -1,31 +1,39 @@
-// Reads vitest's JSON report and the test command's exit code; prints the closing line
+// Reads vitest's JSON reports and the test command's exit code; prints the closing line
 // "Tests: N passed, N failed" and exits non-zero when anything is wrong: the command failed,
-// a test or a test file failed, or no test ran at all.
+// a test or a test file failed, or no test ran at all. `npm test` writes one report per pass
+// (scripts/test.mjs): <file> for the main suite and <file> with ".pooler" before its extension
+// for the pooler pass, which is counted when it ran.
 import fs from "node:fs";
 
 const [file, statusArg] = process.argv.slice(2);
 const status = Number(statusArg);
-let report = null;
-try {
-  report = JSON.parse(fs.readFileSync(file, "utf8"));
-} catch {
-  // no report: the type check (or something before vitest) failed
-}
-const passed = report?.numPassedTests ?? 0;
-const failed = report?.numFailedTests ?? 0;
+const read = (f) => {
+  try {
+    return JSON.parse(fs.readFileSync(f, "utf8"));
+  } catch {
+    return null; // no report: the type check (or something before vitest) failed, or the pass did not run
+  }
+};
+const main = read(file);
+const pooler = read(file.replace(/(\.[^./]*)?$/, (ext) => `.pooler${ext}`));
+const reports = [main, pooler].filter(Boolean);
+const sum = (f) => reports.reduce((n, r) => n + f(r), 0);
+const passed = sum((r) => r.numPassedTests ?? 0);
+const failed = sum((r) => r.numFailedTests ?? 0);
+const total = sum((r) => r.numTotalTests ?? 0);
 // One entry of testResults per test file (numTotalTestSuites also counts every describe block).
-const fileResults = report?.testResults ?? [];
+const fileResults = reports.flatMap((r) => r.testResults ?? []);
 const files = fileResults.length;
 const failedFiles = fileResults.filter((r) => r.status !== "passed").length;
 const problems = [];
 if (status !== 0) problems.push(`the test command exited ${status}`);
-if (!report) problems.push("no test report was written");
+if (!main) problems.push("no test report was written");
 if (failed > 0) problems.push(`${failed} test(s) failed`);
 if (failedFiles > 0) problems.push(`${failedFiles} test file(s) failed`);
-if (report && report.numTotalTests === 0) problems.push("no test ran");
-if (report && passed + failed !== report.numTotalTests) {
-  problems.push(`${report.numTotalTests - passed - failed} test(s) were skipped or left pending`);
-}
+if (main && main.numTotalTests === 0) problems.push("no test ran");
+if (passed + failed !== total) problems.push(`${total - passed - failed} test(s) were skipped or left pending`);
+console.log(pooler ? `Pooler pass: ${pooler.numPassedTests} passed, ${pooler.numFailedTests} failed (counted below)`
+  : "Pooler pass: not run (no report)");
 console.log(`Test files: ${files - failedFiles} passed, ${failedFiles} failed`);
 if (problems.length) console.log(`CI FAILED: ${problems.join("; ")}`);
 console.log(`Tests: ${passed} passed, ${failed} failed`);
