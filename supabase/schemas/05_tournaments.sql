@@ -353,9 +353,8 @@ begin
     perform app.raise_invalid(case when v_page < 1 then 'page' else 'limit' end, 'out of range');
   end if;
   if v_cursor is not null then
-    if v_cursor !~ '^[0-9a-f]{48}$' or v_query ? 'page' then
-      perform app.raise_invalid('cursor', case when v_query ? 'page' then 'use either page or cursor, not both'
-                                               else 'must be a next_cursor value from a previous page' end);
+    if v_cursor !~ '^[0-9a-f]{48}$' then
+      perform app.raise_invalid('cursor', 'must be a next_cursor value from a previous page');
     end if;
     v_after_ts := timestamptz 'epoch' + ('x' || left(v_cursor, 16))::bit(64)::bigint * interval '1 microsecond';
     v_after_id := right(v_cursor, 32)::uuid;

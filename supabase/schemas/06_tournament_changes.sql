@@ -40,15 +40,13 @@ end
 $$;
 
 -- The tournament with the body's `stages` (checked, defaults filled in), and format and
--- format_options as stage 1's; `stages` together with either is a 400.
+-- format_options as stage 1's (the door refuses `stages` together with either: a rule of the
+-- body's shape, the function's CreateTournament and UpdateTournament).
 create function app.with_stages(p_t app.tournaments, p_body jsonb) returns app.tournaments
 language plpgsql immutable
 set search_path = ''
 as $$
 begin
-  if p_body ?| array['format', 'format_options'] then
-    perform app.raise_invalid('stages', 'send either stages or format and format_options, not both');
-  end if;
   p_t.stages := app.stage_definitions(p_body -> 'stages');
   p_t.format := p_t.stages #>> '{0,format}';
   p_t.format_options := p_t.stages #> '{0,format_options}';

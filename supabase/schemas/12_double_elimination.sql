@@ -46,19 +46,95 @@ as $$
     else p_x end
 $$;
 
--- Makes every match at once: computed in arrays indexed by a flat match number (winners, then
--- losers, then grand final), then one insert. The caller holds the tournament's row lock.
+-- A double-elimination bracket of p_size = 2^p_k slots without its teams, in arrays indexed by
+-- a flat match number (winners 1 .. P - 1, losers P .. 2P - 3, the grand final 2P - 2 and, with
+-- p_reset, its round 2 at 2P - 1): each match's bracket, round and position, the match and slot
+-- its winner goes to, and (winners bracket) the match and slot its loser drops to.
 --
--- Shape for a bracket of P = 2^k slots (k winners-bracket rounds):
--- - winners: rounds 1..k, P / 2^r matches in round r; standard seeding, byes to the top seeds.
+-- - winners: rounds 1..k, P / 2^r matches in round r.
 -- - losers: rounds 1..2(k-1). Round 1 pairs the losers of winners round 1 (matches 2j-1, 2j).
 --   Round 2i (a "minor" round) puts the losers of winners round i+1 (slot 1, crossed over by
 --   app.double_elimination_drop_position) against the winners of losers round 2i-1 (slot 2);
 --   round 2i+1 pairs the winners of round 2i. The last losers round is the losers final.
--- - grand_final: round 1 is the winners champion (slot 1) against the losers champion (slot 2).
---   With grand_final = "reset" a round 2 exists from the start: it becomes ready (same teams)
---   when the losers champion wins round 1, and a 'bye' with no teams otherwise.
+-- - grand_final: round 1 is the winners champion (slot 1) against the losers champion (slot 2);
+--   with p_reset its winner goes on to round 2.
 -- - P = 2: no losers bracket; the final's loser goes straight to the grand final.
+create function app.double_elimination_links(p_size int, p_k int, p_reset boolean,
+  out brackets text[], out rounds int[], out positions int[], out next_match int[], out next_slot int[],
+  out loser_match int[], out loser_slot int[])
+language plpgsql immutable
+set search_path = ''
+as $$
+declare
+  v_gf int := 2 * p_size - 2;                 -- P - 1 winners matches, P - 2 losers matches
+  v_total int := v_gf + case when p_reset then 1 else 0 end;
+  v_lb_off int[] := '{}';
+  v_off int := p_size - 1;
+  v_c int;
+  v_x int;
+begin
+  -- every array 1..v_total, so that unnest lines them up
+  brackets := array_fill(null::text, array[v_total]);
+  rounds := array_fill(null::int, array[v_total]); positions := rounds; next_match := rounds;
+  next_slot := rounds; loser_match := rounds; loser_slot := rounds;
+
+  -- losers bracket: round l has P / 2^(ceil(l/2) + 1) matches
+  for l in 1 .. 2 * (p_k - 1) loop
+    v_lb_off[l] := v_off;
+    v_c := p_size >> ((l + 1) / 2 + 1);
+    for j in 1 .. v_c loop
+      v_x := v_off + j;
+      brackets[v_x] := 'losers'; rounds[v_x] := l; positions[v_x] := j;
+      if l % 2 = 1 then
+        next_match[v_x] := v_off + v_c + j; next_slot[v_x] := 2;
+      elsif l = 2 * (p_k - 1) then
+        next_match[v_x] := v_gf; next_slot[v_x] := 2;
+      else
+        next_match[v_x] := v_off + v_c + (j + 1) / 2; next_slot[v_x] := 2 - j % 2;
+      end if;
+    end loop;
+    v_off := v_off + v_c;
+  end loop;
+
+  -- winners bracket
+  for r in 1 .. p_k loop
+    for p in 1 .. p_size >> r loop
+      v_x := p_size - (p_size >> (r - 1)) + p;
+      brackets[v_x] := 'winners'; rounds[v_x] := r; positions[v_x] := p;
+      if r < p_k then
+        next_match[v_x] := p_size - (p_size >> r) + (p + 1) / 2; next_slot[v_x] := 2 - p % 2;
+      else
+        next_match[v_x] := v_gf; next_slot[v_x] := 1;
+      end if;
+      if p_k = 1 then
+        loser_match[v_x] := v_gf; loser_slot[v_x] := 2;
+      elsif r = 1 then
+        loser_match[v_x] := v_lb_off[1] + (p + 1) / 2; loser_slot[v_x] := 2 - p % 2;
+      else
+        loser_match[v_x] := v_lb_off[2 * (r - 1)] + 1 + app.double_elimination_drop_position(
+          case when r = p_k then 'natural' else app.double_elimination_minor_ordering(p_size, r - 2) end,
+          p - 1, p_size >> r);
+        loser_slot[v_x] := 1;
+      end if;
+    end loop;
+  end loop;
+
+  -- grand final
+  brackets[v_gf] := 'grand_final'; rounds[v_gf] := 1; positions[v_gf] := 1;
+  if p_reset then
+    next_match[v_gf] := v_gf + 1; next_slot[v_gf] := 1;
+    brackets[v_gf + 1] := 'grand_final'; rounds[v_gf + 1] := 2; positions[v_gf + 1] := 1;
+  end if;
+end
+$$;
+comment on function app.double_elimination_links(int, int, boolean) is
+  'Double elimination: every match''s bracket, round, position and where its winner and loser go, without teams.';
+
+-- Makes every match at once: the bracket's links (app.double_elimination_links), the teams
+-- seated in winners round 1 (standard seeding, byes to the top seeds), then one insert. The
+-- caller holds the tournament's row lock. With grand_final = "reset" the grand final's round 2
+-- exists from the start: it becomes ready (same teams) when the losers champion wins round 1,
+-- and a 'bye' with no teams otherwise.
 --
 -- Byes: a winners round-1 match with one team is a 'bye' (as in single elimination) and has no
 -- loser. A losers match that can only ever receive one team is a 'bye' from the start; the team
@@ -75,10 +151,7 @@ declare
   v_k int := 1;
   v_teams uuid[];
   v_order int[];
-  v_reset boolean := p_t.format_options ->> 'grand_final' = 'reset';
-  v_gf int;
   v_total int;
-  v_lb_off int[] := '{}';
   v_ids uuid[];
   v_bracket text[];
   v_round int[];
@@ -91,10 +164,7 @@ declare
   v_nslot int[];
   v_lnext int[];
   v_lslot int[];
-  v_off int;
-  v_c int;
   v_x int;
-  v_y int;
 begin
   v_n := app.seed_participants(p_t);
   while v_size < v_n loop
@@ -104,65 +174,22 @@ begin
   v_teams := array(select e.team_id from app.stage_entries e
                     where e.tournament_id = p_t.id and e.stage = p_t.stage order by e.seed);
   v_order := app.seed_order(v_size);
-  v_gf := 2 * v_size - 2;                     -- P - 1 winners matches, P - 2 losers matches
-  v_total := v_gf + case when v_reset then 1 else 0 end;
-  -- every array 1..v_total, so that unnest below lines them up
-  v_bracket := array_fill(null::text, array[v_total]); v_status := v_bracket;
-  v_round := array_fill(null::int, array[v_total]); v_pos := v_round; v_next := v_round;
-  v_nslot := v_round; v_lnext := v_round; v_lslot := v_round;
+  select l.brackets, l.rounds, l.positions, l.next_match, l.next_slot, l.loser_match, l.loser_slot
+    into v_bracket, v_round, v_pos, v_next, v_nslot, v_lnext, v_lslot
+    from app.double_elimination_links(v_size, v_k, p_t.format_options ->> 'grand_final' = 'reset') l;
+  v_total := cardinality(v_bracket);
+  v_status := array_fill('pending'::text, array[v_total]);
   v_t1 := array_fill(null::uuid, array[v_total]); v_t2 := v_t1; v_winner := v_t1;
 
-  -- losers bracket: round l has P / 2^(ceil(l/2) + 1) matches
-  v_off := v_size - 1;
-  for l in 1 .. 2 * (v_k - 1) loop
-    v_lb_off[l] := v_off;
-    v_c := v_size >> ((l + 1) / 2 + 1);
-    for j in 1 .. v_c loop
-      v_x := v_off + j;
-      v_bracket[v_x] := 'losers'; v_round[v_x] := l; v_pos[v_x] := j; v_status[v_x] := 'pending';
-      if l % 2 = 1 then
-        v_next[v_x] := v_off + v_c + j; v_nslot[v_x] := 2;
-      elsif l = 2 * (v_k - 1) then
-        v_next[v_x] := v_gf; v_nslot[v_x] := 2;
-      else
-        v_next[v_x] := v_off + v_c + (j + 1) / 2; v_nslot[v_x] := 2 - j % 2;
-      end if;
-    end loop;
-    v_off := v_off + v_c;
-  end loop;
-
-  -- winners bracket
-  for r in 1 .. v_k loop
-    for p in 1 .. v_size >> r loop
-      v_x := v_size - (v_size >> (r - 1)) + p;
-      v_bracket[v_x] := 'winners'; v_round[v_x] := r; v_pos[v_x] := p; v_status[v_x] := 'pending';
-      if r = 1 then
-        v_t1[v_x] := v_teams[v_order[2 * p - 1]];
-        v_t2[v_x] := v_teams[v_order[2 * p]];
-        if v_t2[v_x] is null then
-          v_status[v_x] := 'bye'; v_winner[v_x] := v_t1[v_x];
-        else
-          v_status[v_x] := 'ready';
-        end if;
-      end if;
-      if r < v_k then
-        v_next[v_x] := v_size - (v_size >> r) + (p + 1) / 2; v_nslot[v_x] := 2 - p % 2;
-      else
-        v_next[v_x] := v_gf; v_nslot[v_x] := 1;
-      end if;
-      if v_status[v_x] = 'bye' then
-        null; -- no loser
-      elsif v_k = 1 then
-        v_lnext[v_x] := v_gf; v_lslot[v_x] := 2;
-      elsif r = 1 then
-        v_lnext[v_x] := v_lb_off[1] + (p + 1) / 2; v_lslot[v_x] := 2 - p % 2;
-      else
-        v_lnext[v_x] := v_lb_off[2 * (r - 1)] + 1 + app.double_elimination_drop_position(
-          case when r = v_k then 'natural' else app.double_elimination_minor_ordering(v_size, r - 2) end,
-          p - 1, v_size >> r);
-        v_lslot[v_x] := 1;
-      end if;
-    end loop;
+  -- winners round 1 (matches 1 .. P / 2): a match with one team is a bye, won by it, no loser
+  for p in 1 .. v_size >> 1 loop
+    v_t1[p] := v_teams[v_order[2 * p - 1]];
+    v_t2[p] := v_teams[v_order[2 * p]];
+    if v_t2[p] is null then
+      v_status[p] := 'bye'; v_winner[p] := v_t1[p]; v_lnext[p] := null; v_lslot[p] := null;
+    else
+      v_status[p] := 'ready';
+    end if;
   end loop;
 
   -- winners round-1 byes: the team goes straight to round 2; the losers match a bye feeds can
@@ -176,23 +203,14 @@ begin
     end if;
   end loop;
   for j in 1 .. v_size >> 2 loop
-    v_x := v_lb_off[1] + j;
+    v_x := v_size - 1 + j; -- losers round 1 follows the P - 1 winners matches
     if v_status[2 * j - 1] = 'bye' or v_status[2 * j] = 'bye' then
       v_status[v_x] := 'bye';
       if v_status[2 * j - 1] = 'bye' and v_status[2 * j] = 'bye' then
-        v_y := v_next[v_x];
-        v_status[v_y] := 'bye';
+        v_status[v_next[v_x]] := 'bye';
       end if;
     end if;
   end loop;
-
-  -- grand final
-  v_bracket[v_gf] := 'grand_final'; v_round[v_gf] := 1; v_pos[v_gf] := 1; v_status[v_gf] := 'pending';
-  if v_reset then
-    v_next[v_gf] := v_gf + 1; v_nslot[v_gf] := 1;
-    v_bracket[v_gf + 1] := 'grand_final'; v_round[v_gf + 1] := 2; v_pos[v_gf + 1] := 1;
-    v_status[v_gf + 1] := 'pending';
-  end if;
 
   v_ids := array(select gen_random_uuid() from generate_series(1, v_total));
   insert into app.matches (id, tournament_id, account_id, stage, bracket, round, position, team1_id, team2_id,
@@ -327,6 +345,7 @@ comment on function app.double_elimination_standings(app.tournaments) is
 -- ============================================================================
 grant execute on function app.double_elimination_minor_ordering(int, int) to tournament_api_owner;
 grant execute on function app.double_elimination_drop_position(text, int, int) to tournament_api_owner;
+grant execute on function app.double_elimination_links(int, int, boolean) to tournament_api_owner;
 grant execute on function app.generate_double_elimination(app.tournaments) to tournament_api_owner;
 grant execute on function app.double_elimination_after_report(app.tournaments, app.matches) to tournament_api_owner;
 grant execute on function app.double_elimination_standings(app.tournaments) to tournament_api_owner;

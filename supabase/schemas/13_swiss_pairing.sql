@@ -67,6 +67,56 @@ $$;
 comment on function app.swiss_records(app.tournaments, int) is
   'Swiss: every participant''s wins, losses, Buchholz and bye from the rounds before the one given.';
 
+-- For each position of p_order (team indexes in drawing order), the last position of its win
+-- group (the run of positions whose teams have the same wins in p_wins).
+create function app.swiss_group_ends(p_order int[], p_wins int[]) returns int[]
+language plpgsql immutable
+set search_path = ''
+as $$
+declare
+  v_len int := cardinality(p_order);
+  v_group_end int[] := array_fill(0, array[v_len]);
+begin
+  for v_p in reverse v_len .. 1 loop
+    v_group_end[v_p] := case when v_p < v_len and p_wins[p_order[v_p + 1]] = p_wins[p_order[v_p]]
+                             then v_group_end[v_p + 1] else v_p end;
+  end loop;
+  return v_group_end;
+end
+$$;
+comment on function app.swiss_group_ends(int[], int[]) is
+  'Swiss: the last position of each drawing position''s win group.';
+
+-- The middle of a choosing team's win group: of the k unpaired positions after p_first up to
+-- p_group_end, the ((k + 1) / 2)-th; p_group_end + 1 when there is none.
+create function app.swiss_group_middle(p_paired boolean[], p_first int, p_group_end int) returns int
+language plpgsql immutable
+set search_path = ''
+as $$
+declare
+  v_k int := 0;
+begin
+  for v_p in p_first + 1 .. p_group_end loop
+    if not p_paired[v_p] then v_k := v_k + 1; end if;
+  end loop;
+  if v_k = 0 then
+    return p_group_end + 1;
+  end if;
+  v_k := (v_k + 1) / 2;
+  for v_p in p_first + 1 .. p_group_end loop
+    if not p_paired[v_p] then
+      v_k := v_k - 1;
+      if v_k = 0 then
+        return v_p;
+      end if;
+    end if;
+  end loop;
+  return p_group_end + 1; -- not reached
+end
+$$;
+comment on function app.swiss_group_middle(boolean[], int, int) is
+  'Swiss: where a choosing team starts looking in its win group (the middle of its unpaired members).';
+
 -- Pairs the teams listed in p_order (indexes into the tournament's teams, in drawing order:
 -- more wins first, then better seed) for one round; p_wins holds each index's wins and row i
 -- of p_met the indexes team i has met (0 fills a row's end). Depth-first with backtracking:
@@ -85,7 +135,7 @@ declare
   v_len int := cardinality(p_order);
   v_paired boolean[] := array_fill(false, array[v_len]);  -- by position in p_order
   v_partner int[] := array_fill(null::int, array[p_n]);   -- by team index
-  v_group_end int[] := array_fill(0, array[v_len]);      -- last position of each position's win group
+  v_group_end int[] := app.swiss_group_ends(p_order, p_wins); -- last position of each position's win group
   -- per depth: the choosing team's position, the middle of its group, the phase, the cursor, the partner's position
   v_at int[] := '{}';
   v_mid int[] := '{}';
@@ -96,7 +146,6 @@ declare
   v_steps int := 0;
   v_first int := 1;  -- no position before this one is unpaired
   v_p int;
-  v_k int;
   v_a int;
   v_b int;
   v_ge int;
@@ -105,11 +154,6 @@ declare
   v_j int;
   v_width int := coalesce(array_length(p_met, 2), 0);
 begin
-  for v_p in reverse v_len .. 1 loop
-    v_group_end[v_p] := case when v_p < v_len and p_wins[p_order[v_p + 1]] = p_wins[p_order[v_p]]
-                             then v_group_end[v_p + 1] else v_p end;
-  end loop;
-
   <<pairing>>
   loop
     while v_first <= v_len and v_paired[v_first] loop
@@ -117,29 +161,11 @@ begin
     end loop;
     exit pairing when v_first > v_len; -- everyone is paired
 
-    -- a new depth: the first unpaired team chooses; its group's middle is the
-    -- ((k + 1) / 2)-th of the k unpaired members after it (none when k = 0)
+    -- a new depth: the first unpaired team chooses, from the middle of its group
     v_depth := v_depth + 1;
     v_at[v_depth] := v_first;
     v_paired[v_first] := true;
-    v_ge := v_group_end[v_first];
-    v_k := 0;
-    for v_p in v_first + 1 .. v_ge loop
-      if not v_paired[v_p] then v_k := v_k + 1; end if;
-    end loop;
-    v_mid[v_depth] := v_ge + 1;
-    if v_k > 0 then
-      v_k := (v_k + 1) / 2;
-      for v_p in v_first + 1 .. v_ge loop
-        if not v_paired[v_p] then
-          v_k := v_k - 1;
-          if v_k = 0 then
-            v_mid[v_depth] := v_p;
-            exit;
-          end if;
-        end if;
-      end loop;
-    end if;
+    v_mid[v_depth] := app.swiss_group_middle(v_paired, v_first, v_group_end[v_first]);
     v_phase[v_depth] := 1;
     v_cur[v_depth] := v_mid[v_depth] - 1;
 
@@ -324,6 +350,8 @@ comment on function app.swiss_draw(app.tournaments, int) is 'Swiss: inserts a ro
 -- ============================================================================
 grant execute on function app.swiss_rounds(app.tournaments) to tournament_api_owner;
 grant execute on function app.swiss_records(app.tournaments, int) to tournament_api_owner;
+grant execute on function app.swiss_group_ends(int[], int[]) to tournament_api_owner;
+grant execute on function app.swiss_group_middle(boolean[], int, int) to tournament_api_owner;
 grant execute on function app.swiss_match(int[], int[], int[], int, boolean, int) to tournament_api_owner;
 grant execute on function app.swiss_pairings(app.tournaments, int) to tournament_api_owner;
 grant execute on function app.swiss_draw(app.tournaments, int) to tournament_api_owner;

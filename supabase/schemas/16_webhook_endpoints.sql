@@ -114,9 +114,6 @@ begin
      or cardinality(events) <> (select count(distinct v) from unnest(events) v) then
     perform app.raise_invalid('events', 'must be a non-empty list of distinct event types, or ["*"]');
   end if;
-  if char_length(description) > 200 then
-    perform app.raise_invalid('description', 'must be at most 200 characters');
-  end if;
   if p_body ? 'tournament_id' and tournament_id is not null
      and not exists (select from app.tournaments t where t.id = tournament_id) then
     perform app.raise_error('not_found', 'Tournament not found.');

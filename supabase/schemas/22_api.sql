@@ -79,18 +79,19 @@ comment on function app.operation(text, jsonb, uuid, boolean) is
 -- - An unlocked read up front answers 429 when the oldest of the last 100 counted requests is
 --   younger than 60 s: slots only ever get newer, so a window full in any snapshot is full for
 --   certain. That 429 takes no lock and writes nothing.
--- - The request is counted last, after the operation, by one conditional upsert that overwrites
---   the oldest slot only if it is older than 60 s. The ring row's lock is held from there to
---   commit, a few microseconds, so one key's slow request never queues its other requests. ON
+-- - The request is counted last, after the operation, by one conditional upsert
+--   (app.count_request) that overwrites the oldest slot only if it is older than 60 s. The ring
+--   row's lock is held from there to commit, a few microseconds, so one key's slow request
+--   never queues its other requests. ON
 --   CONFLICT DO UPDATE locks the row before it evaluates its WHERE and SET, so the clock is read
 --   after any wait for the lock: exact under concurrency, and RateLimit-Reset is at most 60.
 -- - If the window filled up while the operation ran, the upsert changes nothing and api.call
 --   raises SQLSTATE TA429 (hint rate_limited, the limit's state as JSON in the detail): the
 --   whole transaction, the operation's writes included, rolls back, and the function answers
 --   429. So a 429 never counts and never writes.
--- - The operation runs in a subtransaction (a BEGIN ... EXCEPTION block), the one way in a
---   single statement that a failed operation's partial writes are undone while its request is
---   still counted (contract 6: every request past the key check counts). Measured: entering
+-- - The operation runs in a subtransaction (app.run_operation's BEGIN ... EXCEPTION block),
+--   the one way in a single statement that a failed operation's partial writes are undone
+--   while its request is still counted (contract 6: every request past the key check counts). Measured: entering
 --   and leaving one costs ~1.5 µs (200,000 in 0.31 s more than plain PERFORM), under 0.5% of
 --   a GET's time in Postgres.
 -- - Conditional requests (contract section 14; p_conditions {if_match, if_none_match}, each a
@@ -103,6 +104,102 @@ comment on function app.operation(text, jsonb, uuid, boolean) is
 -- - Reads commit without waiting for the WAL flush (synchronous_commit off, transaction-local):
 --   a crash could forget a few counted requests, never a write. Writing operations switch it
 --   back on.
+-- Runs one operation in a subtransaction (a BEGIN ... EXCEPTION block), so that a failed
+-- operation's partial writes are undone while its request is still counted: its result and
+-- version (the ETag), or its error as the API answers it. A write with If-Match compares first,
+-- under the tournament's row lock; a read and its version come from one statement (one
+-- snapshot). Serialization failures, deadlocks and timeouts are raised again (503), and a
+-- refusal of the rate-limit kind becomes SQLSTATE TA429 (429). For api.call.
+create function app.run_operation(p_op text, p_args jsonb, p_key_id uuid, p_writes boolean, p_arg text,
+                                  p_conditions jsonb, p_limit int,
+                                  out result json, out error json, out version bigint)
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_sqlstate text;
+  v_message text;
+  v_hint text;
+  v_detail text;
+begin
+  if p_writes and p_arg is not null and p_conditions ? 'if_match'
+     and jsonb_typeof(p_conditions -> 'if_match') = 'array' then
+    perform app.check_if_match(p_op, p_args, p_arg, p_conditions -> 'if_match');
+  end if;
+  if not p_writes and p_arg is not null and pg_input_is_valid(p_args ->> p_arg, 'uuid') then
+    -- A read and its version (the ETag) from one statement, so one snapshot: a write
+    -- committed meanwhile shows in both (the function keeps whole results by it).
+    select (app.operation(p_op, p_args, p_key_id, true)).result, app.version_of((p_args ->> p_arg)::uuid)
+      into result, version;
+  else
+    result := (app.operation(p_op, p_args, p_key_id, true)).result;
+    if p_writes and p_arg is not null and pg_input_is_valid(p_args ->> p_arg, 'uuid') then
+      version := app.version_of((p_args ->> p_arg)::uuid); -- the ETag the write leaves
+    end if;
+  end if;
+exception when others then
+  get stacked diagnostics v_sqlstate = returned_sqlstate, v_message = message_text,
+                          v_hint = pg_exception_hint, v_detail = pg_exception_detail;
+  -- Serialization failures, deadlocks and timeouts abort the request (503: it did nothing).
+  if v_sqlstate in ('40001', '40P01', '55P03', '57014') then
+    raise;
+  end if;
+  -- A refusal of the rate-limit kind (a key's open streams): a 429, so nothing counts.
+  if v_sqlstate = 'P0001' and v_hint = 'rate_limited' then
+    raise exception 'rate limited' using errcode = 'TA429', hint = 'rate_limited',
+      detail = (app.rate_limit_state(p_key_id, p_limit)::jsonb
+                || jsonb_build_object('error', 'rate_limited', 'message', v_message,
+                     'retry_after', (v_detail::jsonb -> 0 ->> 'message')::int))::text;
+  end if;
+  version := null;
+  error := json_build_object('sqlstate', v_sqlstate, 'code', v_hint, 'message', v_message,
+    'details', case when v_sqlstate = 'P0001' and v_detail like '[%' then v_detail::json end);
+end
+$$;
+comment on function app.run_operation(text, jsonb, uuid, boolean, text, jsonb, int) is
+  'One operation in a subtransaction: its result and version (the ETag), or its error as the API answers it.';
+
+-- Counts a request in its key's ring of p_limit slots: one conditional upsert that overwrites
+-- the oldest slot only if it has left the 60 s window; when the window filled up meanwhile,
+-- raises SQLSTATE TA429 (everything the request did rolls back). Records the key's use (to the
+-- minute) and answers api.call's auth: p_error (null, or the 403 that was counted), the key,
+-- the account and the limit's state. For api.call.
+create function app.count_request(p_key_id uuid, p_account_id uuid, p_last_used_at timestamptz, p_limit int,
+                                  p_error text) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_count record;
+begin
+  insert into app.rate_limits as r (api_key_id, account_id, next_slot, slots)
+  values (p_key_id, p_account_id, 2,
+          array[clock_timestamp()] || array_fill('-infinity'::timestamptz, array[p_limit - 1]))
+  on conflict (api_key_id) do update
+     set slots[r.next_slot] = clock_timestamp(), next_slot = r.next_slot % p_limit + 1
+   where r.slots[r.next_slot] <= clock_timestamp() - interval '60 seconds'
+  returning (select count(*)::int from unnest(r.slots) s where s > clock_timestamp() - interval '60 seconds') as used,
+            (select min(s) from unnest(r.slots) s where s > clock_timestamp() - interval '60 seconds') as oldest,
+            clock_timestamp() as now
+  into v_count;
+  if not found then -- the window filled up meanwhile: undo everything, answer 429
+    raise exception 'rate limited' using errcode = 'TA429', hint = 'rate_limited',
+      detail = app.rate_limit_state(p_key_id, p_limit)::text;
+  end if;
+  if p_last_used_at is null or p_last_used_at < v_count.now - interval '1 minute' then
+    perform app.touch_api_key(p_key_id);
+  end if;
+  return json_build_object('error', p_error, 'key_id', p_key_id, 'account_id', p_account_id,
+    'limit', p_limit, 'remaining', p_limit - v_count.used,
+    'reset', greatest(1, ceil(extract(epoch from v_count.oldest + interval '60 seconds' - v_count.now)))::int,
+    'window', 60,
+    -- events were recorded: the function nudges the hosted dispatcher after answering
+    'webhooks', coalesce(current_setting('app.webhooks_recorded', true), '') = 'on');
+end
+$$;
+comment on function app.count_request(uuid, uuid, timestamptz, int, text) is
+  'Counts one request in its key''s rate-limit ring (TA429 when the window filled meanwhile) and answers api.call''s auth.';
+
 create function api.call(p_key_hash bytea, p_scope text, p_op text, p_args jsonb,
                          p_idempotency jsonb default null, p_conditions jsonb default null,
                          out auth json, out error json, out result json, out replay json,
@@ -116,11 +213,7 @@ declare
   v_writes boolean;      -- whether the operation writes (then its commit waits for the WAL flush)
   v_op record;
   v_key record;
-  v_count record;
-  v_sqlstate text;
-  v_message text;
-  v_hint text;
-  v_detail text;
+  v_run record;
   v_arg text;            -- the argument naming the operation's tournament (null: not about one)
 begin
   perform set_config('app.account_id', '', true), set_config('synchronous_commit', 'off', true);
@@ -190,40 +283,10 @@ begin
       end if;
     end if;
     if replay is null and error is null and not coalesce(not_modified, false) then
-      begin
-        if v_writes and v_arg is not null and p_conditions ? 'if_match'
-           and jsonb_typeof(p_conditions -> 'if_match') = 'array' then
-          perform app.check_if_match(p_op, p_args, v_arg, p_conditions -> 'if_match');
-        end if;
-        if not v_writes and v_arg is not null and pg_input_is_valid(p_args ->> v_arg, 'uuid') then
-          -- A read and its version (the ETag) from one statement, so one snapshot: a write
-          -- committed meanwhile shows in both (the function keeps whole results by it).
-          select (app.operation(p_op, p_args, v_key.id, true)).result, app.version_of((p_args ->> v_arg)::uuid)
-            into result, version;
-        else
-          result := (app.operation(p_op, p_args, v_key.id, true)).result;
-          if v_writes and v_arg is not null and pg_input_is_valid(p_args ->> v_arg, 'uuid') then
-            version := app.version_of((p_args ->> v_arg)::uuid); -- the ETag the write leaves
-          end if;
-        end if;
-      exception when others then
-        get stacked diagnostics v_sqlstate = returned_sqlstate, v_message = message_text,
-                                v_hint = pg_exception_hint, v_detail = pg_exception_detail;
-        -- Serialization failures, deadlocks and timeouts abort the request (503: it did nothing).
-        if v_sqlstate in ('40001', '40P01', '55P03', '57014') then
-          raise;
-        end if;
-        -- A refusal of the rate-limit kind (a key's open streams): a 429, so nothing counts.
-        if v_sqlstate = 'P0001' and v_hint = 'rate_limited' then
-          raise exception 'rate limited' using errcode = 'TA429', hint = 'rate_limited',
-            detail = (app.rate_limit_state(v_key.id, c_limit)::jsonb
-                      || jsonb_build_object('error', 'rate_limited', 'message', v_message,
-                           'retry_after', (v_detail::jsonb -> 0 ->> 'message')::int))::text;
-        end if;
-        version := null;
-        error := json_build_object('sqlstate', v_sqlstate, 'code', v_hint, 'message', v_message,
-          'details', case when v_sqlstate = 'P0001' and v_detail like '[%' then v_detail::json end);
-      end;
+      v_run := app.run_operation(p_op, p_args, v_key.id, v_writes, v_arg, p_conditions, c_limit);
+      result := v_run.result;
+      error := v_run.error;
+      version := v_run.version;
       -- Saved in the same transaction as the operation's writes: both or neither. Validation
       -- errors are not saved, so a corrected request may reuse the key.
       if p_idempotency is not null
@@ -233,31 +296,8 @@ begin
     end if;
   end if;
 
-  -- 4. Count the request: overwrite the oldest slot if it has left the window.
-  insert into app.rate_limits as r (api_key_id, account_id, next_slot, slots)
-  values (v_key.id, v_key.account_id, 2,
-          array[clock_timestamp()] || array_fill('-infinity'::timestamptz, array[c_limit - 1]))
-  on conflict (api_key_id) do update
-     set slots[r.next_slot] = clock_timestamp(), next_slot = r.next_slot % c_limit + 1
-   where r.slots[r.next_slot] <= clock_timestamp() - interval '60 seconds'
-  returning (select count(*)::int from unnest(r.slots) s where s > clock_timestamp() - interval '60 seconds') as used,
-            (select min(s) from unnest(r.slots) s where s > clock_timestamp() - interval '60 seconds') as oldest,
-            clock_timestamp() as now
-  into v_count;
-  if not found then -- the window filled up meanwhile: undo everything, answer 429
-    raise exception 'rate limited' using errcode = 'TA429', hint = 'rate_limited',
-      detail = app.rate_limit_state(v_key.id, c_limit)::text;
-  end if;
-  if v_key.last_used_at is null or v_key.last_used_at < v_count.now - interval '1 minute' then
-    perform app.touch_api_key(v_key.id);
-  end if;
-
-  auth := json_build_object('error', auth ->> 'error', 'key_id', v_key.id, 'account_id', v_key.account_id,
-    'limit', c_limit, 'remaining', c_limit - v_count.used,
-    'reset', greatest(1, ceil(extract(epoch from v_count.oldest + interval '60 seconds' - v_count.now)))::int,
-    'window', 60,
-    -- events were recorded: the function nudges the hosted dispatcher after answering
-    'webhooks', coalesce(current_setting('app.webhooks_recorded', true), '') = 'on');
+  -- 4. Count the request (429 when the window filled up meanwhile), then the answer's auth.
+  auth := app.count_request(v_key.id, v_key.account_id, v_key.last_used_at, c_limit, auth ->> 'error');
 end
 $$;
 comment on function api.call(bytea, text, text, jsonb, jsonb, jsonb) is
@@ -267,6 +307,8 @@ comment on function api.call(bytea, text, text, jsonb, jsonb, jsonb) is
 -- grants
 -- ============================================================================
 grant execute on function app.operation(text, jsonb, uuid, boolean) to tournament_api_owner;
+grant execute on function app.run_operation(text, jsonb, uuid, boolean, text, jsonb, int) to tournament_api_owner;
+grant execute on function app.count_request(uuid, uuid, timestamptz, int, text) to tournament_api_owner;
 -- api.call runs as tournament_api_owner, which holds exactly the privileges of the operations
 -- (granted in each area's file); tournament_api can execute api.call and nothing else.
 grant execute on function api.call(bytea, text, text, jsonb, jsonb, jsonb) to tournament_api;

@@ -19,6 +19,7 @@ export const ReportMatch = z.strictObject({
   best_of: bestOf().optional()
     .meta({ description: "The match's series length (odd, 1–9), until it has a game or a result (409 `match_locked` after). With a result in the same body, the result is checked against it." }),
 }).superRefine((b, ctx) => {
+  // The body's shape is checked here only: SQL does not repeat it (table constraints keep direct SQL callers to it).
   const scores = (b.team1_score !== undefined) || (b.team2_score !== undefined);
   if (b.forfeit !== undefined && scores) {
     ctx.addIssue({ code: "custom", path: ["forfeit"], message: "a forfeit has no scores: send either both scores or forfeit" });
