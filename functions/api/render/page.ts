@@ -10,7 +10,9 @@
 // inlined SVG's <style> applies to the whole document, so the page must not share its class names.
 
 import { STYLE } from "./page-style.ts";
-import { SCRIPT } from "./page-script.ts";
+import { LABELS } from "./labels.ts";
+import { pageDraw } from "./page-draw.ts";
+import { type PageConfig, pageMain } from "./page-script.ts";
 
 /** What the page is built with. */
 export interface PageOptions {
@@ -20,6 +22,26 @@ export interface PageOptions {
   /** Open Graph / Twitter card tags for the served page (the route fills them from the tournament). */
   og?: { title: string; description: string; image: string; url: string };
 }
+
+const CONFIG: PageConfig = { labels: LABELS };
+
+/**
+ * The page's script: the client's two functions by their source text, called with the config as
+ * JSON. Deno transpiles a module to JavaScript when it loads it (deployed too: no build step), so
+ * a function's source text is plain JavaScript; each function uses only the browser's globals and
+ * its parameters (page-script.ts, page-draw.ts). The directive makes the classic script as strict
+ * as the modules the functions were written in.
+ */
+function clientScript(): string {
+  const main = pageMain.toString(), draw = pageDraw.toString();
+  // Inside <script>, "</script" or "<!--" in the text would end or bend the element.
+  for (const text of [main, draw]) {
+    if (/<\/script|<!--/i.test(text)) throw new Error("the page's script holds </script or <!--");
+  }
+  const config = JSON.stringify(CONFIG).replace(/</g, "\\u003c");
+  return `"use strict";\n(${main})(${config}, (${draw})());\n`;
+}
+const SCRIPT = clientScript();
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
