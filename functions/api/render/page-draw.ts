@@ -1,11 +1,13 @@
 /// <reference lib="dom" />
-// The share page's script (page.ts), part one: what draws without the page's state: building DOM
-// (by textContent only: names come from users), reading a public view, cleaning and cropping the
-// server's SVG, and the standings and upcoming-matches cards.
+// The share page's script (page.ts), the drawing's part: what draws a public view without the
+// page's state: building DOM (by textContent only: names come from users), reading the view, the
+// header, stage tabs, standings and upcoming matches, and the notices that replace them.
 //
-// page.ts inlines `pageDraw` by its source text (`(${pageDraw})()`) and hands what it returns to
-// `pageMain` (page-script.ts): its body may use only the browser's globals and its own locals,
-// never an import or anything else of this module (only types may be imported: they are erased).
+// page.ts inlines `pageDraw` by its source text (`(${pageDraw})(labels)`) and hands what it
+// returns to `pageMain` (page-script.ts): its body may use only the browser's globals, its
+// parameter and its own locals, never an import or anything else of this module (only types may
+// be imported: they are erased).
+import type { Labels } from "./labels.ts";
 import type { PublicView, ViewMatch, ViewStage, ViewStanding, ViewTeam } from "./view.ts";
 
 /** An attribute for `h`: `text` sets textContent, `class` the class; null, undefined and false set nothing. */
@@ -17,10 +19,14 @@ export type TeamsById = Record<string, ViewTeam>;
 /** What `pageDraw` gives the page's script. */
 export type PageDraw = ReturnType<typeof pageDraw>;
 
-/** The drawing helpers; self-contained (inlined in the page by its source text). */
-export function pageDraw() {
+/** The drawing helpers, with the labels table (labels.ts); self-contained (inlined in the page by its source text). */
+export function pageDraw(labels: Labels) {
+  const FORMATS = labels.formats;
+  const STATUS = labels.tournamentStatus;
+  const STAGE_STATUS = labels.stageStatus;
   const SHOWN_UPCOMING = 8;
   const timeFormat = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+  const dayFormat = new Intl.DateTimeFormat(undefined, { day: "numeric", month: "long", year: "numeric" });
   const $ = (id: string): HTMLElement => document.getElementById(id) as HTMLElement;
 
   function h(tag: string, props?: Record<string, Prop> | null, kids?: Kid | Kid[]): HTMLElement {
@@ -52,45 +58,6 @@ export function pageDraw() {
     return started.length ? started[started.length - 1].number : (v.stages[0] ? v.stages[0].number : 1);
   }
   const drawn = (v: PublicView) => v.tournament.status !== "registration" && v.matches.length > 0;
-
-  // Strips anything active from the server's SVG (it has none; a page must not trust that).
-  // Only what a drawing needs survives: SVG elements, no link, script or foreign content (an API
-  // named by viewer.html's ?api= may be anyone's), no event or reference attribute.
-  const SVG_NS = "http://www.w3.org/2000/svg";
-  const DRAWING = /^(svg|g|rect|line|path|polyline|polygon|circle|ellipse|text|tspan|title|desc|defs|style|lineargradient|stop|clippath|use)$/i;
-  function inert(root: Element): void {
-    root.querySelectorAll("a").forEach((el) => el.replaceWith(...Array.from(el.childNodes)));
-    Array.from(root.querySelectorAll("*")).forEach((el) => {
-      if (el.namespaceURI !== SVG_NS || !DRAWING.test(el.localName)) el.remove();
-    });
-    [root].concat(Array.from(root.querySelectorAll("*"))).forEach((el) => {
-      Array.from(el.attributes).forEach((a) => {
-        const name = a.name.toLowerCase();
-        if (name.indexOf("on") === 0 || ((name === "href" || name === "xlink:href" || name === "src") && a.value.charAt(0) !== "#")) {
-          el.removeAttribute(a.name);
-        }
-      });
-    });
-    root.querySelectorAll("style").forEach((s) => {
-      s.textContent = (s.textContent || "").replace(/@import[^;]*;?/gi, "").replace(/url\(\s*(?!['"]?#)[^)]*\)/gi, "none");
-    });
-  }
-
-  // The picture's own header repeats what the page's header says: drop it and crop the picture
-  // to its stage drawing (the PNG for chat apps keeps it).
-  function cropHeader(svg: SVGSVGElement): void {
-    const header = svg.querySelector(":scope > g.header"), body = svg.querySelector<SVGGElement>(":scope > g.stage");
-    if (!header || !body || header.querySelector(".clipped")) return;
-    const size = svg.viewBox.baseVal, box = body.getBBox();
-    if (!size || !size.width || !(box.width > 0)) return;
-    header.remove();
-    const top = Math.max(0, Math.floor(box.y) - 12);
-    const width = Math.min(size.width, Math.ceil(box.x + box.width) + Math.max(0, Math.floor(box.x)));
-    const height = size.height - top;
-    svg.setAttribute("viewBox", [size.x, top, width, height].join(" "));
-    svg.setAttribute("width", String(width));
-    svg.setAttribute("height", String(height));
-  }
 
   function teamsById(v: PublicView): TeamsById {
     const map: TeamsById = {};
@@ -124,6 +91,75 @@ export function pageDraw() {
       else label = "Round " + m.round;
     }
     return v.stages.length > 1 && stage ? stage.name + " · " + label : label;
+  }
+
+  /** Draws `v` with stage `selected` shown; `onPick` is called with the stage of a tab clicked. */
+  function renderView(v: PublicView, selected: number, onPick: (stage: number) => void): void {
+    const t = v.tournament;
+    const stage = stageOf(v, selected);
+    const teams = teamsById(v);
+    const playing = v.registrations.length;
+    document.title = t.name + " — " + (t.status === "completed" ? "results" : "live bracket");
+    $("p-name").textContent = t.name;
+    const desc = $("p-desc");
+    desc.textContent = t.description || "";
+    desc.hidden = !t.description;
+    const formats = v.stages.length > 1 ? v.stages.map((s) => FORMATS[s.format] || s.format).join(" → ") : FORMATS[t.format] || "Tournament";
+    $("p-eyebrow").textContent = formats + " · " + plural(playing, "team", "teams");
+
+    const chips = [h("li", { class: "p-chip", "data-kind": t.status, text: STATUS[t.status] || t.status })];
+    if (v.stages.length > 1 && stage) {
+      chips.push(h("li", { class: "p-chip", text: "Stage " + currentStage(v) + " of " + v.stages.length + " · " + (stageOf(v, currentStage(v)) || stage).name }));
+    }
+    const bestOf = stage && stage.format_options ? Number(stage.format_options.best_of) : 0;
+    if (bestOf > 1) chips.push(h("li", { class: "p-chip", text: "Best of " + bestOf }));
+    if (t.starts_at) {
+      const starts = new Date(t.starts_at);
+      chips.push(h("li", { class: "p-chip" }, h("time", { datetime: t.starts_at, text: (starts.getTime() > Date.now() ? "Starts " + timeFormat.format(starts) : "Started " + dayFormat.format(starts)) })));
+    }
+    if (t.status === "completed" && v.standings.length) {
+      const champion = v.standings.filter((s) => s.position === 1);
+      if (champion.length === 1) chips.push(h("li", { class: "p-chip", "data-kind": "champion", text: "Champion: " + champion[0].team_name }));
+    }
+    $("p-chips").replaceChildren(...chips);
+
+    renderTabs(v, selected, onPick);
+    const what = stage && stage.format === "round_robin" ? "Groups" : stage && stage.format === "swiss" ? "Rounds" : "Bracket";
+    $("p-bracket-h").textContent = what;
+    $("p-bracket-sub").textContent = stage ? (v.stages.length > 1 ? stage.name + " · " : "") + (FORMATS[stage.format] || "") : "";
+    renderStandings(v, stage);
+    renderUpcoming(v, teams);
+  }
+
+  function renderTabs(v: PublicView, selected: number, onPick: (stage: number) => void): void {
+    const tabs = $("p-tabs");
+    const started = v.stages.filter((s) => s.status !== "pending");
+    tabs.hidden = started.length < 2;
+    if (tabs.hidden) {
+      tabs.replaceChildren();
+      return;
+    }
+    tabs.replaceChildren(...started.map((s) => {
+      const b = h("button", { type: "button", class: "p-tab", role: "tab", "aria-selected": String(s.number === selected), "aria-controls": "p-bracket", "data-stage": s.number },
+        [s.name, h("small", { text: STAGE_STATUS[s.status] || s.status })]);
+      b.addEventListener("click", () => onPick(s.number));
+      return b;
+    }));
+  }
+
+  /** Replaces the page's content with a notice (the tournament is gone, or viewer.html lacks its parameters). */
+  function showNotice(icon: string, title: string, body: Kid[]): void {
+    $("p-conn").hidden = true;
+    $("p-chips").replaceChildren();
+    $("p-tabs").hidden = true;
+    $("p-desc").hidden = true;
+    $("p-eyebrow").textContent = "Tournament";
+    $("p-name").textContent = title;
+    document.title = title;
+    const main = $("p-main");
+    main.removeAttribute("aria-busy");
+    main.replaceChildren(h("section", { class: "p-card p-notice", role: "alert" }, ([
+      h("div", { class: "p-notice-icon", "aria-hidden": "true", text: icon }), h("h2", { text: title })] as Kid[]).concat(body)));
   }
 
   type Column = ["wins" | "losses" | "points" | "buchholz", string, string];
@@ -226,7 +262,5 @@ export function pageDraw() {
     box.replaceChildren(...parts);
   }
 
-  return {
-    $, h, plural, timeFormat, stageOf, currentStage, drawn, inert, cropHeader, teamsById, teamCell, renderStandings, renderUpcoming,
-  };
+  return { $, h, stageOf, currentStage, drawn, renderView, showNotice };
 }

@@ -1,21 +1,15 @@
 /// <reference lib="dom" />
-// The share page's client script (page.ts), inlined in its one document; part two: the page's
-// state, its requests (the JSON, the picture, the live stream) and the header and stage tabs.
-// The standings and upcoming cards and the DOM helpers are part one (page-draw.ts).
+// The share page's client script (page.ts), inlined in its one document: the page's state and
+// its requests (the JSON, the picture, the live stream). What it draws is in page-draw.ts (the
+// view, by textContent only) and page-picture.ts (the server's SVG made inert, cropped, hinted).
 //
-// page.ts inlines `pageMain` by its source text (`(${pageMain})(config, (${pageDraw})())`), so
-// its body may use only the browser's globals, its parameters and its own locals, never an import
-// or anything else of this module (only types may be imported: they are erased). DOM is built
-// by textContent only.
-import type { Labels } from "./labels.ts";
+// page.ts inlines `pageMain` by its source text:
+// `(${pageMain})((${pageDraw})(labels), (${pagePicture})())`, so its body may use only the
+// browser's globals, its parameters and its own locals, never an import or anything else of this
+// module (only types may be imported: they are erased).
 import type { PublicView } from "./view.ts";
 import type { Kid, PageDraw } from "./page-draw.ts";
-
-/** What the page's script is given, as JSON. */
-export interface PageConfig {
-  /** The labels table (labels.ts), shared with the picture. */
-  labels: Labels;
-}
+import type { PagePicture } from "./page-picture.ts";
 
 /** One answer for the picture. */
 interface SvgAnswer {
@@ -62,11 +56,8 @@ interface PageState {
 }
 
 /** The page's script: reads the API base and slug, then draws and follows the tournament. */
-export function pageMain(config: PageConfig, draw: PageDraw): void {
-  const FORMATS = config.labels.formats;
-  const STATUS = config.labels.tournamentStatus;
-  const STAGE_STATUS = config.labels.stageStatus;
-  const { $, h, plural, timeFormat, stageOf, currentStage, drawn, inert, cropHeader } = draw;
+export function pageMain(draw: PageDraw, picture: PagePicture): void {
+  const { $, h, stageOf, currentStage, drawn } = draw;
   const metaContent = (name: string) => {
     const m = document.querySelector('meta[name="' + name + '"]');
     return m ? m.getAttribute("content") || "" : "";
@@ -75,7 +66,6 @@ export function pageMain(config: PageConfig, draw: PageDraw): void {
   const api = (metaContent("tournament-api") || query.get("api") || "").trim().replace(/\/+$/, "");
   const slug = (metaContent("tournament-slug") || query.get("slug") || "").trim();
   const dark = globalThis.matchMedia("(prefers-color-scheme: dark)");
-  const dayFormat = new Intl.DateTimeFormat(undefined, { day: "numeric", month: "long", year: "numeric" });
   const clockFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
 
   const state: PageState = {
@@ -213,31 +203,18 @@ export function pageMain(config: PageConfig, draw: PageDraw): void {
       return;
     }
     if (svg.text === state.svgText && box.querySelector("svg")) return;
-    const doc = new DOMParser().parseFromString(svg.text, "image/svg+xml");
-    const root = doc.documentElement;
-    if (root.localName !== "svg" || doc.getElementsByTagName("parsererror").length) {
+    const node = picture.parse(svg.text);
+    if (!node) {
       box.replaceChildren(h("p", { class: "p-empty", text: "The bracket could not be shown." }));
       return;
     }
-    inert(root);
-    const node = document.importNode(root, true) as Element as SVGSVGElement;
     const stage = stageOf(view, svg.stage);
     node.setAttribute("aria-label", (stage ? stage.name : "Bracket") + " — bracket");
-    const title = node.querySelector(":scope > title");
-    if (title) title.remove(); // a tooltip over the whole picture; the label below says it
     box.replaceChildren(node);
-    cropHeader(node);
+    picture.cropHeader(node);
     box.setAttribute("data-stage", String(svg.stage));
     state.svgText = svg.text;
-    overflowHint();
-  }
-
-  function overflowHint(): void {
-    const box = $("p-bracket");
-    const wide = !!box.querySelector("svg") && box.scrollWidth > box.clientWidth + 1;
-    $("p-hint").hidden = !wide;
-    if (wide && box.scrollLeft + box.clientWidth < box.scrollWidth - 1) $("p-frame").setAttribute("data-more", "");
-    else $("p-frame").removeAttribute("data-more");
+    picture.overflowHint();
   }
 
   async function reloadSvg(): Promise<void> {
@@ -247,78 +224,19 @@ export function pageMain(config: PageConfig, draw: PageDraw): void {
   }
 
   function render(): void {
-    const v = state.view!, t = v.tournament;
-    const selected = selectedStage(v);
-    const stage = stageOf(v, selected);
-    const teams = draw.teamsById(v);
-    const playing = v.registrations.length;
-    document.title = t.name + " — " + (t.status === "completed" ? "results" : "live bracket");
-    $("p-name").textContent = t.name;
-    const desc = $("p-desc");
-    desc.textContent = t.description || "";
-    desc.hidden = !t.description;
-    const formats = v.stages.length > 1 ? v.stages.map((s) => FORMATS[s.format] || s.format).join(" → ") : FORMATS[t.format] || "Tournament";
-    $("p-eyebrow").textContent = formats + " · " + plural(playing, "team", "teams");
-
-    const chips = [h("li", { class: "p-chip", "data-kind": t.status, text: STATUS[t.status] || t.status })];
-    if (v.stages.length > 1 && stage) {
-      chips.push(h("li", { class: "p-chip", text: "Stage " + currentStage(v) + " of " + v.stages.length + " · " + (stageOf(v, currentStage(v)) || stage).name }));
-    }
-    const bestOf = stage && stage.format_options ? Number(stage.format_options.best_of) : 0;
-    if (bestOf > 1) chips.push(h("li", { class: "p-chip", text: "Best of " + bestOf }));
-    if (t.starts_at) {
-      const starts = new Date(t.starts_at);
-      chips.push(h("li", { class: "p-chip" }, h("time", { datetime: t.starts_at, text: (starts.getTime() > Date.now() ? "Starts " + timeFormat.format(starts) : "Started " + dayFormat.format(starts)) })));
-    }
-    if (t.status === "completed" && v.standings.length) {
-      const champion = v.standings.filter((s) => s.position === 1);
-      if (champion.length === 1) chips.push(h("li", { class: "p-chip", "data-kind": "champion", text: "Champion: " + champion[0].team_name }));
-    }
-    $("p-chips").replaceChildren(...chips);
-
-    renderTabs(v, selected);
-    const what = stage && stage.format === "round_robin" ? "Groups" : stage && stage.format === "swiss" ? "Rounds" : "Bracket";
-    $("p-bracket-h").textContent = what;
-    $("p-bracket-sub").textContent = stage ? (v.stages.length > 1 ? stage.name + " · " : "") + (FORMATS[stage.format] || "") : "";
-    draw.renderStandings(v, stage);
-    draw.renderUpcoming(v, teams);
-  }
-
-  function renderTabs(v: PublicView, selected: number): void {
-    const tabs = $("p-tabs");
-    const started = v.stages.filter((s) => s.status !== "pending");
-    tabs.hidden = started.length < 2;
-    if (tabs.hidden) {
-      tabs.replaceChildren();
-      return;
-    }
-    tabs.replaceChildren(...started.map((s) => {
-      const b = h("button", { type: "button", class: "p-tab", role: "tab", "aria-selected": String(s.number === selected), "aria-controls": "p-bracket", "data-stage": s.number },
-        [s.name, h("small", { text: STAGE_STATUS[s.status] || s.status })]);
-      b.addEventListener("click", () => {
-        state.chosen = s.number === currentStage(state.view!) ? null : s.number;
-        render();
-        reloadSvg();
-      });
-      return b;
-    }));
+    const v = state.view!;
+    draw.renderView(v, selectedStage(v), (stage) => {
+      state.chosen = stage === currentStage(state.view!) ? null : stage;
+      render();
+      reloadSvg();
+    });
   }
 
   function notice(icon: string, title: string, body: Kid[]): void {
     state.gone = true;
     clearTimeout(state.timer);
     if (state.stream) state.stream.close();
-    $("p-conn").hidden = true;
-    $("p-chips").replaceChildren();
-    $("p-tabs").hidden = true;
-    $("p-desc").hidden = true;
-    $("p-eyebrow").textContent = "Tournament";
-    $("p-name").textContent = title;
-    document.title = title;
-    const main = $("p-main");
-    main.removeAttribute("aria-busy");
-    main.replaceChildren(h("section", { class: "p-card p-notice", role: "alert" }, ([
-      h("div", { class: "p-notice-icon", "aria-hidden": "true", text: icon }), h("h2", { text: title })] as Kid[]).concat(body)));
+    draw.showNotice(icon, title, body);
   }
 
   function notPublic(): void {
@@ -378,8 +296,8 @@ export function pageMain(config: PageConfig, draw: PageDraw): void {
     state.svgText = "";
     reloadSvg();
   });
-  globalThis.addEventListener("resize", overflowHint);
-  $("p-bracket").addEventListener("scroll", overflowHint, { passive: true });
+  globalThis.addEventListener("resize", picture.overflowHint);
+  $("p-bracket").addEventListener("scroll", picture.overflowHint, { passive: true });
   // A tab hidden for a minute lets its stream go (it holds a connection); shown again, it catches up.
   document.addEventListener("visibilitychange", () => {
     clearTimeout(state.hiddenTimer);

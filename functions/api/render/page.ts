@@ -12,7 +12,8 @@
 import { STYLE } from "./page-style.ts";
 import { LABELS } from "./labels.ts";
 import { pageDraw } from "./page-draw.ts";
-import { type PageConfig, pageMain } from "./page-script.ts";
+import { pagePicture } from "./page-picture.ts";
+import { pageMain } from "./page-script.ts";
 
 /** What the page is built with. */
 export interface PageOptions {
@@ -23,23 +24,21 @@ export interface PageOptions {
   og?: { title: string; description: string; image: string; url: string };
 }
 
-const CONFIG: PageConfig = { labels: LABELS };
-
 /**
- * The page's script: the client's two functions by their source text, called with the config as
- * JSON. Deno transpiles a module to JavaScript when it loads it (deployed too: no build step), so
- * a function's source text is plain JavaScript; each function uses only the browser's globals and
- * its parameters (page-script.ts, page-draw.ts). The directive makes the classic script as strict
- * as the modules the functions were written in.
+ * The page's script: the client's functions by their source text, the labels table (labels.ts)
+ * as JSON. Deno transpiles a module to JavaScript when it loads it (deployed too: there is no
+ * build step), so a function's source text is plain JavaScript; each function uses only the
+ * browser's globals and its parameters (page-script.ts, page-draw.ts, page-picture.ts). The
+ * directive makes the classic script as strict as the modules the functions were written in.
  */
 function clientScript(): string {
-  const main = pageMain.toString(), draw = pageDraw.toString();
+  const [main, draw, picture] = [pageMain, pageDraw, pagePicture].map((f) => f.toString());
   // Inside <script>, "</script" or "<!--" in the text would end or bend the element.
-  for (const text of [main, draw]) {
+  for (const text of [main, draw, picture]) {
     if (/<\/script|<!--/i.test(text)) throw new Error("the page's script holds </script or <!--");
   }
-  const config = JSON.stringify(CONFIG).replace(/</g, "\\u003c");
-  return `"use strict";\n(${main})(${config}, (${draw})());\n`;
+  const labels = JSON.stringify(LABELS).replace(/</g, "\\u003c");
+  return `"use strict";\n(${main})((${draw})(${labels}), (${picture})());\n`;
 }
 const SCRIPT = clientScript();
 
