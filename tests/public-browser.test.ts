@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Browser, type BrowserContextOptions, type Page } from "playwright-core";
 import { launchChromium } from "./browser.ts";
 import { apiUrl, type Call, expectStatus, type Match, sql, startedTournament } from "./helpers.ts";
+import { pageHtml } from "../functions/api/render/page.ts";
 
 const ARTIFACTS = path.join(process.cwd(), ".test-artifacts", "public");
 
@@ -500,4 +501,30 @@ describe("the public page's messages", () => {
       expectStatus(await event.call("PATCH", `/tournaments/${event.id}`, { body: { visibility: "private" } }), 200);
       expect(await message()).toBe("This tournament is not public or does not exist");
     }), 30_000);
+});
+
+describe("the page's script built by another compiler", () => {
+  // The page inlines its client functions by their source text (render/page.ts): what a compiler
+  // makes of them must still run alone in a browser. The served page is Deno's; this is Node's
+  // (vitest's transform), served at the same origin in place of the real page.
+  it("the page as vitest compiles it draws a tournament without a script error", () => withPair(MODES[0], async ([v]) => {
+    const event = await prepare(EVENTS[0]);
+    const api = apiUrl();
+    const url = `${api}/public/tournaments/${event.slug}/page`;
+    const html = pageHtml({ apiBase: api, slug: event.slug });
+    const served = (await v.page.context().request.get(url)).status();
+    expect(served, "the real page's address").toBe(200);
+    v.errors.length = 0;
+    await v.page.route(url, (route) => route.fulfill({ status: 200, contentType: "text/html; charset=utf-8", body: html }));
+    try {
+      await v.page.setExtraHTTPHeaders({ "X-Forwarded-For": newAddress() });
+      await v.page.goto(url);
+      await drawn(v.page, 1);
+      expect(await v.page.locator("#p-upcoming .p-up").count(), "upcoming matches").toBeGreaterThan(0);
+      expect(await v.page.locator("#p-chips .p-chip").first().textContent()).toBe("In progress");
+      expect(v.errors, "script errors").toEqual([]);
+    } finally {
+      await v.page.unroute(url);
+    }
+  }), 30_000);
 });

@@ -10,7 +10,10 @@
 // inlined SVG's <style> applies to the whole document, so the page must not share its class names.
 
 import { STYLE } from "./page-style.ts";
-import { SCRIPT } from "./page-script.ts";
+import { LABELS } from "./labels.ts";
+import { pageDraw } from "./page-draw.ts";
+import { pagePicture } from "./page-picture.ts";
+import { pageMain } from "./page-script.ts";
 
 /** What the page is built with. */
 export interface PageOptions {
@@ -20,6 +23,24 @@ export interface PageOptions {
   /** Open Graph / Twitter card tags for the served page (the route fills them from the tournament). */
   og?: { title: string; description: string; image: string; url: string };
 }
+
+/**
+ * The page's script: the client's functions by their source text, the labels table (labels.ts)
+ * as JSON. Deno transpiles a module to JavaScript when it loads it (deployed too: there is no
+ * build step), so a function's source text is plain JavaScript; each function uses only the
+ * browser's globals and its parameters (page-script.ts, page-draw.ts, page-picture.ts). The
+ * directive makes the classic script as strict as the modules the functions were written in.
+ */
+function clientScript(): string {
+  const [main, draw, picture] = [pageMain, pageDraw, pagePicture].map((f) => f.toString());
+  // Inside <script>, "</script" or "<!--" in the text would end or bend the element.
+  for (const text of [main, draw, picture]) {
+    if (/<\/script|<!--/i.test(text)) throw new Error("the page's script holds </script or <!--");
+  }
+  const labels = JSON.stringify(LABELS).replace(/</g, "\\u003c");
+  return `"use strict";\n(${main})((${draw})(${labels}), (${picture})());\n`;
+}
+const SCRIPT = clientScript();
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 

@@ -10,6 +10,7 @@ import { eliminationBody } from "./elimination.ts";
 import { roundRobinBody } from "./round-robin.ts";
 import { swissBody } from "./swiss.ts";
 import { pendingBody } from "./pending.ts";
+import { LABELS } from "./labels.ts";
 
 export interface RenderOptions {
   /** Default: the current stage, the highest-numbered one that is not pending, else 1. */
@@ -36,12 +37,6 @@ const TITLE = 20;
 const MIN_WIDTH = 420;
 /** The widest a caption makes the picture (it is cut with "…" beyond). */
 const CAPTION_WIDTH = 720;
-const FORMATS: Record<string, string> = {
-  single_elimination: "Single elimination",
-  double_elimination: "Double elimination",
-  round_robin: "Round robin",
-  swiss: "Swiss",
-};
 
 /** The header's height: title, subtitle, and the caption line when there is one. */
 function headerHeight(caption: boolean): number {
@@ -70,8 +65,8 @@ function pickStage(stages: ViewStage[], wanted: number | undefined): ViewStage {
 }
 
 function statusText(view: PublicView, stage: ViewStage): string {
-  if (view.tournament.status === "registration") return "Registration open";
-  return stage.status === "pending" ? "Not started" : stage.status === "ongoing" ? "Ongoing" : "Completed";
+  if (view.tournament.status === "registration") return LABELS.tournamentStatus.registration;
+  return LABELS.pictureStageStatus[stage.status];
 }
 
 function body(view: PublicView, input: StageInput): Body {
@@ -114,7 +109,7 @@ export function renderBracket(view: PublicView, options: RenderOptions): Rendere
   const height = Math.ceil(top + b.height + PAD);
   const room = width - 2 * PAD;
   const sub = [stage.name, stages.length > 1 ? `Stage ${stage.number} of ${stages.length}` : "",
-    FORMATS[stage.format] ?? stage.format, statusText(view, stage)].filter(Boolean).join(" · ");
+    LABELS.formats[stage.format] ?? stage.format, statusText(view, stage)].filter(Boolean).join(" · ");
 
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" `,
