@@ -76,14 +76,17 @@ describe("the function's role", () => {
     }
   });
 
-  it("can execute api.call, the live stream's poll and close and api.public_call, and no other function in app, api, admin or public", async () => {
+  // api.keep_picture (public PNGs kept for every instance) is the one door that writes without
+  // a key: a leaked function URL could replace a public tournament's PNG at its current version
+  // (until the tournament changes), and nothing else.
+  it("can execute api.call, the live stream's poll and close, api.public_call and api.keep_picture, and no other function in app, api, admin or public", async () => {
     const executable = await sql<{ sig: string }>(
       `select p.oid::regprocedure::text sig from pg_proc p join pg_namespace n on n.oid = p.pronamespace
         where n.nspname in ('app', 'api', 'admin', 'public') and has_function_privilege('tournament_api', p.oid, 'execute')
         order by 1`);
     expect(executable.map((f) => f.sig)).toEqual([
-      "api.call(bytea,text,text,jsonb,jsonb,jsonb)", "api.public_call(bytea,text,jsonb,jsonb)", "api.stream_close(uuid)",
-      "api.stream_poll(jsonb)"]);
+      "api.call(bytea,text,text,jsonb,jsonb,jsonb)", "api.keep_picture(text,text,bigint,bytea,text,text)",
+      "api.public_call(bytea,text,jsonb,jsonb)", "api.stream_close(uuid)", "api.stream_poll(jsonb)"]);
   });
 
   it("reads through api.public_call only what is public: a private tournament is as unknown, its public stream 'deleted'", async () => {
