@@ -3,7 +3,7 @@
 // prepared statement, a session setting or lock, LISTEN) fails here rather than in production.
 // These files cover what a pooler could break: the HTTP layer, concurrency and the lock order,
 // idempotency, the rate limit, webhooks and the live stream. `npm test` runs this pass after the
-// main suite where PgBouncer is installed (scripts/test.mjs); tests/pooler.pass.test.ts checks the
+// main suite where PgBouncer is installed (scripts/test.mjs); tests/platform/pooler.pass.test.ts checks the
 // requests really went through it.
 import { defineConfig } from "vitest/config";
 
@@ -12,21 +12,21 @@ process.env.TEST_POOLER = "1"; // read by the global setup, in this process
 export default defineConfig({
   test: {
     include: [
-      "tests/pooler.pass.test.ts",
-      "tests/http.test.ts",
-      "tests/request-path.test.ts",
-      "tests/concurrency.test.ts",
-      "tests/teams-lock-order.test.ts",
-      "tests/lock-order.test.ts",
-      "tests/idempotency.test.ts",
-      "tests/security.test.ts",
-      "tests/me.test.ts",
-      "tests/public.test.ts",
-      "tests/webhooks.test.ts",
-      "tests/live.test.ts",
-      "tests/live-properties.test.ts",
+      "tests/platform/pooler.pass.test.ts",
+      "tests/http/envelope.test.ts",
+      "tests/http/request-path.test.ts",
+      "tests/http/concurrency.test.ts",
+      "tests/teams/lock-order.test.ts",
+      "tests/webhooks/lock-order.test.ts",
+      "tests/http/idempotency.test.ts",
+      "tests/keys/security.test.ts",
+      "tests/keys/me.test.ts",
+      "tests/public/routes.test.ts",
+      "tests/webhooks/delivery.test.ts",
+      "tests/live/stream.test.ts",
+      "tests/live/properties.test.ts",
     ],
-    globalSetup: ["tests/setup/global.ts"],
+    globalSetup: ["tests/support/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     fileParallelism: true,

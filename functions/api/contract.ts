@@ -1,7 +1,7 @@
 // The contract's constants, defined once: the scopes a key can carry, the page size, the rate
 // limit and every error code with its HTTP status. zod schemas, the OpenAPI document, the
 // admin CLI and the tests read them from here; the SQL side holds the same values (the
-// app.scope type, the rate-limit ring) and tests/contract.test.ts fails if the two drift.
+// app.scope type, the rate-limit ring) and tests/database/contract-constants.test.ts fails if the two drift.
 
 /** Every permission a key can carry, in the order documentation lists them. */
 export const SCOPES = [

@@ -7,7 +7,7 @@
 -- a team takes every tournament it is registered in, then the team for update
 -- (app.lock_team_and_tournaments), which keeps new registrations of it out until the end. So a
 -- registration racing a team's deletion lands first or finds the team gone, and nothing
--- deadlocks (tests/teams-lock-order.test.ts races them all).
+-- deadlocks (tests/teams/lock-order.test.ts races them all).
 
 -- ============================================================================
 -- tables

@@ -21,7 +21,7 @@
 -- exactly when it already keeps the rule, and the first group winner always has seed 1. It
 -- does not always give the group winners seeds 1..G when some placement would: groups
 -- [1, 2, 3, 3, 1] (three winners, then two best seconds) get seeds [1, 4, 2, 5, 3], where
--- [2, 1, 3, 4, 5] also keeps the rule (0.6% of random events, tests/separation.test.ts counts them).
+-- [2, 1, 3, 4, 5] also keeps the rule (0.6% of random events, tests/stages/separation.test.ts counts them).
 --
 -- How: the rule is a flow from each group (k qualifiers) through its sections (capacity 1) down
 -- the bracket's tree (node n: children 2n and 2n + 1, leaves P .. 2P - 1 the slots) to the real

@@ -53,7 +53,8 @@ export function pageDraw(labels: Labels) {
   }
   /** The stage being played: the tournament's, else the last started one. */
   function currentStage(v: PublicView): number {
-    if (typeof v.tournament.stage === "number") return v.tournament.stage;
+    const own = (v.tournament as { stage?: unknown }).stage; // not in the public view today
+    if (typeof own === "number") return own;
     const started = v.stages.filter((s) => s.status !== "pending");
     return started.length ? started[started.length - 1].number : (v.stages[0] ? v.stages[0].number : 1);
   }

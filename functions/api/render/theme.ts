@@ -1,5 +1,5 @@
 // The picture's two colour schemes. Every text colour meets WCAG AA (4.5:1) on every surface it is
-// drawn on (tests/render.test.ts checks the pairs); lines and borders are decoration.
+// drawn on (tests/public/svg.test.ts checks the pairs); lines and borders are decoration.
 
 export interface Theme {
   /** The page. */
