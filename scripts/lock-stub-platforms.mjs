@@ -2,7 +2,7 @@ import fs from "node:fs";
 const lock = JSON.parse(fs.readFileSync("package-lock.json", "utf8"));
 const pk = lock.packages;
 let added = 0;
-for (const [path, meta] of Object.entries(pk)) {
+for (const [, meta] of Object.entries(pk)) {
   for (const [dep, ver] of Object.entries(meta.optionalDependencies ?? {})) {
     const key = "node_modules/" + dep;
     if (pk[key]) continue;

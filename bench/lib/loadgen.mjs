@@ -112,7 +112,7 @@ const instance = autocannon({
     load_cpu_s: (cpu.userCPUTime + cpu.systemCPUTime) / 1e6,
   }));
 });
-instance.on("response", (client, status, bytes, ms) => {
+instance.on("response", (_client, _status, _bytes, ms) => {
   if (responses === latencies.length) {
     const grown = new Float64Array(latencies.length * 2);
     grown.set(latencies);

@@ -66,7 +66,7 @@ function cpuSince(before, pid) {
 
 /** CPU seconds all cores have spent busy so far (from /proc/stat). */
 function machineBusySeconds() {
-  const [user, nice, system, idle, iowait, irq, softirq, steal] =
+  const [user, nice, system, _idle, _iowait, irq, softirq, steal] =
     readProc("", "stat").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
   return (user + nice + system + irq + softirq + steal) / TICKS;
 }

@@ -7,7 +7,7 @@ import type { Route } from "./route.ts";
 import { documentedAs } from "./validation.ts";
 import { routes } from "./routes.ts";
 import * as models from "./resources/models.ts";
-import { CreateTournament, ListTournamentsQuery, UpdateTournament } from "./resources/tournaments.ts";
+import { CreateTournament, UpdateTournament } from "./resources/tournaments.ts";
 import { CreateRegistration, UpdateRegistration } from "./resources/registrations.ts";
 import { PutGame, ReportMatch, UpdateStage } from "./resources/results.ts";
 import { CreateTeam, UpdateTeam } from "./resources/teams.ts";
@@ -58,7 +58,7 @@ function componentSchemas(): Json {
 // Responses may gain fields and need no input patterns: drop `additionalProperties: false`
 // and the long validation patterns of uuid and date-time strings.
 function relaxed(schema: Json): Json {
-  return JSON.parse(JSON.stringify(schema), (key, value) => {
+  return JSON.parse(JSON.stringify(schema), (_key, value) => {
     if (value && typeof value === "object" && !Array.isArray(value)) {
       if (value.additionalProperties === false) delete value.additionalProperties;
       if (value.format === "uuid" || value.format === "date-time") delete value.pattern;

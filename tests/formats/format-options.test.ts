@@ -7,8 +7,8 @@ import fc from "fast-check";
 import { BracketsManager } from "brackets-manager";
 import { InMemoryDatabase } from "brackets-memory-db";
 import {
-  createTeams, expectError, expectStatus, request, sql, tenant, tournamentBody,
-  type ApiResponse, type Match, type RequestOptions, type Tenant,
+  createTeams, expectError, expectStatus, sql, tenant, tournamentBody,
+  type ApiResponse, type Match, type Tenant,
   type GroupStanding as Standing,
   caller, type Call,
 } from "../support/helpers.ts";

@@ -25,7 +25,7 @@ const NOWHERE = "http://127.0.0.1:9/x";
 const B_HOOK_URL = "http://127.0.0.1:9/bravo-secret-hook";
 import type { Route } from "../../functions/api/route.ts";
 import { webhookPolicy } from "../../functions/api/resources/webhooks.ts";
-import { base62, bearerKey, crc32 } from "../../functions/api/keys.ts";
+import { base62, crc32 } from "../../functions/api/keys.ts";
 
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 10_000);
 const BATCH = 100;
@@ -343,11 +343,6 @@ function validBody(route: Route, wire: Wire): Record<string, unknown> | null {
   if (!("value" in verdict)) return null;
   const parsed = route.body.safeParse(verdict.value);
   return parsed.success ? parsed.data as Record<string, unknown> : null;
-}
-
-function header(wire: Wire, name: string): string | null {
-  const h = wire.headers[name];
-  return h === undefined ? null : Array.isArray(h) ? h.join(", ") : h;
 }
 
 /** What a /teams/{team_id} request for a real team must answer: any account reads any team; only its own account writes it. */

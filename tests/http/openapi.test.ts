@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- the OpenAPI document is walked as plain JSON
 // The OpenAPI 3.1 document: generated from the zod schemas, kept in the repo, valid, complete,
 // and served without a key together with the reference page.
 import fs from "node:fs";

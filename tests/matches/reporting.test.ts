@@ -2,7 +2,7 @@
 // whole tournaments run through the API, corrections, every 409, scopes, tenancy, races.
 import { describe, expect, it } from "vitest";
 import {
-  createTournament, expectStatus, request, sql, tenant, type ApiResponse, type Tenant, expectError, type Match,
+  createTournament, expectStatus, request, sql, tenant, type Tenant, expectError, type Match,
   type Standing,
 } from "../support/helpers.ts";
 

@@ -57,6 +57,7 @@ interface Outcome {
   ended: number;
   status: number | null;
   code?: string;
+  // deno-lint-ignore no-explicit-any -- any JSON body
   body?: any;
   headers?: Headers;
   failure?: string;

@@ -307,6 +307,7 @@ function decodeEntities(s: string, where: string): string {
 
 /** Parses `xml` or throws saying why it is not well-formed. DOCTYPE is refused (no entities). */
 function parseXml(xml: string): XmlElement {
+  // deno-lint-ignore no-control-regex -- control characters are what it looks for
   const bad = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.exec(xml);
   if (bad) throw new Error(`a character XML does not allow (U+${bad[0].charCodeAt(0).toString(16)}) at ${bad.index}`);
   let i = 0;
@@ -1203,6 +1204,7 @@ describe.concurrent("bracket.svg (section 15)", () => {
       fc.string({ minLength: 1, maxLength: 24, unit: "grapheme" }),
       fc.constantFrom("<b>&amp;</b>", "]]>", "\"'<>&", "a\u0007b", "x\u000bz", "\ufffe\uffff", "--><!--", "&#0;", "<script>x</script>",
         "Tab\tNL\nCR\r", "\u202eRTL", "\u0085\u2028\u2029", "𝔘🦄ᾯ"),
+    // deno-lint-ignore no-control-regex -- control characters are what it looks for
     ).map((s) => s.replace(/\u0000/g, "").trim() || "x");
     const plan = fc.record({
       format: fc.constantFrom("single_elimination", "double_elimination", "round_robin", "swiss"),
@@ -1241,6 +1243,7 @@ describe.concurrent("bracket.svg (section 15)", () => {
       const undrawn = scores.filter((x) => !svg.texts.some((t) => new RegExp(`(^|\\D)${x}(\\D|$)`).test(t)));
       expect(undrawn, `${ctx}: reported scores not drawn (reported ${scores.join(" ")})`).toEqual([]);
       // A name may lose characters XML cannot hold; its tag, plain, stays.
+      // deno-lint-ignore no-control-regex -- control characters are what it looks for
       expectTeamsShown(svg.texts, teams.map((t) => ({ ...t, name: t.name.replace(/[\u0000-\u001f\ufffe\uffff]/g, "") })), ctx);
     }), { numRuns: 14, seed: SEED + 4, endOnFailure: true });
   });

@@ -25,6 +25,7 @@ const unescape = (s: string) => s.replace(/&(amp|lt|gt|quot|apos);/g, (_, e: str
 
 /** Why `xml` is not well-formed XML (one root, balanced tags, quoted attributes, escaped text), or null. */
 function xmlProblem(xml: string): string | null {
+  // deno-lint-ignore no-control-regex -- control characters must not reach the SVG
   if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/.test(xml)) return "a character XML does not allow";
   const rawAmp = /&(?!(?:amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)/;
   const token = /<(\/?)([A-Za-z][\w:.-]*)((?:\s+[\w:.-]+="[^"<]*")*)\s*(\/?)>|([^<]+)/y;

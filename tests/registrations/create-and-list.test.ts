@@ -2,7 +2,7 @@
 // registrations, the order of the checks, and capacity under concurrency.
 import { describe, expect, it } from "vitest";
 import {
-  admin, apiUrl, createTeams, createTournament, expectStatus, request, sql, tenant, type ApiResponse, type Tenant, expectError,
+  admin, apiUrl, createTeams, createTournament, expectStatus, request, sql, tenant, type Tenant, expectError,
 } from "../support/helpers.ts";
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;

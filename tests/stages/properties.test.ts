@@ -17,8 +17,7 @@ import fc from "fast-check";
 import type pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
-  asOwnerRole, createTeams, expectStatus, request, sql, tenant, tournamentBody, type ApiResponse, type RequestOptions,
-  type Tenant,
+  asOwnerRole, createTeams, expectStatus, sql, tenant, tournamentBody, type Tenant,
   caller, type Call,
 } from "../support/helpers.ts";
 import {

@@ -23,7 +23,7 @@ async function separatedSeeds(groups: number[]): Promise<number[]> {
 }
 
 /** The bracket's slots (group per slot, null for a bye) when qualifier i (group groups[i]) gets seeds[i]. */
-function slotsOf(groups: number[], seeds: number[]): (string | null)[] {
+function slotsOf(_groups: number[], seeds: number[]): (string | null)[] {
   const bySeed: string[] = [];
   seeds.forEach((seed, i) => (bySeed[seed - 1] = `q${i}`));
   return standardSlots(bySeed);

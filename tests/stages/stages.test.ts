@@ -11,7 +11,7 @@ import { InMemoryDatabase } from "brackets-memory-db";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   createKey, createTeams, expectError, expectStatus, request, sql, tenant, tournamentBody,
-  type ApiResponse, type RequestOptions, type Tenant,
+  type ApiResponse, type Tenant,
   caller, type Call,
 } from "../support/helpers.ts";
 import {

@@ -515,7 +515,7 @@ function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Bo
           [`"${"d".repeat(201)}"`, `"${"😀".repeat(201)}"`, "5", "true", '"a\\u0000b"']),
         enabled: edgy(j(fc.boolean()), ["null", '"true"', "1", "0"]),
       };
-      const { enabled, url, events, ...optional } = hook;
+      const { enabled: _enabled, url, events, ...optional } = hook;
       entries = route.op === "webhooks.create"
         ? objectOf({ url, events }, optional, { clean })
         : objectOf({}, hook, { optionalPercent: 35, clean });
@@ -1063,7 +1063,7 @@ function resolveTournamentChild(spec: Spec, fx: Fixtures, names: string[]): Reso
     : target.t % 2 && live.length ? pick(live, target.t >> 1) : pick(parents, target.t >> 1);
   let c = withGames.includes(t) && target.c % 2 ? pick(played(t), target.c >> 1)
     : kids(t).length ? pick(kids(t), target.c) : pick(aKids, target.c);
-  let owner: Wire["owner"] = "A";
+  const owner: Wire["owner"] = "A";
   let coherent = kids(t).includes(c) || !child;
   switch (target.mode) {
     case "A-cross": {

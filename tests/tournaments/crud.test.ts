@@ -2,7 +2,7 @@
 // and a real Postgres. Every test seeds its own account, so tests never share data.
 import { describe, expect, it } from "vitest";
 import {
-  apiUrl, type ApiResponse, createTeams, createTournament, expectStatus, sql, type Tenant, tenant, tournamentBody, expectError,
+  apiUrl, createTeams, createTournament, expectStatus, sql, type Tenant, tenant, tournamentBody, expectError,
 } from "../support/helpers.ts";
 
 const FIELDS = [

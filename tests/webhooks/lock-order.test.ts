@@ -13,7 +13,7 @@
 import fs from "node:fs";
 import { describe, expect, inject, it } from "vitest";
 import pg from "pg";
-import { type ApiResponse, sql, tenant, type Tenant } from "../support/helpers.ts";
+import { sql, tenant, type Tenant } from "../support/helpers.ts";
 import { createEndpoint } from "../support/webhook-helpers.ts";
 
 const NOWHERE = "https://receiver.invalid/hook";
@@ -22,11 +22,6 @@ const NOWHERE = "https://receiver.invalid/hook";
 function serverErrors(): string {
   const lines = fs.readFileSync(inject("logFile"), "utf8").split("\n");
   return lines.filter((l) => /"status":5\d\d/.test(l)).slice(-10).join("\n");
-}
-
-function expectOk(res: ApiResponse, status = 200): void {
-  if (res.status >= 500) console.error(serverErrors());
-  expect(res.status, res.text).toBe(status);
 }
 
 /**

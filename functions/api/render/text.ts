@@ -67,7 +67,9 @@ export function fit(text: string, width: number, size: number, bold = false): st
 }
 
 // XML 1.0 has no place for C0 controls (but tab, newline, return), U+FFFE/U+FFFF or lone surrogates.
+// deno-lint-ignore no-control-regex -- control characters are what it removes
 const INVALID = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+// deno-lint-ignore no-control-regex -- control characters are what it removes
 const SPECIAL = /[&<>"'\u0000-\u001f\ud800-\udfff\ufffe\uffff]/;
 const ENTITY: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" };
 

@@ -14,6 +14,7 @@ const instant = (description: string) => z.iso.datetime().meta({ description, fo
 const endpointUrl = z.string().max(2048).superRefine((s, ctx) => {
   let url: URL | null = null;
   try {
+    // deno-lint-ignore no-control-regex -- a NUL in a URL is refused
     url = s.isWellFormed() && !/[\s\u0000]/.test(s) ? new URL(s) : null;
   } catch { /* not a URL */ }
   const scheme = url && /^https?:\/\//.test(s) ? url.protocol : null; // lower case, as SQL stores and checks it
