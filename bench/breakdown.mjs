@@ -17,14 +17,23 @@ const [{ id: account }] = (await su.query("select admin.create_account($1) as id
 await su.query("select admin.set_api_access($1, true)", [account]);
 const keys = (await su.query(
   `select k.key from generate_series(1, 800) i,
-     lateral admin.create_api_key($1, 'breakdown ' || i, array['read:tournaments', 'write:tournaments']) k`, [account]))
+     lateral admin.create_api_key($1, 'breakdown ' || i, array['read:tournaments', 'write:tournaments']) k`,
+  [account],
+))
   .rows.map((r) => r.key);
 // Two sets of 400 keys, so that no key reaches the rate limit (100 a minute) in one step.
 const hashes = keys.map((k) => crypto.createHash("sha256").update(k).digest());
-const body = { name: "Breakdown Cup", game_id: crypto.randomUUID(), team_size: 5, max_teams: 8,
-  starts_at: new Date(Date.now() + 86_400_000).toISOString() };
-const created = (await su.query("select result::text from api.call($1, 'write:tournaments', 'tournaments.create', $2)",
-  [hashes[799], JSON.stringify({ body })])).rows[0].result;
+const body = {
+  name: "Breakdown Cup",
+  game_id: crypto.randomUUID(),
+  team_size: 5,
+  max_teams: 8,
+  starts_at: new Date(Date.now() + 86_400_000).toISOString(),
+};
+const created = (await su.query("select result::text from api.call($1, 'write:tournaments', 'tournaments.create', $2)", [
+  hashes[799],
+  JSON.stringify({ body }),
+])).rows[0].result;
 await su.end();
 const args = JSON.stringify({ id: JSON.parse(created).id });
 
@@ -46,9 +55,15 @@ async function step(label, statement) {
 
 const call = (values) => ({ text: "select auth, error, result, replay from api.call($1, $2, $3, $4, $5)", values });
 await step("select 1 (the floor)", () => ({ text: "select 1" }));
-await step("+ the key lookup (api.call answering 401)", () =>
-  call([crypto.randomBytes(32), "read:tournaments", "tournaments.get", args, null]));
-await step("+ account, rate-limit count, commit (403 insufficient_scope)", (i) =>
-  call([hashes[i % 400], "read:results", "results.get", args, null]));
-await step("+ the operation: GET /tournaments/{id}, the whole statement", (i) =>
-  call([hashes[400 + (i % 399)], "read:tournaments", "tournaments.get", args, null]));
+await step(
+  "+ the key lookup (api.call answering 401)",
+  () => call([crypto.randomBytes(32), "read:tournaments", "tournaments.get", args, null]),
+);
+await step(
+  "+ account, rate-limit count, commit (403 insufficient_scope)",
+  (i) => call([hashes[i % 400], "read:results", "results.get", args, null]),
+);
+await step(
+  "+ the operation: GET /tournaments/{id}, the whole statement",
+  (i) => call([hashes[400 + (i % 399)], "read:tournaments", "tournaments.get", args, null]),
+);

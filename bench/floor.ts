@@ -21,8 +21,7 @@ const headers = { "Content-Type": "application/json; charset=utf-8", "Cache-Cont
 Deno.serve({
   hostname: "127.0.0.1",
   port: Number(Deno.env.get("FLOOR_PORT") ?? 8000),
-  onListen: ({ hostname, port }) =>
-    console.log(JSON.stringify({ level: "info", msg: "listening", url: `http://${hostname}:${port}` })),
+  onListen: ({ hostname, port }) => console.log(JSON.stringify({ level: "info", msg: "listening", url: `http://${hostname}:${port}` })),
 }, async () => {
   try {
     const { rows } = await pool.query("select 1 as one");

@@ -27,8 +27,16 @@ async function timed(kind: "svg" | "png", n: number) {
     const headers = new Headers();
     const t0 = cpuMs();
     // A new version each time: drawn, never sent again from the instance's cache.
-    const res = await pictureResponse(kind, keptRead(`bench|${kind}`, null), ++version, view, {}, new Request("http://bench/"),
-      headers, readFile);
+    const res = await pictureResponse(
+      kind,
+      keptRead(`bench|${kind}`, null),
+      ++version,
+      view,
+      {},
+      new Request("http://bench/"),
+      headers,
+      readFile,
+    );
     bytes = (await res.arrayBuffer()).byteLength;
     out.push(cpuMs() - t0);
     clipped = headers.get("x-bracket-clipped");

@@ -26,7 +26,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { ROOT, functionDatabaseUrl } from "../scripts/stack.mjs";
+import { functionDatabaseUrl, ROOT } from "../scripts/stack.mjs";
 import { KEY_BUDGET, KeyRing, send, walkCursor } from "./lib/client.mjs";
 import { children, runLoad, startFloor } from "./lib/processes.mjs";
 import { webhookBench, webhookReport } from "./lib/webhooks.mjs";
@@ -35,7 +35,16 @@ import { publicBench, publicReport } from "./lib/public.mjs";
 import { picturesBench, picturesReport } from "./lib/pictures.mjs";
 import * as seed from "./lib/seed.mjs";
 import {
-  drain, gitState, listenerPid, postmasterPid, readStats, resetStats, rssMb, statementsView, timeServer, watch,
+  drain,
+  gitState,
+  listenerPid,
+  postmasterPid,
+  readStats,
+  resetStats,
+  rssMb,
+  statementsView,
+  timeServer,
+  watch,
 } from "./lib/measure.mjs";
 import { compare, comparisonTable, judge, table, targetList } from "./lib/report.mjs";
 import { startThrowawayStack } from "./lib/stack.mjs";
@@ -69,26 +78,28 @@ const USAGE = `npm run bench [-- options]
   --webhook-events <n>       events for the dispatcher's throughput (3000)
   --webhook-concurrency <n>  its WEBHOOK_CONCURRENCY, and as many endpoints and receiver paths (16)`;
 
-const { values: opt } = parseArgs({ options: {
-  help: { type: "boolean", default: false },
-  duration: { type: "string", default: "8" },
-  connections: { type: "string", default: "16" },
-  scale: { type: "boolean", default: false },
-  large: { type: "string" },
-  url: { type: "string" },
-  db: { type: "string" },
-  "fn-db": { type: "string" },
-  "fn-pid": { type: "string" },
-  formats: { type: "boolean", default: false },
-  webhooks: { type: "boolean", default: false },
-  live: { type: "boolean", default: false },
-  public: { type: "boolean", default: false },
-  pictures: { type: "boolean", default: false },
-  writes: { type: "boolean", default: false },
-  hot: { type: "boolean", default: false },
-  "webhook-events": { type: "string", default: "3000" },
-  "webhook-concurrency": { type: "string", default: "16" },
-} });
+const { values: opt } = parseArgs({
+  options: {
+    help: { type: "boolean", default: false },
+    duration: { type: "string", default: "8" },
+    connections: { type: "string", default: "16" },
+    scale: { type: "boolean", default: false },
+    large: { type: "string" },
+    url: { type: "string" },
+    db: { type: "string" },
+    "fn-db": { type: "string" },
+    "fn-pid": { type: "string" },
+    formats: { type: "boolean", default: false },
+    webhooks: { type: "boolean", default: false },
+    live: { type: "boolean", default: false },
+    public: { type: "boolean", default: false },
+    pictures: { type: "boolean", default: false },
+    writes: { type: "boolean", default: false },
+    hot: { type: "boolean", default: false },
+    "webhook-events": { type: "string", default: "3000" },
+    "webhook-concurrency": { type: "string", default: "16" },
+  },
+});
 if (opt.help) {
   console.log(USAGE);
   process.exit(0);
@@ -103,8 +114,10 @@ if (!(DURATION >= 1 && Number.isInteger(CONNECTIONS) && CONNECTIONS >= 1 && Numb
 }
 const WEBHOOK_EVENTS = Number(opt["webhook-events"]);
 const WEBHOOK_CONCURRENCY = Number(opt["webhook-concurrency"]);
-if (!(Number.isInteger(WEBHOOK_EVENTS) && WEBHOOK_EVENTS >= 1 && Number.isInteger(WEBHOOK_CONCURRENCY) &&
-  WEBHOOK_CONCURRENCY >= 1 && WEBHOOK_CONCURRENCY <= 200)) {
+if (
+  !(Number.isInteger(WEBHOOK_EVENTS) && WEBHOOK_EVENTS >= 1 && Number.isInteger(WEBHOOK_CONCURRENCY) &&
+    WEBHOOK_CONCURRENCY >= 1 && WEBHOOK_CONCURRENCY <= 200)
+) {
   console.error("--webhook-events (≥ 1) and --webhook-concurrency (1–200) take whole numbers");
   process.exit(2);
 }
@@ -145,10 +158,18 @@ function stagesReport(st) {
   const r = st.results;
   return `Stages (issue 21): ${st.teams} teams in ${st.groups} round-robin groups, top 2 into a ${st.advancing}-team double elimination\n` +
     `  ${st.start.error ? "ERROR  " : st.start.calls_per_request === 1 ? "MET    " : "NOT MET"}  stage 2 start in one request: ` +
-    (st.start.error ?? `${st.start.cold_ms.toFixed(1)} ms on the server in ${st.start.calls_per_request} statement (${st.stage2_matches} matches made)`) + "\n" +
-    `  ${r.error ? "ERROR  " : r.warm_mean_ms < MAX_FORMAT_RESULTS_MS && r.calls_per_request === 1 ? "MET    " : "NOT MET"}  results of the whole event (${st.matches} matches) < ${MAX_FORMAT_RESULTS_MS} ms: ` +
-    (r.error ?? `${r.warm_mean_ms.toFixed(1)} ms (mean of ${r.runs} at one version, the JSON the instance kept; built on the first read: ${r.cold_ms.toFixed(1)}; ${r.calls_per_request} statement per request; ` +
-      `${(r.response_bytes / 1024).toFixed(0)} KiB)`) + "\n";
+    (st.start.error ??
+      `${st.start.cold_ms.toFixed(1)} ms on the server in ${st.start.calls_per_request} statement (${st.stage2_matches} matches made)`) +
+    "\n" +
+    `  ${
+      r.error ? "ERROR  " : r.warm_mean_ms < MAX_FORMAT_RESULTS_MS && r.calls_per_request === 1 ? "MET    " : "NOT MET"
+    }  results of the whole event (${st.matches} matches) < ${MAX_FORMAT_RESULTS_MS} ms: ` +
+    (r.error ??
+      `${r.warm_mean_ms.toFixed(1)} ms (mean of ${r.runs} at one version, the JSON the instance kept; built on the first read: ${
+          r.cold_ms.toFixed(1)
+        }; ${r.calls_per_request} statement per request; ` +
+        `${(r.response_bytes / 1024).toFixed(0)} KiB)`) +
+    "\n";
 }
 
 /** The series' lines (issue 22): the results of a best-of-three double elimination with its games, one game report. */
@@ -157,30 +178,47 @@ function seriesReport(se) {
   const r = se.results;
   const b = se.built ?? { error: "not measured" };
   return `Series (issues 22 and 25): a ${se.teams}-team ${se.format}, best of three, ${se.completed} of ${se.matches} matches decided map by map (${se.games} games)\n` +
-    `  ${r.error ? "ERROR  " : r.warm_mean_ms < MAX_SERIES_RESULTS_MS && r.calls_per_request === 1 ? "MET    " : "NOT MET"}  results with every match's games < ${MAX_SERIES_RESULTS_MS} ms: ` +
-    (r.error ?? `${r.warm_mean_ms.toFixed(1)} ms (mean of ${r.runs} reads at one version: the JSON the instance kept, Postgres checking the version; ` +
-      `the first read ${r.cold_ms.toFixed(1)} ms; ${r.calls_per_request} statement per request; ${(r.response_bytes / 1024).toFixed(0)} KiB)`) + "\n" +
-    `  ${b.error ? "ERROR  " : b.warm_mean_ms < MAX_SERIES_RESULTS_MS ? "MET    " : "NOT MET"}  the same built by Postgres on every read (?since=0) < ${MAX_SERIES_RESULTS_MS} ms: ` +
-    (b.error ?? `${b.warm_mean_ms.toFixed(1)} ms (mean of ${b.runs}, min ${b.warm_min_ms.toFixed(1)}, max ${b.warm_max_ms.toFixed(1)})`) + "\n" +
-    `  ${se.game.error ? "ERROR  " : se.game.calls_per_request === 1 ? "MET    " : "NOT MET"}  a game report is one request, one statement: ` +
+    `  ${
+      r.error ? "ERROR  " : r.warm_mean_ms < MAX_SERIES_RESULTS_MS && r.calls_per_request === 1 ? "MET    " : "NOT MET"
+    }  results with every match's games < ${MAX_SERIES_RESULTS_MS} ms: ` +
+    (r.error ??
+      `${
+          r.warm_mean_ms.toFixed(1)
+        } ms (mean of ${r.runs} reads at one version: the JSON the instance kept, Postgres checking the version; ` +
+        `the first read ${r.cold_ms.toFixed(1)} ms; ${r.calls_per_request} statement per request; ${
+          (r.response_bytes / 1024).toFixed(0)
+        } KiB)`) +
+    "\n" +
+    `  ${
+      b.error ? "ERROR  " : b.warm_mean_ms < MAX_SERIES_RESULTS_MS ? "MET    " : "NOT MET"
+    }  the same built by Postgres on every read (?since=0) < ${MAX_SERIES_RESULTS_MS} ms: ` +
+    (b.error ?? `${b.warm_mean_ms.toFixed(1)} ms (mean of ${b.runs}, min ${b.warm_min_ms.toFixed(1)}, max ${b.warm_max_ms.toFixed(1)})`) +
+    "\n" +
+    `  ${
+      se.game.error ? "ERROR  " : se.game.calls_per_request === 1 ? "MET    " : "NOT MET"
+    }  a game report is one request, one statement: ` +
     (se.game.error ?? `${se.game.cold_ms.toFixed(1)} ms on the server in ${se.game.calls_per_request} statement`) + "\n";
 }
 
 /** The formats' lines (issue 13): the start's server time and the results' against the target. */
 function formatsReport(formatRuns) {
   return `Formats (issue 13): the start makes the whole bracket in one request; results < ${MAX_FORMAT_RESULTS_MS} ms on the server\n` +
-    formatRuns.map((f) => `  ${f.generation.error || f.results.error ? "ERROR  " : f.results.warm_mean_ms < MAX_FORMAT_RESULTS_MS ? "MET    " : "NOT MET"}  ` +
+    formatRuns.map((f) =>
+      `  ${f.generation.error || f.results.error ? "ERROR  " : f.results.warm_mean_ms < MAX_FORMAT_RESULTS_MS ? "MET    " : "NOT MET"}  ` +
       `${f.format}, ${f.teams} teams (${f.matches} matches at the start): ` +
       (f.generation.error ?? `start ${f.generation.cold_ms.toFixed(1)} ms in ${f.generation.calls_per_request} statement`) + "; " +
-      (f.results.error ?? `results ${f.results.warm_mean_ms.toFixed(1)} ms (mean of ${f.results.runs} at one version, kept; built on the first read: ${f.results.cold_ms.toFixed(1)}; ` +
-        `${(f.results.response_bytes / 1024).toFixed(0)} KiB)`)).join("\n") + "\n";
+      (f.results.error ??
+        `results ${f.results.warm_mean_ms.toFixed(1)} ms (mean of ${f.results.runs} at one version, kept; built on the first read: ${
+            f.results.cold_ms.toFixed(1)
+          }; ` +
+          `${(f.results.response_bytes / 1024).toFixed(0)} KiB)`)
+    ).join("\n") + "\n";
 }
 
 async function teardown() {
   while (cleanups.length) {
     const step = cleanups.pop();
-    await Promise.race([step().catch((err) => log(`cleanup: ${err.message}`)),
-      new Promise((r) => setTimeout(r, 15_000))]);
+    await Promise.race([step().catch((err) => log(`cleanup: ${err.message}`)), new Promise((r) => setTimeout(r, 15_000))]);
   }
 }
 
@@ -200,8 +238,15 @@ async function openStack() {
         process.exit(130);
       });
     }
-    return { adminUrl: opt.db, fnDbUrl: opt["fn-db"] ?? functionDatabaseUrl(opt.db), origin: base.origin,
-      basePath: base.pathname, fnPid, pgPid: null, scratch };
+    return {
+      adminUrl: opt.db,
+      fnDbUrl: opt["fn-db"] ?? functionDatabaseUrl(opt.db),
+      origin: base.origin,
+      basePath: base.pathname,
+      fnPid,
+      pgPid: null,
+      scratch,
+    };
   }
   const stack = await startThrowawayStack({ name: "bench", webhooks: true, log });
   cleanups.push(() => stack.stop());
@@ -233,14 +278,29 @@ async function main() {
   /** Drives one workload for `duration` s: a fresh key pool, the load process, the database's side. */
   async function measure(workload, { keyAccounts = [], tournaments = null, query, duration }) {
     const t0 = performance.now();
-    const keys = workload === "floor" ? null
+    const keys = workload === "floor"
+      ? null
       : await seed.createKeys(db, keyAccounts, workload === "hammer" ? 1 : keysFor(duration), workload);
     const keyMs = Math.round(performance.now() - t0);
-    const target = workload === "floor" ? { origin: floorServer.origin, basePath: "", pid: floorServer.pid }
+    const target = workload === "floor"
+      ? { origin: floorServer.origin, basePath: "", pid: floorServer.pid }
       : { origin: stack.origin, basePath: stack.basePath, pid: stack.fnPid };
     const planFile = path.join(scratch, `plan-${workload}.json`);
-    fs.writeFileSync(planFile, JSON.stringify({ ...data, workload, kind: KINDS[workload] ?? workload, query, keys,
-      tournaments, connections: CONNECTIONS, duration, origin: target.origin, basePath: target.basePath }));
+    fs.writeFileSync(
+      planFile,
+      JSON.stringify({
+        ...data,
+        workload,
+        kind: KINDS[workload] ?? workload,
+        query,
+        keys,
+        tournaments,
+        connections: CONNECTIONS,
+        duration,
+        origin: target.origin,
+        basePath: target.basePath,
+      }),
+    );
     await resetStats(db, view);
     const rssBefore = target.pid ? rssMb(target.pid) : null;
     const watcher = watch({ fnPid: target.pid, pgPid });
@@ -253,8 +313,7 @@ async function main() {
     }
     const own = process.cpuUsage(ownCpu);
     await drain(db);
-    const row = { ...result, ...procs, fn_rss_before_mb: rssBefore, keys_made_ms: keyMs,
-      ...(await readStats(db, view, result.sent)) };
+    const row = { ...result, ...procs, fn_rss_before_mb: rssBefore, keys_made_ms: keyMs, ...(await readStats(db, view, result.sent)) };
     row.bench_cpu_s = (own.user + own.system) / 1e6;
     row.other_cpu_s = row.machine_cpu_s - (row.fn_cpu_s ?? 0) - (row.pg_cpu_s ?? 0) - row.load_cpu_s - row.bench_cpu_s;
     if (workload === "floor") floorRps = Math.max(floorRps, row.rps);
@@ -270,17 +329,18 @@ async function main() {
   /** One row of the table: a workload, after a floor probe unless it is the floor. */
   async function run(workload, { data: dataLabel, label = LABELS[workload], ...how }) {
     const probe = workload === "floor" ? null : await measure("floor", { duration: PROBE_S });
-    const row = { label, data: dataLabel, kind: KINDS[workload] ?? workload,
-      ...(await measure(workload, { ...how, duration: DURATION })) };
+    const row = { label, data: dataLabel, kind: KINDS[workload] ?? workload, ...(await measure(workload, { ...how, duration: DURATION })) };
     const floor = probe ?? row;
     previous?.floor_probes.push(floor.rps);
     row.floor_probes = [floor.rps];
     previous = probe ? row : null;
     rows.push(row);
-    log(`${workload} [${dataLabel}]: ${row.rps.toFixed(0)} req/s (floor just before: ${floor.rps.toFixed(0)}), ` +
-      `p50 ${row.latency_ms.p50} ms, p99 ${row.latency_ms.p99} ms, errors ${row.errors}` +
-      (row.unexpected.length ? ` (${row.unexpected[0]})` : "") +
-      (row.keys ? `; ${row.keys} keys, at most ${row.max_requests_per_key} requests each` : ""));
+    log(
+      `${workload} [${dataLabel}]: ${row.rps.toFixed(0)} req/s (floor just before: ${floor.rps.toFixed(0)}), ` +
+        `p50 ${row.latency_ms.p50} ms, p99 ${row.latency_ms.p99} ms, errors ${row.errors}` +
+        (row.unexpected.length ? ` (${row.unexpected[0]})` : "") +
+        (row.keys ? `; ${row.keys} keys, at most ${row.max_requests_per_key} requests each` : ""),
+    );
     return row;
   }
 
@@ -294,8 +354,18 @@ async function main() {
       return null;
     }
     const t0 = performance.now();
-    const out = await webhookBench({ db, stack, view, pgPid, measure, teams: data.teams, duration: DURATION,
-      events: WEBHOOK_EVENTS, concurrency: WEBHOOK_CONCURRENCY, log });
+    const out = await webhookBench({
+      db,
+      stack,
+      view,
+      pgPid,
+      measure,
+      teams: data.teams,
+      duration: DURATION,
+      events: WEBHOOK_EVENTS,
+      concurrency: WEBHOOK_CONCURRENCY,
+      log,
+    });
     out.took_s = Math.round((performance.now() - t0) / 1000);
     log(`webhooks: measured in ${out.took_s} s`);
     return out;
@@ -321,9 +391,13 @@ async function main() {
     const out = await live();
     console.log(`\n${liveReport(out)}\n\nTargets (live)\n${targetList(out.targets)}\n`);
     const file = writeReport({
-      started_at: started.toISOString(), finished_at: new Date().toISOString(),
+      started_at: started.toISOString(),
+      finished_at: new Date().toISOString(),
       options: { only: "live", stack: opt.url ? "running" : "throwaway" },
-      git: gitState(ROOT), machine: machine(), live: out, targets: out.targets,
+      git: gitState(ROOT),
+      machine: machine(),
+      live: out,
+      targets: out.targets,
     });
     log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
     return;
@@ -340,9 +414,13 @@ async function main() {
     const out = await publicFigures();
     console.log(`\n${publicReport(out)}\n\nTargets (public)\n${targetList(out.targets)}\n`);
     const file = writeReport({
-      started_at: started.toISOString(), finished_at: new Date().toISOString(),
+      started_at: started.toISOString(),
+      finished_at: new Date().toISOString(),
       options: { only: "public", stack: opt.url ? "running" : "throwaway" },
-      git: gitState(ROOT), machine: machine(), public: out, targets: out.targets,
+      git: gitState(ROOT),
+      machine: machine(),
+      public: out,
+      targets: out.targets,
     });
     log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
     return;
@@ -359,9 +437,13 @@ async function main() {
     const out = await pictureFigures();
     console.log(`\n${picturesReport(out)}\n\nTargets (pictures)\n${targetList(out.targets)}\n`);
     const file = writeReport({
-      started_at: started.toISOString(), finished_at: new Date().toISOString(),
+      started_at: started.toISOString(),
+      finished_at: new Date().toISOString(),
       options: { only: "pictures", stack: opt.url ? "running" : "throwaway" },
-      git: gitState(ROOT), machine: machine(), pictures: out, targets: out.targets,
+      git: gitState(ROOT),
+      machine: machine(),
+      pictures: out,
+      targets: out.targets,
     });
     log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
     return;
@@ -376,8 +458,12 @@ async function main() {
       for (const workload of opt.hot ? ["get", "list", "create"] : ["create", "register", "mix"]) {
         // Registrations need tournaments with room: enough for the floor's rate (the mix sends a 20th).
         if (workload === "register" || workload === "mix") {
-          data.targets[workload] = await seed.createTargets(db, [w],
-            floorRps * DURATION / (workload === "mix" ? 20 : 1), `${workload}${round}`);
+          data.targets[workload] = await seed.createTargets(
+            db,
+            [w],
+            floorRps * DURATION / (workload === "mix" ? 20 : 1),
+            `${workload}${round}`,
+          );
         }
         await run(workload, { data: `round ${round}`, ...W });
       }
@@ -388,9 +474,19 @@ async function main() {
       row.ratio_to_floor = row.rps / row.floor_rps;
     }
     console.log(`\n${table(rows)}\n`);
-    const file = writeReport({ started_at: started.toISOString(), finished_at: new Date().toISOString(),
-      options: { only: opt.hot ? "hot" : "writes", duration_s: DURATION, connections: CONNECTIONS, stack: opt.url ? "running" : "throwaway" },
-      git: gitState(ROOT), machine: machine(), workloads: rows });
+    const file = writeReport({
+      started_at: started.toISOString(),
+      finished_at: new Date().toISOString(),
+      options: {
+        only: opt.hot ? "hot" : "writes",
+        duration_s: DURATION,
+        connections: CONNECTIONS,
+        stack: opt.url ? "running" : "throwaway",
+      },
+      git: gitState(ROOT),
+      machine: machine(),
+      workloads: rows,
+    });
     log(`written ${path.relative(ROOT, file)}`);
     return;
   }
@@ -399,10 +495,21 @@ async function main() {
     const out = await webhooks();
     console.log(`\n${webhookReport(out)}\n\nTargets (webhooks)\n${targetList(out.targets)}\n`);
     const file = writeReport({
-      started_at: started.toISOString(), finished_at: new Date().toISOString(),
-      options: { only: "webhooks", duration_s: DURATION, connections: CONNECTIONS, webhook_events: WEBHOOK_EVENTS,
-        webhook_concurrency: WEBHOOK_CONCURRENCY, stack: "throwaway" },
-      git: gitState(ROOT), machine: machine(), floor_rps: floorRps, webhooks: out, targets: out.targets,
+      started_at: started.toISOString(),
+      finished_at: new Date().toISOString(),
+      options: {
+        only: "webhooks",
+        duration_s: DURATION,
+        connections: CONNECTIONS,
+        webhook_events: WEBHOOK_EVENTS,
+        webhook_concurrency: WEBHOOK_CONCURRENCY,
+        stack: "throwaway",
+      },
+      git: gitState(ROOT),
+      machine: machine(),
+      floor_rps: floorRps,
+      webhooks: out,
+      targets: out.targets,
     });
     log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
     return;
@@ -412,10 +519,11 @@ async function main() {
   // Three accounts of 1,000 tournaments: W (the workloads' own, with the brackets), S (small,
   // stays so) and B (grows to LARGE later).
   log(`seeding accounts W, S and B with ${SMALL} tournaments each, 1024 teams and two brackets…`);
-  const { accounts: { w, s, b }, major, reported, timings, nextNumber } = await seed.scenario(db, base, data,
-    { perAccount: SMALL });
-  log(`256-team bracket ${data.resultsId} started through the API; reported ${reported.length} matches, e.g. ` +
-    reported.slice(0, 3).map((m) => `round ${m.round} #${m.position} → ${m.team1_score}-${m.team2_score}`).join(", "));
+  const { accounts: { w, s, b }, major, reported, timings, nextNumber } = await seed.scenario(db, base, data, { perAccount: SMALL });
+  log(
+    `256-team bracket ${data.resultsId} started through the API; reported ${reported.length} matches, e.g. ` +
+      reported.slice(0, 3).map((m) => `round ${m.round} #${m.position} → ${m.team1_score}-${m.team2_score}`).join(", "),
+  );
   log(`seeded in ${JSON.stringify(timings)} ms`);
   const samples = async (id) => seed.sampleTournaments(db, [id], 200);
   const on = async (id) => ({ keyAccounts: [id], tournaments: await samples(id) });
@@ -425,29 +533,37 @@ async function main() {
 
   // Issue 13: each format's largest bracket made in one request (the start), and its results read.
   async function timeFormats() {
-  log("timing each format's bracket generation and results on the server…");
-  const { rows: [{ formats: offered }] } = await db.query("select app.formats() as formats");
-  const formatRuns = [];
-  for (const f of [{ format: "single_elimination", teams: 1024 }, { format: "double_elimination", teams: 1024 },
-    { format: "round_robin", teams: 64 }, { format: "swiss", teams: 1024 }].filter((f) => offered.includes(f.format))) {
-    const [{ key: fKey }] = await seed.createKeys(db, [w], 1, `format ${f.format}`);
-    const id = await seed.startBracket(db, base, fKey, w, data.teams.slice(0, f.teams), { format: f.format, start: false, tag: "formats" });
-    await db.query("analyze app.registrations"); // current statistics, as in the stages event below
-    const generation = await timeServer(db, view, async () => {
-      const res = await send(base, fKey, "PATCH", `/tournaments/${id}`, { status: "ongoing" });
-      if (res.status !== 200) throw new Error(`start of the ${f.format} bracket: ${res.status} ${res.text}`);
-      return res.text.length;
-    }, 0).catch((err) => ({ error: err.message }));
-    const { rows: [{ matches }] } = await db.query("select count(*)::int as matches from app.matches where tournament_id = $1", [id]);
-    await db.query("analyze app.matches, app.stage_entries");
-    const results = await timeServer(db, view, async () => {
-      const res = await send(base, fKey, "GET", `/tournaments/${id}/results`);
-      if (res.status !== 200) throw new Error(`results of the ${f.format} bracket: ${res.status}`);
-      return res.text.length;
-    }, 10).catch((err) => ({ error: err.message }));
-    formatRuns.push({ ...f, matches, generation, results });
-  }
-  return formatRuns;
+    log("timing each format's bracket generation and results on the server…");
+    const { rows: [{ formats: offered }] } = await db.query("select app.formats() as formats");
+    const formatRuns = [];
+    for (
+      const f of [{ format: "single_elimination", teams: 1024 }, { format: "double_elimination", teams: 1024 }, {
+        format: "round_robin",
+        teams: 64,
+      }, { format: "swiss", teams: 1024 }].filter((f) => offered.includes(f.format))
+    ) {
+      const [{ key: fKey }] = await seed.createKeys(db, [w], 1, `format ${f.format}`);
+      const id = await seed.startBracket(db, base, fKey, w, data.teams.slice(0, f.teams), {
+        format: f.format,
+        start: false,
+        tag: "formats",
+      });
+      await db.query("analyze app.registrations"); // current statistics, as in the stages event below
+      const generation = await timeServer(db, view, async () => {
+        const res = await send(base, fKey, "PATCH", `/tournaments/${id}`, { status: "ongoing" });
+        if (res.status !== 200) throw new Error(`start of the ${f.format} bracket: ${res.status} ${res.text}`);
+        return res.text.length;
+      }, 0).catch((err) => ({ error: err.message }));
+      const { rows: [{ matches }] } = await db.query("select count(*)::int as matches from app.matches where tournament_id = $1", [id]);
+      await db.query("analyze app.matches, app.stage_entries");
+      const results = await timeServer(db, view, async () => {
+        const res = await send(base, fKey, "GET", `/tournaments/${id}/results`);
+        if (res.status !== 200) throw new Error(`results of the ${f.format} bracket: ${res.status}`);
+        return res.text.length;
+      }, 10).catch((err) => ({ error: err.message }));
+      formatRuns.push({ ...f, matches, generation, results });
+    }
+    return formatRuns;
   }
   // Issue 22: a 1,024-team double elimination of best-of-three series, two thirds of it played
   // map by map (every ready match gets its games, 2-1 or 2-0, pass after pass, in SQL through
@@ -458,15 +574,21 @@ async function main() {
     const out = { teams: 1024, format: "double_elimination" };
     try {
       const [{ key: gKey }] = await seed.createKeys(db, [w], 1, "series");
-      const id = await seed.startBracket(db, base, gKey, w, data.teams.slice(0, out.teams),
-        { format: "double_elimination", options: { best_of: 3 }, start: false, tag: "series" });
+      const id = await seed.startBracket(db, base, gKey, w, data.teams.slice(0, out.teams), {
+        format: "double_elimination",
+        options: { best_of: 3 },
+        start: false,
+        tag: "series",
+      });
       const started = await send(base, gKey, "PATCH", `/tournaments/${id}`, { status: "ongoing" });
       if (started.status !== 200) throw new Error(`start: ${started.status} ${started.text}`);
       await seed.playSeries(db, id);
       const { rows: [c] } = await db.query(
         `select count(*)::int as matches, count(*) filter (where status = 'completed')::int as completed,
                 coalesce(sum(jsonb_array_length(games)), 0)::int as games
-           from app.matches where tournament_id = $1`, [id]);
+           from app.matches where tournament_id = $1`,
+        [id],
+      );
       Object.assign(out, c);
       out.results = await timeServer(db, view, async () => {
         const res = await send(base, gKey, "GET", `/tournaments/${id}/results`);
@@ -480,9 +602,15 @@ async function main() {
         return res.text.length;
       }, 10).catch((err) => ({ error: err.message }));
       const { rows: [next] } = await db.query(
-        `select id from app.matches where tournament_id = $1 and status = 'ready' and games = '[]' order by stage, round, position limit 1`, [id]);
+        `select id from app.matches where tournament_id = $1 and status = 'ready' and games = '[]' order by stage, round, position limit 1`,
+        [id],
+      );
       out.game = await timeServer(db, view, async () => {
-        const res = await send(base, gKey, "PUT", `/tournaments/${id}/matches/${next.id}/games/1`, { team1_score: 13, team2_score: 7, map: "Nuke" });
+        const res = await send(base, gKey, "PUT", `/tournaments/${id}/matches/${next.id}/games/1`, {
+          team1_score: 13,
+          team2_score: 7,
+          map: "Nuke",
+        });
         if (res.status !== 200) throw new Error(`game: ${res.status} ${res.text}`);
         return res.text.length;
       }, 0).catch((err) => ({ error: err.message }));
@@ -500,19 +628,30 @@ async function main() {
     const out = { teams: 256, groups: 32, advancing: 64 };
     try {
       const [{ key: sKey }] = await seed.createKeys(db, [w], 1, "stages");
-      const id = await seed.startBracket(db, base, sKey, w, data.teams.slice(0, out.teams),
-        { format: "round_robin", start: false, tag: "stages" });
+      const id = await seed.startBracket(db, base, sKey, w, data.teams.slice(0, out.teams), {
+        format: "round_robin",
+        start: false,
+        tag: "stages",
+      });
       await db.query(
         `update app.tournaments t set stages = d.stages, format_options = d.stages #> '{0,format_options}'
            from (select app.stage_definitions($2) as stages) d where t.id = $1`,
-        [id, JSON.stringify([{ name: "Groups", format: "round_robin", format_options: { groups: out.groups }, advance: { per_group: 2 } },
-          { name: "Playoffs", format: "double_elimination" }])]);
+        [
+          id,
+          JSON.stringify([{ name: "Groups", format: "round_robin", format_options: { groups: out.groups }, advance: { per_group: 2 } }, {
+            name: "Playoffs",
+            format: "double_elimination",
+          }]),
+        ],
+      );
       const started = await send(base, sKey, "PATCH", `/tournaments/${id}`, { status: "ongoing" });
       if (started.status !== 200) throw new Error(`start: ${started.status} ${started.text}`);
       await db.query(
         `select count(app.report_match(jsonb_build_object('tournament_id', m.tournament_id, 'match_id', m.id,
                   'body', jsonb_build_object('team1_score', 2 + m.position % 2, 'team2_score', m.round % 2))))
-           from app.matches m where m.tournament_id = $1 and m.status = 'ready'`, [id]);
+           from app.matches m where m.tournament_id = $1 and m.status = 'ready'`,
+        [id],
+      );
       // The planner's statistics as a database in service has them: this throwaway one took
       // them when its tables were nearly empty, and plans made from those (nested loops over
       // the 896 group matches) cost 2-3x the time. Autovacuum would analyze later; the bench
@@ -524,7 +663,9 @@ async function main() {
         return res.text.length;
       }, 0).catch((err) => ({ error: err.message }));
       const { rows: [c] } = await db.query(
-        `select count(*)::int as matches, count(*) filter (where stage = 2)::int as stage2 from app.matches where tournament_id = $1`, [id]);
+        `select count(*)::int as matches, count(*) filter (where stage = 2)::int as stage2 from app.matches where tournament_id = $1`,
+        [id],
+      );
       out.matches = c.matches;
       out.stage2_matches = c.stage2;
       out.results = await timeServer(db, view, async () => {
@@ -541,7 +682,6 @@ async function main() {
     console.log(`\n${formatsReport(await timeFormats())}\n${stagesReport(await timeStages())}\n${seriesReport(await timeSeries())}`);
     return;
   }
-
 
   /** Follows B's cursor to page 500 (keys of its own, paced), or says why it cannot. */
   const cursor = {};
@@ -567,8 +707,10 @@ async function main() {
   }
 
   await measure("get", { ...S, duration: 3 }); // warm-up
-  const alone = { get: await run("get", { data: `S ${size(SMALL)}, alone`, ...S }),
-    list: await run("list", { data: `S ${size(SMALL)}, alone`, ...S }) };
+  const alone = {
+    get: await run("get", { data: `S ${size(SMALL)}, alone`, ...S }),
+    list: await run("list", { data: `S ${size(SMALL)}, alone`, ...S }),
+  };
   const before = await bigAccount(`B ${size(SMALL)}`);
 
   log(`growing account B to ${LARGE.toLocaleString("en")} tournaments (set-based)…`);
@@ -584,8 +726,10 @@ async function main() {
     first: await run("page1_20", { data: `B ${size(LARGE)}`, ...B, query: "?page=1&limit=20" }),
     deep: await run("page500_20", { data: `B ${size(LARGE)}`, ...B, query: `?page=${DEEP_PAGE}&limit=20` }),
   };
-  const beside = { get: await run("get", { data: `S ${size(SMALL)}, beside B ${size(LARGE)}`, ...S }),
-    list: await run("list", { data: `S ${size(SMALL)}, beside B ${size(LARGE)}`, ...S }) };
+  const beside = {
+    get: await run("get", { data: `S ${size(SMALL)}, beside B ${size(LARGE)}`, ...S }),
+    list: await run("list", { data: `S ${size(SMALL)}, beside B ${size(LARGE)}`, ...S }),
+  };
 
   // The other workloads, on W, with B large in the same database.
   const wLabel = `W ${size(SMALL)}, B ${size(LARGE)}`;
@@ -635,31 +779,62 @@ async function main() {
     log(`pictures: failed: ${err.stack ?? err}`);
     return { error: err.message, targets: [{ target: "pictures", value: `not measured: ${err.message}`, result: "–" }] };
   });
-  const targets = [...judge({ rows, results1024, idleRss, scale, neighbour, cursor: cursorState }),
-    ...(webhookRuns?.targets ?? []), ...(liveRuns?.targets ?? []), ...(publicRuns?.targets ?? []),
-    ...(pictureRuns?.targets ?? [])];
-  console.log(`\n${table(rows)}\n\n${comparisonTable([...scale, ...neighbour])}\n` +
-    (cursorState ? `\ncursor: not available (${cursorState.unavailable})\n` : "") +
-    `\nTargets (issues 11 and 25${webhookRuns ? ", and the webhooks'" : ""})\n${targetList(targets)}\n` +
-    `\n${formatsReport(formatRuns)}\n${stagesReport(stagesRun)}` + (webhookRuns ? `\n${webhookReport(webhookRuns)}\n` : "") +
-    (liveRuns?.reads ? `\n${liveReport(liveRuns)}\n` : "") + (publicRuns?.reads ? `\n${publicReport(publicRuns)}\n` : "") +
-    (pictureRuns?.fresh ? `\n${picturesReport(pictureRuns)}\n` : ""));
+  const targets = [
+    ...judge({ rows, results1024, idleRss, scale, neighbour, cursor: cursorState }),
+    ...(webhookRuns?.targets ?? []),
+    ...(liveRuns?.targets ?? []),
+    ...(publicRuns?.targets ?? []),
+    ...(pictureRuns?.targets ?? []),
+  ];
+  console.log(
+    `\n${table(rows)}\n\n${comparisonTable([...scale, ...neighbour])}\n` +
+      (cursorState ? `\ncursor: not available (${cursorState.unavailable})\n` : "") +
+      `\nTargets (issues 11 and 25${webhookRuns ? ", and the webhooks'" : ""})\n${targetList(targets)}\n` +
+      `\n${formatsReport(formatRuns)}\n${stagesReport(stagesRun)}` + (webhookRuns ? `\n${webhookReport(webhookRuns)}\n` : "") +
+      (liveRuns?.reads ? `\n${liveReport(liveRuns)}\n` : "") + (publicRuns?.reads ? `\n${publicReport(publicRuns)}\n` : "") +
+      (pictureRuns?.fresh ? `\n${picturesReport(pictureRuns)}\n` : ""),
+  );
 
   const report = {
-    started_at: started.toISOString(), finished_at: new Date().toISOString(),
-    options: { duration_s: DURATION, probe_s: PROBE_S, connections: CONNECTIONS, scale: opt.scale, small: SMALL,
-      large: LARGE, stack: opt.url ? "running" : "throwaway" },
+    started_at: started.toISOString(),
+    finished_at: new Date().toISOString(),
+    options: {
+      duration_s: DURATION,
+      probe_s: PROBE_S,
+      connections: CONNECTIONS,
+      scale: opt.scale,
+      small: SMALL,
+      large: LARGE,
+      stack: opt.url ? "running" : "throwaway",
+    },
     git: gitState(ROOT),
     machine: machine(),
     seed: {
-      accounts: { w, s, b }, tournaments_by_account: counts, teams: data.teams.length, timings_ms: timings,
-      bracket_256: data.resultsId, bracket_1024: major,
-      bracket_256_reported: reported.map((m) => ({ round: m.round, position: m.position, winner_id: m.winner_id,
-        score: `${m.team1_score}-${m.team2_score}` })),
+      accounts: { w, s, b },
+      tournaments_by_account: counts,
+      teams: data.teams.length,
+      timings_ms: timings,
+      bracket_256: data.resultsId,
+      bracket_1024: major,
+      bracket_256_reported: reported.map((m) => ({
+        round: m.round,
+        position: m.position,
+        winner_id: m.winner_id,
+        score: `${m.team1_score}-${m.team2_score}`,
+      })),
     },
-    cursor, idle_rss_at_start: idleRss, workloads: rows, comparisons: { scale, neighbour }, results_1024: results1024,
-    formats: formatRuns, stages: stagesRun, webhooks: webhookRuns, live: liveRuns, public: publicRuns,
-    pictures: pictureRuns, targets,
+    cursor,
+    idle_rss_at_start: idleRss,
+    workloads: rows,
+    comparisons: { scale, neighbour },
+    results_1024: results1024,
+    formats: formatRuns,
+    stages: stagesRun,
+    webhooks: webhookRuns,
+    live: liveRuns,
+    public: publicRuns,
+    pictures: pictureRuns,
+    targets,
   };
   const file = writeReport(report);
   fs.copyFileSync(file, path.join(ROOT, ".bench", "latest.json"));

@@ -25,11 +25,13 @@ import { rssMb } from "./lib/measure.mjs";
 import { createAccounts, createKeys, createTeams, GAMES } from "./lib/seed.mjs";
 import { startThrowawayStack } from "./lib/stack.mjs";
 
-const { values: opt } = parseArgs({ options: {
-  duration: { type: "string", default: "600" },
-  concurrency: { type: "string", default: "8" },
-  readers: { type: "string", default: "2" },
-} });
+const { values: opt } = parseArgs({
+  options: {
+    duration: { type: "string", default: "600" },
+    concurrency: { type: "string", default: "8" },
+    readers: { type: "string", default: "2" },
+  },
+});
 const DURATION_S = Number(opt.duration);
 const CONCURRENCY = Number(opt.concurrency);
 const READERS = Number(opt.readers);
@@ -133,11 +135,17 @@ let reports = 0;
 async function lifecycle(account, n) {
   const k = () => account.ring.take();
   const size = pick([2, 3, 4, 6, 8, 11, 16]);
-  const created = must(await call(await k(), "POST", "/tournaments", "/tournaments", {
-    name: `Soak ${account.index}-${n}`, game_id: GAMES[0], team_size: 5,
-    max_teams: size, entry_fee: n % 3 === 0 ? 10 : 0, prize_pool: 250.5,
-    starts_at: new Date(Date.now() + 7 * 86_400_000).toISOString(),
-  }, CREATED)).data;
+  const created = must(
+    await call(await k(), "POST", "/tournaments", "/tournaments", {
+      name: `Soak ${account.index}-${n}`,
+      game_id: GAMES[0],
+      team_size: 5,
+      max_teams: size,
+      entry_fee: n % 3 === 0 ? 10 : 0,
+      prize_pool: 250.5,
+      starts_at: new Date(Date.now() + 7 * 86_400_000).toISOString(),
+    }, CREATED),
+  ).data;
   const id = created.id;
   const t = `/tournaments/${id}`;
   must(await call(await k(), "GET", "/tournaments/{id}", t, null, OK));
@@ -147,17 +155,26 @@ async function lifecycle(account, n) {
     must(await call(await k(), "POST", "/tournaments/{id}/registrations", `${t}/registrations`, { team_id: team }, CREATED));
   }
   if (n % 2 === 0) {
-    must(await call(await k(), "POST", "/tournaments/{id}/registrations", `${t}/registrations`,
-      { team_id: teams[0] }, { 409: "already_registered" }));
-    must(await call(await k(), "POST", "/tournaments/{id}/registrations", `${t}/registrations`,
-      { team_id: teams[size] }, { 409: "tournament_full" }));
+    must(
+      await call(await k(), "POST", "/tournaments/{id}/registrations", `${t}/registrations`, { team_id: teams[0] }, {
+        409: "already_registered",
+      }),
+    );
+    must(
+      await call(await k(), "POST", "/tournaments/{id}/registrations", `${t}/registrations`, { team_id: teams[size] }, {
+        409: "tournament_full",
+      }),
+    );
   }
   const regs = must(await call(await k(), "GET", "/tournaments/{id}/registrations", `${t}/registrations`, null, OK)).data;
   if (regs.length !== size) throw wrong(`${t}/registrations: ${regs.length} registrations, expected ${size}`);
 
   must(await call(await k(), "PATCH", "/tournaments/{id}", t, { status: "ongoing" }, OK));
-  must(await call(await k(), "POST", "/tournaments/{id}/registrations", `${t}/registrations`,
-    { team_id: teams[size] }, { 409: "registration_closed" }));
+  must(
+    await call(await k(), "POST", "/tournaments/{id}/registrations", `${t}/registrations`, { team_id: teams[size] }, {
+      409: "registration_closed",
+    }),
+  );
 
   for (;;) {
     const results = must(await call(await k(), "GET", "/tournaments/{id}/results", `${t}/results`, null, OK)).data;
@@ -169,8 +186,12 @@ async function lifecycle(account, n) {
     }
     for (const m of ready) {
       const first = Math.random() < 0.5;
-      must(await call(await k(), "PATCH", "/tournaments/{id}/matches/{match_id}", `${t}/matches/${m.id}`,
-        { team1_score: first ? 2 : 0, team2_score: first ? 1 : 3 }, OK));
+      must(
+        await call(await k(), "PATCH", "/tournaments/{id}/matches/{match_id}", `${t}/matches/${m.id}`, {
+          team1_score: first ? 2 : 0,
+          team2_score: first ? 1 : 3,
+        }, OK),
+      );
       reports++;
     }
   }
@@ -220,8 +241,7 @@ async function readerActor(accounts) {
 /** One key, 3 requests a second: over its 100 per 60 s, so once warm about 45% meet 429 on purpose. */
 async function hotKeyActor(hotKey) {
   while (performance.now() < deadline) {
-    const body = await call(hotKey, "GET", "/tournaments (hot key)", "/tournaments?limit=1", null,
-      { 200: null, 429: "rate_limited" });
+    const body = await call(hotKey, "GET", "/tournaments (hot key)", "/tournaments?limit=1", null, { 200: null, 429: "rate_limited" });
     if (body?.success === false) stats.hot429++;
     else if (body) stats.hotOk++;
     await sleep(333);
@@ -253,8 +273,13 @@ async function seed(adminUrl) {
     const teams = await createTeams(client, TEAMS, { prefix: "Soak team", tag: "S" });
     const ids = await createAccounts(client, ACCOUNTS, 0, { prefix: "Soak account" });
     const keys = await createKeys(client, ids, ACCOUNTS * KEYS_PER_ACCOUNT, "soak");
-    const accounts = ids.map((id, i) => ({ index: i, id, teams, kept: [],
-      ring: new KeyRing(keys.filter((k) => k.account === i).map((k) => k.key), { onWait: () => stats.waitsForKey++ }) }));
+    const accounts = ids.map((id, i) => ({
+      index: i,
+      id,
+      teams,
+      kept: [],
+      ring: new KeyRing(keys.filter((k) => k.account === i).map((k) => k.key), { onWait: () => stats.waitsForKey++ }),
+    }));
     const [hotAccount] = await createAccounts(client, 1, 0, { prefix: "Soak hot key" });
     const [{ key: hotKey }] = await createKeys(client, [hotAccount], 1, "hot", { scopes: ["read:tournaments"] });
     return { accounts, hotKey };
@@ -298,8 +323,10 @@ async function main() {
   console.log(`soak: seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
   let fnExited = null;
   fn.child.on("exit", (code, signal) => (fnExited = `${code ?? signal}`));
-  console.log(`soak: function pid ${fn.pid}, ${ACCOUNTS} accounts × ${KEYS_PER_ACCOUNT} keys, ${TEAMS} teams; ` +
-    `${CONCURRENCY} lifecycles + ${READERS} readers + 1 hot key for ${DURATION_S} s (keys paced to ${KEY_RATE.toFixed(0)} req/s)`);
+  console.log(
+    `soak: function pid ${fn.pid}, ${ACCOUNTS} accounts × ${KEYS_PER_ACCOUNT} keys, ${TEAMS} teams; ` +
+      `${CONCURRENCY} lifecycles + ${READERS} readers + 1 hot key for ${DURATION_S} s (keys paced to ${KEY_RATE.toFixed(0)} req/s)`,
+  );
 
   const t0 = performance.now();
   deadline = t0 + DURATION_S * 1000;
@@ -311,8 +338,10 @@ async function main() {
     const s = (performance.now() - t0) / 1000;
     const rate = (stats.tried - lastTried) / (progressEvery / 1000);
     lastTried = stats.tried;
-    console.log(`soak: ${s.toFixed(0)} s  ${stats.tried} requests (${rate.toFixed(0)}/s)  ` +
-      `unexpected ${stats.unexpectedCount}  429 ${stats.hot429}  rss ${mib(rss.at(-1)?.[1] ?? 0)}`);
+    console.log(
+      `soak: ${s.toFixed(0)} s  ${stats.tried} requests (${rate.toFixed(0)}/s)  ` +
+        `unexpected ${stats.unexpectedCount}  429 ${stats.hot429}  rss ${mib(rss.at(-1)?.[1] ?? 0)}`,
+    );
   }, progressEvery);
 
   await Promise.all([
@@ -344,16 +373,24 @@ async function main() {
   console.log(`  lifecycles          ${lifecycles} tournaments created → completed, ${reports} match reports`);
   console.log(`  status counts       ${JSON.stringify(statusCounts)}`);
   console.log(`  by route            ${JSON.stringify(Object.fromEntries([...stats.byRoute].sort()))}`);
-  console.log(`  latency             p50 ${percentile(lat, 50).toFixed(1)} ms, p95 ${percentile(lat, 95).toFixed(1)} ms, ` +
-    `p99 ${percentile(lat, 99).toFixed(1)} ms, max ${lat.at(-1).toFixed(1)} ms`);
-  console.log(`  429 (hot key)       ${stats.hot429} expected, ${stats.hotOk} accepted; other keys: ${other429} (paced; waits for a key ${stats.waitsForKey})`);
+  console.log(
+    `  latency             p50 ${percentile(lat, 50).toFixed(1)} ms, p95 ${percentile(lat, 95).toFixed(1)} ms, ` +
+      `p99 ${percentile(lat, 99).toFixed(1)} ms, max ${lat.at(-1).toFixed(1)} ms`,
+  );
+  console.log(
+    `  429 (hot key)       ${stats.hot429} expected, ${stats.hotOk} accepted; other keys: ${other429} (paced; waits for a key ${stats.waitsForKey})`,
+  );
   console.log(`  unexpected errors   ${stats.unexpectedCount}`);
   for (const u of stats.unexpected) console.log(`    - ${u}`);
   console.log(`  invariants          ${inv.tournaments} tournaments, ${inv.broken} broken, ${inv.over_limit} keys over the limit`);
-  console.log(`  function RSS        first ${mib(rss[0][1])}, last ${mib(rss.at(-1)[1])}, max ${mib(Math.max(...rss.map(([, k]) => k)))} ` +
-    `(${rss.length} samples every ${(SAMPLE_MS / 1000).toFixed(1)} s)`);
-  console.log(`  memory flatness     Q2 avg ${mib(q2)}, Q4 avg ${mib(q4)}: ${(growth * 100).toFixed(1)}% ` +
-    `(limit +${FLATNESS * 100}%) → ${flat ? "flat" : "GROWING"}`);
+  console.log(
+    `  function RSS        first ${mib(rss[0][1])}, last ${mib(rss.at(-1)[1])}, max ${mib(Math.max(...rss.map(([, k]) => k)))} ` +
+      `(${rss.length} samples every ${(SAMPLE_MS / 1000).toFixed(1)} s)`,
+  );
+  console.log(
+    `  memory flatness     Q2 avg ${mib(q2)}, Q4 avg ${mib(q4)}: ${(growth * 100).toFixed(1)}% ` +
+      `(limit +${FLATNESS * 100}%) → ${flat ? "flat" : "GROWING"}`,
+  );
   if (exitedDuringRun) console.log(`  the function exited during the run (${exitedDuringRun})`);
 
   const pass = stats.tried > 0 && stats.unexpectedCount === 0 && inv.broken === 0 && inv.over_limit === 0 &&
@@ -368,4 +405,5 @@ main().then(
     console.error(`soak: ${err?.stack ?? err}`);
     await stack?.stop().catch(() => {});
     process.exit(1);
-  });
+  },
+);

@@ -23,17 +23,17 @@ const SUPABASE_DIR = path.join(ROOT, "supabase");
 const DENO = path.join(ROOT, "node_modules", ".bin", "deno");
 // Each function, how its bundle is booted and what it must answer deployed without its database.
 const FUNCTIONS = [
-  { slug: "api", portVar: "API_PORT", path: "/api/v1/tournaments", method: "GET", missing: "DATABASE_URL is not set",
-    envelope: true },
-  { slug: "webhooks", portVar: "WEBHOOKS_PORT", path: "/", method: "POST", missing: "WEBHOOKS_DATABASE_URL is not set",
-    envelope: false },
+  { slug: "api", portVar: "API_PORT", path: "/api/v1/tournaments", method: "GET", missing: "DATABASE_URL is not set", envelope: true },
+  { slug: "webhooks", portVar: "WEBHOOKS_PORT", path: "/", method: "POST", missing: "WEBHOOKS_DATABASE_URL is not set", envelope: false },
 ];
 // Code the functions share (Supabase's convention: functions/_shared), bundled with each.
 const SHARED_DIR = path.join(ROOT, "functions", "_shared");
 const keep = process.argv.includes("--keep");
 
 class CheckFailed extends Error {}
-const fail = (message) => { throw new CheckFailed(message); };
+const fail = (message) => {
+  throw new CheckFailed(message);
+};
 
 /** The string and string-array keys of one [section] of config.toml (all this script needs). */
 function tomlSection(text, name) {
@@ -47,7 +47,7 @@ function tomlSection(text, name) {
     const m = /^([A-Za-z_]+)\s*=\s*(.+?)\s*(#.*)?$/.exec(line);
     if (!m) continue;
     const value = m[2];
-    if (value.startsWith("\"")) values[m[1]] = JSON.parse(value);
+    if (value.startsWith('"')) values[m[1]] = JSON.parse(value);
     else if (value.startsWith("[")) values[m[1]] = JSON.parse(value);
     else values[m[1]] = value;
   }
@@ -112,21 +112,34 @@ async function bootBundle(bundle, env, fn) {
       const timer = setTimeout(() => reject(new CheckFailed(`the bundle did not listen within 20 s:\n${output}`)), 20_000);
       const onData = (d) => {
         output += d;
-        if (output.includes('"msg":"listening"')) { clearTimeout(timer); resolve(); }
+        if (output.includes('"msg":"listening"')) {
+          clearTimeout(timer);
+          resolve();
+        }
       };
       child.stdout.on("data", onData);
       child.stderr.on("data", onData);
-      child.on("exit", (code) => { clearTimeout(timer); reject(new CheckFailed(`the bundle exited (${code}) before listening:\n${output}`)); });
+      child.on("exit", (code) => {
+        clearTimeout(timer);
+        reject(new CheckFailed(`the bundle exited (${code}) before listening:\n${output}`));
+      });
     });
     const res = await fetch(`http://127.0.0.1:${port}${fn.path}`, { method: fn.method });
     const body = await res.json().catch(() => null);
-    const refused = fn.envelope ? body?.error?.code === "service_unavailable" && body?.success === false
+    const refused = fn.envelope
+      ? body?.error?.code === "service_unavailable" && body?.success === false
       : body?.error === "service_unavailable";
     if (res.status !== 503 || !refused) {
-      fail(`the bundle, deployed without its database URL, answered ${res.status} ${JSON.stringify(body)}; expected 503 service_unavailable`);
+      fail(
+        `the bundle, deployed without its database URL, answered ${res.status} ${JSON.stringify(body)}; expected 503 service_unavailable`,
+      );
     }
     if (!output.includes(fn.missing)) fail(`the bundle did not log why it refuses to serve:\n${output}`);
-    console.log(`  ok   bundle boots; without its database URL it answers 503 service_unavailable (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(
+      `  ok   bundle boots; without its database URL it answers 503 service_unavailable (${
+        ((performance.now() - started) / 1000).toFixed(1)
+      } s)`,
+    );
   } finally {
     if (child.exitCode === null) {
       child.kill("SIGKILL");
@@ -161,7 +174,11 @@ async function checkFunction(fn) {
   // config must not name a node_modules mode at all (Deno given this config resolves npm:
   // packages from its cache without one; older Denos also read the key as a boolean).
   if (Object.hasOwn(denoConfig, "nodeModulesDir")) {
-    fail(`${path.relative(ROOT, importMap)} sets "nodeModulesDir": "${denoConfig.nodeModulesDir}"; deployed, there is no node_modules: leave the key out`);
+    fail(
+      `${
+        path.relative(ROOT, importMap)
+      } sets "nodeModulesDir": "${denoConfig.nodeModulesDir}"; deployed, there is no node_modules: leave the key out`,
+    );
   }
 
   // The npm versions Deno pins (the lock) must be the ones the Node tests run (package.json).
@@ -196,15 +213,27 @@ async function checkFunction(fn) {
       }
     }
     const copied = copy(entrypoint);
-    console.log(`check:bundle: ${path.relative(ROOT, functionDir)} and functions/_shared (no node_modules) + ${staticCount} static file(s) -> ${copyRoot}, DENO_DIR empty`);
+    console.log(
+      `check:bundle: ${
+        path.relative(ROOT, functionDir)
+      } and functions/_shared (no node_modules) + ${staticCount} static file(s) -> ${copyRoot}, DENO_DIR empty`,
+    );
 
     // The caller's environment (registry, proxy and CA settings) minus anything that would point
     // Deno at another cache or the function at a database; DENO_DIR is the new empty folder.
-    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) =>
-      !/^(DENO_DIR|DENO_INSTALL_ROOT|DATABASE_URL|WEBHOOKS_DATABASE_URL|WEBHOOK_.*|SUPABASE_.*|SB_.*|DENO_DEPLOYMENT_ID|LOG_REQUESTS|DB_.*|API_.*|PUBLIC_BASE_URL)$/.test(name)));
-    Object.assign(env, { NO_COLOR: "1", DENO_DIR: denoDir, DENO_NO_UPDATE_CHECK: "1",
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) =>
+        !/^(DENO_DIR|DENO_INSTALL_ROOT|DATABASE_URL|WEBHOOKS_DATABASE_URL|WEBHOOK_.*|SUPABASE_.*|SB_.*|DENO_DEPLOYMENT_ID|LOG_REQUESTS|DB_.*|API_.*|PUBLIC_BASE_URL)$/
+          .test(name)
+      ),
+    );
+    Object.assign(env, {
+      NO_COLOR: "1",
+      DENO_DIR: denoDir,
+      DENO_NO_UPDATE_CHECK: "1",
       // As Supabase's bundler does for a function without a package.json of its own.
-      DENO_NO_PACKAGE_JSON: "1" });
+      DENO_NO_PACKAGE_JSON: "1",
+    });
     const cwd = path.dirname(copied);
     const configArgs = ["--config", copy(importMap), "--lock", copy(lockFile), "--frozen"];
     await run(["check", ...configArgs, copied], { cwd, env, label: "deno check (empty cache, npm registry, frozen lock)" });

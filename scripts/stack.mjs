@@ -3,7 +3,7 @@
 // `supabase_admin` is the superuser, `postgres` is not), the migrations applied as `postgres` by
 // the Supabase CLI exactly as the deploy does (`supabase db push --remote=<url>`), and the
 // `api` function on Deno.
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -67,8 +67,10 @@ function run(file, args, options) {
     child.stdout.on("data", (d) => (output += d));
     child.stderr.on("data", (d) => (output += d));
     child.on("error", reject);
-    child.on("exit", (code, signal) =>
-      code === 0 ? resolve(output) : reject(new Error(`${path.basename(file)} failed (${code ?? signal}):\n${output}`)));
+    child.on(
+      "exit",
+      (code, signal) => code === 0 ? resolve(output) : reject(new Error(`${path.basename(file)} failed (${code ?? signal}):\n${output}`)),
+    );
   });
 }
 
@@ -96,18 +98,32 @@ export async function startPostgres({ dataDir, port, persistent = true, onLog = 
     try {
       // As on Supabase, the cluster's superuser is supabase_admin; `postgres` is made by
       // sql/supabase-platform.sql and is not a superuser.
-      await run(bin.initdb, [`--pgdata=${dataDir}`, "--auth=scram-sha-256", `--username=${superuser}`,
-        `--pwfile=${pwfile}`, "--encoding=UTF8", "--locale=C.UTF-8", "--lc-messages=C"], { ...ids, env });
+      await run(bin.initdb, [
+        `--pgdata=${dataDir}`,
+        "--auth=scram-sha-256",
+        `--username=${superuser}`,
+        `--pwfile=${pwfile}`,
+        "--encoding=UTF8",
+        "--locale=C.UTF-8",
+        "--lc-messages=C",
+      ], { ...ids, env });
     } finally {
       fs.rmSync(pwfile, { force: true });
     }
   }
   const child = spawn(bin.postgres, [
-    "-D", dataDir, "-p", String(port),
-    "-c", "listen_addresses=127.0.0.1",
-    "-c", "unix_socket_directories=",
-    "-c", "max_connections=200",
-    "-c", "shared_preload_libraries=pg_stat_statements",
+    "-D",
+    dataDir,
+    "-p",
+    String(port),
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    "unix_socket_directories=",
+    "-c",
+    "max_connections=200",
+    "-c",
+    "shared_preload_libraries=pg_stat_statements",
     ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
   ], { ...ids, env, stdio: ["ignore", "pipe", "pipe"] });
   const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -174,8 +190,7 @@ export function supabaseCli(args, what = `supabase ${args[0]}`) {
     child.stdout.on("data", (d) => (output += d));
     child.stderr.on("data", (d) => (output += d));
     child.on("error", reject);
-    child.on("exit", (code) =>
-      code === 0 ? resolve(output) : reject(new Error(`${what} failed (${code}):\n${output}`)));
+    child.on("exit", (code) => code === 0 ? resolve(output) : reject(new Error(`${what} failed (${code}):\n${output}`)));
   });
 }
 
@@ -248,15 +263,27 @@ export function startFunction({ port, databaseUrl, env = {}, onLine = () => {} }
     // A smaller young generation keeps the function's RSS near Supabase's 150 MB per worker
     // (V8 otherwise grows each semi-space to tens of MB): bench peak 246 MB with V8's default,
     // 110-125 MB at 4 MB on GET, list and writes, 165 MB on 256-team results.
-    "run", "--v8-flags=--max-semi-space-size=4", "--frozen", "--allow-net", "--allow-env", "--allow-read",
-    "--config", "functions/api/deno.json", "functions/api/index.ts",
+    "run",
+    "--v8-flags=--max-semi-space-size=4",
+    "--frozen",
+    "--allow-net",
+    "--allow-env",
+    "--allow-read",
+    "--config",
+    "functions/api/deno.json",
+    "functions/api/index.ts",
   ], {
     cwd: ROOT,
     env: { ...process.env, NO_COLOR: "1", DATABASE_URL: databaseUrl, API_PORT: String(port), LOG_REQUESTS: "true", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const base = `http://127.0.0.1:${port}`;
-  return waitForLine(child, '"msg":"listening"', "the function", onLine, { url: base, pid: child.pid, child, stop: () => stopChild(child) });
+  return waitForLine(child, '"msg":"listening"', "the function", onLine, {
+    url: base,
+    pid: child.pid,
+    child,
+    stop: () => stopChild(child),
+  });
 }
 
 /**
@@ -289,28 +316,37 @@ export async function startPgBouncer({ binary, dir, port, databaseUrl, users, on
   const db = new URL(databaseUrl);
   fs.mkdirSync(dir, { recursive: true });
   const quote = (v) => `"${String(v).replace(/"/g, '""')}"`;
-  fs.writeFileSync(path.join(dir, "userlist.txt"),
-    Object.entries(users).map(([u, pw]) => `${quote(u)} ${quote(pw)}`).join("\n") + "\n", { mode: 0o600 });
-  fs.writeFileSync(path.join(dir, "pgbouncer.ini"), [
-    "[databases]",
-    `* = host=${db.hostname} port=${db.port}`,
-    "[pgbouncer]",
-    "listen_addr = 127.0.0.1",
-    `listen_port = ${port}`,
-    "unix_socket_dir =",
-    "auth_type = scram-sha-256",
-    `auth_file = ${path.join(dir, "userlist.txt")}`,
-    "pool_mode = transaction",
-    "max_client_conn = 1000",
-    "default_pool_size = 20",
-    "server_reset_query =",
-    // What node-postgres may send at startup and PgBouncer does not track itself.
-    "ignore_startup_parameters = extra_float_digits,options,statement_timeout",
-    `admin_users = ${Object.keys(users)[0]}`,
-    "",
-  ].join("\n"), { mode: 0o600 });
-  const ids = isRoot() ? { uid: Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim()),
-    gid: Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim()) } : {};
+  fs.writeFileSync(path.join(dir, "userlist.txt"), Object.entries(users).map(([u, pw]) => `${quote(u)} ${quote(pw)}`).join("\n") + "\n", {
+    mode: 0o600,
+  });
+  fs.writeFileSync(
+    path.join(dir, "pgbouncer.ini"),
+    [
+      "[databases]",
+      `* = host=${db.hostname} port=${db.port}`,
+      "[pgbouncer]",
+      "listen_addr = 127.0.0.1",
+      `listen_port = ${port}`,
+      "unix_socket_dir =",
+      "auth_type = scram-sha-256",
+      `auth_file = ${path.join(dir, "userlist.txt")}`,
+      "pool_mode = transaction",
+      "max_client_conn = 1000",
+      "default_pool_size = 20",
+      "server_reset_query =",
+      // What node-postgres may send at startup and PgBouncer does not track itself.
+      "ignore_startup_parameters = extra_float_digits,options,statement_timeout",
+      `admin_users = ${Object.keys(users)[0]}`,
+      "",
+    ].join("\n"),
+    { mode: 0o600 },
+  );
+  const ids = isRoot()
+    ? {
+      uid: Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim()),
+      gid: Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim()),
+    }
+    : {};
   if (ids.uid !== undefined) {
     fs.chmodSync(dir, 0o755);
     for (const f of fs.readdirSync(dir)) fs.chownSync(path.join(dir, f), ids.uid, ids.gid);
@@ -373,12 +409,27 @@ export function dispatcherDatabaseUrl(adminUrl) {
  */
 export function startDispatcher({ databaseUrl, encryptionKey, env = {}, onLine = () => {} }) {
   const child = spawn(path.join(BIN, "deno"), [
-    "run", "--frozen", "--allow-net", "--allow-env", "--allow-read", "--allow-sys",
-    "--config", "functions/webhooks/deno.json", "functions/webhooks/index.ts",
+    "run",
+    "--frozen",
+    "--allow-net",
+    "--allow-env",
+    "--allow-read",
+    "--allow-sys",
+    "--config",
+    "functions/webhooks/deno.json",
+    "functions/webhooks/index.ts",
   ], {
     cwd: ROOT,
-    env: { ...process.env, NO_COLOR: "1", WEBHOOKS_DATABASE_URL: databaseUrl, WEBHOOK_ENCRYPTION_KEY: encryptionKey,
-      WEBHOOK_LISTEN: "true", WEBHOOK_ALLOW_LOCAL: "true", WEBHOOK_LIFELINE: "stdin", ...env },
+    env: {
+      ...process.env,
+      NO_COLOR: "1",
+      WEBHOOKS_DATABASE_URL: databaseUrl,
+      WEBHOOK_ENCRYPTION_KEY: encryptionKey,
+      WEBHOOK_LISTEN: "true",
+      WEBHOOK_ALLOW_LOCAL: "true",
+      WEBHOOK_LIFELINE: "stdin",
+      ...env,
+    },
     // stdin stays open while this process lives: if it dies, even by SIGKILL, the dispatcher ends.
     stdio: ["pipe", "pipe", "pipe"],
   });
@@ -435,10 +486,10 @@ export function stopChild(child, signal = "SIGTERM") {
 export function startWatchdog() {
   const script = [
     'list=""; dirs=""',
-    'while read -r sig arg; do',
+    "while read -r sig arg; do",
     '  [ "$sig" = done ] && exit 0',
     '  if [ "$sig" = rm ]; then dirs="$dirs $arg"; else list="$list $sig:$arg"; fi',
-    'done',
+    "done",
     'for entry in $list; do kill -"${entry%%:*}" "${entry#*:}" 2>/dev/null; done',
     '[ -n "$dirs" ] && sleep 5 && for d in $dirs; do rm -rf "$d"; done',
   ].join("\n");

@@ -30,8 +30,16 @@ import path from "node:path";
 import crypto from "node:crypto";
 import pg from "pg";
 import {
-  ROOT, dispatcherDatabaseUrl, functionDatabaseUrl, isSupabaseShaped, keptEncryptionKey, prepareDatabase, startDispatcher,
-  startFunction, startPostgres, startWatchdog,
+  dispatcherDatabaseUrl,
+  functionDatabaseUrl,
+  isSupabaseShaped,
+  keptEncryptionKey,
+  prepareDatabase,
+  ROOT,
+  startDispatcher,
+  startFunction,
+  startPostgres,
+  startWatchdog,
 } from "./stack.mjs";
 
 const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
@@ -72,8 +80,10 @@ if (externalDb) {
     host = new URL(externalDb).hostname;
   } catch { /* reported below */ }
   if (!["127.0.0.1", "localhost", "[::1]", "::1"].includes(host ?? "")) {
-    fail("DATABASE_URL must name a database on this machine (127.0.0.1 or localhost, such as `supabase start`'s): " +
-      "npm start sets known passwords for the function's roles and adds demo data. To deploy, see docs/deploying.md.");
+    fail(
+      "DATABASE_URL must name a database on this machine (127.0.0.1 or localhost, such as `supabase start`'s): " +
+        "npm start sets known passwords for the function's roles and adds demo data. To deploy, see docs/deploying.md.",
+    );
   }
 }
 const DATA_DIR = path.resolve(ROOT, process.env.TOURNAMENT_DATA_DIR || ".data");
@@ -146,12 +156,15 @@ async function demoKey(adminUrl) {
         `select 1 from app.api_keys k join app.accounts a on a.id = k.account_id
           where k.key_hash = $1 and k.revoked_at is null and a.api_access_enabled
             and (k.expires_at is null or k.expires_at > now())
-            and k.scopes::text[] @> app.scopes()`, [hash]);
+            and k.scopes::text[] @> app.scopes()`,
+        [hash],
+      );
       if (rowCount) return key;
     }
     const { rows } = await client.query(
       `select k.key from app.accounts a, admin.create_api_key(a.id, 'demo key', app.scopes()) k
-        where a.name = 'Demo Esports' order by a.created_at limit 1`); // every scope there is
+        where a.name = 'Demo Esports' order by a.created_at limit 1`,
+    ); // every scope there is
     fs.mkdirSync(DATA_DIR, { recursive: true });
     fs.writeFileSync(KEY_FILE, rows[0].key + "\n", { mode: 0o600 });
     return rows[0].key;
@@ -176,7 +189,11 @@ async function main() {
     fn?.child.kill("SIGKILL");
     dispatcher?.child.kill("SIGKILL");
     const pid = pgPid();
-    if (pid) try { process.kill(pid, "SIGQUIT"); } catch { /* gone */ } // immediate shutdown
+    if (pid) {
+      try {
+        process.kill(pid, "SIGQUIT");
+      } catch { /* gone */ } // immediate shutdown
+    }
     watchdog.done();
     process.exit(1);
   };
@@ -229,9 +246,11 @@ async function main() {
         await db.stop();
         const aside = `${PG_DIR}-before-${new Date().toISOString().replace(/[:.]/g, "-")}`;
         fs.renameSync(PG_DIR, aside);
-        console.log(`The database in ${shown(PG_DIR)} was made by an earlier version, whose \`postgres\` was a superuser;` +
-          ` it now starts the way Supabase sets up its own. Moved it to ${shown(aside)} (delete it when done)` +
-          ` and building a new one: the demo data and key are made again.`);
+        console.log(
+          `The database in ${shown(PG_DIR)} was made by an earlier version, whose \`postgres\` was a superuser;` +
+            ` it now starts the way Supabase sets up its own. Moved it to ${shown(aside)} (delete it when done)` +
+            ` and building a new one: the demo data and key are made again.`,
+        );
         starting = startPostgres({ dataDir: PG_DIR, port: dbPort });
         db = await starting;
         starting = null;
@@ -292,8 +311,10 @@ Ctrl-C stops everything; the data stays in ${shown(DATA_DIR)}/ for the next star
     if (stopping) return; // a part failed because it was being stopped
     console.error(err?.message ?? String(err));
     if (/Postgres exited/.test(err?.message ?? "") && !externalDb) {
-      console.error(`If ${shown(PG_DIR)} is damaged (a start that was interrupted), move it aside and start again: ` +
-        `mv ${shown(PG_DIR)} ${shown(PG_DIR)}-damaged`);
+      console.error(
+        `If ${shown(PG_DIR)} is damaged (a start that was interrupted), move it aside and start again: ` +
+          `mv ${shown(PG_DIR)} ${shown(PG_DIR)}-damaged`,
+      );
     }
     await stop("Start failed", 1);
   }

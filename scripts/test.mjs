@@ -1,4 +1,4 @@
-// `npm test`: the type check, the bundle check, the main suite, then the pooler pass (the files of
+// `npm test`: the type check, lint and format check, the bundle check, the main suite, then the pooler pass (the files of
 // vitest.pooler.config.ts again, with the function behind PgBouncer in transaction mode) where
 // PgBouncer is installed; where it is not, one line says the pass was not run. Arguments go to
 // both vitest runs; a JSON report (--outputFile=<file>) is written per pass, the pooler's as
@@ -13,7 +13,7 @@ const run = (command, list) => spawnSync(command, list, { cwd: ROOT, stdio: "inh
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 const vitest = path.join(ROOT, "node_modules", ".bin", "vitest");
 
-for (const script of ["typecheck", "check:bundle"]) {
+for (const script of ["typecheck", "lint", "check:bundle"]) {
   const status = run(npm, ["run", "--silent", script]);
   if (status !== 0) process.exit(status);
 }

@@ -27,8 +27,7 @@ export async function send(base, key, method, path, body, { timeoutMs = 30_000 }
     }
     return { status: res.status, body: parsed, text, headers: res.headers, ms: performance.now() - started };
   } catch (err) {
-    return { status: null, error: `${err?.cause?.code ?? err?.name ?? ""} ${err?.message ?? err}`.trim(),
-      ms: performance.now() - started };
+    return { status: null, error: `${err?.cause?.code ?? err?.name ?? ""} ${err?.message ?? err}`.trim(), ms: performance.now() - started };
   }
 }
 
@@ -100,8 +99,10 @@ export async function walkCursor(base, ring, { limit, pages }) {
       res = await send(base, await ring.take(), "GET", `/tournaments${query}`);
     }
     if (res.status !== 200) {
-      return { unavailable: `GET /tournaments${query.slice(0, 60)}… on page ${page}: ${res.status} ` +
-        `${JSON.stringify(res.body?.error ?? res.error ?? "").slice(0, 200)}` };
+      return {
+        unavailable: `GET /tournaments${query.slice(0, 60)}… on page ${page}: ${res.status} ` +
+          `${JSON.stringify(res.body?.error ?? res.error ?? "").slice(0, 200)}`,
+      };
     }
     if (res.body.data.length === 0) return { unavailable: `page ${page} of the cursor is empty` };
     cursor = res.body.pagination?.next_cursor ?? null;

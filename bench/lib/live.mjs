@@ -25,8 +25,10 @@ function openStream(base, key, tournamentId) {
   const ctl = new AbortController();
   const arrivals = new Map(); // version -> ms (performance.now)
   const ready = (async () => {
-    const res = await fetch(`${base}/tournaments/${tournamentId}/stream`,
-      { headers: { authorization: `Bearer ${key}` }, signal: ctl.signal });
+    const res = await fetch(`${base}/tournaments/${tournamentId}/stream`, {
+      headers: { authorization: `Bearer ${key}` },
+      signal: ctl.signal,
+    });
     if (res.status !== 200) throw new Error(`stream: ${res.status} ${await res.text()}`);
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = "";
@@ -63,17 +65,19 @@ function openStream(base, key, tournamentId) {
 async function polls(db, view) {
   const { rows: [r] } = await db.query(
     `select coalesce(sum(calls), 0)::float8 as calls from ${view}
-      where userid = 'tournament_api'::regrole and query like '%stream_poll%'`);
+      where userid = 'tournament_api'::regrole and query like '%stream_poll%'`,
+  );
   return r.calls;
 }
 
 async function conditionalReads({ db, view, base, key, tournamentId }) {
-  const timed = (path, etag) => timeServer(db, view, async () => {
-    const res = await fetch(base + path, { headers: { authorization: `Bearer ${key()}`, ...(etag ? { "if-none-match": etag } : {}) } });
-    const text = await res.text();
-    if (res.status !== (etag ? 304 : 200)) throw new Error(`${path}: ${res.status} ${text.slice(0, 200)}`);
-    return text.length;
-  }, 20);
+  const timed = (path, etag) =>
+    timeServer(db, view, async () => {
+      const res = await fetch(base + path, { headers: { authorization: `Bearer ${key()}`, ...(etag ? { "if-none-match": etag } : {}) } });
+      const text = await res.text();
+      if (res.status !== (etag ? 304 : 200)) throw new Error(`${path}: ${res.status} ${text.slice(0, 200)}`);
+      return text.length;
+    }, 20);
   const out = {};
   for (const [name, path] of [["tournament", `/tournaments/${tournamentId}`], ["results_256", `/tournaments/${tournamentId}/results`]]) {
     const head = await fetch(base + path, { headers: { authorization: `Bearer ${key()}` } });
@@ -81,8 +85,13 @@ async function conditionalReads({ db, view, base, key, tournamentId }) {
     await head.text();
     const full = await timed(path, null);
     const notModified = await timed(path, etag);
-    out[name] = { etag, full_ms: full.warm_mean_ms, not_modified_ms: notModified.warm_mean_ms,
-      ratio: notModified.warm_mean_ms / full.warm_mean_ms, full_bytes: full.response_bytes };
+    out[name] = {
+      etag,
+      full_ms: full.warm_mean_ms,
+      not_modified_ms: notModified.warm_mean_ms,
+      ratio: notModified.warm_mean_ms / full.warm_mean_ms,
+      full_bytes: full.response_bytes,
+    };
   }
   return out;
 }
@@ -128,14 +137,17 @@ async function streams({ db, view, base, accountId, teams, log }) {
     }
     for (const s of opened) s.close();
     const row = {
-      streams: n, open_ms: Math.round(openMs),
+      streams: n,
+      open_ms: Math.round(openMs),
       polls_per_s: idlePolls / IDLE_S,
       latency_ms: { p50: pct(latencies, 50), p99: pct(latencies, 99), max: Math.max(...latencies) },
       after_response_ms: { p50: pct(afterResponse, 50), p99: pct(afterResponse, 99) },
       missed: latencies.filter((x) => x === Infinity).length,
     };
-    log(`live: ${n} streams: ${row.polls_per_s.toFixed(1)} polls/s idle, request-to-event p50 ${row.latency_ms.p50?.toFixed(0)} ms, ` +
-      `p99 ${row.latency_ms.p99?.toFixed(0)} ms, missed ${row.missed}`);
+    log(
+      `live: ${n} streams: ${row.polls_per_s.toFixed(1)} polls/s idle, request-to-event p50 ${row.latency_ms.p50?.toFixed(0)} ms, ` +
+        `p99 ${row.latency_ms.p99?.toFixed(0)} ms, missed ${row.missed}`,
+    );
     out.push(row);
     await new Promise((r) => setTimeout(r, 1000)); // the closed streams' leases end
   }
@@ -175,19 +187,32 @@ export async function liveBench({ db, view, base, teams, log }) {
   const one = rows.find((r) => r.streams === 1);
   const most = rows.at(-1);
   const targets = [
-    { target: "GET tournament with a matching If-None-Match costs less than a whole read (server time ratio)",
-      value: reads.tournament.ratio.toFixed(2), result: reads.tournament.ratio < 1 ? "MET" : "NOT MET" },
-    { target: "GET results (256 teams) with a matching If-None-Match costs less than a whole read (server time ratio)",
-      value: reads.results_256.ratio.toFixed(3), result: reads.results_256.ratio < 1 ? "MET" : "NOT MET" },
-    { target: `database polls per second per instance independent of the streams (${most.streams} vs 1)`,
+    {
+      target: "GET tournament with a matching If-None-Match costs less than a whole read (server time ratio)",
+      value: reads.tournament.ratio.toFixed(2),
+      result: reads.tournament.ratio < 1 ? "MET" : "NOT MET",
+    },
+    {
+      target: "GET results (256 teams) with a matching If-None-Match costs less than a whole read (server time ratio)",
+      value: reads.results_256.ratio.toFixed(3),
+      result: reads.results_256.ratio < 1 ? "MET" : "NOT MET",
+    },
+    {
+      target: `database polls per second per instance independent of the streams (${most.streams} vs 1)`,
       value: `${most.polls_per_s.toFixed(1)} vs ${one.polls_per_s.toFixed(1)}`,
-      result: most.polls_per_s <= one.polls_per_s * 1.25 + 0.5 ? "MET" : "NOT MET" },
-    { target: `one statement per poll per instance, whatever the tournaments (${many.tournaments} tournaments, ${many.streams} streams vs 1)`,
+      result: most.polls_per_s <= one.polls_per_s * 1.25 + 0.5 ? "MET" : "NOT MET",
+    },
+    {
+      target:
+        `one statement per poll per instance, whatever the tournaments (${many.tournaments} tournaments, ${many.streams} streams vs 1)`,
       value: `${many.polls_per_s.toFixed(1)} vs ${one.polls_per_s.toFixed(1)} polls/s`,
-      result: many.polls_per_s <= one.polls_per_s * 1.25 + 0.5 ? "MET" : "NOT MET" },
-    { target: `request-to-event p99 < 1 s on ${most.streams} streams (an upper bound of commit-to-event)`,
+      result: many.polls_per_s <= one.polls_per_s * 1.25 + 0.5 ? "MET" : "NOT MET",
+    },
+    {
+      target: `request-to-event p99 < 1 s on ${most.streams} streams (an upper bound of commit-to-event)`,
       value: `p50 ${most.latency_ms.p50.toFixed(0)} ms, p99 ${most.latency_ms.p99.toFixed(0)} ms, missed ${most.missed}`,
-      result: most.latency_ms.p99 < 1000 && most.missed === 0 ? "MET" : "NOT MET" },
+      result: most.latency_ms.p99 < 1000 && most.missed === 0 ? "MET" : "NOT MET",
+    },
   ];
   return { reads, streams: rows, many, targets };
 }
@@ -196,14 +221,22 @@ export function liveReport(out) {
   const r = out.reads;
   const lines = [
     "Live (issue 23): conditional reads, server time per request (pg_stat_statements, 20 warm runs)",
-    `  GET tournament:        whole ${r.tournament.full_ms.toFixed(3)} ms, 304 ${r.tournament.not_modified_ms.toFixed(3)} ms (ratio ${r.tournament.ratio.toFixed(2)})`,
-    `  GET results, 256 teams: whole ${r.results_256.full_ms.toFixed(2)} ms (${r.results_256.full_bytes} bytes), 304 ${r.results_256.not_modified_ms.toFixed(3)} ms (ratio ${r.results_256.ratio.toFixed(3)})`,
+    `  GET tournament:        whole ${r.tournament.full_ms.toFixed(3)} ms, 304 ${r.tournament.not_modified_ms.toFixed(3)} ms (ratio ${
+      r.tournament.ratio.toFixed(2)
+    })`,
+    `  GET results, 256 teams: whole ${r.results_256.full_ms.toFixed(2)} ms (${r.results_256.full_bytes} bytes), 304 ${
+      r.results_256.not_modified_ms.toFixed(3)
+    } ms (ratio ${r.results_256.ratio.toFixed(3)})`,
     "Live: open streams on one 64-team tournament, one function instance",
     "  streams  open (ms)  polls/s idle  request-to-event p50 / p99 / max (ms)  after the response p50 / p99  missed",
-    ...out.streams.map((s) => `  ${String(s.streams).padStart(7)}  ${String(s.open_ms).padStart(9)}  ${s.polls_per_s.toFixed(1).padStart(12)}  ` +
+    ...out.streams.map((s) =>
+      `  ${String(s.streams).padStart(7)}  ${String(s.open_ms).padStart(9)}  ${s.polls_per_s.toFixed(1).padStart(12)}  ` +
       `${s.latency_ms.p50.toFixed(0).padStart(20)} / ${s.latency_ms.p99.toFixed(0)} / ${s.latency_ms.max.toFixed(0)}` +
-      `${String(s.after_response_ms.p50.toFixed(0)).padStart(22)} / ${s.after_response_ms.p99.toFixed(0)}  ${s.missed}`),
-    `  ${out.many.streams} streams over ${out.many.tournaments} tournaments (8 teams each): ${out.many.polls_per_s.toFixed(1)} polls/s idle`,
+      `${String(s.after_response_ms.p50.toFixed(0)).padStart(22)} / ${s.after_response_ms.p99.toFixed(0)}  ${s.missed}`
+    ),
+    `  ${out.many.streams} streams over ${out.many.tournaments} tournaments (8 teams each): ${
+      out.many.polls_per_s.toFixed(1)
+    } polls/s idle`,
   ];
   return lines.join("\n");
 }

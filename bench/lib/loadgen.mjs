@@ -34,8 +34,14 @@ const kinds = {
   get: (k) => ["GET", `/tournaments/${pick(tournaments[k.account])}`],
   list: () => ["GET", `/tournaments${plan.query ?? "?page=1&limit=20&status=registration"}`],
   create: () => ["POST", "/tournaments", {
-    name: "Bench Open", game_id: plan.gameId, team_size: 5, max_teams: 16, entry_fee: 10,
-    prize_pool: 2500, starts_at: "2031-06-01T18:00:00+02:00", registration_closes: "2031-05-30T18:00:00+02:00",
+    name: "Bench Open",
+    game_id: plan.gameId,
+    team_size: 5,
+    max_teams: 16,
+    entry_fee: 10,
+    prize_pool: 2500,
+    starts_at: "2031-06-01T18:00:00+02:00",
+    registration_closes: "2031-05-30T18:00:00+02:00",
   }],
   // A fresh (tournament, team) pair each time: the account's targets, filled team by team.
   register: (k, role = "register") => {
@@ -98,8 +104,13 @@ const instance = autocannon({
     sent: result.requests.sent,
     completed: result.requests.total,
     rps: result.requests.total / result.duration,
-    latency_ms: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1),
-      mean: Math.round((sorted.reduce((a, b) => a + b, 0) / responses) * 100) / 100 },
+    latency_ms: {
+      p50: at(0.5),
+      p90: at(0.9),
+      p99: at(0.99),
+      max: at(1),
+      mean: Math.round((sorted.reduce((a, b) => a + b, 0) / responses) * 100) / 100,
+    },
     status_codes: codes,
     ok,
     rate_limited: limited,

@@ -66,8 +66,9 @@ function cpuSince(before, pid) {
 
 /** CPU seconds all cores have spent busy so far (from /proc/stat). */
 function machineBusySeconds() {
-  const [user, nice, system, _idle, _iowait, irq, softirq, steal] =
-    readProc("", "stat").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, _idle, _iowait, irq, softirq, steal] = readProc("", "stat").split("\n")[0].trim().split(/\s+/).slice(1).map(
+    Number,
+  );
   return (user + nice + system + irq + softirq + steal) / TICKS;
 }
 
@@ -116,7 +117,8 @@ export async function statementsView(db) {
   await db.query("create extension if not exists pg_stat_statements with schema extensions");
   const { rows: [{ schema }] } = await db.query(
     `select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace
-      where e.extname = 'pg_stat_statements'`);
+      where e.extname = 'pg_stat_statements'`,
+  );
   return `${schema}.pg_stat_statements`;
 }
 
@@ -135,7 +137,8 @@ export async function drain(db, maxMs = 10_000) {
   for (;;) {
     const { rows: [{ n }] } = await db.query(
       `select count(*)::int as n from pg_stat_activity
-        where usename = 'tournament_api' and state = 'active' and pid <> pg_backend_pid()`);
+        where usename = 'tournament_api' and state = 'active' and pid <> pg_backend_pid()`,
+    );
     if (n === 0 || performance.now() > until) return;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -151,7 +154,8 @@ export async function readStats(db, view, requests) {
             coalesce(sum(shared_blks_hit + shared_blks_read), 0)::float8 as blocks,
             coalesce(sum(wal_bytes), 0)::float8 as wal_bytes, coalesce(sum(wal_records), 0)::float8 as wal_records
        from ${view} where userid = 'tournament_api'::regrole and toplevel -- right even with track = all
-    `);
+    `,
+  );
   const per = (x) => (requests ? x / requests : null);
   return {
     round_trips_per_request: per(s.calls),
@@ -174,7 +178,8 @@ export async function timeServer(db, view, send, runs = 20) {
     const { rows: [s] } = await db.query(
       `select coalesce(sum(calls), 0)::float8 as calls, coalesce(sum(total_exec_time), 0)::float8 as total,
               coalesce(max(max_exec_time), 0)::float8 as max, coalesce(min(min_exec_time), 0)::float8 as min
-         from ${view} where userid = 'tournament_api'::regrole and toplevel`);
+         from ${view} where userid = 'tournament_api'::regrole and toplevel`,
+    );
     return { ms: s.total / n, max: s.max, min: s.min, calls_per_request: s.calls / n };
   };
   await resetStats(db, view);
@@ -184,8 +189,15 @@ export async function timeServer(db, view, send, runs = 20) {
   await resetStats(db, view);
   for (let i = 0; i < runs; i++) bytes = await send();
   const warm = await per(runs);
-  return { cold_ms: cold.ms, warm_mean_ms: warm.ms, warm_min_ms: warm.min, warm_max_ms: warm.max,
-    calls_per_request: warm.calls_per_request, runs, response_bytes: bytes };
+  return {
+    cold_ms: cold.ms,
+    warm_mean_ms: warm.ms,
+    warm_min_ms: warm.min,
+    warm_max_ms: warm.max,
+    calls_per_request: warm.calls_per_request,
+    runs,
+    response_bytes: bytes,
+  };
 }
 
 /** The pid of the process listening on 127.0.0.1:`port` (to watch a stack started elsewhere). */
@@ -215,9 +227,11 @@ export function listenerPid(port) {
 export function gitState(root) {
   try {
     const git = (...args) => execFileSync("git", args, { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-    return { commit: git("rev-parse", "HEAD"),
+    return {
+      commit: git("rev-parse", "HEAD"),
       changed: git("status", "--porcelain", "--", "functions", "supabase", "sql", "scripts/stack.mjs")
-        .split("\n").filter(Boolean) };
+        .split("\n").filter(Boolean),
+    };
   } catch {
     return null;
   }

@@ -23,8 +23,18 @@ import { bracket } from "./public.mjs";
 const TICKS = 100; // USER_HZ
 const FRESH_RUNS = 3;
 const SEQUENTIAL = 50;
-const CONCURRENT = [["light", "1-10"], ["dark", "1-10"], ["light", "2-10"], ["dark", "2-10"], ["light", "3-10"],
-  ["dark", "3-10"], ["light", "4-10"], ["dark", "4-10"], ["light", "5-10"], ["dark", "5-10"]];
+const CONCURRENT = [
+  ["light", "1-10"],
+  ["dark", "1-10"],
+  ["light", "2-10"],
+  ["dark", "2-10"],
+  ["light", "3-10"],
+  ["dark", "3-10"],
+  ["light", "4-10"],
+  ["dark", "4-10"],
+  ["light", "5-10"],
+  ["dark", "5-10"],
+];
 export const MAX_FIRST_PNG_CPU_MS = 1000;
 export const MAX_RSS_MB = 200;
 
@@ -44,17 +54,25 @@ function memory(pid) {
 }
 
 async function instance(fnDbUrl) {
-  return startFunction({ port: await freePort(), databaseUrl: fnDbUrl,
-    env: { CLIENT_ADDRESS_HEADERS: "x-forwarded-for", LOG_REQUESTS: "false" } });
+  return startFunction({
+    port: await freePort(),
+    databaseUrl: fnDbUrl,
+    env: { CLIENT_ADDRESS_HEADERS: "x-forwarded-for", LOG_REQUESTS: "false" },
+  });
 }
 
 /** GET a picture from `origin` as a client of its own address; the status, type, bytes and headers. */
 async function picture(url) {
   const res = await fetch(url, { headers: { "x-forwarded-for": nextAddress() } });
   const body = new Uint8Array(await res.arrayBuffer());
-  return { status: res.status, type: res.headers.get("content-type"), etag: res.headers.get("etag"),
-    clipped: res.headers.get("x-bracket-clipped"), bytes: body.byteLength,
-    size: body.byteLength > 24 ? [new DataView(body.buffer).getUint32(16), new DataView(body.buffer).getUint32(20)] : null };
+  return {
+    status: res.status,
+    type: res.headers.get("content-type"),
+    etag: res.headers.get("etag"),
+    clipped: res.headers.get("x-bracket-clipped"),
+    bytes: body.byteLength,
+    size: body.byteLength > 24 ? [new DataView(body.buffer).getUint32(16), new DataView(body.buffer).getUint32(20)] : null,
+  };
 }
 
 function expectPng(p, what) {
@@ -82,9 +100,19 @@ export async function picturesBench({ db, base, fnDbUrl, basePath, teams, log })
       const wall = performance.now() - t0;
       const cpu = cpuMs(fn.pid) - before, main = cpuMs(fn.pid, fn.pid) - mainBefore;
       expectPng(p, "the first PNG");
-      fresh.push({ mode, cpu_ms: cpu, main_thread_ms: main, wall_ms: wall, bytes: p.bytes, size: p.size,
-        clipped: p.clipped && decodeURIComponent(p.clipped), rss_mb: memory(fn.pid).rss_mb });
-      log(`pictures: first PNG in fresh instance ${i + 1} (${mode}) ${cpu.toFixed(0)} ms CPU (main thread ${main.toFixed(0)}), ${p.bytes} B`);
+      fresh.push({
+        mode,
+        cpu_ms: cpu,
+        main_thread_ms: main,
+        wall_ms: wall,
+        bytes: p.bytes,
+        size: p.size,
+        clipped: p.clipped && decodeURIComponent(p.clipped),
+        rss_mb: memory(fn.pid).rss_mb,
+      });
+      log(
+        `pictures: first PNG in fresh instance ${i + 1} (${mode}) ${cpu.toFixed(0)} ms CPU (main thread ${main.toFixed(0)}), ${p.bytes} B`,
+      );
     } finally {
       await fn.stop();
     }
@@ -131,19 +159,32 @@ export async function picturesBench({ db, base, fnDbUrl, basePath, teams, log })
   const firstPng = (mode, what) => {
     const runs = fresh.filter((f) => f.mode === mode);
     const cpus = runs.map((f) => f.cpu_ms);
-    return { target: `the first PNG in a fresh function instance < ${MAX_FIRST_PNG_CPU_MS} ms of process CPU, ${what} (every thread; worst of ${runs.length} instances)`,
-      value: `${cpus.map((c) => c.toFixed(0)).join(", ")} ms (main thread ${runs.map((f) => f.main_thread_ms.toFixed(0)).join(", ")}; ${runs[0].size?.join("×")} px, ${(runs[0].bytes / 1024).toFixed(0)} KiB)`,
-      result: Math.max(...cpus) < MAX_FIRST_PNG_CPU_MS ? "MET" : "NOT MET" };
+    return {
+      target:
+        `the first PNG in a fresh function instance < ${MAX_FIRST_PNG_CPU_MS} ms of process CPU, ${what} (every thread; worst of ${runs.length} instances)`,
+      value: `${cpus.map((c) => c.toFixed(0)).join(", ")} ms (main thread ${runs.map((f) => f.main_thread_ms.toFixed(0)).join(", ")}; ${
+        runs[0].size?.join("×")
+      } px, ${(runs[0].bytes / 1024).toFixed(0)} KiB)`,
+      result: Math.max(...cpus) < MAX_FIRST_PNG_CPU_MS ? "MET" : "NOT MET",
+    };
   };
   const targets = [
     firstPng("kept", "kept at this version by another instance (app.pictures)"),
     firstPng("drawn", "drawn there: nothing kept at this version (the wasm compiled and the fonts read in that request)"),
-    { target: `the function's peak RSS < ${MAX_RSS_MB} MB drawing ${SEQUENTIAL} of the largest pictures one after another`,
-      value: `${sequential.peak_mb.toFixed(0)} MB (after: ${sequential.rss_mb.toFixed(0)} MB; ${median(sequential.cpu_ms).toFixed(0)} ms CPU each, median)`,
-      result: sequential.peak_mb < MAX_RSS_MB ? "MET" : "NOT MET" },
-    { target: `the function's peak RSS < ${MAX_RSS_MB} MB drawing ${CONCURRENT.length} of the largest pictures at once (all 200 image/png)`,
-      value: `${concurrent.peak_mb.toFixed(0)} MB (after: ${concurrent.rss_mb.toFixed(0)} MB; all answered in ${(concurrent.wall_ms / 1000).toFixed(1)} s)`,
-      result: concurrent.peak_mb < MAX_RSS_MB ? "MET" : "NOT MET" },
+    {
+      target: `the function's peak RSS < ${MAX_RSS_MB} MB drawing ${SEQUENTIAL} of the largest pictures one after another`,
+      value: `${sequential.peak_mb.toFixed(0)} MB (after: ${sequential.rss_mb.toFixed(0)} MB; ${
+        median(sequential.cpu_ms).toFixed(0)
+      } ms CPU each, median)`,
+      result: sequential.peak_mb < MAX_RSS_MB ? "MET" : "NOT MET",
+    },
+    {
+      target: `the function's peak RSS < ${MAX_RSS_MB} MB drawing ${CONCURRENT.length} of the largest pictures at once (all 200 image/png)`,
+      value: `${concurrent.peak_mb.toFixed(0)} MB (after: ${concurrent.rss_mb.toFixed(0)} MB; all answered in ${
+        (concurrent.wall_ms / 1000).toFixed(1)
+      } s)`,
+      result: concurrent.peak_mb < MAX_RSS_MB ? "MET" : "NOT MET",
+    },
   ];
   return { fresh, sequential, concurrent, targets };
 }
@@ -152,11 +193,17 @@ export function picturesReport(out) {
   const s = out.sequential, c = out.concurrent;
   return [
     "Pictures in the function (issue 32): the largest PNG of a best-of-three 1,024-team double elimination",
-    ...out.fresh.map((f, i) => `  fresh instance ${i + 1}, ${f.mode}: first PNG ${f.cpu_ms.toFixed(0)} ms CPU (main thread ${f.main_thread_ms.toFixed(0)}), ` +
-      `wall ${f.wall_ms.toFixed(0)} ms, ${f.size?.join("×")} px, ${(f.bytes / 1024).toFixed(0)} KiB, RSS after ${f.rss_mb.toFixed(0)} MB`),
-    `  ${s.cpu_ms.length} one after another: peak RSS ${s.peak_mb.toFixed(0)} MB, CPU per picture median ${median(s.cpu_ms).toFixed(0)} ms (max ${Math.max(...s.cpu_ms).toFixed(0)})`,
+    ...out.fresh.map((f, i) =>
+      `  fresh instance ${i + 1}, ${f.mode}: first PNG ${f.cpu_ms.toFixed(0)} ms CPU (main thread ${f.main_thread_ms.toFixed(0)}), ` +
+      `wall ${f.wall_ms.toFixed(0)} ms, ${f.size?.join("×")} px, ${(f.bytes / 1024).toFixed(0)} KiB, RSS after ${f.rss_mb.toFixed(0)} MB`
+    ),
+    `  ${s.cpu_ms.length} one after another: peak RSS ${s.peak_mb.toFixed(0)} MB, CPU per picture median ${
+      median(s.cpu_ms).toFixed(0)
+    } ms (max ${Math.max(...s.cpu_ms).toFixed(0)})`,
     `    RSS idle ${s.rss_mb_idle.toFixed(0)} MB, after pictures 1, 2, 5, 10, 20, 30, 40, 50: ` +
-      [1, 2, 5, 10, 20, 30, 40, 50].map((n) => s.rss_mb_after[n - 1]?.toFixed(0)).join(", ") + " MB",
-    `  ${c.sizes.length} at once: peak RSS ${c.peak_mb.toFixed(0)} MB, ${(c.wall_ms / 1000).toFixed(1)} s, sizes ${[...new Set(c.sizes)].join(", ")}`,
+    [1, 2, 5, 10, 20, 30, 40, 50].map((n) => s.rss_mb_after[n - 1]?.toFixed(0)).join(", ") + " MB",
+    `  ${c.sizes.length} at once: peak RSS ${c.peak_mb.toFixed(0)} MB, ${(c.wall_ms / 1000).toFixed(1)} s, sizes ${
+      [...new Set(c.sizes)].join(", ")
+    }`,
   ].join("\n");
 }

@@ -2,7 +2,7 @@
 // generator, and for the webhook figures the receiver and the dispatcher's floor. Every child is tracked, so that it is stopped by pid whatever happens.
 import path from "node:path";
 import { spawn } from "node:child_process";
-import { ROOT, freePort, stopChild } from "../../scripts/stack.mjs";
+import { freePort, ROOT, stopChild } from "../../scripts/stack.mjs";
 
 /** Every child process still running; killed when this process exits. */
 export const children = new Set();
@@ -24,9 +24,17 @@ export function spawnTracked(cmd, args, options) {
  */
 export async function startFloor(databaseUrl) {
   const port = await freePort();
-  const child = spawnTracked(path.join(ROOT, "node_modules", ".bin", "deno"), ["run", "--no-lock", "--allow-net",
-    "--allow-env", "--config", "functions/api/deno.json", "bench/floor.ts"], {
-    cwd: ROOT, env: { ...process.env, NO_COLOR: "1", DATABASE_URL: databaseUrl, FLOOR_PORT: String(port) },
+  const child = spawnTracked(path.join(ROOT, "node_modules", ".bin", "deno"), [
+    "run",
+    "--no-lock",
+    "--allow-net",
+    "--allow-env",
+    "--config",
+    "functions/api/deno.json",
+    "bench/floor.ts",
+  ], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: "1", DATABASE_URL: databaseUrl, FLOOR_PORT: String(port) },
     stdio: ["ignore", "pipe", "inherit"],
   });
   await new Promise((resolve, reject) => {
@@ -38,12 +46,18 @@ export async function startFloor(databaseUrl) {
 
 /** Runs bench/lib/loadgen.mjs on a plan file; resolves with the JSON line it prints. */
 export function runLoad(planFile) {
-  const child = spawnTracked(process.execPath, [path.join(ROOT, "bench", "lib", "loadgen.mjs"), planFile],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawnTracked(process.execPath, [path.join(ROOT, "bench", "lib", "loadgen.mjs"), planFile], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let out = "";
   child.stdout.on("data", (d) => (out += d));
-  return new Promise((resolve, reject) => child.once("exit", (code) =>
-    code === 0 ? resolve(JSON.parse(out.trim().split("\n").pop())) : reject(new Error(`load generator exited (${code})`))));
+  return new Promise((resolve, reject) =>
+    child.once(
+      "exit",
+      (code) => code === 0 ? resolve(JSON.parse(out.trim().split("\n").pop())) : reject(new Error(`load generator exited (${code})`)),
+    )
+  );
 }
 
 /**
@@ -51,8 +65,10 @@ export function runLoad(planFile) {
  * { origin, pid, control(path) (a GET of /_control/…, parsed), stop() }.
  */
 export async function startReceiver() {
-  const child = spawnTracked(process.execPath, [path.join(ROOT, "bench", "lib", "receiver.mjs")],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawnTracked(process.execPath, [path.join(ROOT, "bench", "lib", "receiver.mjs")], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const port = await new Promise((resolve, reject) => {
     child.stdout.once("data", (d) => resolve(JSON.parse(String(d).split("\n")[0]).port));
     child.once("exit", (code) => reject(new Error(`bench/lib/receiver.mjs exited (${code})`)));
@@ -73,11 +89,24 @@ export async function startReceiver() {
 export function runWebhookFloor(planFile, { runtime = "node" } = {}) {
   const script = path.join(ROOT, "bench", "lib", "webhook-floor.mjs");
   const [cmd, args] = runtime === "deno"
-    ? [path.join(ROOT, "node_modules", ".bin", "deno"), ["run", "--no-lock", "--allow-read", "--allow-net", "--allow-env", "--allow-sys", script, planFile]]
+    ? [path.join(ROOT, "node_modules", ".bin", "deno"), [
+      "run",
+      "--no-lock",
+      "--allow-read",
+      "--allow-net",
+      "--allow-env",
+      "--allow-sys",
+      script,
+      planFile,
+    ]]
     : [process.execPath, [script, planFile]];
   const child = spawnTracked(cmd, args, { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   child.stdout.on("data", (d) => (out += d));
-  return new Promise((resolve, reject) => child.once("exit", (code) =>
-    code === 0 ? resolve(JSON.parse(out.trim().split("\n").pop())) : reject(new Error(`webhook floor exited (${code})`))));
+  return new Promise((resolve, reject) =>
+    child.once(
+      "exit",
+      (code) => code === 0 ? resolve(JSON.parse(out.trim().split("\n").pop())) : reject(new Error(`webhook floor exited (${code})`)),
+    )
+  );
 }

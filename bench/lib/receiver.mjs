@@ -61,7 +61,14 @@ function control(req, res) {
         const list = arrivals.get(prefix) ?? [];
         json({ count: list.length, first_ms: list[0] ?? null, last_ms: list[Math.min(count, list.length) - 1] ?? null });
       };
-      const w = { prefix, count, done: () => { clearTimeout(w.timer); answer(); } };
+      const w = {
+        prefix,
+        count,
+        done: () => {
+          clearTimeout(w.timer);
+          answer();
+        },
+      };
       w.timer = setTimeout(() => {
         waiters = waiters.filter((x) => x !== w);
         answer();
@@ -82,7 +89,9 @@ const server = http.createServer((req, res) => {
   if (prefix === "/t/") {
     let body = "";
     req.setEncoding("utf8");
-    req.on("data", (chunk) => { if (body.length < 512) body += chunk; });
+    req.on("data", (chunk) => {
+      if (body.length < 512) body += chunk;
+    });
     req.on("end", () => {
       res.writeHead(200);
       res.end();
@@ -100,7 +109,7 @@ const server = http.createServer((req, res) => {
   }
   total++;
   let list = arrivals.get(prefix);
-  if (!list) arrivals.set(prefix, (list = []));
+  if (!list) arrivals.set(prefix, list = []);
   list.push(at);
   if (waiters.length) checkWaiters();
 });

@@ -28,8 +28,12 @@ export const ratioTarget = (row) => RATIO_TARGETS[row.kind] ?? null;
 export function compare(label, base, after) {
   const slowdown = base.ratio_to_floor / after.ratio_to_floor;
   return {
-    label, base: `${base.data}`, after: `${after.data}`,
-    base_ratio: base.ratio_to_floor, after_ratio: after.ratio_to_floor, slowdown,
+    label,
+    base: `${base.data}`,
+    after: `${after.data}`,
+    base_ratio: base.ratio_to_floor,
+    after_ratio: after.ratio_to_floor,
+    slowdown,
     p50_ratio: after.latency_ms.p50 / base.latency_ms.p50,
     db_ms: [base.db_ms_per_request, after.db_ms_per_request],
     ok: Number.isFinite(slowdown) ? slowdown <= MAX_SLOWDOWN : null,
@@ -44,33 +48,48 @@ export function judge({ rows, results1024, idleRss, scale, neighbour, cursor }) 
     const of = rows.filter((r) => r.kind === kind && r.workload !== "floor");
     if (!of.length) continue;
     const worst = of.reduce((a, b) => (b.ratio_to_floor < a.ratio_to_floor ? b : a));
-    add(`${kind === "get" ? "GET by id" : kind === "list" ? "list (every variant)" : "POST /tournaments"} ≥ ${min}× the floor's req/s`,
+    add(
+      `${kind === "get" ? "GET by id" : kind === "list" ? "list (every variant)" : "POST /tournaments"} ≥ ${min}× the floor's req/s`,
       `worst ${worst.ratio_to_floor.toFixed(2)}× (${worst.label} [${worst.data}]: ${worst.rps.toFixed(0)} / ` +
-      `${worst.floor_rps.toFixed(0)} req/s)`, worst.ratio_to_floor >= min);
+        `${worst.floor_rps.toFixed(0)} req/s)`,
+      worst.ratio_to_floor >= min,
+    );
   }
   const api = rows.filter((r) => r.workload !== "floor");
   const trips = api.map((r) => r.round_trips_per_request).filter((x) => x !== null && x !== undefined);
   const worstTrips = Math.max(...trips);
-  add(`${MAX_ROUND_TRIPS} database round trip per request, every workload (pg_stat_statements)`,
-    `max ${fixed(worstTrips, 2)}`, trips.length ? worstTrips <= MAX_ROUND_TRIPS + ROUND_TRIP_SLACK : null);
+  add(
+    `${MAX_ROUND_TRIPS} database round trip per request, every workload (pg_stat_statements)`,
+    `max ${fixed(worstTrips, 2)}`,
+    trips.length ? worstTrips <= MAX_ROUND_TRIPS + ROUND_TRIP_SLACK : null,
+  );
   const rss = Math.max(...api.map((r) => r.fn_rss_peak_mb ?? NaN));
   const floorRss = Math.max(...rows.filter((r) => r.workload === "floor").map((r) => r.fn_rss_peak_mb ?? NaN));
-  add(`function RSS < ${MAX_RSS_MB} MB under load (peak VmRSS, every workload)`, Number.isFinite(rss)
-    ? `${rss.toFixed(0)} MB (idle at start ${fixed(idleRss?.function_mb)} MB; the floor server: idle ` +
-      `${fixed(idleRss?.floor_mb)}, peak ${fixed(floorRss)} MB)` : "not measured (no function pid)",
-  Number.isFinite(rss) ? rss < MAX_RSS_MB : null);
+  add(
+    `function RSS < ${MAX_RSS_MB} MB under load (peak VmRSS, every workload)`,
+    Number.isFinite(rss)
+      ? `${rss.toFixed(0)} MB (idle at start ${fixed(idleRss?.function_mb)} MB; the floor server: idle ` +
+        `${fixed(idleRss?.floor_mb)}, peak ${fixed(floorRss)} MB)`
+      : "not measured (no function pid)",
+    Number.isFinite(rss) ? rss < MAX_RSS_MB : null,
+  );
   for (const c of [...scale, ...neighbour]) {
     add(`${c.label}: ${c.after} ≤ ${MAX_SLOWDOWN}× ${c.base}`, `${fixed(c.slowdown, 2)}×`, c.ok);
   }
-  if (cursor?.unavailable) add(`scale: the cursor's 500th page ≤ ${MAX_SLOWDOWN}× at 1k`, `cursor: not available (${cursor.unavailable})`, null);
+  if (cursor?.unavailable) {
+    add(`scale: the cursor's 500th page ≤ ${MAX_SLOWDOWN}× at 1k`, `cursor: not available (${cursor.unavailable})`, null);
+  }
   if (results1024?.error) {
     add(`results of a 1024-team bracket < ${MAX_RESULTS_MS} ms on the server`, `not measured: ${results1024.error}`, null);
   } else if (results1024) {
     const r = results1024;
-    add(`results of a 1024-team bracket < ${MAX_RESULTS_MS} ms on the server (pg_stat_statements, mean of ${r.runs} reads at one ` +
-      "version: the JSON the instance kept, Postgres checking the version; the first read built by Postgres)",
+    add(
+      `results of a 1024-team bracket < ${MAX_RESULTS_MS} ms on the server (pg_stat_statements, mean of ${r.runs} reads at one ` +
+        "version: the JSON the instance kept, Postgres checking the version; the first read built by Postgres)",
       `${r.warm_mean_ms.toFixed(1)} ms (first read ${r.cold_ms.toFixed(1)}, min ${r.warm_min_ms.toFixed(1)}, max ` +
-      `${r.warm_max_ms.toFixed(1)}; ${(r.response_bytes / 1024).toFixed(0)} KiB of JSON)`, r.warm_mean_ms < MAX_RESULTS_MS);
+        `${r.warm_max_ms.toFixed(1)}; ${(r.response_bytes / 1024).toFixed(0)} KiB of JSON)`,
+      r.warm_mean_ms < MAX_RESULTS_MS,
+    );
   }
   return targets;
 }
@@ -79,8 +98,11 @@ export function judge({ rows, results1024, idleRss, scale, neighbour, cursor }) 
 export function markdown(head, lines, leftColumns) {
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const fmt = (cells) => `| ${cells.map((c, i) => (i < leftColumns ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(" | ")} |`;
-  return [fmt(head), `|${widths.map((w, i) => (i < leftColumns ? `:${"-".repeat(w + 1)}` : `${"-".repeat(w + 1)}:`)).join("|")}|`,
-    ...lines.map(fmt)].join("\n");
+  return [
+    fmt(head),
+    `|${widths.map((w, i) => (i < leftColumns ? `:${"-".repeat(w + 1)}` : `${"-".repeat(w + 1)}:`)).join("|")}|`,
+    ...lines.map(fmt),
+  ].join("\n");
 }
 
 /**
@@ -88,20 +110,44 @@ export function markdown(head, lines, leftColumns) {
  * just before and just after the workload, which its "× floor" compares with.
  */
 export function table(rows) {
-  const head = ["workload", "data", "req/s", "floor req/s", "× floor", "target", "", "p50 ms", "p99 ms", "errors",
-    "round trips/req", "db ms/req", "WAL B/req", "pg CPU ms/req", "CPU % fn/pg/load/other", "RSS MB"];
+  const head = [
+    "workload",
+    "data",
+    "req/s",
+    "floor req/s",
+    "× floor",
+    "target",
+    "",
+    "p50 ms",
+    "p99 ms",
+    "errors",
+    "round trips/req",
+    "db ms/req",
+    "WAL B/req",
+    "pg CPU ms/req",
+    "CPU % fn/pg/load/other",
+    "RSS MB",
+  ];
   const lines = rows.map((r) => {
     const min = r.workload === "floor" ? null : ratioTarget(r);
     const pct = (s) => fixed(s === null || s === undefined ? null : Math.max(0, (100 * s) / r.duration_s));
     return [
-      r.label, r.data, fixed(r.rps), fixed(r.floor_rps), fixed(r.ratio_to_floor, 2),
-      min ? `≥ ${min}` : "", min ? verdict(r.ratio_to_floor >= min) : "",
-      fixed(r.latency_ms.p50, 1), fixed(r.latency_ms.p99, 1),
+      r.label,
+      r.data,
+      fixed(r.rps),
+      fixed(r.floor_rps),
+      fixed(r.ratio_to_floor, 2),
+      min ? `≥ ${min}` : "",
+      min ? verdict(r.ratio_to_floor >= min) : "",
+      fixed(r.latency_ms.p50, 1),
+      fixed(r.latency_ms.p99, 1),
       r.workload === "hammer" ? `${r.errors} (+${r.rate_limited} 429)` : String(r.errors),
       fixed(r.round_trips_per_request, 2),
-      fixed(r.db_ms_per_request, 2), fixed(r.wal_bytes_per_request),
+      fixed(r.db_ms_per_request, 2),
+      fixed(r.wal_bytes_per_request),
       fixed(r.pg_cpu_s === null || r.pg_cpu_s === undefined || !r.completed ? null : (1000 * r.pg_cpu_s) / r.completed, 2),
-      [r.fn_cpu_s, r.pg_cpu_s, r.load_cpu_s, r.other_cpu_s].map(pct).join("/"), fixed(r.fn_rss_peak_mb),
+      [r.fn_cpu_s, r.pg_cpu_s, r.load_cpu_s, r.other_cpu_s].map(pct).join("/"),
+      fixed(r.fn_rss_peak_mb),
     ];
   });
   return markdown(head, lines, 2);
@@ -109,11 +155,18 @@ export function table(rows) {
 
 /** The scale and neighbour comparisons, as a Markdown table. */
 export function comparisonTable(comparisons) {
-  const head = ["comparison", "baseline", "× floor", "measured", "× floor", "slowdown", "target", "", "p50 ratio",
-    "db ms/req"];
+  const head = ["comparison", "baseline", "× floor", "measured", "× floor", "slowdown", "target", "", "p50 ratio", "db ms/req"];
   const lines = comparisons.map((c) => [
-    c.label, c.base, fixed(c.base_ratio, 2), c.after, fixed(c.after_ratio, 2), `${fixed(c.slowdown, 2)}×`,
-    `≤ ${MAX_SLOWDOWN}×`, verdict(c.ok), `${fixed(c.p50_ratio, 2)}×`, `${fixed(c.db_ms[0], 2)} → ${fixed(c.db_ms[1], 2)}`,
+    c.label,
+    c.base,
+    fixed(c.base_ratio, 2),
+    c.after,
+    fixed(c.after_ratio, 2),
+    `${fixed(c.slowdown, 2)}×`,
+    `≤ ${MAX_SLOWDOWN}×`,
+    verdict(c.ok),
+    `${fixed(c.p50_ratio, 2)}×`,
+    `${fixed(c.db_ms[0], 2)} → ${fixed(c.db_ms[1], 2)}`,
   ]);
   return markdown(head, lines, 2);
 }

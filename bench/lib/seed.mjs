@@ -4,12 +4,10 @@
 // client would). Written in terms of the tables' columns (app.tournaments, app.registrations,
 // app.matches) and the operator's admin.* functions.
 import crypto from "node:crypto";
-import { KeyRing, api } from "./client.mjs";
-
+import { api, KeyRing } from "./client.mjs";
 
 /** Twenty game ids, so that tournaments spread over games as they would. */
-export const GAMES = Array.from({ length: 20 }, (_, i) =>
-  `6f1c2b1a-3c4d-4e5f-8a9b-${String(i + 1).padStart(12, "0")}`);
+export const GAMES = Array.from({ length: 20 }, (_, i) => `6f1c2b1a-3c4d-4e5f-8a9b-${String(i + 1).padStart(12, "0")}`);
 
 /** A tag that keeps this run's slugs and names apart from any earlier run's (--url mode). */
 export const RUN = crypto.randomBytes(4).toString("hex");
@@ -30,7 +28,8 @@ export async function createAccounts(db, count, from = 1, { prefix = `Bench ${RU
   const { rows } = await db.query(
     `select id from (select i, admin.create_account($3 || ' ' || i) as id
                        from generate_series($1::int, $1::int + $2::int - 1) i) a order by i`,
-    [from, count, prefix]);
+    [from, count, prefix],
+  );
   const ids = rows.map((r) => r.id);
   await db.query("select admin.set_api_access(id, true) from unnest($1::uuid[]) id", [ids]);
   return ids;
@@ -40,7 +39,9 @@ export async function createAccounts(db, count, from = 1, { prefix = `Bench ${RU
 export async function createTeams(db, count, { prefix = `Bench ${RUN} team`, tag = "B" } = {}) {
   const { rows } = await db.query(
     `select id from (select i, admin.create_team($2 || ' ' || i, $3 || i) as id
-                       from generate_series(1, $1::int) i) t order by i`, [count, prefix, tag]);
+                       from generate_series(1, $1::int) i) t order by i`,
+    [count, prefix, tag],
+  );
   return rows.map((r) => r.id);
 }
 
@@ -74,7 +75,8 @@ export async function createTournaments(db, accountIds, count, from = 1, { bulk 
                               case c.status when 'registration' then now() + (1 + h % 90) * interval '1 day'
                                             when 'ongoing' then now() - (1 + h % 48) * interval '1 hour'
                                             else c.created + interval '7 days' end as starts) s`,
-      [accountIds, from, count, RUN, GAMES]);
+      [accountIds, from, count, RUN, GAMES],
+    );
   });
 }
 
@@ -86,7 +88,9 @@ export async function createRegistrations(db, teamIds) {
        from app.tournaments t,
             lateral (select id from unnest($2::uuid[]) with ordinality u(id, i)
                       order by i limit abs(hashtext(t.slug)) % 9) tm
-      where t.slug like 'bench-' || $1 || '-%' and t.status = 'registration'`, [RUN, teamIds.slice(0, 8)]);
+      where t.slug like 'bench-' || $1 || '-%' and t.status = 'registration'`,
+    [RUN, teamIds.slice(0, 8)],
+  );
   return rowCount;
 }
 
@@ -104,7 +108,9 @@ export async function createTargets(db, accountIds, requests, role) {
             $5::uuid, 5, 1024, now() + interval '1 year', now() + interval '300 days',
             now() - interval '2 years', now() - interval '2 years'
        from unnest($1::uuid[]) with ordinality a(id, i), generate_series(1, $2::int) j
-     returning account_id, id`, [accountIds, perAccount, role, RUN, GAMES[0]]);
+     returning account_id, id`,
+    [accountIds, perAccount, role, RUN, GAMES[0]],
+  );
   return accountIds.map((id) => rows.filter((r) => r.account_id === id).map((r) => r.id));
 }
 
@@ -118,7 +124,9 @@ export async function createKeys(db, accountIds, count, name, { scopes = null } 
     `select a.i - 1 as account, k.key
        from generate_series(1, $2::int) g, unnest($1::uuid[]) with ordinality a(id, i),
             admin.create_api_key(a.id, $3 || ' ' || g, coalesce($4, app.scopes())) k -- the name varies with g: one call per row
-      order by g, a.i`, [accountIds, perAccount, `bench ${name}`, scopes]);
+      order by g, a.i`,
+    [accountIds, perAccount, `bench ${name}`, scopes],
+  );
   return rows.slice(0, count).map((r) => ({ key: r.key, account: Number(r.account) }));
 }
 
@@ -127,7 +135,9 @@ export async function sampleTournaments(db, accountIds, sample) {
   const { rows } = await db.query(
     `select a.id, array(select t.id from app.tournaments t where t.account_id = a.id
                          order by random() limit $2) as ids
-       from unnest($1::uuid[]) a(id)`, [accountIds, sample]);
+       from unnest($1::uuid[]) a(id)`,
+    [accountIds, sample],
+  );
   const byId = new Map(rows.map((r) => [r.id, r.ids]));
   return accountIds.map((id) => byId.get(id));
 }
@@ -136,19 +146,34 @@ export async function sampleTournaments(db, accountIds, sample) {
  * A tournament of `teamIds.length` teams (registered in order, so team i is seed i), started
  * through the API so that the bracket is the real one. Returns its id.
  */
-export async function startBracket(db, base, key, accountId, teamIds,
-  { format = "single_elimination", options = {}, start = true, tag = "major" } = {}) {
+export async function startBracket(
+  db,
+  base,
+  key,
+  accountId,
+  teamIds,
+  { format = "single_elimination", options = {}, start = true, tag = "major" } = {},
+) {
   const { rows: [t] } = await db.query(
     `insert into app.tournaments (account_id, name, slug, game_id, format, format_options, team_size, max_teams,
                                   starts_at, registration_closes)
      values ($1, $2, $3, $4, $6, app.format_options($6, $7), 5, $5, now() + interval '30 days',
              now() + interval '29 days') returning id`,
-    [accountId, `Bench ${teamIds.length}-team ${format} ${tag}`, `bench-${RUN}-${tag}-${format.replace("_", "-")}-${teamIds.length}`,
-      GAMES[1], teamIds.length, format, JSON.stringify(options)]);
+    [
+      accountId,
+      `Bench ${teamIds.length}-team ${format} ${tag}`,
+      `bench-${RUN}-${tag}-${format.replace("_", "-")}-${teamIds.length}`,
+      GAMES[1],
+      teamIds.length,
+      format,
+      JSON.stringify(options),
+    ],
+  );
   await db.query(
     `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
      select $1, $2, u.id, 'complete' from unnest($3::uuid[]) with ordinality u(id, i) order by i`,
-    [t.id, accountId, teamIds]);
+    [t.id, accountId, teamIds],
+  );
   if (start) await api(base, key, "PATCH", `/tournaments/${t.id}`, { status: "ongoing" });
   return t.id;
 }
@@ -159,8 +184,7 @@ export async function reportSome(base, key, tournamentId, count) {
   const ready = matches.filter((m) => m.status === "ready").slice(0, count);
   const done = [];
   for (const m of ready) {
-    done.push(await api(base, key, "PATCH", `/tournaments/${tournamentId}/matches/${m.id}`,
-      { team1_score: 2, team2_score: 1 }));
+    done.push(await api(base, key, "PATCH", `/tournaments/${tournamentId}/matches/${m.id}`, { team1_score: 2, team2_score: 1 }));
   }
   return done;
 }
@@ -179,8 +203,10 @@ export async function reportRounds(base, ring, tournamentId, rounds, { parallel 
     await Promise.all(Array.from({ length: parallel }, async () => {
       while (next < ready.length) {
         const m = ready[next++];
-        await api(base, await ring.take(), "PATCH", `/tournaments/${tournamentId}/matches/${m.id}`,
-          { team1_score: 3, team2_score: 1 + (m.position % 2) });
+        await api(base, await ring.take(), "PATCH", `/tournaments/${tournamentId}/matches/${m.id}`, {
+          team1_score: 3,
+          team2_score: 1 + (m.position % 2),
+        });
         reported++;
       }
     }));
@@ -246,7 +272,9 @@ export async function grow(db, accountId, count, from) {
 export async function countByAccount(db, accountIds) {
   const { rows } = await db.query(
     `select a.id, (select count(*) from app.tournaments t where t.account_id = a.id)::int as n
-       from unnest($1::uuid[]) a(id)`, [accountIds]);
+       from unnest($1::uuid[]) a(id)`,
+    [accountIds],
+  );
   return Object.fromEntries(rows.map((r) => [r.id, r.n]));
 }
 
@@ -256,15 +284,25 @@ export async function countByAccount(db, accountIds) {
  * positions and 2-1 at odd ones; 14 passes take a 1,024-team double elimination two thirds in.
  */
 export async function playSeries(db, tournamentId, passes = 14) {
-  const game = (n, t1) => `app.change_game(jsonb_build_object('tournament_id', m.tournament_id, 'match_id', m.id,
+  const game = (n, t1) =>
+    `app.change_game(jsonb_build_object('tournament_id', m.tournament_id, 'match_id', m.id,
     'number', ${n}, 'body', jsonb_build_object('team1_score', ${t1}, 'team2_score', 13 - ${t1} + 3, 'map', 'Map ${n}')))`;
   for (let pass = 0; pass < passes; pass++) {
-    await db.query(`select count(${game(1, 13)}) from app.matches m
-                     where m.tournament_id = $1 and m.status = 'ready' and m.games = '[]'`, [tournamentId]);
-    await db.query(`select count(${game(2, "case when m.position % 2 = 0 then 13 else 3 end")}) from app.matches m
-                     where m.tournament_id = $1 and m.status = 'ready' and jsonb_array_length(m.games) = 1`, [tournamentId]);
-    await db.query(`select count(${game(3, 13)}) from app.matches m
-                     where m.tournament_id = $1 and m.status = 'ready' and jsonb_array_length(m.games) = 2`, [tournamentId]);
+    await db.query(
+      `select count(${game(1, 13)}) from app.matches m
+                     where m.tournament_id = $1 and m.status = 'ready' and m.games = '[]'`,
+      [tournamentId],
+    );
+    await db.query(
+      `select count(${game(2, "case when m.position % 2 = 0 then 13 else 3 end")}) from app.matches m
+                     where m.tournament_id = $1 and m.status = 'ready' and jsonb_array_length(m.games) = 1`,
+      [tournamentId],
+    );
+    await db.query(
+      `select count(${game(3, 13)}) from app.matches m
+                     where m.tournament_id = $1 and m.status = 'ready' and jsonb_array_length(m.games) = 2`,
+      [tournamentId],
+    );
   }
   await db.query("analyze app.matches, app.stage_entries");
 }

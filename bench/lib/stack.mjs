@@ -4,9 +4,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import {
-  freePort, functionDatabaseUrl, newEncryptionKey, prepareDatabase, startFunction, startPostgres,
-} from "../../scripts/stack.mjs";
+import { freePort, functionDatabaseUrl, newEncryptionKey, prepareDatabase, startFunction, startPostgres } from "../../scripts/stack.mjs";
 import { alive, childPids } from "./measure.mjs";
 
 /**
@@ -30,13 +28,25 @@ export async function startThrowawayStack({ name, webhooks = false, onLine = () 
     const pgPid = state.db?.pid ?? postmasterPidOf(dataDir);
     const others = new Set([...(state.fn?.pid ? [state.fn.pid] : []), ...childPids(process.pid)]);
     others.delete(pgPid);
-    for (const pid of others) if (alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+    for (const pid of others) {
+      if (alive(pid)) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch { /* gone */ }
+      }
+    }
     if (pgPid && alive(pgPid)) {
-      try { process.kill(pgPid, "SIGINT"); } catch { /* gone */ }
+      try {
+        process.kill(pgPid, "SIGINT");
+      } catch { /* gone */ }
       const until = Date.now() + 10_000;
       const nap = new Int32Array(new SharedArrayBuffer(4));
       while (alive(pgPid) && Date.now() < until) Atomics.wait(nap, 0, 0, 50);
-      if (alive(pgPid)) try { process.kill(pgPid, "SIGKILL"); } catch { /* gone */ }
+      if (alive(pgPid)) {
+        try {
+          process.kill(pgPid, "SIGKILL");
+        } catch { /* gone */ }
+      }
     }
     fs.rmSync(scratch, { recursive: true, force: true });
   };
@@ -61,16 +71,31 @@ export async function startThrowawayStack({ name, webhooks = false, onLine = () 
     await prepareDatabase(state.db);
     const fnDbUrl = functionDatabaseUrl(state.db.url);
     const webhookKey = webhooks ? newEncryptionKey() : null;
-    state.fn = await startFunction({ port: await freePort(), databaseUrl: fnDbUrl, onLine,
+    state.fn = await startFunction({
+      port: await freePort(),
+      databaseUrl: fnDbUrl,
+      onLine,
       // The public figures send each request from an address of its own (X-Forwarded-For).
-      env: { CLIENT_ADDRESS_HEADERS: "x-forwarded-for",
-        ...(webhookKey ? { WEBHOOK_ENCRYPTION_KEY: webhookKey, WEBHOOK_ALLOW_LOCAL: "true" } : {}) } });
+      env: {
+        CLIENT_ADDRESS_HEADERS: "x-forwarded-for",
+        ...(webhookKey ? { WEBHOOK_ENCRYPTION_KEY: webhookKey, WEBHOOK_ALLOW_LOCAL: "true" } : {}),
+      },
+    });
     return {
       // The bench seeds as the cluster's superuser (bulk loads skip triggers); the API still
       // runs on the Supabase-shaped database, migrated as `postgres`.
-      scratch, adminUrl: state.db.superuserUrl, fnDbUrl, origin: state.fn.url, basePath: "/functions/v1/api/v1",
-      base: `${state.fn.url}/functions/v1/api/v1`, fnPid: state.fn.pid, fnChild: state.fn.child,
-      pgPid: state.db.pid ?? postmasterPidOf(dataDir), webhookKey, stop, stopNow,
+      scratch,
+      adminUrl: state.db.superuserUrl,
+      fnDbUrl,
+      origin: state.fn.url,
+      basePath: "/functions/v1/api/v1",
+      base: `${state.fn.url}/functions/v1/api/v1`,
+      fnPid: state.fn.pid,
+      fnChild: state.fn.child,
+      pgPid: state.db.pid ?? postmasterPidOf(dataDir),
+      webhookKey,
+      stop,
+      stopNow,
     };
   } catch (err) {
     await stop();

@@ -23,8 +23,12 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: plan.concurrency });
 /** One POST with node:http (keep-alive): { status } or throws. */
 function httpPost(url, headers, body) {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) },
-      timeout: 10_000 }, (res) => {
+    const req = http.request(url, {
+      method: "POST",
+      agent,
+      headers: { ...headers, "content-length": Buffer.byteLength(body) },
+      timeout: 10_000,
+    }, (res) => {
       res.resume();
       res.on("end", () => resolve({ status: res.statusCode }));
     });
@@ -85,5 +89,4 @@ await Promise.all(Array.from({ length: plan.concurrency }, async () => {
 }));
 const seconds = (performance.now() - t0) / 1000;
 const cpu = process.resourceUsage();
-console.log(JSON.stringify({ sent, ok, seconds, rps: ok / seconds, errors,
-  cpu_s: (cpu.userCPUTime + cpu.systemCPUTime) / 1e6 }));
+console.log(JSON.stringify({ sent, ok, seconds, rps: ok / seconds, errors, cpu_s: (cpu.userCPUTime + cpu.systemCPUTime) / 1e6 }));

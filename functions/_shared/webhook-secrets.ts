@@ -56,8 +56,11 @@ export async function encryptSecret(key: CryptoKey, raw: Uint8Array): Promise<st
 /** A secret's 32 bytes from its stored form; throws if the key is not the one it was sealed with. */
 export async function decryptSecret(key: CryptoKey, stored: Uint8Array): Promise<Uint8Array> {
   if (stored[0] !== VERSION || stored.length < 1 + 12 + 16) throw new Error("unknown secret format");
-  const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: stored.subarray(1, 13) as Uint8Array<ArrayBuffer> }, key,
-    stored.subarray(13) as Uint8Array<ArrayBuffer>);
+  const plain = await crypto.subtle.decrypt(
+    { name: "AES-GCM", iv: stored.subarray(1, 13) as Uint8Array<ArrayBuffer> },
+    key,
+    stored.subarray(13) as Uint8Array<ArrayBuffer>,
+  );
   return new Uint8Array(plain);
 }
 

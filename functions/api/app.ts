@@ -1,9 +1,7 @@
 import { ApiError } from "./errors.ts";
 import { baseHeaders, failure, notModified, preflight, rateLimitHeaders, success } from "./envelope.ts";
 import { bearerKey, hashKey } from "./keys.ts";
-import {
-  type AuthOutcome, type CallOutcome, type Database, type DatabaseFailure, DatabaseUnavailable, operationError,
-} from "./db.ts";
+import { type AuthOutcome, type CallOutcome, type Database, type DatabaseFailure, DatabaseUnavailable, operationError } from "./db.ts";
 import { conditionsOf } from "./conditions.ts";
 import { LIVE_DEFAULTS, LiveHub, type LiveOptions } from "./stream.ts";
 import { type Route, type RouteCall, type RouteEnv, Router } from "./route.ts";
@@ -13,7 +11,7 @@ import { readInput } from "./input.ts";
 import { staticFile, staticRouteOf } from "./docs.ts";
 import { webhookPolicy } from "./resources/webhooks.ts";
 import { clientNotModified, keptRead } from "./kept.ts";
-import { publicRoute, publicRouteOf, type PublicRequest } from "./public.ts";
+import { type PublicRequest, publicRoute, publicRouteOf } from "./public.ts";
 
 /** One structured log line per request. Never holds a key. */
 export interface LogLine {
@@ -76,13 +74,22 @@ interface Context {
 /** The API as a fetch handler: `(Request) => Promise<Response>`. */
 export function createHandler(deps: HandlerDeps): (req: Request, info?: ConnectionInfo) => Promise<Response> {
   webhookPolicy.allowLocal = deps.webhooks?.allowLocal ?? false;
-  const hub = new LiveHub(deps.db, { ...LIVE_DEFAULTS, ...deps.live },
-    (msg) => deps.log({ level: "error", msg, request_id: "", method: "", route: null, status: 0, duration_ms: 0, key_id: null }));
+  const hub = new LiveHub(
+    deps.db,
+    { ...LIVE_DEFAULTS, ...deps.live },
+    (msg) => deps.log({ level: "error", msg, request_id: "", method: "", route: null, status: 0, duration_ms: 0, key_id: null }),
+  );
   const env: RouteEnv = { hub, readFile: deps.readFile, webhookKey: () => webhookKey(deps) };
   return async (req, info) => {
     const started = performance.now();
-    const ctx: Context = { requestId: crypto.randomUUID(), timestamp: new Date().toISOString(),
-      headers: new Headers(), route: null, keyId: null, remoteAddress: info?.remoteAddr?.hostname };
+    const ctx: Context = {
+      requestId: crypto.randomUUID(),
+      timestamp: new Date().toISOString(),
+      headers: new Headers(),
+      route: null,
+      keyId: null,
+      remoteAddress: info?.remoteAddr?.hostname,
+    };
     ctx.headers = baseHeaders(ctx.requestId);
     let res: Response;
     let internal: string | undefined;
@@ -104,8 +111,12 @@ export function createHandler(deps: HandlerDeps): (req: Request, info?: Connecti
       } else {
         errorCode = "internal_error";
         internal = err instanceof Error ? err.message : String(err);
-        res = failure(new ApiError("internal_error", "Something went wrong on our side. The request id identifies it."),
-          ctx.requestId, ctx.headers, ctx.timestamp);
+        res = failure(
+          new ApiError("internal_error", "Something went wrong on our side. The request id identifies it."),
+          ctx.requestId,
+          ctx.headers,
+          ctx.timestamp,
+        );
       }
     }
     // HEAD answers exactly as GET would, without the body (RFC 9110).
@@ -153,17 +164,21 @@ function authError(auth: AuthOutcome, scope: string | null): ApiError | null {
     case "api_access_disabled":
       return new ApiError("api_access_disabled", "API access is not enabled for this account. Ask the operator to enable it.");
     case "rate_limited":
-      return new ApiError("rate_limited",
+      return new ApiError(
+        "rate_limited",
         auth.message ?? `Rate limit exceeded: ${auth.limit} requests per ${auth.window} seconds per key.`,
-        undefined, { "Retry-After": String(auth.retry_after ?? auth.reset) });
+        undefined,
+        { "Retry-After": String(auth.retry_after ?? auth.reset) },
+      );
     case "insufficient_scope":
       return new ApiError("insufficient_scope", `This API key lacks the scope ${scope} that this operation needs.`);
   }
 }
 
 function unauthorized(): ApiError {
-  return new ApiError("unauthorized", "A valid API key is required: send Authorization: Bearer <key>.", undefined,
-    { "WWW-Authenticate": 'Bearer realm="api"' });
+  return new ApiError("unauthorized", "A valid API key is required: send Authorization: Bearer <key>.", undefined, {
+    "WWW-Authenticate": 'Bearer realm="api"',
+  });
 }
 
 // The routes that need no key, routed before the keyed ones: the public view (public.ts) and the
@@ -193,8 +208,14 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps, env: RouteE
   const client = conditionsOf(req, route);
   const name = input.args && route.kept?.(input.args);
   const kept = name ? keptRead(name, client) : null;
-  const outcome = await deps.db.call(hashKey(key), route.scope, input.error ? null : route.op, input.args,
-    input.idempotency, kept ? kept.conditions : client);
+  const outcome = await deps.db.call(
+    hashKey(key),
+    route.scope,
+    input.error ? null : route.op,
+    input.args,
+    input.idempotency,
+    kept ? kept.conditions : client,
+  );
 
   // The contract's order: the key, the account, the rate limit, the scope; then the input; then the operation.
   ctx.keyId = outcome.auth.key_id ?? null;
@@ -219,17 +240,26 @@ function routeOf(method: string, path: string): { route: Route; params: Record<s
   const found = router.match(method, path);
   if (!found) throw new ApiError("not_found", "No such route.");
   if ("allow" in found) {
-    throw new ApiError("method_not_allowed", `Use ${found.allow.join(", ")} on this path.`, undefined,
-      { Allow: found.allow.join(", ") });
+    throw new ApiError("method_not_allowed", `Use ${found.allow.join(", ")} on this path.`, undefined, { Allow: found.allow.join(", ") });
   }
   return found;
 }
 
 /** What the no-key routes are given. */
-function publicRequest(req: Request, path: string, apiBase: string, ctx: Context, deps: HandlerDeps,
-  env: RouteEnv): PublicRequest {
-  return { req, path, apiBase, headers: ctx.headers, remoteAddress: ctx.remoteAddress, addressHeaders: deps.addressHeaders ?? [],
-    db: deps.db, hub: env.hub, readFile: deps.readFile, timestamp: ctx.timestamp, requestId: ctx.requestId };
+function publicRequest(req: Request, path: string, apiBase: string, ctx: Context, deps: HandlerDeps, env: RouteEnv): PublicRequest {
+  return {
+    req,
+    path,
+    apiBase,
+    headers: ctx.headers,
+    remoteAddress: ctx.remoteAddress,
+    addressHeaders: deps.addressHeaders ?? [],
+    db: deps.db,
+    hub: env.hub,
+    readFile: deps.readFile,
+    timestamp: ctx.timestamp,
+    requestId: ctx.requestId,
+  };
 }
 
 /** A retry with a known Idempotency-Key: the first response again, under its request id and timestamp. */
@@ -255,8 +285,10 @@ function envelope(route: Route, data: string, ctx: Context, apiBase: string): Re
 async function webhookKey(deps: HandlerDeps): Promise<CryptoKey> {
   const key = await deps.webhooks?.encryptionKey?.catch(() => null);
   if (!key) {
-    throw new ApiError("service_unavailable",
-      "Webhooks are not configured on this deployment (WEBHOOK_ENCRYPTION_KEY); the request did nothing.");
+    throw new ApiError(
+      "service_unavailable",
+      "Webhooks are not configured on this deployment (WEBHOOK_ENCRYPTION_KEY); the request did nothing.",
+    );
   }
   return key;
 }

@@ -26,4 +26,3 @@ export function conditionsOf(req: Request, route: Route): Conditions | null {
   if (versions === undefined || req.method === "POST") return null;
   return read ? { if_none_match: versions } : { if_match: versions };
 }
-

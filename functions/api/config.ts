@@ -94,7 +94,7 @@ export function loadConfig(env: Env): Config {
       keepAliveMs: Math.min(int(env("STREAM_KEEPALIVE_SECONDS"), 10), STREAM_LIMITS.keepAliveMaxSeconds) * 1000,
       maxMs: Math.min(int(env("STREAM_MAX_SECONDS"), 110), STREAM_LIMITS.maxSeconds) * 1000,
     },
-    addressHeaders: set(env, "CLIENT_ADDRESS_HEADERS")?.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean)
-      ?? (supabase ? SUPABASE_ADDRESS_HEADERS : []),
+    addressHeaders: set(env, "CLIENT_ADDRESS_HEADERS")?.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean) ??
+      (supabase ? SUPABASE_ADDRESS_HEADERS : []),
   };
 }

@@ -60,17 +60,25 @@ export interface Idempotency {
 }
 
 export interface Database {
-  call(keyHash: Uint8Array, scope: string | null, op: string | null, args: unknown,
-    idempotency?: Idempotency | null, conditions?: Conditions | null): Promise<CallOutcome>;
+  call(
+    keyHash: Uint8Array,
+    scope: string | null,
+    op: string | null,
+    args: unknown,
+    idempotency?: Idempotency | null,
+    conditions?: Conditions | null,
+  ): Promise<CallOutcome>;
   /** A public request (contract section 15; api.public_call): the client address's count, the
    * public tournament by slug, the operation ('tournament', 'view' or 'stream'). */
-  publicCall(addressHash: Uint8Array, op: PublicOp,
+  publicCall(
+    addressHash: Uint8Array,
+    op: PublicOp,
     args: { slug: string; key?: string; drawn_by?: string; query?: { since?: number } },
-    conditions?: Conditions | null): Promise<CallOutcome>;
+    conditions?: Conditions | null,
+  ): Promise<CallOutcome>;
   /** Keeps a public PNG drawn at `version` by the renderer `drawnBy` for every instance
    * (api.keep_picture); false when the tournament has moved on or is no longer public. */
-  keepPicture(slug: string, key: string, version: number, png: Uint8Array, clipped: string | null,
-    drawnBy: string): Promise<boolean>;
+  keepPicture(slug: string, key: string, version: number, png: Uint8Array, clipped: string | null, drawnBy: string): Promise<boolean>;
   /** The live streams' poll, one answer per question in order: each tournament's version and,
    * when past `since`, the delta since it (asked through one of its streams' leases, or for a
    * public stream by the tournament's id). */
@@ -81,8 +89,10 @@ export interface Database {
 }
 
 const JSON_OID = 114;
-const rawJson = { getTypeParser: (oid: number, format?: string) =>
-  oid === JSON_OID ? (value: string) => value : pg.types.getTypeParser(oid, format as "text") };
+const rawJson = {
+  getTypeParser: (oid: number, format?: string) =>
+    oid === JSON_OID ? (value: string) => value : pg.types.getTypeParser(oid, format as "text"),
+};
 
 /** What api.call raises when the window filled up while the operation ran (supabase/schemas/22_api.sql). */
 const RATE_LIMITED_STATE = "TA429";
@@ -106,8 +116,20 @@ const NOT_DEPLOYED_STATES = /^(42883|3F000|42501)$/;
  *   migrations are not applied, or DATABASE_URL names another role).
  */
 export type DatabaseFailure =
-  | "refused" | "dns" | "tls" | "auth" | "timeout" | "pool_exhausted" | "overloaded" | "shutdown"
-  | "unreachable" | "other" | "dropped" | "aborted" | "query_timeout" | "not_deployed";
+  | "refused"
+  | "dns"
+  | "tls"
+  | "auth"
+  | "timeout"
+  | "pool_exhausted"
+  | "overloaded"
+  | "shutdown"
+  | "unreachable"
+  | "other"
+  | "dropped"
+  | "aborted"
+  | "query_timeout"
+  | "not_deployed";
 
 /** A 503 caused by the database: the client sees the envelope only; the log line sees why. */
 export class DatabaseUnavailable extends ApiError {
@@ -225,8 +247,14 @@ export function connect(options: DatabaseOptions): Database {
     }
   }
 
-  type Row = { auth: string; error: string | null; result: string | null; replay: string | null;
-    version: string | null; not_modified: boolean | null };
+  type Row = {
+    auth: string;
+    error: string | null;
+    result: string | null;
+    replay: string | null;
+    version: string | null;
+    not_modified: boolean | null;
+  };
 
   /** One request's statement (api.call or api.public_call) on a pooled connection, with its failures mapped. */
   async function statement(text: string, values: unknown[]): Promise<Row | { rateLimited: string }> {
@@ -286,26 +314,43 @@ export function connect(options: DatabaseOptions): Database {
   return {
     async streamPoll(asks) {
       const rows = await query<{ state: StreamPoll["state"]; version: string | null; data: string | null }>({
-        text: "select state, version, data from api.stream_poll($1) order by ord", values: [JSON.stringify(asks)], types: rawJson });
+        text: "select state, version, data from api.stream_poll($1) order by ord",
+        values: [JSON.stringify(asks)],
+        types: rawJson,
+      });
       return rows.map((row) => ({ state: row.state, version: row.version === null ? null : Number(row.version), data: row.data }));
     },
     async streamClose(streamId) {
       await query({ text: "select api.stream_close($1)", values: [streamId] });
     },
     async call(keyHash, scope, op, args, idempotency, conditions) {
-      return outcomeOf(await statement(
-        "select auth, error, result, replay, version, not_modified from api.call($1, $2, $3, $4, $5, $6)",
-        [keyHash, scope, op, args === undefined ? null : JSON.stringify(args),
-          idempotency ? JSON.stringify(idempotency) : null, conditions ? JSON.stringify(conditions) : null]));
+      return outcomeOf(
+        await statement(
+          "select auth, error, result, replay, version, not_modified from api.call($1, $2, $3, $4, $5, $6)",
+          [
+            keyHash,
+            scope,
+            op,
+            args === undefined ? null : JSON.stringify(args),
+            idempotency ? JSON.stringify(idempotency) : null,
+            conditions ? JSON.stringify(conditions) : null,
+          ],
+        ),
+      );
     },
     async publicCall(addressHash, op, args, conditions) {
-      return outcomeOf(await statement(
-        "select auth, error, result, null as replay, version, not_modified from api.public_call($1, $2, $3, $4)",
-        [addressHash, op, JSON.stringify(args), conditions ? JSON.stringify(conditions) : null]));
+      return outcomeOf(
+        await statement(
+          "select auth, error, result, null as replay, version, not_modified from api.public_call($1, $2, $3, $4)",
+          [addressHash, op, JSON.stringify(args), conditions ? JSON.stringify(conditions) : null],
+        ),
+      );
     },
     async keepPicture(slug, key, version, png, clipped, drawnBy) {
-      const [row] = await query<{ kept: boolean }>({ text: "select api.keep_picture($1, $2, $3, $4, $5, $6) as kept",
-        values: [slug, key, version, png, clipped, drawnBy] });
+      const [row] = await query<{ kept: boolean }>({
+        text: "select api.keep_picture($1, $2, $3, $4, $5, $6) as kept",
+        values: [slug, key, version, png, clipped, drawnBy],
+      });
       return row?.kept === true;
     },
     end: () => pool.end(),

@@ -85,8 +85,10 @@ export async function staticFile(p: PublicRequest): Promise<Response> {
   }
   if (path === "/docs") {
     headers.set("Content-Type", "text/html; charset=utf-8");
-    headers.set("Content-Security-Policy",
-      "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:");
+    headers.set(
+      "Content-Security-Policy",
+      "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:",
+    );
     return new Response(body(docsPage(new URL(req.url).pathname.endsWith("/"))), { status: 200, headers });
   }
   const asset = path.slice("/docs/".length);

@@ -24,7 +24,10 @@ export function preflight(requestId: string): Response {
   const headers = baseHeaders(requestId);
   headers.delete("Content-Type");
   headers.set("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, OPTIONS");
-  headers.set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key, X-Request-Id, If-Match, If-None-Match, Last-Event-ID");
+  headers.set(
+    "Access-Control-Allow-Headers",
+    "Authorization, Content-Type, Idempotency-Key, X-Request-Id, If-Match, If-None-Match, Last-Event-ID",
+  );
   headers.set("Access-Control-Max-Age", "86400");
   return new Response(null, { status: 204, headers });
 }
@@ -38,14 +41,18 @@ function meta(requestId: string, timestamp: string): string {
  * tournament list, `"pagination":...`), spliced in as the database returned them, without a
  * parse and re-serialisation.
  */
-export function success(status: number, requestId: string, members: string, headers: Headers,
-  timestamp = new Date().toISOString()): Response {
+export function success(
+  status: number,
+  requestId: string,
+  members: string,
+  headers: Headers,
+  timestamp = new Date().toISOString(),
+): Response {
   return new Response(`{"success":true,${members},"meta":${meta(requestId, timestamp)}}`, { status, headers });
 }
 
 /** The error envelope for an ApiError. */
-export function failure(err: ApiError, requestId: string, headers: Headers,
-  timestamp = new Date().toISOString()): Response {
+export function failure(err: ApiError, requestId: string, headers: Headers, timestamp = new Date().toISOString()): Response {
   const error: Record<string, unknown> = { code: err.code, message: err.message };
   if (err.details?.length) error.details = err.details;
   for (const [name, value] of Object.entries(err.headers)) headers.set(name, value);
@@ -54,8 +61,11 @@ export function failure(err: ApiError, requestId: string, headers: Headers,
 }
 
 /** The RateLimit headers (IETF draft) of a count: a key's (policy "default") or a client address's ("public"). */
-export function rateLimitHeaders(count: { limit?: number; remaining?: number; reset?: number; window?: number },
-  headers: Headers, policy = "default"): void {
+export function rateLimitHeaders(
+  count: { limit?: number; remaining?: number; reset?: number; window?: number },
+  headers: Headers,
+  policy = "default",
+): void {
   if (count.limit === undefined) return;
   headers.set("RateLimit-Limit", String(count.limit));
   headers.set("RateLimit-Remaining", String(count.remaining));

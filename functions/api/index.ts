@@ -30,12 +30,23 @@ function unconfigured(reason: string): (req: Request) => Promise<Response> {
     const requestId = crypto.randomUUID();
     const res = failure(
       new ApiError("service_unavailable", "The service is temporarily unavailable; the request did nothing. Try again shortly."),
-      requestId, baseHeaders(requestId));
-    log({
-      level: "error", msg: "request", request_id: requestId, method: req.method, route: null, status: res.status,
-      duration_ms: Math.round((performance.now() - started) * 10) / 10, key_id: null,
-      error_code: "service_unavailable", error: reason,
-    } satisfies LogLine);
+      requestId,
+      baseHeaders(requestId),
+    );
+    log(
+      {
+        level: "error",
+        msg: "request",
+        request_id: requestId,
+        method: req.method,
+        route: null,
+        status: res.status,
+        duration_ms: Math.round((performance.now() - started) * 10) / 10,
+        key_id: null,
+        error_code: "service_unavailable",
+        error: reason,
+      } satisfies LogLine,
+    );
     return Promise.resolve(res);
   };
 }
@@ -81,8 +92,7 @@ if (port) {
     hostname: Deno.env.get("API_HOST") ?? "127.0.0.1",
     port: Number(port),
     // Always printed: `npm start` and the tests wait for this line.
-    onListen: ({ hostname, port }) =>
-      console.log(JSON.stringify({ level: "info", msg: "listening", url: `http://${hostname}:${port}` })),
+    onListen: ({ hostname, port }) => console.log(JSON.stringify({ level: "info", msg: "listening", url: `http://${hostname}:${port}` })),
   }, handler);
 } else {
   Deno.serve(handler);

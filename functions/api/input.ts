@@ -24,8 +24,15 @@ export interface Input {
  * that come first in the contract's order. Input (400/413/415) is checked before a malformed
  * path id (404, the existence step).
  */
-export async function readInput(req: Request, url: URL, path: string, route: Route, params: Record<string, string>,
-  ctx: { requestId: string; timestamp: string }, env: RouteEnv): Promise<Input> {
+export async function readInput(
+  req: Request,
+  url: URL,
+  path: string,
+  route: Route,
+  params: Record<string, string>,
+  ctx: { requestId: string; timestamp: string },
+  env: RouteEnv,
+): Promise<Input> {
   let idempotency: Idempotency | null = null;
   try {
     const args: Record<string, unknown> = {};
@@ -63,8 +70,10 @@ function idempotencyOf(req: Request, path: string, raw: unknown, ctx: { requestI
   const key = req.headers.get("idempotency-key");
   if (key === null || req.method !== "POST") return null;
   if (!IDEMPOTENCY_KEY.test(key)) {
-    throw new ApiError("validation_error", "The Idempotency-Key header is invalid.",
-      [{ field: "Idempotency-Key", message: `must be 1 to ${IDEMPOTENCY_KEY_MAX} printable ASCII characters` }]);
+    throw new ApiError("validation_error", "The Idempotency-Key header is invalid.", [{
+      field: "Idempotency-Key",
+      message: `must be 1 to ${IDEMPOTENCY_KEY_MAX} printable ASCII characters`,
+    }]);
   }
   const hash = hex(sha256(`${req.method} ${path}\n${canonicalJson(raw)}`));
   return { key, hash, request_id: ctx.requestId, timestamp: ctx.timestamp };

@@ -40,7 +40,8 @@ export function keptRead(name: string, client: Conditions | null): KeptRead {
   }
   const cached = hit && { version: hit.version, kept: hit.kept };
   // Nothing kept, or `*` (any version is a 304 already): the client's conditions as they are.
-  const conditions = !cached || client?.if_none_match === null ? client
+  const conditions = !cached || client?.if_none_match === null
+    ? client
     : { if_none_match: [...(client?.if_none_match ?? []), cached.version] };
   return { name, cached, client, conditions };
 }
@@ -59,8 +60,12 @@ export function clientNotModified(notModified: boolean, read: KeptRead | null, v
  * The answer at `version`: the kept one when the database answered from the version alone
  * (`fresh` null), else made from what it sent (`fresh`) and kept.
  */
-export async function keptAnswer(read: KeptRead, version: number, fresh: string | null,
-  make: (fresh: string) => Promise<Kept> | Kept): Promise<Kept> {
+export async function keptAnswer(
+  read: KeptRead,
+  version: number,
+  fresh: string | null,
+  make: (fresh: string) => Promise<Kept> | Kept,
+): Promise<Kept> {
   if (fresh === null) {
     if (read.cached?.version === version) return read.cached.kept;
     throw new Error(`${read.name} at version ${version} is not the one kept`);

@@ -15,7 +15,10 @@ export const BracketQuery = z.object({
     .meta({ description: "The stage to draw (1 is the first); default: the current one (the last started)." }),
   theme: z.enum(["light", "dark"]).optional().meta({ description: "Colours. Default `light`." }),
   round: z.string().regex(/^[1-9][0-9]{0,3}(-[1-9][0-9]{0,3})?$/, { message: "must be a round (3) or a range of rounds (2-4)" })
-    .optional().meta({ description: "Only these rounds (`a-b`, or one round `a`): elimination stages (winners bracket rounds, with the losers rounds between them) and swiss." }),
+    .optional().meta({
+      description:
+        "Only these rounds (`a-b`, or one round `a`): elimination stages (winners bracket rounds, with the losers rounds between them) and swiss.",
+    }),
   group: queryInt(1, 512).optional().meta({ description: "Round robin: only this group." }),
 });
 export type BracketQuery = z.infer<typeof BracketQuery>;
@@ -82,13 +85,21 @@ const drawingPng = oneAtATime();
 export const publicPngRequest = oneAtATime();
 
 /** Draws the picture of a public view's JSON text (as SQL made it); PNGs one at a time. */
-function drawPicture(kind: "svg" | "png", view: string, query: BracketQuery,
-  readFile: ((url: URL) => Promise<Uint8Array>) | undefined): Promise<Drawn> {
+function drawPicture(
+  kind: "svg" | "png",
+  view: string,
+  query: BracketQuery,
+  readFile: ((url: URL) => Promise<Uint8Array>) | undefined,
+): Promise<Drawn> {
   return kind === "png" ? drawingPng(() => drawNow(kind, view, query, readFile)) : drawNow(kind, view, query, readFile);
 }
 
-async function drawNow(kind: "svg" | "png", view: string, query: BracketQuery,
-  readFile: ((url: URL) => Promise<Uint8Array>) | undefined): Promise<Drawn> {
+async function drawNow(
+  kind: "svg" | "png",
+  view: string,
+  query: BracketQuery,
+  readFile: ((url: URL) => Promise<Uint8Array>) | undefined,
+): Promise<Drawn> {
   const doc = JSON.parse(view) as PublicView;
   let picture = draw(doc, query, kind === "png" ? PNG_MAX_SIDE : undefined);
   // A PNG also stays within PNG_MAX_PIXELS at scale 1 (its time and memory grow with pixels):
@@ -141,9 +152,17 @@ export function pictureKey(owner: string, kind: "svg" | "png", query: BracketQue
  * the first groups) and says so (also in X-Bracket-Clipped). HEAD answers the headers without
  * drawing.
  */
-export async function pictureResponse(kind: "svg" | "png", read: KeptRead, version: number, view: string | null,
-  query: BracketQuery, req: Request, headers: Headers, readFile: ((url: URL) => Promise<Uint8Array>) | undefined,
-  keep?: (drawn: { body: Uint8Array; clipped: string | null }) => Promise<unknown>): Promise<Response> {
+export async function pictureResponse(
+  kind: "svg" | "png",
+  read: KeptRead,
+  version: number,
+  view: string | null,
+  query: BracketQuery,
+  req: Request,
+  headers: Headers,
+  readFile: ((url: URL) => Promise<Uint8Array>) | undefined,
+  keep?: (drawn: { body: Uint8Array; clipped: string | null }) => Promise<unknown>,
+): Promise<Response> {
   // Nothing in the picture may run or fetch, wherever it is opened.
   headers.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
   headers.set("Content-Type", kind === "svg" ? "image/svg+xml; charset=utf-8" : "image/png");

@@ -11,14 +11,12 @@
 // max-age=5` with the version as ETag (304 on If-None-Match), to any origin, and never show
 // payment or account data.
 import { ApiError } from "./errors.ts";
-import { type Conditions, type Database, type PublicOp, DatabaseUnavailable } from "./db.ts";
+import { type Conditions, type Database, DatabaseUnavailable, type PublicOp } from "./db.ts";
 import { notModified, rateLimitHeaders, success } from "./envelope.ts";
 import { sha256 } from "./sha256.ts";
 import { versionsOf } from "./conditions.ts";
 import { parse, queryVersion } from "./validation.ts";
-import {
-  BracketQuery, keptKey, pictureKey, pictureKind, pictureResponse, PICTURES_DRAWN_BY, publicPngRequest,
-} from "./pictures.ts";
+import { BracketQuery, keptKey, pictureKey, pictureKind, pictureResponse, PICTURES_DRAWN_BY, publicPngRequest } from "./pictures.ts";
 import { clientNotModified, keptRead } from "./kept.ts";
 import { pageHtml } from "./render/page.ts";
 import { lastEventVersion, type LiveHub } from "./stream.ts";
@@ -83,16 +81,22 @@ export function canonicalAddress(address: string): string {
 }
 
 /** Counts the request against its address; 429 when the address is over its limit. */
-async function call(p: PublicRequest, op: PublicOp,
+async function call(
+  p: PublicRequest,
+  op: PublicOp,
   args: { slug: string; key?: string; drawn_by?: string; query?: { since?: number } },
-  conditions: Conditions | null = null) {
+  conditions: Conditions | null = null,
+) {
   const hash = sha256(`address:${clientAddress(p.req, p.addressHeaders, p.remoteAddress)}`);
   const outcome = await p.db.publicCall(hash, op, args, conditions);
   rateLimitHeaders(outcome.auth, p.headers, "public");
   if (outcome.auth.error === "rate_limited") {
-    throw new ApiError("rate_limited",
+    throw new ApiError(
+      "rate_limited",
       `Rate limit exceeded: ${outcome.auth.limit} requests per ${outcome.auth.window} seconds per client address.`,
-      undefined, { "Retry-After": String(outcome.auth.reset) });
+      undefined,
+      { "Retry-After": String(outcome.auth.reset) },
+    );
   }
   if (outcome.error) throw new ApiError("not_found", "Tournament not found.");
   return outcome;
@@ -141,8 +145,11 @@ export async function publicRoute(p: PublicRequest): Promise<Response> {
   const picture = pictureKind(kind);
   const url = new URL(req.url);
   // Input first (it costs nothing), then the count and the tournament.
-  const query = kind === "/stream" ? parse(StreamQuery, Object.fromEntries(url.searchParams), "query string")
-    : picture ? parse(BracketQuery, Object.fromEntries(url.searchParams), "query string") : {};
+  const query = kind === "/stream"
+    ? parse(StreamQuery, Object.fromEntries(url.searchParams), "query string")
+    : picture
+    ? parse(BracketQuery, Object.fromEntries(url.searchParams), "query string")
+    : {};
   if (!SLUG.test(slug)) {
     await call(p, "count", { slug: "" });
     throw new ApiError("not_found", "Tournament not found.");
@@ -159,8 +166,7 @@ export async function publicRoute(p: PublicRequest): Promise<Response> {
 }
 
 /** A public route's answer (kind: the path after the slug; picture: its kind, if one). */
-async function answer(p: PublicRequest, kind: string, slug: string, picture: "svg" | "png" | null,
-  query: unknown): Promise<Response> {
+async function answer(p: PublicRequest, kind: string, slug: string, picture: "svg" | "png" | null, query: unknown): Promise<Response> {
   const { req, headers } = p;
   const op: PublicOp = kind === "" || picture ? "view" : "tournament";
   const client = ifNoneMatch(req);
@@ -169,8 +175,12 @@ async function answer(p: PublicRequest, kind: string, slug: string, picture: "sv
   const read = picture ? keptRead(pictureKey(`public:${slug}`, picture, query as BracketQuery), client) : null;
   // A whole stage's PNG is kept in the database once drawn: any instance sends those bytes.
   const stored = picture === "png" ? keptKey(query as BracketQuery) : null;
-  const outcome = await call(p, stored ? "picture" : op, stored ? { slug, key: stored, drawn_by: PICTURES_DRAWN_BY } : { slug },
-    read ? read.conditions : client);
+  const outcome = await call(
+    p,
+    stored ? "picture" : op,
+    stored ? { slug, key: stored, drawn_by: PICTURES_DRAWN_BY } : { slug },
+    read ? read.conditions : client,
+  );
   headers.set("Cache-Control", "public, max-age=5");
   if (outcome.version !== null) headers.set("ETag", `"${outcome.version}"`);
   if (clientNotModified(outcome.notModified, read, outcome.version)) return notModified(headers);
@@ -181,18 +191,36 @@ async function answer(p: PublicRequest, kind: string, slug: string, picture: "sv
       ? (drawn: { body: Uint8Array; clipped: string | null }) =>
         p.db.keepPicture(slug, stored, version, drawn.body, drawn.clipped, PICTURES_DRAWN_BY).catch(() => false)
       : undefined;
-    return await pictureResponse(picture, read, version, outcome.notModified ? null : outcome.result ?? "null",
-      query as BracketQuery, req, headers, p.readFile, keep);
+    return await pictureResponse(
+      picture,
+      read,
+      version,
+      outcome.notModified ? null : outcome.result ?? "null",
+      query as BracketQuery,
+      req,
+      headers,
+      p.readFile,
+      keep,
+    );
   }
   const result = outcome.result ?? "null";
   if (kind === "/page") {
     const t = JSON.parse(result) as { name: string; description: string; status: string };
     const page = `${p.apiBase}/public/tournaments/${slug}/page`;
-    return html(pageHtml({
-      apiBase: p.apiBase, slug,
-      og: { title: t.name, description: t.description || `${t.name}: bracket, standings and results, live.`,
-        image: `${p.apiBase}/public/tournaments/${slug}/bracket.png`, url: page },
-    }), headers, p.apiBase);
+    return html(
+      pageHtml({
+        apiBase: p.apiBase,
+        slug,
+        og: {
+          title: t.name,
+          description: t.description || `${t.name}: bracket, standings and results, live.`,
+          image: `${p.apiBase}/public/tournaments/${slug}/bracket.png`,
+          url: page,
+        },
+      }),
+      headers,
+      p.apiBase,
+    );
   }
   return success(200, p.requestId, `"data":${result}`, headers, p.timestamp);
 }
@@ -205,7 +233,11 @@ async function answer(p: PublicRequest, kind: string, slug: string, picture: "sv
 function html(body: string, headers: Headers, apiBase: string | null): Response {
   headers.set("Content-Type", "text/html; charset=utf-8");
   const api = apiBase === null ? "*" : new URL(apiBase).origin;
-  headers.set("Content-Security-Policy",
-    `default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src ${api === "*" ? "*" : `'self' ${api}`}; base-uri 'none'; form-action 'none'; frame-ancestors *; sandbox allow-scripts allow-popups`);
+  headers.set(
+    "Content-Security-Policy",
+    `default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src ${
+      api === "*" ? "*" : `'self' ${api}`
+    }; base-uri 'none'; form-action 'none'; frame-ancestors *; sandbox allow-scripts allow-popups`,
+  );
   return new Response(body, { status: 200, headers });
 }

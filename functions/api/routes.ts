@@ -6,4 +6,12 @@ import { meRoutes, teamRoutes } from "./resources/teams.ts";
 import { webhookRoutes } from "./resources/webhooks.ts";
 
 /** Every route of /api/v1: the one place routes are registered. */
-export const routes: Route[] = [...tournamentRoutes, ...registrationRoutes, ...resultRoutes, ...stageRoutes, ...teamRoutes, ...meRoutes, ...webhookRoutes];
+export const routes: Route[] = [
+  ...tournamentRoutes,
+  ...registrationRoutes,
+  ...resultRoutes,
+  ...stageRoutes,
+  ...teamRoutes,
+  ...meRoutes,
+  ...webhookRoutes,
+];

@@ -75,8 +75,7 @@ export class LiveHub {
   /** The database failed the last poll (logged once per streak, not four times a second). */
   private failing = false;
 
-  constructor(readonly db: Database, readonly options: LiveOptions = LIVE_DEFAULTS,
-    readonly log?: (message: string) => void) {}
+  constructor(readonly db: Database, readonly options: LiveOptions = LIVE_DEFAULTS, readonly log?: (message: string) => void) {}
 
   private schedule(): void {
     if (this.timer === null && this.pollers.size > 0) this.timer = setTimeout(() => this.tick(), this.options.pollMs);
@@ -113,8 +112,11 @@ export class LiveHub {
       for (const [since, viewers] of bySince) asks.push({ poller, since, viewers });
     }
     if (asks.length === 0) return;
-    const answers = await this.db.streamPoll(asks.map((a) =>
-      a.poller.public ? { public: a.poller.tournamentId, since: a.since } : { stream: a.viewers[0].streamId!, since: a.since }));
+    const answers = await this.db.streamPoll(
+      asks.map((a) =>
+        a.poller.public ? { public: a.poller.tournamentId, since: a.since } : { stream: a.viewers[0].streamId!, since: a.since }
+      ),
+    );
     answers.forEach((res, i) => {
       const { poller, viewers } = asks[i];
       if (res.state === "ended") {
@@ -144,8 +146,14 @@ export class LiveHub {
     return this.respond(method, headers, opened.tournament_id, null, opened.version, opened.data);
   }
 
-  private respond(method: string, headers: Headers, tournamentId: string, streamId: string | null, version: number,
-    data: unknown): Response {
+  private respond(
+    method: string,
+    headers: Headers,
+    tournamentId: string,
+    streamId: string | null,
+    version: number,
+    data: unknown,
+  ): Response {
     headers.set("Content-Type", "text/event-stream");
     headers.delete("ETag"); // each event carries its version as its id
     headers.set("X-Accel-Buffering", "no"); // no proxy may hold events back

@@ -7,10 +7,17 @@ import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 
 const V4_BLOCKED: [string, number, string][] = [
-  ["0.0.0.0", 8, "unspecified"], ["10.0.0.0", 8, "private"], ["100.64.0.0", 10, "CGNAT"],
-  ["127.0.0.0", 8, "loopback"], ["169.254.0.0", 16, "link-local"], ["172.16.0.0", 12, "private"],
-  ["192.0.0.0", 24, "reserved"], ["192.168.0.0", 16, "private"], ["198.18.0.0", 15, "reserved"],
-  ["224.0.0.0", 4, "multicast"], ["240.0.0.0", 4, "reserved"],
+  ["0.0.0.0", 8, "unspecified"],
+  ["10.0.0.0", 8, "private"],
+  ["100.64.0.0", 10, "CGNAT"],
+  ["127.0.0.0", 8, "loopback"],
+  ["169.254.0.0", 16, "link-local"],
+  ["172.16.0.0", 12, "private"],
+  ["192.0.0.0", 24, "reserved"],
+  ["192.168.0.0", 16, "private"],
+  ["198.18.0.0", 15, "reserved"],
+  ["224.0.0.0", 4, "multicast"],
+  ["240.0.0.0", 4, "reserved"],
 ];
 
 function v4(address: string): number {

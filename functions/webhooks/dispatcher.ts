@@ -103,8 +103,14 @@ export class Dispatcher {
    * in flight); between claims it waits for a send to finish, a wake() or `pollMs` (retries come
    * due on the clock). Returns the attempts made. A database error is logged and retried.
    */
-  async run({ until = Infinity, exitWhenIdle = false, pollMs = 1000, stopped = () => false }:
-    { until?: number; exitWhenIdle?: boolean; pollMs?: number; stopped?: () => boolean } = {}): Promise<number> {
+  async run(
+    { until = Infinity, exitWhenIdle = false, pollMs = 1000, stopped = () => false }: {
+      until?: number;
+      exitWhenIdle?: boolean;
+      pollMs?: number;
+      stopped?: () => boolean;
+    } = {},
+  ): Promise<number> {
     const before = this.attempts;
     while (Date.now() < until && !stopped()) {
       let claimed: number;
@@ -146,7 +152,8 @@ export class Dispatcher {
     if (room <= 0) return 0;
     const { rows } = await this.options.pool.query<Claimed>(
       "select delivery_id, lease_token, event_id, endpoint_id, url, secrets, payload, attempts from webhooks.claim($1, $2)",
-      [room, 50]);
+      [room, 50],
+    );
     if (rows.length === 0) return 0;
     const deadline = Date.now() + LEASE_MS - this.options.timeoutMs - 5_000;
     const byEndpoint = new Map<string, Claimed[]>();
@@ -279,7 +286,8 @@ export class Dispatcher {
         try {
           const { rows } = await this.options.pool.query<{ lost_delivery_id: string }>(
             "select lost_delivery_id from webhooks.settle($1, make_interval(secs => $2))",
-            [JSON.stringify(batch), this.options.disableAfterSeconds]);
+            [JSON.stringify(batch), this.options.disableAfterSeconds],
+          );
           for (const { lost_delivery_id } of rows) {
             const owner = this.batches.get(lost_delivery_id);
             if (owner) owner.gone = true;
@@ -289,8 +297,12 @@ export class Dispatcher {
           this.wake();
         } catch (err) {
           // The database went away: these attempts are made again once their lease ends (at least once).
-          this.options.log({ level: "error", msg: "settle failed; the attempts will be made again after their lease",
-            deliveries: batch.length, error: (err as Error).message });
+          this.options.log({
+            level: "error",
+            msg: "settle failed; the attempts will be made again after their lease",
+            deliveries: batch.length,
+            error: (err as Error).message,
+          });
           for (const e of entries) e.done();
         }
       }

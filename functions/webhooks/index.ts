@@ -31,8 +31,13 @@ else problem = unusableUrl("WEBHOOKS_DATABASE_URL", databaseUrl, (connectionStri
 if (!problem && !env("WEBHOOK_ENCRYPTION_KEY")) problem = "WEBHOOK_ENCRYPTION_KEY is not set";
 if (!problem) {
   try {
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: int("WEBHOOKS_DB_POOL_SIZE", 4),
-      connectionTimeoutMillis: 3000, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
+    const pool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: int("WEBHOOKS_DB_POOL_SIZE", 4),
+      connectionTimeoutMillis: 3000,
+      idleTimeoutMillis: 30_000,
+      allowExitOnIdle: true,
+    });
     pool.on("error", () => {});
     dispatcher = new Dispatcher({
       pool,

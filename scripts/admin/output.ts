@@ -73,7 +73,10 @@ interface PgError {
  * local stack.
  */
 export function describeError(
-  err: unknown, databaseUrl: string, ids: { account?: string; user?: string }, source = "DATABASE_URL",
+  err: unknown,
+  databaseUrl: string,
+  ids: { account?: string; user?: string },
+  source = "DATABASE_URL",
 ): string {
   const e = (err ?? {}) as PgError;
   const message = String(e.message ?? err);

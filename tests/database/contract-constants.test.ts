@@ -51,7 +51,9 @@ describe("one source of truth", () => {
     const byDefault = await t.request("GET", "/tournaments");
     expect(byDefault.body.pagination.limit).toBe(PAGE_SIZE.default);
     const [ring] = await sql<{ slots: number }>(
-      `select cardinality(slots) as slots from app.rate_limits where api_key_id = $1`, [t.keyId]);
+      `select cardinality(slots) as slots from app.rate_limits where api_key_id = $1`,
+      [t.keyId],
+    );
     expect(ring.slots).toBe(RATE_LIMIT.limit);
   });
 });

@@ -44,7 +44,8 @@ describe("the function's role", () => {
     const { rows: [who] } = await client.query(
       `select current_user u, r.rolsuper, r.rolbypassrls,
               (select count(*)::int from pg_auth_members m where m.member = r.oid) memberships
-         from pg_roles r where r.rolname = current_user`);
+         from pg_roles r where r.rolname = current_user`,
+    );
     expect(who).toEqual({ u: "tournament_api", rolsuper: false, rolbypassrls: false, memberships: 0 });
   });
 
@@ -54,22 +55,26 @@ describe("the function's role", () => {
          from pg_class c join pg_namespace n on n.oid = c.relnamespace,
               unnest(array['select', 'insert', 'update', 'delete', 'truncate', 'references', 'trigger']) p(priv)
         where n.nspname in ('app', 'api', 'admin') and c.relkind in ('r', 'v', 'm', 'p', 'S')
-          and has_table_privilege('tournament_api', c.oid, p.priv)`);
+          and has_table_privilege('tournament_api', c.oid, p.priv)`,
+    );
     expect(held).toEqual([]);
   });
 
   it("cannot select, insert, update or delete any table in app", async () => {
     const tables = (await sql<{ t: string }>("select tablename t from pg_tables where schemaname = 'app' order by 1")).map((r) => r.t);
     expect(tables).toEqual(expect.arrayContaining(
-      ["accounts", "api_keys", "rate_limits", "idempotency_keys", "tournaments", "registrations", "matches", "teams", "account_members"]));
+      ["accounts", "api_keys", "rate_limits", "idempotency_keys", "tournaments", "registrations", "matches", "teams", "account_members"],
+    ));
     for (const table of tables) {
       const [{ col }] = await sql("select attname col from pg_attribute where attrelid = $1::regclass and attnum = 1", [`app.${table}`]);
-      for (const statement of [
-        `select * from app.${table}`,
-        `insert into app.${table} default values`,
-        `update app.${table} set ${col} = ${col}`,
-        `delete from app.${table}`,
-      ]) {
+      for (
+        const statement of [
+          `select * from app.${table}`,
+          `insert into app.${table} default values`,
+          `update app.${table} set ${col} = ${col}`,
+          `delete from app.${table}`,
+        ]
+      ) {
         const r = await attempt(statement);
         expect(r.code, `${statement}: ${r.message}`).toBe("42501");
       }
@@ -83,10 +88,15 @@ describe("the function's role", () => {
     const executable = await sql<{ sig: string }>(
       `select p.oid::regprocedure::text sig from pg_proc p join pg_namespace n on n.oid = p.pronamespace
         where n.nspname in ('app', 'api', 'admin', 'public') and has_function_privilege('tournament_api', p.oid, 'execute')
-        order by 1`);
+        order by 1`,
+    );
     expect(executable.map((f) => f.sig)).toEqual([
-      "api.call(bytea,text,text,jsonb,jsonb,jsonb)", "api.keep_picture(text,text,bigint,bytea,text,text)",
-      "api.public_call(bytea,text,jsonb,jsonb)", "api.stream_close(uuid)", "api.stream_poll(jsonb)"]);
+      "api.call(bytea,text,text,jsonb,jsonb,jsonb)",
+      "api.keep_picture(text,text,bigint,bytea,text,text)",
+      "api.public_call(bytea,text,jsonb,jsonb)",
+      "api.stream_close(uuid)",
+      "api.stream_poll(jsonb)",
+    ]);
   });
 
   it("reads through api.public_call only what is public: a private tournament is as unknown, its public stream 'deleted'", async () => {
@@ -95,14 +105,21 @@ describe("the function's role", () => {
     const [t] = await sql<{ id: string; slug: string }>(
       `insert into app.tournaments (account_id, name, slug, game_id, team_size, max_teams, starts_at, registration_closes)
        values ($1, 'Door', 'door-' || substr(md5(random()::text), 1, 8), gen_random_uuid(), 5, 8, now() + interval '1 day',
-               now() + interval '1 day') returning id, slug`, [accountId]);
+               now() + interval '1 day') returning id, slug`,
+      [accountId],
+    );
     const hash = crypto.getRandomValues(new Uint8Array(32));
-    const view = async () => (await attempt(
-      "select auth, error, result from api.public_call($1, 'view', jsonb_build_object('slug', $2::text))", [hash, t.slug]))
-      .rows![0] as { error: unknown; result: { tournament: { id: string } } };
+    const view = async () =>
+      (await attempt(
+        "select auth, error, result from api.public_call($1, 'view', jsonb_build_object('slug', $2::text))",
+        [hash, t.slug],
+      ))
+        .rows![0] as { error: unknown; result: { tournament: { id: string } } };
     expect((await view()).error).toEqual({ code: "not_found", message: "Tournament not found." });
-    const poll = async () => ((await attempt("select state from api.stream_poll($1::jsonb)",
-      [JSON.stringify([{ public: t.id, since: 0 }])])).rows![0] as { state: string }).state;
+    const poll = async () =>
+      ((await attempt("select state from api.stream_poll($1::jsonb)", [JSON.stringify([{ public: t.id, since: 0 }])])).rows![0] as {
+        state: string;
+      }).state;
     expect(await poll()).toBe("deleted");
     await sql("update app.tournaments set visibility = 'public' where id = $1", [t.id]);
     expect((await view()).result.tournament.id).toBe(t.id);
@@ -110,8 +127,10 @@ describe("the function's role", () => {
   });
 
   it("reads nothing through the stream's poll without a live lease that api.call issued", async () => {
-    const asks = [{ stream: "00000000-0000-4000-8000-000000000000", since: 0 }, { stream: crypto.randomUUID(), since: 0 },
-      { stream: "not-a-uuid", since: 0 }, { stream: crypto.randomUUID(), since: "x" }];
+    const asks = [{ stream: "00000000-0000-4000-8000-000000000000", since: 0 }, { stream: crypto.randomUUID(), since: 0 }, {
+      stream: "not-a-uuid",
+      since: 0,
+    }, { stream: crypto.randomUUID(), since: "x" }];
     const r = await attempt("select ord, state, version, data from api.stream_poll($1::jsonb)", [JSON.stringify(asks)]);
     expect(r.code, r.message).toBeUndefined();
     expect(r.rows).toEqual(asks.map((_, i) => ({ ord: i + 1, state: "ended", version: null, data: null })));
@@ -120,7 +139,8 @@ describe("the function's role", () => {
   it("is refused when it calls any app or admin function directly", async () => {
     const fns = await sql<{ sig: string; nargs: number }>(
       `select p.oid::regprocedure::text sig, p.pronargs nargs from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-        where n.nspname in ('app', 'admin') and p.prokind = 'f' order by 1`);
+        where n.nspname in ('app', 'admin') and p.prokind = 'f' order by 1`,
+    );
     expect(fns.length).toBeGreaterThan(20);
     for (const f of fns) {
       const name = f.sig.slice(0, f.sig.indexOf("("));
@@ -129,20 +149,28 @@ describe("the function's role", () => {
       // 42501 permission denied (for the schema or the function); 42883 where null is ambiguous
       expect(["42501", "42883"], `${f.sig}: ${r.message}`).toContain(r.code);
     }
-    for (const call of [
-      "select app.list_tournaments('{}'::jsonb)", "select app.current_account_id()",
-      `select * from app.find_api_key('\\x00'::bytea)`, "select admin.create_account('Sneaky')",
-    ]) {
+    for (
+      const call of [
+        "select app.list_tournaments('{}'::jsonb)",
+        "select app.current_account_id()",
+        `select * from app.find_api_key('\\x00'::bytea)`,
+        "select admin.create_account('Sneaky')",
+      ]
+    ) {
       expect((await attempt(call)).code, call).toBe("42501");
     }
   });
 
   it("cannot become the owner of api.call nor create objects", async () => {
-    for (const statement of [
-      "set role tournament_api_owner", "set role postgres",
-      "create table public.planted (id int)", "create function public.planted() returns int language sql as 'select 1'",
-      "create schema planted",
-    ]) {
+    for (
+      const statement of [
+        "set role tournament_api_owner",
+        "set role postgres",
+        "create table public.planted (id int)",
+        "create function public.planted() returns int language sql as 'select 1'",
+        "create schema planted",
+      ]
+    ) {
       const r = await attempt(statement);
       expect(r.code, `${statement}: ${r.message}`).toBe("42501");
     }
@@ -172,15 +200,26 @@ describe("api.call binds the account itself", () => {
     try {
       const { rows: [call] } = await client.query(
         "select auth, error, result from api.call($1, 'write:tournaments', 'tournaments.create', $2::jsonb)",
-        [sha256(a.key), JSON.stringify({ body: {
-          name: "Door planted", game_id: crypto.randomUUID(), team_size: 5, max_teams: 8,
-          starts_at: new Date(Date.now() + 86_400_000).toISOString() } })]);
+        [
+          sha256(a.key),
+          JSON.stringify({
+            body: {
+              name: "Door planted",
+              game_id: crypto.randomUUID(),
+              team_size: 5,
+              max_teams: 8,
+              starts_at: new Date(Date.now() + 86_400_000).toISOString(),
+            },
+          }),
+        ],
+      );
       expect(call.error).toBeNull();
       const [row] = await sql("select account_id from app.tournaments where id = $1", [call.result.id]);
       expect(row.account_id).toBe(a.accountId);
       const get = await client.query(
         "select auth, error, result from api.call($1, 'read:tournaments', 'tournaments.get', $2::jsonb)",
-        [sha256(a.key), JSON.stringify({ id: bTournament })]);
+        [sha256(a.key), JSON.stringify({ id: bTournament })],
+      );
       expect(get.rows[0].error.code).toBe("not_found");
     } finally {
       await client.query("reset app.account_id");
@@ -194,7 +233,8 @@ describe("api.call binds the account itself", () => {
       for (const hash of [sha256("tmk_not_a_key"), Buffer.alloc(32), Buffer.alloc(0), null]) {
         const { rows: [call] } = await client.query(
           "select auth, error, result, replay from api.call($1, 'read:tournaments', 'tournaments.get', $2::jsonb)",
-          [hash, JSON.stringify({ id: bTournament })]);
+          [hash, JSON.stringify({ id: bTournament })],
+        );
         expect(call).toEqual({ auth: { error: "unauthorized" }, error: null, result: null, replay: null });
       }
     } finally {
@@ -206,7 +246,8 @@ describe("api.call binds the account itself", () => {
     const { key } = await b.newKey(["read:tournaments"]);
     const { rows: [call] } = await client.query(
       "select auth, error, result from api.call($1, 'read:tournaments', 'tournaments.delete', $2::jsonb)",
-      [sha256(key), JSON.stringify({ id: bTournament })]);
+      [sha256(key), JSON.stringify({ id: bTournament })],
+    );
     expect(call.auth.error).toBe("insufficient_scope");
     expect(call.result).toBeNull();
     expect(await sql("select id from app.tournaments where id = $1", [bTournament])).toHaveLength(1);
@@ -218,7 +259,8 @@ describe("database hygiene (what Supabase's linter asks for)", () => {
     const loose = await sql(
       `select p.oid::regprocedure::text sig from pg_proc p join pg_namespace n on n.oid = p.pronamespace
         where (n.nspname in ('app', 'api', 'admin') or p.proname in ('create_account_api_key', 'revoke_account_api_key'))
-          and not coalesce(p.proconfig @> array['search_path=""'], false)`);
+          and not coalesce(p.proconfig @> array['search_path=""'], false)`,
+    );
     expect(loose).toEqual([]);
   });
 
@@ -227,7 +269,8 @@ describe("database hygiene (what Supabase's linter asks for)", () => {
       `select c.conrelid::regclass::text tbl, c.conname from pg_constraint c
         where c.contype = 'f' and c.connamespace = 'app'::regnamespace
           and not exists (select from pg_index i where i.indrelid = c.conrelid
-                             and (i.indkey::int2[])[0:cardinality(c.conkey) - 1] @> c.conkey)`);
+                             and (i.indkey::int2[])[0:cardinality(c.conkey) - 1] @> c.conkey)`,
+    );
     expect(unindexed).toEqual([]);
   });
 
@@ -235,7 +278,8 @@ describe("database hygiene (what Supabase's linter asks for)", () => {
     const open = await sql(
       `select p.oid::regprocedure::text sig from pg_proc p join pg_namespace n on n.oid = p.pronamespace
         where n.nspname in ('app', 'api', 'admin')
-          and (p.proacl is null or exists (select from aclexplode(p.proacl) x where x.grantee = 0))`);
+          and (p.proacl is null or exists (select from aclexplode(p.proacl) x where x.grantee = 0))`,
+    );
     expect(open).toEqual([]);
   });
 });

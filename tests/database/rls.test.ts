@@ -7,11 +7,24 @@ import pg from "pg";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { isWellFormedKey } from "../../functions/api/keys.ts";
 import {
-  ALL_SCOPES, asOwnerRole, createAccount, createKey, createTeams, createTournament, expectStatus, sql,
-  type Tenant, tenant,
+  ALL_SCOPES,
+  asOwnerRole,
+  createAccount,
+  createKey,
+  createTeams,
+  createTournament,
+  expectStatus,
+  sql,
+  type Tenant,
+  tenant,
 } from "../support/helpers.ts";
 
-interface Outcome { rows: Record<string, unknown>[]; rowCount: number | null; code?: string; message?: string }
+interface Outcome {
+  rows: Record<string, unknown>[];
+  rowCount: number | null;
+  code?: string;
+  message?: string;
+}
 
 /** Runs one statement in its own transaction as tournament_api_owner (optionally bound to an account). */
 function asApi(accountId: string | null, text: string, values: unknown[] = []): Promise<Outcome> {
@@ -71,7 +84,9 @@ let memberOfA: string;
 
 beforeAll(async () => {
   [a, b] = await Promise.all([populated(), populated()]);
-  [{ id: memberOfA }] = await sql("insert into auth.users (id, email) values (gen_random_uuid(), gen_random_uuid() || '@example.com') returning id");
+  [{ id: memberOfA }] = await sql(
+    "insert into auth.users (id, email) values (gen_random_uuid(), gen_random_uuid() || '@example.com') returning id",
+  );
   await sql("select admin.add_account_member($1, $2)", [a.accountId, memberOfA]);
   appTables = (await sql<{ t: string }>("select tablename t from pg_tables where schemaname = 'app' order by 1")).map((r) => r.t);
 });
@@ -108,7 +123,8 @@ describe("row-level security inside api.call (tournament_api_owner)", () => {
       `select c.relname, a.attname, a.atttypid::regtype::text t
          from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace
         where n.nspname in ('app', 'api', 'admin') and a.attnum > 0 and not a.attisdropped
-          and a.atttypid::regtype::text ~ '^reg'`);
+          and a.atttypid::regtype::text ~ '^reg'`,
+    );
     expect(reg).toEqual([]);
     expect(appTables).not.toContain("operations");
   });
@@ -150,18 +166,23 @@ describe("row-level security inside api.call (tournament_api_owner)", () => {
   });
 
   it("cannot insert a tournament for another account", async () => {
-    const r = await asApi(a.accountId,
+    const r = await asApi(
+      a.accountId,
       `insert into app.tournaments (account_id, name, slug, game_id, team_size, max_teams, starts_at, registration_closes)
        values ($1, 'Planted', 'planted-' || gen_random_uuid(), gen_random_uuid(), 5, 8, now() + interval '1 day', now() + interval '1 day')`,
-      [b.accountId]);
+      [b.accountId],
+    );
     expect(r.code, r.message).toBe("42501");
   });
 
   it("can insert a tournament for the bound account (the policy is not simply deny-all)", async () => {
-    const r = await asApi(a.accountId,
+    const r = await asApi(
+      a.accountId,
       `insert into app.tournaments (account_id, name, slug, game_id, team_size, max_teams, starts_at, registration_closes)
        values ($1, 'Own', 'own-' || gen_random_uuid(), gen_random_uuid(), 5, 8, now() + interval '1 day', now() + interval '1 day')
-       returning account_id`, [a.accountId]);
+       returning account_id`,
+      [a.accountId],
+    );
     expect(r.code, r.message).toBeUndefined();
     expect(r.rows).toEqual([{ account_id: a.accountId }]);
   });
@@ -169,16 +190,22 @@ describe("row-level security inside api.call (tournament_api_owner)", () => {
   it("cannot insert a registration or a match into another account's tournament", async () => {
     const [team] = await createTeams(1, "Planted");
     const theirs = b.tournamentIds[1];
-    const asTheirs = await asApi(a.accountId,
+    const asTheirs = await asApi(
+      a.accountId,
       "insert into app.registrations (tournament_id, account_id, team_id, payment_status) values ($1, $2, $3, 'complete')",
-      [theirs, b.accountId, team]);
+      [theirs, b.accountId, team],
+    );
     expect(asTheirs.code, asTheirs.message).toBe("42501");
-    const asMine = await asApi(a.accountId,
+    const asMine = await asApi(
+      a.accountId,
       "insert into app.registrations (tournament_id, account_id, team_id, payment_status) values ($1, $2, $3, 'complete')",
-      [theirs, a.accountId, team]);
+      [theirs, a.accountId, team],
+    );
     expect(["42501", "23503"], asMine.message).toContain(asMine.code);
-    const match = await asApi(a.accountId,
-      "insert into app.matches (tournament_id, account_id, round, position) values ($1, $2, 9, 9)", [theirs, b.accountId]);
+    const match = await asApi(a.accountId, "insert into app.matches (tournament_id, account_id, round, position) values ($1, $2, 9, 9)", [
+      theirs,
+      b.accountId,
+    ]);
     expect(match.code, match.message).toBe("42501");
     const [{ n }] = await sql("select count(*)::int n from app.registrations where team_id = $1", [team]);
     expect(n).toBe(0);
@@ -198,24 +225,28 @@ describe("row-level security inside api.call (tournament_api_owner)", () => {
   });
 
   it("cannot write accounts, make teams for another account, nor change what RLS keeps from it", async () => {
-    for (const statement of [
-      "insert into app.accounts (name) values ('Sneaky')",
-      "update app.accounts set api_access_enabled = true",
-      "insert into app.teams (name, tag) values ('Sneaky', 'SN')", // no owner: a platform team
-      "delete from app.teams",
-      "update app.registrations set team_id = gen_random_uuid()",
-      "update app.teams set account_id = null",
-    ]) {
+    for (
+      const statement of [
+        "insert into app.accounts (name) values ('Sneaky')",
+        "update app.accounts set api_access_enabled = true",
+        "insert into app.teams (name, tag) values ('Sneaky', 'SN')", // no owner: a platform team
+        "delete from app.teams",
+        "update app.registrations set team_id = gen_random_uuid()",
+        "update app.teams set account_id = null",
+      ]
+    ) {
       const r = await asApi(a.accountId, statement);
       expect(r.code, statement).toBe("42501");
     }
     // Its own account's registrations and teams it may change; the others' are out of sight.
     const [team] = await sql<{ id: string }>("select admin.create_team('Platform RLS', 'PR') as id");
-    for (const statement of [
-      "update app.registrations set payment_status = 'refunded' where account_id <> $1",
-      "delete from app.registrations where account_id <> $1",
-      `update app.teams set name = 'Hijacked' where account_id is distinct from $1 or id = '${team.id}'`,
-    ]) {
+    for (
+      const statement of [
+        "update app.registrations set payment_status = 'refunded' where account_id <> $1",
+        "delete from app.registrations where account_id <> $1",
+        `update app.teams set name = 'Hijacked' where account_id is distinct from $1 or id = '${team.id}'`,
+      ]
+    ) {
       const r = await asApi(a.accountId, statement, [a.accountId]);
       expect({ code: r.code, rowCount: r.rowCount }, statement).toEqual({ code: undefined, rowCount: 0 });
     }
@@ -224,10 +255,15 @@ describe("row-level security inside api.call (tournament_api_owner)", () => {
   });
 
   it("cannot read app.api_keys (keys are found through app.find_api_key) nor app.account_members, even with an account bound", async () => {
-    for (const statement of [
-      "select * from app.api_keys", "select count(*) from app.api_keys", "select key_hash from app.api_keys where account_id = $1",
-      "select * from app.account_members", "select user_id from app.account_members where account_id = $1",
-    ]) {
+    for (
+      const statement of [
+        "select * from app.api_keys",
+        "select count(*) from app.api_keys",
+        "select key_hash from app.api_keys where account_id = $1",
+        "select * from app.account_members",
+        "select user_id from app.account_members where account_id = $1",
+      ]
+    ) {
       const values = statement.includes("$1") ? [a.accountId] : [];
       expect((await asApi(a.accountId, statement, values)).code, statement).toBe("42501");
       expect((await asApi(null, statement, values)).code, statement).toBe("42501");
@@ -236,10 +272,14 @@ describe("row-level security inside api.call (tournament_api_owner)", () => {
 
   it("cannot execute any admin.* function", async () => {
     const fns = await sql<{ oid: number; sig: string }>(
-      "select p.oid::int, p.oid::regprocedure::text sig from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'admin'");
+      "select p.oid::int, p.oid::regprocedure::text sig from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'admin'",
+    );
     expect(fns.map((f) => f.sig).sort()).toEqual(expect.arrayContaining([
-      "admin.create_account(text)", "admin.create_api_key(uuid,text,text[],timestamp with time zone)",
-      "admin.create_team(text,text,text)", "admin.revoke_api_key(uuid)", "admin.set_api_access(uuid,boolean)",
+      "admin.create_account(text)",
+      "admin.create_api_key(uuid,text,text[],timestamp with time zone)",
+      "admin.create_team(text,text,text)",
+      "admin.revoke_api_key(uuid)",
+      "admin.set_api_access(uuid,boolean)",
       "admin.add_account_member(uuid,uuid)",
     ]));
     for (const f of fns) {
@@ -248,18 +288,20 @@ describe("row-level security inside api.call (tournament_api_owner)", () => {
         expect(ok, `${role}: ${f.sig}`).toBe(false);
       }
     }
-    for (const call of [
-      "select admin.create_account('Sneaky')",
-      `select admin.set_api_access('${a.accountId}', true)`,
-      `select * from admin.create_api_key('${a.accountId}', 'sneaky', array['read:tournaments'])`,
-      `select admin.revoke_api_key('${a.keyId}')`,
-      "select admin.create_team('Sneaky', 'SN')",
-      `select admin.add_account_member('${a.accountId}', '${memberOfA}')`,
-      // nor the members' functions
-      `select * from public.create_account_api_key('${a.accountId}', 'sneaky', array['read:tournaments'])`,
-      `select public.revoke_account_api_key('${a.keyId}')`,
-      `select app.is_member('${a.accountId}')`,
-    ]) {
+    for (
+      const call of [
+        "select admin.create_account('Sneaky')",
+        `select admin.set_api_access('${a.accountId}', true)`,
+        `select * from admin.create_api_key('${a.accountId}', 'sneaky', array['read:tournaments'])`,
+        `select admin.revoke_api_key('${a.keyId}')`,
+        "select admin.create_team('Sneaky', 'SN')",
+        `select admin.add_account_member('${a.accountId}', '${memberOfA}')`,
+        // nor the members' functions
+        `select * from public.create_account_api_key('${a.accountId}', 'sneaky', array['read:tournaments'])`,
+        `select public.revoke_account_api_key('${a.keyId}')`,
+        `select app.is_member('${a.accountId}')`,
+      ]
+    ) {
       expect((await asApi(a.accountId, call)).code, call).toBe("42501");
     }
   });
@@ -271,7 +313,9 @@ describe("row-level security inside api.call (tournament_api_owner)", () => {
       const { rows: [who] } = await client.query("select current_user u");
       expect(who.u).toBe("tournament_api");
       const { rows: [call] } = await client.query(
-        "select auth, error, result from api.call($1, 'read:tournaments', 'tournaments.list', '{}'::jsonb)", [sha256(a.key)]);
+        "select auth, error, result from api.call($1, 'read:tournaments', 'tournaments.list', '{}'::jsonb)",
+        [sha256(a.key)],
+      );
       expect(call.auth.account_id).toBe(a.accountId);
       expect(call.error).toBeNull();
       const listed = call.result.data.map((t: { id: string }) => t.id).sort();
@@ -281,7 +325,9 @@ describe("row-level security inside api.call (tournament_api_owner)", () => {
       expect(after.v).toBe("");
       await expect(client.query("select count(*)::int n from app.tournaments")).rejects.toThrow(/permission denied/);
       const { rows: [refused] } = await client.query(
-        "select auth, result from api.call($1, 'read:tournaments', 'tournaments.list', '{}'::jsonb)", [sha256("tmk_nope")]);
+        "select auth, result from api.call($1, 'read:tournaments', 'tournaments.list', '{}'::jsonb)",
+        [sha256("tmk_nope")],
+      );
       expect(refused.auth.error).toBe("unauthorized");
       expect(refused.result).toBeNull();
     } finally {
@@ -329,8 +375,14 @@ describe("Supabase client roles", () => {
       const r = await asRole("authenticated", `select ${columns.join(", ")} from app.${table}`);
       expect(r.code, `${table}: ${r.message}`).toBeUndefined();
     }
-    for (const statement of ["select * from app.api_keys", "select key_hash from app.api_keys", "select * from app.rate_limits",
-      "select id from app.api_keys where key_hash = '\\x00'::bytea"]) {
+    for (
+      const statement of [
+        "select * from app.api_keys",
+        "select key_hash from app.api_keys",
+        "select * from app.rate_limits",
+        "select id from app.api_keys where key_hash = '\\x00'::bytea",
+      ]
+    ) {
       expect((await asRole("authenticated", statement)).code, statement).toBe("42501");
     }
   });
@@ -357,13 +409,17 @@ describe("Supabase client roles", () => {
       // the first column that an UPDATE may name (an identity or generated column is refused before the privilege check)
       const [{ col }] = await sql(
         `select attname col from pg_attribute where attrelid = $1::regclass and attnum > 0 and not attisdropped
-            and attidentity = '' and attgenerated = '' order by attnum limit 1`, [`app.${table}`]);
-      for (const statement of [
-        `insert into app.${table} default values`,
-        `update app.${table} set ${col} = ${col}`,
-        `delete from app.${table}`,
-        `truncate app.${table}`,
-      ]) {
+            and attidentity = '' and attgenerated = '' order by attnum limit 1`,
+        [`app.${table}`],
+      );
+      for (
+        const statement of [
+          `insert into app.${table} default values`,
+          `update app.${table} set ${col} = ${col}`,
+          `delete from app.${table}`,
+          `truncate app.${table}`,
+        ]
+      ) {
         const r = await asRole(role, statement, [], memberOfA);
         expect(r.code, `${role}: ${statement}: ${r.message}`).toBe("42501");
       }
@@ -371,14 +427,16 @@ describe("Supabase client roles", () => {
   });
 
   it.each(clientRoles)("%s cannot call api.call nor any admin.* function", async (role) => {
-    for (const call of [
-      "select * from api.call('\\x00'::bytea, 'read:tournaments', 'tournaments.list', '{}'::jsonb)",
-      "select admin.create_account('Sneaky')",
-      `select admin.set_api_access('${a.accountId}', true)`,
-      `select * from admin.create_api_key('${a.accountId}', 'sneaky', array['read:tournaments'])`,
-      "select admin.create_team('Sneaky', 'SN')",
-      `select admin.add_account_member('${b.accountId}', '${memberOfA}')`,
-    ]) {
+    for (
+      const call of [
+        "select * from api.call('\\x00'::bytea, 'read:tournaments', 'tournaments.list', '{}'::jsonb)",
+        "select admin.create_account('Sneaky')",
+        `select admin.set_api_access('${a.accountId}', true)`,
+        `select * from admin.create_api_key('${a.accountId}', 'sneaky', array['read:tournaments'])`,
+        "select admin.create_team('Sneaky', 'SN')",
+        `select admin.add_account_member('${b.accountId}', '${memberOfA}')`,
+      ]
+    ) {
       expect((await asRole(role, call, [], memberOfA)).code, `${role}: ${call}`).toBe("42501");
     }
   });
@@ -389,14 +447,18 @@ describe("Supabase client roles", () => {
       `select p.oid::regprocedure::text sig, r.rolname
          from pg_proc p join pg_namespace n on n.oid = p.pronamespace, pg_roles r
         where n.nspname in ('app', 'api', 'admin') and r.rolname = any($1)
-          and has_function_privilege(r.oid, p.oid, 'execute')`, [roles]);
+          and has_function_privilege(r.oid, p.oid, 'execute')`,
+      [roles],
+    );
     expect(fns).toEqual([{ sig: "app.is_member(uuid)", rolname: "authenticated" }]); // called by the member policies
     const tables = await sql(
       `select c.oid::regclass::text tbl, r.rolname, p.priv
          from pg_class c join pg_namespace n on n.oid = c.relnamespace, pg_roles r,
               unnest(array['select', 'insert', 'update', 'delete', 'truncate', 'references', 'trigger']) p(priv)
         where n.nspname in ('app', 'api', 'admin') and c.relkind in ('r', 'v', 'm', 'p', 'S') and r.rolname = any($1)
-          and has_table_privilege(r.oid, c.oid, p.priv)`, [roles]);
+          and has_table_privilege(r.oid, c.oid, p.priv)`,
+      [roles],
+    );
     expect(tables).toEqual([{ tbl: "app.account_members", rolname: "authenticated", priv: "select" }]);
     const columns = await sql(
       `select c.relname tbl, a.attname col, r.rolname, p.priv
@@ -404,7 +466,9 @@ describe("Supabase client roles", () => {
               pg_roles r, unnest(array['select', 'insert', 'update', 'references']) p(priv)
         where n.nspname in ('app', 'api', 'admin') and c.relkind in ('r', 'v', 'm', 'p') and a.attnum > 0
           and not a.attisdropped and r.rolname = any($1)
-          and has_column_privilege(r.oid, c.oid, a.attnum, p.priv)`, [roles]);
+          and has_column_privilege(r.oid, c.oid, a.attnum, p.priv)`,
+      [roles],
+    );
     const expected = Object.entries(memberColumns)
       .flatMap(([tbl, cols]) => cols.map((col) => ({ tbl, col, rolname: "authenticated", priv: "select" })));
     const key = (x: Record<string, unknown>) => `${x.tbl}.${x.col} ${x.rolname} ${x.priv}`;
@@ -412,7 +476,8 @@ describe("Supabase client roles", () => {
     const admins = await sql(
       `select p.oid::regprocedure::text sig from pg_proc p join pg_namespace n on n.oid = p.pronamespace
         where n.nspname = 'admin' and (p.proacl is null or exists (
-          select from aclexplode(p.proacl) x where x.grantee = 0 and x.privilege_type = 'EXECUTE'))`);
+          select from aclexplode(p.proacl) x where x.grantee = 0 and x.privilege_type = 'EXECUTE'))`,
+    );
     expect(admins).toEqual([]);
   });
 });
@@ -447,8 +512,18 @@ describe("admin.create_api_key", () => {
     expect(Object.keys(row).sort()).toEqual(["id", "key"]);
     expect(row.key).toMatch(/^tmk_[0-9A-Za-z]{49}$/);
     expect(isWellFormedKey(row.key)).toBe(true);
-    const [stored] = await sql("select account_id, name, prefix, scopes::text[] scopes, expires_at, revoked_at from app.api_keys where id = $1", [row.id]);
-    expect(stored).toEqual({ account_id: accountId, name: "ci", prefix: row.key.slice(0, 12), scopes: ["read:tournaments"], expires_at: null, revoked_at: null });
+    const [stored] = await sql(
+      "select account_id, name, prefix, scopes::text[] scopes, expires_at, revoked_at from app.api_keys where id = $1",
+      [row.id],
+    );
+    expect(stored).toEqual({
+      account_id: accountId,
+      name: "ci",
+      prefix: row.key.slice(0, 12),
+      scopes: ["read:tournaments"],
+      expires_at: null,
+      revoked_at: null,
+    });
   });
 
   it("stores only the key's SHA-256, never the key in plaintext anywhere", async () => {
@@ -473,7 +548,11 @@ describe("admin.create_api_key", () => {
   it("stores the scopes (each of the six allowed) without duplicates, and an expiry", async () => {
     const accountId = await createAccount(true);
     const expires = new Date(Date.now() + 86_400_000);
-    const [row] = await sql("select * from admin.create_api_key($1, 'all', $2, $3)", [accountId, [...ALL_SCOPES, "read:tournaments"], expires]);
+    const [row] = await sql("select * from admin.create_api_key($1, 'all', $2, $3)", [
+      accountId,
+      [...ALL_SCOPES, "read:tournaments"],
+      expires,
+    ]);
     const [stored] = await sql("select scopes::text[] scopes, expires_at from app.api_keys where id = $1", [row.id]);
     expect([...stored.scopes].sort()).toEqual([...ALL_SCOPES].sort());
     expect(stored.expires_at.getTime()).toBe(expires.getTime());
@@ -495,7 +574,8 @@ describe("admin.create_api_key", () => {
     await expect(sql(
       `insert into app.api_keys (account_id, name, prefix, key_hash, scopes)
        values ($1, 'direct', 'tmk_x', extensions.digest('x', 'sha256'), array['read:results', null]::app.scope[])`,
-      [accountId])).rejects.toThrow(/check constraint/);
+      [accountId],
+    )).rejects.toThrow(/check constraint/);
   });
 
   it("raises for an expiry in the past and for an unknown account", async () => {
@@ -525,7 +605,9 @@ describe("admin.revoke_api_key", () => {
     const accountId = await createAccount(true);
     const [k1, k2] = [await createKey(accountId), await createKey(accountId)];
     await sql("select admin.revoke_api_key($1)", [k1.id]);
-    const rows = await sql("select id, revoked_at is not null revoked from app.api_keys where account_id = $1 order by revoked desc", [accountId]);
+    const rows = await sql("select id, revoked_at is not null revoked from app.api_keys where account_id = $1 order by revoked desc", [
+      accountId,
+    ]);
     expect(rows).toEqual([{ id: k1.id, revoked: true }, { id: k2.id, revoked: false }]);
   });
 

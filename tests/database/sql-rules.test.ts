@@ -16,7 +16,9 @@ async function call(key: string, op: string, args: unknown) {
   await client.connect();
   try {
     const { rows: [row] } = await client.query(
-      "select auth, error, result from api.call($1, null, $2, $3::jsonb)", [sha256(key), op, JSON.stringify(args)]);
+      "select auth, error, result from api.call($1, null, $2, $3::jsonb)",
+      [sha256(key), op, JSON.stringify(args)],
+    );
     return row;
   } finally {
     await client.end();
@@ -30,8 +32,11 @@ describe("PATCH /tournaments/{id} with dates now in the past", () => {
   async function pastTournament() {
     const t = await tenant();
     const created = await createTournament(t);
-    await sql(`update app.tournaments set starts_at = now() - interval '1 day', registration_closes = now() - interval '2 days'
-                where id = $1`, [created.id]);
+    await sql(
+      `update app.tournaments set starts_at = now() - interval '1 day', registration_closes = now() - interval '2 days'
+                where id = $1`,
+      [created.id],
+    );
     const read = (await t.request("GET", `/tournaments/${created.id}`)).body.data;
     return { t, read };
   }
@@ -39,9 +44,18 @@ describe("PATCH /tournaments/{id} with dates now in the past", () => {
   it("accepts the object the client read, with its unchanged past starts_at and registration_closes", async () => {
     const { t, read } = await pastTournament();
     const body = {
-      name: "Renamed", description: read.description, game_id: read.game_id, format: read.format,
-      team_size: read.team_size, max_teams: read.max_teams, entry_fee: read.entry_fee, prize_pool: read.prize_pool,
-      starts_at: read.starts_at, registration_closes: read.registration_closes, rules: read.rules, status: read.status,
+      name: "Renamed",
+      description: read.description,
+      game_id: read.game_id,
+      format: read.format,
+      team_size: read.team_size,
+      max_teams: read.max_teams,
+      entry_fee: read.entry_fee,
+      prize_pool: read.prize_pool,
+      starts_at: read.starts_at,
+      registration_closes: read.registration_closes,
+      rules: read.rules,
+      status: read.status,
     };
     const res = await t.request("PATCH", `/tournaments/${read.id}`, { body });
     expectStatus(res, 200);
@@ -57,24 +71,33 @@ describe("PATCH /tournaments/{id} with dates now in the past", () => {
   it("still refuses a changed starts_at in the past (400 naming starts_at)", async () => {
     const { t, read } = await pastTournament();
     const earlier = new Date(new Date(read.starts_at).getTime() - 60_000).toISOString();
-    expectError(await t.request("PATCH", `/tournaments/${read.id}`, { body: { starts_at: earlier } }), 400,
-      "validation_error", ["starts_at"]);
+    expectError(await t.request("PATCH", `/tournaments/${read.id}`, { body: { starts_at: earlier } }), 400, "validation_error", [
+      "starts_at",
+    ]);
   });
 });
 
 describe("SQL errors: only the caller's input is a 400", () => {
   it("raises validation_error naming each field whose value cannot be cast, before any cast", async () => {
     const { key } = await tenant();
-    const r = await call(key, "tournaments.create", { body: { ...validBody(), team_size: "five", game_id: "not-a-uuid", starts_at: "soon" } });
+    const r = await call(key, "tournaments.create", {
+      body: { ...validBody(), team_size: "five", game_id: "not-a-uuid", starts_at: "soon" },
+    });
     expect(r.error).toMatchObject({ sqlstate: "P0001", code: "validation_error" });
     expect(r.error.details.map((d: { field: string }) => d.field).sort()).toEqual(["game_id", "starts_at", "team_size"]);
-    for (const [op, args, field] of [
-      ["tournaments.get", { id: "x" }, "id"],
-      ["tournaments.list", { query: { page: "one" } }, "page"],
-      ["tournaments.list", { query: { status: "paused" } }, "status"],
-      ["registrations.list", { tournament_id: crypto.randomUUID(), query: { status: "paid" } }, "status"],
-      ["matches.report", { tournament_id: crypto.randomUUID(), match_id: crypto.randomUUID(), body: { team1_score: "2", team2_score: 1.5 } }, "team2_score"],
-    ] as const) {
+    for (
+      const [op, args, field] of [
+        ["tournaments.get", { id: "x" }, "id"],
+        ["tournaments.list", { query: { page: "one" } }, "page"],
+        ["tournaments.list", { query: { status: "paused" } }, "status"],
+        ["registrations.list", { tournament_id: crypto.randomUUID(), query: { status: "paid" } }, "status"],
+        ["matches.report", {
+          tournament_id: crypto.randomUUID(),
+          match_id: crypto.randomUUID(),
+          body: { team1_score: "2", team2_score: 1.5 },
+        }, "team2_score"],
+      ] as const
+    ) {
       const out = await call(key, op, args);
       expect(out.error, `${op} ${JSON.stringify(args)}`).toMatchObject({ sqlstate: "P0001", code: "validation_error" });
       expect(out.error.details.map((d: { field: string }) => d.field), op).toContain(field);
@@ -98,7 +121,10 @@ describe("SQL errors: only the caller's input is a 400", () => {
       call: async () => ({
         auth: { error: null, key_id: "k", account_id: "a", limit: 100, remaining: 99, reset: 60, window: 60 },
         error: { sqlstate: "22003", code: null, message: "numeric field overflow secret", details: null },
-        result: null, replay: null, version: null, notModified: false,
+        result: null,
+        replay: null,
+        version: null,
+        notModified: false,
       }),
       publicCall: () => Promise.reject(new Error("not used")),
       keepPicture: () => Promise.reject(new Error("not used")),
@@ -155,7 +181,9 @@ describe("the rate-limit ring", () => {
       await new Promise((r) => setTimeout(r, 500));
       const { rows: [{ at }] } = await holder.query(
         `update app.rate_limits set slots[next_slot] = clock_timestamp(), next_slot = next_slot % 100 + 1
-          where api_key_id = $1 returning clock_timestamp() as at`, [t.keyId]);
+          where api_key_id = $1 returning clock_timestamp() as at`,
+        [t.keyId],
+      );
       await new Promise((r) => setTimeout(r, 1000));
       await holder.query("commit");
       const res = await pending;
@@ -178,7 +206,9 @@ describe("the rate-limit ring", () => {
     try {
       await holder.query("begin");
       await holder.query("select 1 from app.tournaments where id = $1 for update", [tournament.id]);
-      await holder.query("update app.rate_limits set slots[next_slot] = now(), next_slot = next_slot % 100 + 1 where api_key_id = $1", [t.keyId]);
+      await holder.query("update app.rate_limits set slots[next_slot] = now(), next_slot = next_slot % 100 + 1 where api_key_id = $1", [
+        t.keyId,
+      ]);
       // The unlocked check still sees a free slot (an old -infinity); the count will not.
       const slow = t.request("PATCH", `/tournaments/${tournament.id}`, { body: { name: "Never" } });
       await new Promise((r) => setTimeout(r, 300));

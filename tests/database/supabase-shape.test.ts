@@ -33,8 +33,10 @@ async function query<T = Record<string, unknown>>(url: string, text: string, par
 describe("the role model", () => {
   it("migrates as a postgres that is not a superuser, as on hosted Supabase, with every migration recorded", async () => {
     for (const url of [both.migrations.url, inject("adminDbUrl")]) {
-      const [me] = await query<{ user: string; super: boolean; bypass: boolean; createrole: boolean }>(url,
-        "select current_user as user, rolsuper as super, rolbypassrls as bypass, rolcreaterole as createrole from pg_roles where rolname = current_user");
+      const [me] = await query<{ user: string; super: boolean; bypass: boolean; createrole: boolean }>(
+        url,
+        "select current_user as user, rolsuper as super, rolbypassrls as bypass, rolcreaterole as createrole from pg_roles where rolname = current_user",
+      );
       expect(me).toEqual({ user: "postgres", super: false, bypass: true, createrole: true });
       const history = await query<{ version: string }>(url, "select version from supabase_migrations.schema_migrations order by version");
       const local = fs.readdirSync(path.join(ROOT, "supabase", "migrations")).map((f) => f.slice(0, 14)).sort();
@@ -48,16 +50,18 @@ describe("the role model", () => {
     const work = fs.mkdtempSync(path.join(os.tmpdir(), "tournament-api-broken-"));
     try {
       fs.cpSync(path.join(ROOT, "supabase"), path.join(work, "supabase"), { recursive: true });
-      fs.writeFileSync(path.join(work, "supabase", "migrations", "29991231000000_broken.sql"), [
-        "create role broken_owner nologin;",
-        "grant broken_owner to postgres;",
-        "create function app.broken() returns int language sql as 'select 1';",
-        "alter function app.broken() owner to broken_owner;",
-      ].join("\n"));
+      fs.writeFileSync(
+        path.join(work, "supabase", "migrations", "29991231000000_broken.sql"),
+        [
+          "create role broken_owner nologin;",
+          "grant broken_owner to postgres;",
+          "create function app.broken() returns int language sql as 'select 1';",
+          "alter function app.broken() owner to broken_owner;",
+        ].join("\n"),
+      );
       const push = supabaseCli(["db", "push", `--remote=${both.migrations.url}`, "--yes", "--workdir", work]);
       await expect(push).rejects.toThrow(/permission denied for schema app/);
-      const [{ n }] = await query<{ n: number }>(both.migrations.url,
-        "select count(*)::int as n from pg_proc where proname = 'broken'");
+      const [{ n }] = await query<{ n: number }>(both.migrations.url, "select count(*)::int as n from pg_proc where proname = 'broken'");
       expect(n).toBe(0); // rolled back whole
     } finally {
       fs.rmSync(work, { recursive: true, force: true });
@@ -79,14 +83,26 @@ describe("the drift check", () => {
 
   it("names what differs beyond functions and grants: replica identity, a comment on an index, a column's storage, a sequence's step", async () => {
     const changes = [
-      ["alter table app.rate_limits replica identity full", "alter table app.rate_limits replica identity default",
-        "differs: relation app.rate_limits"],
-      ["comment on index app.tournaments_account_created_idx is 'x'", "comment on index app.tournaments_account_created_idx is null",
-        "only in schemas: comment index app.tournaments_account_created_idx"],
-      ["alter table app.teams alter column name set storage external", "alter table app.teams alter column name set storage extended",
-        "differs: column app.teams.002 name"],
-      ["alter table app.registrations alter column seq set increment by 7", "alter table app.registrations alter column seq set increment by 1",
-        "differs: sequence app.registrations_seq_seq"],
+      [
+        "alter table app.rate_limits replica identity full",
+        "alter table app.rate_limits replica identity default",
+        "differs: relation app.rate_limits",
+      ],
+      [
+        "comment on index app.tournaments_account_created_idx is 'x'",
+        "comment on index app.tournaments_account_created_idx is null",
+        "only in schemas: comment index app.tournaments_account_created_idx",
+      ],
+      [
+        "alter table app.teams alter column name set storage external",
+        "alter table app.teams alter column name set storage extended",
+        "differs: column app.teams.002 name",
+      ],
+      [
+        "alter table app.registrations alter column seq set increment by 7",
+        "alter table app.registrations alter column seq set increment by 1",
+        "differs: sequence app.registrations_seq_seq",
+      ],
     ];
     const client = new pg.Client({ connectionString: both.schemas.url });
     await client.connect();
@@ -133,8 +149,17 @@ describe("the drift check", () => {
 
 describe("Supabase's advisors", () => {
   it("report nothing at WARN or above on the migrated database", async () => {
-    const out = await supabaseCli(["db", "advisors", `--remote=${both.migrations.url}`, "--type", "all", "--level", "warn",
-      "--fail-on", "warn"]);
+    const out = await supabaseCli([
+      "db",
+      "advisors",
+      `--remote=${both.migrations.url}`,
+      "--type",
+      "all",
+      "--level",
+      "warn",
+      "--fail-on",
+      "warn",
+    ]);
     expect(out).toMatch(/No issues found/i);
   }, 60_000);
 });

@@ -6,9 +6,19 @@ import { InMemoryDatabase } from "brackets-memory-db";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  admin, createTeams, createTournament, expectError, expectStatus, setRateHits, sql, tenant, tournamentBody, type Match, type Tenant,
-  type RecordStanding as Standing,
+  admin,
+  createTeams,
+  createTournament,
+  expectError,
+  expectStatus,
+  type Match,
   mulberry32,
+  type RecordStanding as Standing,
+  setRateHits,
+  sql,
+  type Tenant,
+  tenant,
+  tournamentBody,
 } from "../support/helpers.ts";
 
 type Options = { grand_final?: "single" | "reset" };
@@ -17,10 +27,13 @@ type Options = { grand_final?: "single" | "reset" };
 async function unlimited(t: Tenant): Promise<Tenant> {
   let sent = 0;
   const send = t.request;
-  return { ...t, request: async (...args: Parameters<Tenant["request"]>) => {
-    if (++sent % 90 === 0) await setRateHits(t.keyId, []);
-    return send(...args);
-  } };
+  return {
+    ...t,
+    request: async (...args: Parameters<Tenant["request"]>) => {
+      if (++sent % 90 === 0) await setRateHits(t.keyId, []);
+      return send(...args);
+    },
+  };
 }
 
 /** A double-elimination tournament with `n` fresh teams registered in order (seed i + 1 = teams[i]), started. */
@@ -31,7 +44,8 @@ async function started(n: number, options: Options = {}) {
   await sql(
     `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
      select $1, $2, u.team_id, 'complete' from unnest($3::uuid[]) with ordinality u(team_id, i) order by u.i`,
-    [tournament.id, t.accountId, teams]);
+    [tournament.id, t.accountId, teams],
+  );
   const begin = performance.now();
   const start = await t.request("PATCH", `/tournaments/${tournament.id}`, { body: { status: "ongoing" } });
   const startMs = performance.now() - begin;
@@ -84,13 +98,18 @@ describe("double elimination: format_options", () => {
     const t = await tenant();
     const made = await createTournament(t, { format: "double_elimination" });
     expect(made.format_options).toEqual({ grand_final: "reset", best_of: 1, final_best_of: 1 });
-    const single = await createTournament(t, { format: "double_elimination", format_options: { grand_final: "single", best_of: 1, final_best_of: 1 } });
+    const single = await createTournament(t, {
+      format: "double_elimination",
+      format_options: { grand_final: "single", best_of: 1, final_best_of: 1 },
+    });
     expect(single.format_options).toEqual({ grand_final: "single", best_of: 1, final_best_of: 1 });
-    const bad = await t.request("POST", "/tournaments",
-      { body: tournamentBody({ format: "double_elimination", format_options: { grand_final: "double" } }) });
+    const bad = await t.request("POST", "/tournaments", {
+      body: tournamentBody({ format: "double_elimination", format_options: { grand_final: "double" } }),
+    });
     expectError(bad, 400, "validation_error", ["format_options.grand_final"]);
-    const unknown = await t.request("POST", "/tournaments",
-      { body: tournamentBody({ format: "double_elimination", format_options: { third_place_match: true } }) });
+    const unknown = await t.request("POST", "/tournaments", {
+      body: tournamentBody({ format: "double_elimination", format_options: { third_place_match: true } }),
+    });
     expectError(unknown, 400, "validation_error", ["format_options.third_place_match"]);
   });
 });
@@ -100,17 +119,27 @@ describe("double elimination: known brackets (higher seed always wins)", () => {
     const { t, id, teams } = await started(4);
     const first = await results(t, id);
     expect(first.matches.map((m) => [m.bracket, m.round, m.position, m.status])).toEqual([
-      ["winners", 1, 1, "ready"], ["winners", 1, 2, "ready"], ["winners", 2, 1, "pending"],
-      ["losers", 1, 1, "pending"], ["losers", 2, 1, "pending"],
-      ["grand_final", 1, 1, "pending"], ["grand_final", 2, 1, "pending"],
+      ["winners", 1, 1, "ready"],
+      ["winners", 1, 2, "ready"],
+      ["winners", 2, 1, "pending"],
+      ["losers", 1, 1, "pending"],
+      ["losers", 2, 1, "pending"],
+      ["grand_final", 1, 1, "pending"],
+      ["grand_final", 2, 1, "pending"],
     ]);
     const { matches, standings } = await playOut(t, id, higherSeedWins);
     expect(pairings(matches)).toEqual({
-      "winners 1": ["1-4", "2-3"], "winners 2": ["1-2"],
-      "losers 1": ["3-4"], "losers 2": ["2-3"],
+      "winners 1": ["1-4", "2-3"],
+      "winners 2": ["1-2"],
+      "losers 1": ["3-4"],
+      "losers 2": ["2-3"],
       "grand_final 1": ["1-2"],
     });
-    expect(matches.find((m) => m.bracket === "grand_final" && m.round === 2)).toMatchObject({ status: "bye", team1_id: null, team2_id: null });
+    expect(matches.find((m) => m.bracket === "grand_final" && m.round === 2)).toMatchObject({
+      status: "bye",
+      team1_id: null,
+      team2_id: null,
+    });
     expect(placed(standings, teams)).toEqual(["1:1", "2:2", "3:3", "4:4"]);
     expect(standings.map((s) => [s.wins, s.losses])).toEqual([[3, 0], [2, 2], [1, 2], [0, 2]]);
     expectStatus(await t.request("PATCH", `/tournaments/${id}`, { body: { status: "completed" } }), 200);
@@ -125,8 +154,12 @@ describe("double elimination: known brackets (higher seed always wins)", () => {
     expect(status("losers", 2)).toEqual(["pending", "pending"]);
     const { matches, standings } = await playOut(t, id, higherSeedWins);
     expect(pairings(matches)).toEqual({
-      "winners 1": ["4-5", "3-6"], "winners 2": ["1-4", "2-3"], "winners 3": ["1-2"],
-      "losers 2": ["3-5", "4-6"], "losers 3": ["3-4"], "losers 4": ["2-3"],
+      "winners 1": ["4-5", "3-6"],
+      "winners 2": ["1-4", "2-3"],
+      "winners 3": ["1-2"],
+      "losers 2": ["3-5", "4-6"],
+      "losers 3": ["3-4"],
+      "losers 4": ["2-3"],
       "grand_final 1": ["1-2"],
     });
     const lb1 = matches.filter((m) => m.bracket === "losers" && m.round === 1);
@@ -138,10 +171,13 @@ describe("double elimination: known brackets (higher seed always wins)", () => {
     const { t, id, teams } = await started(8);
     const { matches, standings } = await playOut(t, id, higherSeedWins);
     expect(pairings(matches)).toEqual({
-      "winners 1": ["1-8", "4-5", "2-7", "3-6"], "winners 2": ["1-4", "2-3"], "winners 3": ["1-2"],
+      "winners 1": ["1-8", "4-5", "2-7", "3-6"],
+      "winners 2": ["1-4", "2-3"],
+      "winners 3": ["1-2"],
       "losers 1": ["5-8", "6-7"], // losers of winners 1-8 and 4-5, then of 2-7 and 3-6
       "losers 2": ["3-5", "4-6"], // the loser of 2-3 meets the survivor from the 1-8/4-5 side
-      "losers 3": ["3-4"], "losers 4": ["2-3"],
+      "losers 3": ["3-4"],
+      "losers 4": ["2-3"],
       "grand_final 1": ["1-2"],
     });
     // The losers of winners 1-4 and 2-3 come in crossed over: position 1 gets seed 3.
@@ -156,7 +192,10 @@ describe("double elimination: grand final, byes and corrections", () => {
     const { t, id, teams } = await started(2);
     let { matches } = await results(t, id);
     expect(matches.map((m) => [m.bracket, m.round, m.status])).toEqual([
-      ["winners", 1, "ready"], ["grand_final", 1, "pending"], ["grand_final", 2, "pending"]]);
+      ["winners", 1, "ready"],
+      ["grand_final", 1, "pending"],
+      ["grand_final", 2, "pending"],
+    ]);
     const [final, gf1, gf2] = matches;
     expect(final).toMatchObject({ next_match_id: gf1.id, loser_next_match_id: gf1.id });
     expect(gf1.next_match_id).toBe(gf2.id);
@@ -221,61 +260,71 @@ describe("double elimination: grand final, byes and corrections", () => {
   });
 });
 
-
 describe("double elimination: properties over 2..64 teams", () => {
   it("plays every team, never twice in a round, always completes, and ranks exactly the teams", async () => {
-    await fc.assert(fc.asyncProperty(
-      fc.integer({ min: 2, max: 64 }), fc.constantFrom<"single" | "reset">("single", "reset"), fc.integer(),
-      async (n, grandFinal, seed) => {
-        const random = mulberry32(seed);
-        const { t, id, teams } = await started(n, { grand_final: grandFinal });
-        const shuffle = (ms: Match[]) => ms.map((m) => [random(), m] as const).sort((a, b) => a[0] - b[0]).map(([, m]) => m);
-        const { matches, standings } = await playOut(t, id, () => (random() < 0.5 ? 1 : 2), shuffle);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 64 }),
+        fc.constantFrom<"single" | "reset">("single", "reset"),
+        fc.integer(),
+        async (n, grandFinal, seed) => {
+          const random = mulberry32(seed);
+          const { t, id, teams } = await started(n, { grand_final: grandFinal });
+          const shuffle = (ms: Match[]) => ms.map((m) => [random(), m] as const).sort((a, b) => a[0] - b[0]).map(([, m]) => m);
+          const { matches, standings } = await playOut(t, id, () => (random() < 0.5 ? 1 : 2), shuffle);
 
-        expect(matches.filter((m) => m.status === "pending" || m.status === "ready")).toEqual([]);
-        const played = matches.filter((m) => m.status === "completed");
-        expect(new Set(played.flatMap((m) => [m.team1_id, m.team2_id]))).toEqual(new Set(teams));
-        const perRound = new Map<string, string[]>();
-        for (const m of matches) {
-          const seen = perRound.get(key(m)) ?? [];
-          seen.push(...[m.team1_id, m.team2_id].filter((x): x is string => x !== null));
-          perRound.set(key(m), seen);
-        }
-        for (const [, seen] of perRound) expect(new Set(seen).size).toBe(seen.length);
+          expect(matches.filter((m) => m.status === "pending" || m.status === "ready")).toEqual([]);
+          const played = matches.filter((m) => m.status === "completed");
+          expect(new Set(played.flatMap((m) => [m.team1_id, m.team2_id]))).toEqual(new Set(teams));
+          const perRound = new Map<string, string[]>();
+          for (const m of matches) {
+            const seen = perRound.get(key(m)) ?? [];
+            seen.push(...[m.team1_id, m.team2_id].filter((x): x is string => x !== null));
+            perRound.set(key(m), seen);
+          }
+          for (const [, seen] of perRound) expect(new Set(seen).size).toBe(seen.length);
 
-        // Every team but the champion loses twice (the winners champion only once when it loses a single grand final).
-        const losses = new Map(teams.map((team) => [team, 0]));
-        for (const m of played) {
-          const loser = m.winner_id === m.team1_id ? m.team2_id! : m.team1_id!;
-          losses.set(loser, losses.get(loser)! + 1);
-        }
-        const decisive = played.filter((m) => m.bracket === "grand_final").at(-1)!;
-        const champion = decisive.winner_id!;
-        for (const team of teams) {
-          if (team === champion) expect(losses.get(team)).toBeLessThanOrEqual(1);
-          else if (n > 2 || grandFinal === "reset") expect(losses.get(team), `team ${teams.indexOf(team) + 1}`).toBe(
-            grandFinal === "single" && team === decisive.team1_id ? 1 : 2);
-        }
+          // Every team but the champion loses twice (the winners champion only once when it loses a single grand final).
+          const losses = new Map(teams.map((team) => [team, 0]));
+          for (const m of played) {
+            const loser = m.winner_id === m.team1_id ? m.team2_id! : m.team1_id!;
+            losses.set(loser, losses.get(loser)! + 1);
+          }
+          const decisive = played.filter((m) => m.bracket === "grand_final").at(-1)!;
+          const champion = decisive.winner_id!;
+          for (const team of teams) {
+            if (team === champion) expect(losses.get(team)).toBeLessThanOrEqual(1);
+            else if (n > 2 || grandFinal === "reset") {
+              expect(losses.get(team), `team ${teams.indexOf(team) + 1}`).toBe(
+                grandFinal === "single" && team === decisive.team1_id ? 1 : 2,
+              );
+            }
+          }
 
-        // Standings: exactly the teams; 1 champion, 2 the grand-final loser, then by the losers
-        // round a team went out in, sharing a position, 3 + the teams out in later rounds.
-        expect(standings.map((s) => s.team_id).sort()).toEqual([...teams].sort());
-        const outIn = new Map<string, number>();
-        for (const m of played.filter((x) => x.bracket === "losers")) {
-          outIn.set(m.winner_id === m.team1_id ? m.team2_id! : m.team1_id!, m.round);
-        }
-        const expected = new Map<string, number>([[champion, 1],
-          [decisive.winner_id === decisive.team1_id ? decisive.team2_id! : decisive.team1_id!, 2]]);
-        for (const [team, round] of outIn) {
-          expected.set(team, 3 + [...outIn.values()].filter((r) => r > round).length);
-        }
-        expect(Object.fromEntries(standings.map((s) => [s.team_id, s.position]))).toEqual(Object.fromEntries(expected));
-        const positions = standings.map((s) => s.position);
-        expect(positions).toEqual([...positions].sort((a, b) => a - b));
-        for (const s of standings) expect(s.losses).toBe(losses.get(s.team_id));
+          // Standings: exactly the teams; 1 champion, 2 the grand-final loser, then by the losers
+          // round a team went out in, sharing a position, 3 + the teams out in later rounds.
+          expect(standings.map((s) => s.team_id).sort()).toEqual([...teams].sort());
+          const outIn = new Map<string, number>();
+          for (const m of played.filter((x) => x.bracket === "losers")) {
+            outIn.set(m.winner_id === m.team1_id ? m.team2_id! : m.team1_id!, m.round);
+          }
+          const expected = new Map<string, number>([[champion, 1], [
+            decisive.winner_id === decisive.team1_id ? decisive.team2_id! : decisive.team1_id!,
+            2,
+          ]]);
+          for (const [team, round] of outIn) {
+            expected.set(team, 3 + [...outIn.values()].filter((r) => r > round).length);
+          }
+          expect(Object.fromEntries(standings.map((s) => [s.team_id, s.position]))).toEqual(Object.fromEntries(expected));
+          const positions = standings.map((s) => s.position);
+          expect(positions).toEqual([...positions].sort((a, b) => a - b));
+          for (const s of standings) expect(s.losses).toBe(losses.get(s.team_id));
 
-        expectStatus(await t.request("PATCH", `/tournaments/${id}`, { body: { status: "completed" } }), 200);
-      }), { numRuns: 30 });
+          expectStatus(await t.request("PATCH", `/tournaments/${id}`, { body: { status: "completed" } }), 200);
+        },
+      ),
+      { numRuns: 30 },
+    );
   }, 300_000);
 });
 
@@ -287,7 +336,11 @@ async function bracketsManagerRun(n: number) {
   const manager = new BracketsManager(storage);
   const seeding = Array.from({ length: size }, (_, i) => (i < n ? `S${i + 1}` : null));
   const stage = await manager.create.stage({
-    tournamentId: 0, name: "DE", type: "double_elimination", seeding, settings: { grandFinal: "double", size },
+    tournamentId: 0,
+    name: "DE",
+    type: "double_elimination",
+    seeding,
+    settings: { grandFinal: "double", size },
   });
   type Opp = { id: number | null; result?: string } | null;
   type BmMatch = { id: number; status: number; group_id: number; round_id: number; number: number; opponent1: Opp; opponent2: Opp };
@@ -305,8 +358,11 @@ async function bracketsManagerRun(n: number) {
     if (ready.length === 0) break;
     for (const m of ready) {
       const first = seedOf(m.opponent1)! < seedOf(m.opponent2)!;
-      await manager.update.match({ id: m.id, opponent1: { score: first ? 1 : 0, result: first ? "win" : "loss" },
-        opponent2: { score: first ? 0 : 1, result: first ? "loss" : "win" } });
+      await manager.update.match({
+        id: m.id,
+        opponent1: { score: first ? 1 : 0, result: first ? "win" : "loss" },
+        opponent2: { score: first ? 0 : 1, result: first ? "loss" : "win" },
+      });
     }
   }
   const names = ["winners", "losers", "grand_final"];
@@ -366,12 +422,15 @@ describe("double elimination: every bracket up to 1,024 teams can finish", () =>
       await sql(
         `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
          select $1, $2, u.team_id, 'complete' from unnest($3::uuid[]) with ordinality u(team_id, i) order by u.i`,
-        [tournament.id, t.accountId, teams.slice(0, n)]);
+        [tournament.id, t.accountId, teams.slice(0, n)],
+      );
       await sql("select app.generate_double_elimination(t) from app.tournaments t where t.id = $1", [tournament.id]);
       let size = 2;
       while (size < n) size *= 2;
       const [{ count }] = await sql<{ count: number }>(
-        "select count(*)::int as count from app.matches where tournament_id = $1", [tournament.id]);
+        "select count(*)::int as count from app.matches where tournament_id = $1",
+        [tournament.id],
+      );
       expect(count, `N = ${n}`).toBe(2 * size - 1);
       const wrong = await sql(
         `with m as (select * from app.matches where tournament_id = $1),
@@ -394,7 +453,9 @@ describe("double elimination: every bracket up to 1,024 teams can finish", () =>
            from (select next_match_id as target, next_slot as slot from m where next_match_id is not null
                  union all
                  select loser_next_match_id, loser_next_slot from m where loser_next_match_id is not null) s
-          group by s.target, s.slot having count(*) > 1`, [tournament.id]);
+          group by s.target, s.slot having count(*) > 1`,
+        [tournament.id],
+      );
       expect(wrong, `N = ${n}`).toEqual([]);
     }
   }, 120_000);
@@ -418,7 +479,9 @@ describe("double elimination: 1,024 teams", () => {
           await c.query("select app.generate_double_elimination(t) from app.tournaments t where t.id = $1", [id]);
           times.push(performance.now() - begin);
           const { rows: [{ count }] } = await c.query(
-            "select count(*)::int as count from app.matches where tournament_id = $1", [id]);
+            "select count(*)::int as count from app.matches where tournament_id = $1",
+            [id],
+          );
           expect(count).toBe(2047);
         } finally {
           await c.query("rollback");
@@ -427,7 +490,9 @@ describe("double elimination: 1,024 teams", () => {
     } finally {
       c.release();
     }
-    console.log(`1,024-team double elimination: start request ${startMs.toFixed(1)} ms over HTTP; ` +
-      `app.generate_double_elimination min ${Math.min(...times).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`);
+    console.log(
+      `1,024-team double elimination: start request ${startMs.toFixed(1)} ms over HTTP; ` +
+        `app.generate_double_elimination min ${Math.min(...times).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`,
+    );
   }, 120_000);
 });

@@ -7,13 +7,19 @@ import fc from "fast-check";
 import { BracketsManager } from "brackets-manager";
 import { InMemoryDatabase } from "brackets-memory-db";
 import {
-  createTeams, expectError, expectStatus, sql, tenant, tournamentBody,
-  type ApiResponse, type Match, type Tenant,
+  type ApiResponse,
+  type Call,
+  caller,
+  createTeams,
+  expectError,
+  expectStatus,
   type GroupStanding as Standing,
-  caller, type Call,
+  type Match,
+  sql,
+  type Tenant,
+  tenant,
+  tournamentBody,
 } from "../support/helpers.ts";
-
-
 
 const SE_DEFAULTS = { third_place_match: false, best_of: 1, final_best_of: 1 };
 const RR_DEFAULTS = { groups: 1, points: { win: 3, loss: 0 }, best_of: 1 };
@@ -24,13 +30,13 @@ beforeAll(async () => {
   pool = await createTeams(64, `Fmt${Date.now().toString(36)}`);
 });
 
-
 /** Registers `teams` in this order (seed i + 1 = teams[i]). */
 async function register(t: Tenant, tournamentId: string, teams: string[]): Promise<void> {
   await sql(
     `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
      select $1, $2, u.team_id, 'complete' from unnest($3::uuid[]) with ordinality u(team_id, i) order by u.i`,
-    [tournamentId, t.accountId, teams]);
+    [tournamentId, t.accountId, teams],
+  );
 }
 
 async function create(call: Call, overrides: Record<string, unknown>) {
@@ -44,7 +50,9 @@ async function started(n: number, format: string, options?: Record<string, unkno
   // A tenant passed in gets a fresh key: its other callers keep their own counts.
   const call = t ? caller({ ...t, key: (await t.newKey()).key }) : caller(t = await tenant());
   const tournament = await create(call, {
-    max_teams: Math.max(n, 2), format, ...(options === undefined ? {} : { format_options: options }),
+    max_teams: Math.max(n, 2),
+    format,
+    ...(options === undefined ? {} : { format_options: options }),
   });
   const teams = pool.slice(0, n);
   await register(t, tournament.id, teams);
@@ -91,13 +99,28 @@ describe("format and format_options", () => {
       [{}, ["single_elimination", SE_DEFAULTS]],
       [{ format: "single_elimination" }, ["single_elimination", SE_DEFAULTS]],
       [{ format_options: {} }, ["single_elimination", SE_DEFAULTS]],
-      [{ format_options: { third_place_match: true, best_of: 1, final_best_of: 1 } }, ["single_elimination", { third_place_match: true, best_of: 1, final_best_of: 1 }]],
+      [{ format_options: { third_place_match: true, best_of: 1, final_best_of: 1 } }, ["single_elimination", {
+        third_place_match: true,
+        best_of: 1,
+        final_best_of: 1,
+      }]],
       [{ format: "round_robin" }, ["round_robin", RR_DEFAULTS]],
       [{ format: "round_robin", format_options: { groups: 4 } }, ["round_robin", { groups: 4, points: { win: 3, loss: 0 }, best_of: 1 }]],
-      [{ format: "round_robin", format_options: { points: { win: 2 } } }, ["round_robin", { groups: 1, points: { win: 2, loss: 0 }, best_of: 1 }]],
-      [{ format: "round_robin", format_options: { points: { loss: -1 } } }, ["round_robin", { groups: 1, points: { win: 3, loss: -1 }, best_of: 1 }]],
-      [{ format: "round_robin", format_options: { groups: 512, points: { win: 1000, loss: -1000 }, best_of: 1 } },
-        ["round_robin", { groups: 512, points: { win: 1000, loss: -1000 }, best_of: 1 }]],
+      [{ format: "round_robin", format_options: { points: { win: 2 } } }, ["round_robin", {
+        groups: 1,
+        points: { win: 2, loss: 0 },
+        best_of: 1,
+      }]],
+      [{ format: "round_robin", format_options: { points: { loss: -1 } } }, ["round_robin", {
+        groups: 1,
+        points: { win: 3, loss: -1 },
+        best_of: 1,
+      }]],
+      [{ format: "round_robin", format_options: { groups: 512, points: { win: 1000, loss: -1000 }, best_of: 1 } }, ["round_robin", {
+        groups: 512,
+        points: { win: 1000, loss: -1000 },
+        best_of: 1,
+      }]],
     ];
     for (const [overrides, expected] of cases) {
       const res = await call("POST", "/tournaments", { body: tournamentBody(overrides) });
@@ -155,8 +178,12 @@ describe("format and format_options", () => {
     expectError(await t.request("PATCH", `/tournaments/${tournament.id}`, { body }), 400, "validation_error", [field]);
     // The same options without `format` in the body: checked against the stored format.
     if (format !== undefined) {
-      expectError(await t.request("PATCH", `/tournaments/${tournament.id}`, { body: { format_options: options } }),
-        400, "validation_error", [field]);
+      expectError(
+        await t.request("PATCH", `/tournaments/${tournament.id}`, { body: { format_options: options } }),
+        400,
+        "validation_error",
+        [field],
+      );
     }
     const got = await t.request("GET", `/tournaments/${tournament.id}`);
     expect(got.body.data.format_options).toEqual(tournament.format_options);
@@ -166,12 +193,21 @@ describe("format and format_options", () => {
     const t = await tenant();
     const se = await create(t.request, {});
     const rr = await create(t.request, { format: "round_robin" });
-    expectError(await t.request("PATCH", `/tournaments/${se.id}`, { body: { format_options: { groups: 2 } } }),
-      400, "validation_error", ["format_options.groups"]);
-    expectError(await t.request("PATCH", `/tournaments/${rr.id}`, { body: { format_options: { third_place_match: true } } }),
-      400, "validation_error", ["format_options.third_place_match"]);
-    expectError(await t.request("PATCH", `/tournaments/${rr.id}`, { body: { format_options: { points: { win: 2000 } } } }),
-      400, "validation_error", ["format_options.points.win"]);
+    expectError(await t.request("PATCH", `/tournaments/${se.id}`, { body: { format_options: { groups: 2 } } }), 400, "validation_error", [
+      "format_options.groups",
+    ]);
+    expectError(
+      await t.request("PATCH", `/tournaments/${rr.id}`, { body: { format_options: { third_place_match: true } } }),
+      400,
+      "validation_error",
+      ["format_options.third_place_match"],
+    );
+    expectError(
+      await t.request("PATCH", `/tournaments/${rr.id}`, { body: { format_options: { points: { win: 2000 } } } }),
+      400,
+      "validation_error",
+      ["format_options.points.win"],
+    );
   });
 
   it.each(["battle_royale", "SINGLE_ELIMINATION", "", 1, null])("returns 400 validation_error for format %j", async (format) => {
@@ -195,20 +231,31 @@ describe("format and format_options", () => {
     await patch({ name: "Renamed" }, ["single_elimination", { third_place_match: true, best_of: 1, final_best_of: 1 }]);
     await patch({ format: "single_elimination" }, ["single_elimination", { third_place_match: true, best_of: 1, final_best_of: 1 }]);
     await patch({ format: "round_robin" }, ["round_robin", RR_DEFAULTS]);
-    await patch({ format_options: { groups: 2, points: { win: 2, loss: 1 }, best_of: 1 } }, ["round_robin", { groups: 2, points: { win: 2, loss: 1 }, best_of: 1 }]);
+    await patch({ format_options: { groups: 2, points: { win: 2, loss: 1 }, best_of: 1 } }, ["round_robin", {
+      groups: 2,
+      points: { win: 2, loss: 1 },
+      best_of: 1,
+    }]);
     await patch({ max_teams: 16 }, ["round_robin", { groups: 2, points: { win: 2, loss: 1 }, best_of: 1 }]);
     await patch({ format: "single_elimination" }, ["single_elimination", SE_DEFAULTS]);
-    await patch({ format: "round_robin", format_options: { groups: 3 } }, ["round_robin", { groups: 3, points: { win: 3, loss: 0 }, best_of: 1 }]);
-    await patch({ format: "single_elimination", format_options: { third_place_match: true, best_of: 1, final_best_of: 1 } },
-      ["single_elimination", { third_place_match: true, best_of: 1, final_best_of: 1 }]);
+    await patch({ format: "round_robin", format_options: { groups: 3 } }, ["round_robin", {
+      groups: 3,
+      points: { win: 3, loss: 0 },
+      best_of: 1,
+    }]);
+    await patch({ format: "single_elimination", format_options: { third_place_match: true, best_of: 1, final_best_of: 1 } }, [
+      "single_elimination",
+      { third_place_match: true, best_of: 1, final_best_of: 1 },
+    ]);
   });
 
   it("a PATCH that changes the format and starts the tournament makes the new format's matches", async () => {
     const t = await tenant();
     const tournament = await create(t.request, { max_teams: 4 });
     await register(t, tournament.id, pool.slice(0, 4));
-    const res = await t.request("PATCH", `/tournaments/${tournament.id}`,
-      { body: { status: "ongoing", format: "round_robin", format_options: { groups: 2 } } });
+    const res = await t.request("PATCH", `/tournaments/${tournament.id}`, {
+      body: { status: "ongoing", format: "round_robin", format_options: { groups: 2 } },
+    });
     expectStatus(res, 200);
     expect([res.body.data.status, res.body.data.format, res.body.data.format_options])
       .toEqual(["ongoing", "round_robin", { groups: 2, points: { win: 3, loss: 0 }, best_of: 1 }]);
@@ -220,13 +267,18 @@ describe("format and format_options", () => {
     const t = await tenant();
     const tournament = await create(t.request, { max_teams: 4 });
     await register(t, tournament.id, pool.slice(0, 4));
-    const res = await t.request("PATCH", `/tournaments/${tournament.id}`,
-      { body: { status: "ongoing", format_options: { third_place_match: true, best_of: 1, final_best_of: 1 } } });
+    const res = await t.request("PATCH", `/tournaments/${tournament.id}`, {
+      body: { status: "ongoing", format_options: { third_place_match: true, best_of: 1, final_best_of: 1 } },
+    });
     expectStatus(res, 200);
     expect(res.body.data.format_options).toEqual({ third_place_match: true, best_of: 1, final_best_of: 1 });
     const { matches } = await results(t.request, tournament.id);
     expect(matches.map((m) => [m.bracket, m.round, m.position])).toEqual([
-      ["winners", 1, 1], ["winners", 1, 2], ["winners", 2, 1], ["third_place", 2, 1]]);
+      ["winners", 1, 1],
+      ["winners", 1, 2],
+      ["winners", 2, 1],
+      ["third_place", 2, 1],
+    ]);
   });
 
   it("locks format and format_options once ongoing and completed; resending them unchanged is 200", async () => {
@@ -235,19 +287,23 @@ describe("format and format_options", () => {
     const current = (await call("GET", url)).body.data;
     expect(current.format_options).toEqual({ groups: 1, points: { win: 2, loss: 0 }, best_of: 1 });
     const check = async () => {
-      for (const body of [
-        { format: "single_elimination" },
-        { format_options: { groups: 1, points: { win: 3, loss: 0 }, best_of: 1 } },
-        { format: "round_robin", format_options: { groups: 1, points: { win: 2, loss: 1 }, best_of: 1 } },
-        { format: "single_elimination", format_options: { third_place_match: false, best_of: 1, final_best_of: 1 } },
-      ]) {
+      for (
+        const body of [
+          { format: "single_elimination" },
+          { format_options: { groups: 1, points: { win: 3, loss: 0 }, best_of: 1 } },
+          { format: "round_robin", format_options: { groups: 1, points: { win: 2, loss: 1 }, best_of: 1 } },
+          { format: "single_elimination", format_options: { third_place_match: false, best_of: 1, final_best_of: 1 } },
+        ]
+      ) {
         expectError(await call("PATCH", url, { body }), 409, "tournament_locked");
       }
-      for (const body of [
-        { format: "round_robin" },
-        { format_options: current.format_options },
-        { format: current.format, format_options: current.format_options, name: current.name },
-      ]) {
+      for (
+        const body of [
+          { format: "round_robin" },
+          { format_options: current.format_options },
+          { format: current.format, format_options: current.format_options, name: current.name },
+        ]
+      ) {
         const res = await call("PATCH", url, { body });
         expectStatus(res, 200);
         expect([res.body.data.format, res.body.data.format_options]).toEqual([current.format, current.format_options]);
@@ -263,9 +319,15 @@ describe("format and format_options", () => {
   it("locks third_place_match once a single elimination is ongoing", async () => {
     const { call, id } = await started(4, "single_elimination");
     const url = `/tournaments/${id}`;
-    expectError(await call("PATCH", url, { body: { format_options: { third_place_match: true, best_of: 1, final_best_of: 1 } } }), 409, "tournament_locked");
+    expectError(
+      await call("PATCH", url, { body: { format_options: { third_place_match: true, best_of: 1, final_best_of: 1 } } }),
+      409,
+      "tournament_locked",
+    );
     expectError(await call("PATCH", url, { body: { format: "round_robin" } }), 409, "tournament_locked");
-    const res = await call("PATCH", url, { body: { format: "single_elimination", format_options: { third_place_match: false, best_of: 1, final_best_of: 1 } } });
+    const res = await call("PATCH", url, {
+      body: { format: "single_elimination", format_options: { third_place_match: false, best_of: 1, final_best_of: 1 } },
+    });
     expectStatus(res, 200);
     expect(res.body.data.format_options).toEqual(SE_DEFAULTS);
     expect((await results(call, id)).matches.some((m) => m.bracket === "third_place")).toBe(false);
@@ -281,7 +343,8 @@ type Row = [string | null, number, number, number | null, number | null, number 
 const THIRD_PLACE: Record<number, { rows: Row[]; standings: [number, number][] }> = {
   4: {
     rows: [
-      ["winners", 1, 1, 1, 4, 1, "completed"], ["winners", 1, 2, 2, 3, 2, "completed"],
+      ["winners", 1, 1, 1, 4, 1, "completed"],
+      ["winners", 1, 2, 2, 3, 2, "completed"],
       ["winners", 2, 1, 1, 2, 1, "completed"],
       ["third_place", 2, 1, 4, 3, 3, "completed"],
     ],
@@ -289,9 +352,12 @@ const THIRD_PLACE: Record<number, { rows: Row[]; standings: [number, number][] }
   },
   6: {
     rows: [
-      ["winners", 1, 1, 1, null, 1, "bye"], ["winners", 1, 2, 4, 5, 4, "completed"],
-      ["winners", 1, 3, 2, null, 2, "bye"], ["winners", 1, 4, 3, 6, 3, "completed"],
-      ["winners", 2, 1, 1, 4, 1, "completed"], ["winners", 2, 2, 2, 3, 2, "completed"],
+      ["winners", 1, 1, 1, null, 1, "bye"],
+      ["winners", 1, 2, 4, 5, 4, "completed"],
+      ["winners", 1, 3, 2, null, 2, "bye"],
+      ["winners", 1, 4, 3, 6, 3, "completed"],
+      ["winners", 2, 1, 1, 4, 1, "completed"],
+      ["winners", 2, 2, 2, 3, 2, "completed"],
       ["winners", 3, 1, 1, 2, 1, "completed"],
       ["third_place", 3, 1, 4, 3, 3, "completed"],
     ],
@@ -299,9 +365,12 @@ const THIRD_PLACE: Record<number, { rows: Row[]; standings: [number, number][] }
   },
   8: {
     rows: [
-      ["winners", 1, 1, 1, 8, 1, "completed"], ["winners", 1, 2, 4, 5, 4, "completed"],
-      ["winners", 1, 3, 2, 7, 2, "completed"], ["winners", 1, 4, 3, 6, 3, "completed"],
-      ["winners", 2, 1, 1, 4, 1, "completed"], ["winners", 2, 2, 2, 3, 2, "completed"],
+      ["winners", 1, 1, 1, 8, 1, "completed"],
+      ["winners", 1, 2, 4, 5, 4, "completed"],
+      ["winners", 1, 3, 2, 7, 2, "completed"],
+      ["winners", 1, 4, 3, 6, 3, "completed"],
+      ["winners", 2, 1, 1, 4, 1, "completed"],
+      ["winners", 2, 2, 2, 3, 2, "completed"],
       ["winners", 3, 1, 1, 2, 1, "completed"],
       ["third_place", 3, 1, 4, 3, 3, "completed"],
     ],
@@ -310,8 +379,17 @@ const THIRD_PLACE: Record<number, { rows: Row[]; standings: [number, number][] }
 };
 
 function rows(matches: Match[], seedOf: Map<string, number>): Row[] {
-  return matches.map((m) => [m.bracket, m.round, m.position, seedOrNull(seedOf, m.team1_id),
-    seedOrNull(seedOf, m.team2_id), seedOrNull(seedOf, m.winner_id), m.status]);
+  return matches.map((
+    m,
+  ) => [
+    m.bracket,
+    m.round,
+    m.position,
+    seedOrNull(seedOf, m.team1_id),
+    seedOrNull(seedOf, m.team2_id),
+    seedOrNull(seedOf, m.winner_id),
+    m.status,
+  ]);
 }
 
 function standingSeeds(standings: Standing[], seedOf: Map<string, number>): [number, number][] {
@@ -333,14 +411,17 @@ async function bracketsManagerThirdPlace(n: number) {
   while (size < n) size *= 2;
   const seeding = Array.from({ length: size }, (_, i) => (i < n ? `S${i + 1}` : null));
   await manager.create.stage({
-    tournamentId: 0, name: "Third place", type: "single_elimination", seeding, settings: { consolationFinal: true },
+    tournamentId: 0,
+    name: "Third place",
+    type: "single_elimination",
+    seeding,
+    settings: { consolationFinal: true },
   });
   // deno-lint-ignore no-explicit-any
   const all = async (table: string) => (await storage.select(table as never)) as any[];
   const seedOf = new Map((await all("participant")).map((p) => [p.id, Number(String(p.name).slice(1))]));
   for (;;) {
-    const ready = (await all("match")).find((m) =>
-      m.opponent1?.id != null && m.opponent2?.id != null && m.opponent1.result === undefined);
+    const ready = (await all("match")).find((m) => m.opponent1?.id != null && m.opponent2?.id != null && m.opponent1.result === undefined);
     if (!ready) break;
     const top = seedOf.get(ready.opponent1.id)! < seedOf.get(ready.opponent2.id)!;
     await manager.update.match({
@@ -355,8 +436,13 @@ async function bracketsManagerThirdPlace(n: number) {
   const pairings = (await all("match")).map((m) => {
     const group = groups.find((g) => g.id === m.group_id).number;
     const round = rounds.find((r) => r.id === m.round_id).number;
-    return [group === 1 ? "winners" : "third_place", group === 1 ? round : finalRound, m.number,
-      m.opponent1?.id == null ? null : seedOf.get(m.opponent1.id), m.opponent2?.id == null ? null : seedOf.get(m.opponent2.id)];
+    return [
+      group === 1 ? "winners" : "third_place",
+      group === 1 ? round : finalRound,
+      m.number,
+      m.opponent1?.id == null ? null : seedOf.get(m.opponent1.id),
+      m.opponent2?.id == null ? null : seedOf.get(m.opponent2.id),
+    ];
   });
   const standings = (await manager.get.finalStandings(0)).map((s) => [s.rank, seedOf.get(s.id)!])
     .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
@@ -364,60 +450,71 @@ async function bracketsManagerThirdPlace(n: number) {
 }
 
 describe("single elimination with a third-place match", () => {
-  it("property: any N 2..64, with or without it, random results always complete; every team plays, none twice in a round; standings as the contract ranks them", async () => {
-    const t = await tenant();
-    let runs = 0;
-    await fc.assert(fc.asyncProperty(
-      fc.integer({ min: 2, max: 64 }), fc.boolean(),
-      fc.infiniteStream(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 9 }))),
-      async (n, third, outcomes) => {
-        const { call, id, teams } = await started(n, "single_elimination", { third_place_match: third }, t);
-        const draws = outcomes[Symbol.iterator]();
-        for (;;) {
-          const ready = (await results(call, id)).matches.filter((m) => m.status === "ready");
-          if (ready.length === 0) break;
-          for (const m of ready) {
-            const [a, b, f] = draws.next().value!;
-            const body = f === 0 ? { forfeit: "team1" } : f === 1 ? { forfeit: "team2" }
-              : { team1_score: a, team2_score: a === b ? b + 1 : b };
-            expectStatus(await report(call, id, m, body), 200);
-          }
-        }
-        const { matches, standings } = await results(call, id);
-        // Every team plays; no team twice in a round of a bracket.
-        const seen = new Set(matches.flatMap((m) => [m.team1_id, m.team2_id]).filter((x) => x !== null));
-        expect(seen).toEqual(new Set(teams));
-        for (const key of new Set(matches.map((m) => `${m.bracket}:${m.round}`))) {
-          const inRound = matches.filter((m) => `${m.bracket}:${m.round}` === key)
-            .flatMap((m) => [m.team1_id, m.team2_id]).filter((x) => x !== null);
-          expect(new Set(inRound).size, key).toBe(inRound.length);
-        }
-        // Standings, computed here: a loser in round r of R takes 2^(R-r) + 1; the champion 1;
-        // with a third-place match (4+ teams) its winner 3 and loser 4, instead of 3, 3.
-        const rounds = Math.max(...matches.filter((m) => m.bracket === "winners").map((m) => m.round));
-        const thirdMatch = matches.find((m) => m.bracket === "third_place");
-        expect(Boolean(thirdMatch)).toBe(third && n >= 4);
-        const loser = (m: Match) => (m.winner_id === m.team1_id ? m.team2_id : m.team1_id)!;
-        const expected = new Map<string, number>();
-        for (const m of matches.filter((x) => x.bracket === "winners" && x.status === "completed")) {
-          if (thirdMatch && m.round === rounds - 1) continue;
-          expected.set(loser(m), 2 ** (rounds - m.round) + 1);
-          if (m.round === rounds) expected.set(m.winner_id!, 1);
-        }
-        if (thirdMatch) {
-          expected.set(thirdMatch.winner_id!, 3);
-          expected.set(loser(thirdMatch), 4);
-        }
-        expect(new Map(standings.map((s) => [s.team_id, s.position]))).toEqual(expected);
-        expect(expected.size).toBe(n);
-        expect(standings.map((s) => s.position)).toEqual([...standings.map((s) => s.position)].sort((x, y) => x - y));
-        const done = await call("PATCH", `/tournaments/${id}`, { body: { status: "completed" } });
-        expectStatus(done, 200);
-        runs++;
-      }),
-    { numRuns: 12 });
-    expect(runs).toBeGreaterThanOrEqual(12);
-  }, 240_000);
+  it(
+    "property: any N 2..64, with or without it, random results always complete; every team plays, none twice in a round; standings as the contract ranks them",
+    async () => {
+      const t = await tenant();
+      let runs = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 2, max: 64 }),
+          fc.boolean(),
+          fc.infiniteStream(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 9 }))),
+          async (n, third, outcomes) => {
+            const { call, id, teams } = await started(n, "single_elimination", { third_place_match: third }, t);
+            const draws = outcomes[Symbol.iterator]();
+            for (;;) {
+              const ready = (await results(call, id)).matches.filter((m) => m.status === "ready");
+              if (ready.length === 0) break;
+              for (const m of ready) {
+                const [a, b, f] = draws.next().value!;
+                const body = f === 0
+                  ? { forfeit: "team1" }
+                  : f === 1
+                  ? { forfeit: "team2" }
+                  : { team1_score: a, team2_score: a === b ? b + 1 : b };
+                expectStatus(await report(call, id, m, body), 200);
+              }
+            }
+            const { matches, standings } = await results(call, id);
+            // Every team plays; no team twice in a round of a bracket.
+            const seen = new Set(matches.flatMap((m) => [m.team1_id, m.team2_id]).filter((x) => x !== null));
+            expect(seen).toEqual(new Set(teams));
+            for (const key of new Set(matches.map((m) => `${m.bracket}:${m.round}`))) {
+              const inRound = matches.filter((m) => `${m.bracket}:${m.round}` === key)
+                .flatMap((m) => [m.team1_id, m.team2_id]).filter((x) => x !== null);
+              expect(new Set(inRound).size, key).toBe(inRound.length);
+            }
+            // Standings, computed here: a loser in round r of R takes 2^(R-r) + 1; the champion 1;
+            // with a third-place match (4+ teams) its winner 3 and loser 4, instead of 3, 3.
+            const rounds = Math.max(...matches.filter((m) => m.bracket === "winners").map((m) => m.round));
+            const thirdMatch = matches.find((m) => m.bracket === "third_place");
+            expect(Boolean(thirdMatch)).toBe(third && n >= 4);
+            const loser = (m: Match) => (m.winner_id === m.team1_id ? m.team2_id : m.team1_id)!;
+            const expected = new Map<string, number>();
+            for (const m of matches.filter((x) => x.bracket === "winners" && x.status === "completed")) {
+              if (thirdMatch && m.round === rounds - 1) continue;
+              expected.set(loser(m), 2 ** (rounds - m.round) + 1);
+              if (m.round === rounds) expected.set(m.winner_id!, 1);
+            }
+            if (thirdMatch) {
+              expected.set(thirdMatch.winner_id!, 3);
+              expected.set(loser(thirdMatch), 4);
+            }
+            expect(new Map(standings.map((s) => [s.team_id, s.position]))).toEqual(expected);
+            expect(expected.size).toBe(n);
+            expect(standings.map((s) => s.position)).toEqual([...standings.map((s) => s.position)].sort((x, y) => x - y));
+            const done = await call("PATCH", `/tournaments/${id}`, { body: { status: "completed" } });
+            expectStatus(done, 200);
+            runs++;
+          },
+        ),
+        { numRuns: 12 },
+      );
+      expect(runs).toBeGreaterThanOrEqual(12);
+    },
+    240_000,
+  );
 
   it.each([4, 6, 8])("N = %i: the semi-final losers play for 3rd; standings 1, 2, 3, 4, then 5", async (n) => {
     const { call, id, seedOf } = await started(n, "single_elimination", { third_place_match: true, best_of: 1, final_best_of: 1 });
@@ -425,8 +522,16 @@ describe("single elimination with a third-place match", () => {
     const final = before.matches.find((m) => m.bracket === "winners" && m.next_match_id === null)!;
     const third = before.matches.filter((m) => m.bracket === "third_place");
     expect(third).toHaveLength(1);
-    expect([third[0].round, third[0].position, third[0].status, third[0].team1_id, third[0].team2_id, third[0].next_match_id,
-      third[0].loser_next_match_id, third[0].group]).toEqual([final.round, 1, "pending", null, null, null, null, null]);
+    expect([
+      third[0].round,
+      third[0].position,
+      third[0].status,
+      third[0].team1_id,
+      third[0].team2_id,
+      third[0].next_match_id,
+      third[0].loser_next_match_id,
+      third[0].group,
+    ]).toEqual([final.round, 1, "pending", null, null, null, null, null]);
     // Only the semi-finals send their loser on, to the third-place match.
     for (const m of before.matches) {
       const semi = m.bracket === "winners" && m.next_match_id === final.id;
@@ -494,7 +599,9 @@ describe("single elimination with a third-place match", () => {
     expectStatus(await report(call, id, semi2, { team1_score: 2, team2_score: 1 }), 200);
     let now = await results(call, id);
     expect(rows(now.matches, seedOf).slice(2)).toEqual([
-      ["winners", 2, 1, 1, 2, null, "ready"], ["third_place", 2, 1, 4, 3, null, "ready"]]);
+      ["winners", 2, 1, 1, 2, null, "ready"],
+      ["third_place", 2, 1, 4, 3, null, "ready"],
+    ]);
 
     // Seed 4 wins semi-final 1 after all: it goes to the final, seed 1 to the third-place match.
     const corrected = await report(call, id, semi1, { team1_score: 0, team2_score: 3 });
@@ -502,7 +609,9 @@ describe("single elimination with a third-place match", () => {
     expect(seedOf.get(corrected.body.data.winner_id)).toBe(4);
     now = await results(call, id);
     expect(rows(now.matches, seedOf).slice(2)).toEqual([
-      ["winners", 2, 1, 4, 2, null, "ready"], ["third_place", 2, 1, 1, 3, null, "ready"]]);
+      ["winners", 2, 1, 4, 2, null, "ready"],
+      ["third_place", 2, 1, 1, 3, null, "ready"],
+    ]);
 
     const third = now.matches[3];
     expectStatus(await report(call, id, third, { team1_score: 2, team2_score: 0 }), 200);
@@ -512,8 +621,11 @@ describe("single elimination with a third-place match", () => {
     }
     now = await results(call, id);
     expect(rows(now.matches, seedOf)).toEqual([
-      ["winners", 1, 1, 1, 4, 4, "completed"], ["winners", 1, 2, 2, 3, 2, "completed"],
-      ["winners", 2, 1, 4, 2, null, "ready"], ["third_place", 2, 1, 1, 3, 1, "completed"]]);
+      ["winners", 1, 1, 1, 4, 4, "completed"],
+      ["winners", 1, 2, 2, 3, 2, "completed"],
+      ["winners", 2, 1, 4, 2, null, "ready"],
+      ["third_place", 2, 1, 1, 3, 1, "completed"],
+    ]);
     // The third-place match itself may still be corrected (it feeds nothing).
     expectStatus(await report(call, id, third, { team1_score: 0, team2_score: 2 }), 200);
     expectStatus(await report(call, id, now.matches[2], { team1_score: 2, team2_score: 1 }), 200);
@@ -547,7 +659,9 @@ describe("single elimination with a third-place match", () => {
     expect(res.body.data).toEqual({ message: "Tournament deleted" });
     expectError(await call("GET", `/tournaments/${id}/results`), 404, "not_found");
     const [{ count }] = await sql<{ count: number }>(
-      "select count(*)::int as count from app.matches where tournament_id = $1", [id]);
+      "select count(*)::int as count from app.matches where tournament_id = $1",
+      [id],
+    );
     expect(count).toBe(0);
   });
 
@@ -619,7 +733,17 @@ function checkRoundRobin(matches: Match[], n: number, g: number): void {
  * level on points, score difference, score for, seed; overall and within the group.
  */
 function referenceStandings(matches: Match[], seedOf: Map<string, number>, win: number, loss: number) {
-  interface Row { team: string; seed: number; group: number; wins: number; losses: number; sf: number; sa: number; points: number; h2h: number }
+  interface Row {
+    team: string;
+    seed: number;
+    group: number;
+    wins: number;
+    losses: number;
+    sf: number;
+    sa: number;
+    points: number;
+    h2h: number;
+  }
   const rowsBy = new Map<string, Row>();
   const row = (team: string, group: number) => {
     if (!rowsBy.has(team)) rowsBy.set(team, { team, seed: seedOf.get(team)!, group, wins: 0, losses: 0, sf: 0, sa: 0, points: 0, h2h: 0 });
@@ -647,15 +771,26 @@ function referenceStandings(matches: Match[], seedOf: Map<string, number>, win: 
   const cmp = (a: Row, b: Row) => b.points - a.points || b.h2h - a.h2h || (b.sf - b.sa) - (a.sf - a.sa) || b.sf - a.sf || a.seed - b.seed;
   const overall = [...rowsBy.values()].sort(cmp);
   return overall.map((r, i) => ({
-    position: i + 1, group: r.group,
+    position: i + 1,
+    group: r.group,
     group_position: overall.filter((x) => x.group === r.group).indexOf(r) + 1,
-    team_id: r.team, wins: r.wins, losses: r.losses, points: r.points,
+    team_id: r.team,
+    wins: r.wins,
+    losses: r.losses,
+    points: r.points,
   }));
 }
 
 function summary(standings: Standing[]) {
-  return standings.map((s) => ({ position: s.position, group: s.group, group_position: s.group_position,
-    team_id: s.team_id, wins: s.wins, losses: s.losses, points: s.points }));
+  return standings.map((s) => ({
+    position: s.position,
+    group: s.group,
+    group_position: s.group_position,
+    team_id: s.team_id,
+    wins: s.wins,
+    losses: s.losses,
+    points: s.points,
+  }));
 }
 
 function pairsOf(matches: Match[]): string[] {
@@ -682,26 +817,56 @@ describe("round robin", () => {
     const { matches, standings } = await results(call, id);
     expect(pairsOf(matches)).toEqual(["1-2", "1-3", "1-4", "2-3", "2-4", "3-4"]);
     expect(matches.map((m) => [m.group, m.round, m.position])).toEqual([
-      [1, 1, 1], [1, 1, 2], [1, 2, 1], [1, 2, 2], [1, 3, 1], [1, 3, 2]]);
+      [1, 1, 1],
+      [1, 1, 2],
+      [1, 2, 1],
+      [1, 2, 2],
+      [1, 3, 1],
+      [1, 3, 2],
+    ]);
     checkRoundRobin(matches, 4, 1);
     // Every team is listed from the start, with no results yet.
     expect(standings.map((s) => [s.position, s.wins, s.losses, s.points, s.group])).toEqual([
-      [1, 0, 0, 0, 1], [2, 0, 0, 0, 1], [3, 0, 0, 0, 1], [4, 0, 0, 0, 1]]);
+      [1, 0, 0, 0, 1],
+      [2, 0, 0, 0, 1],
+      [3, 0, 0, 0, 1],
+      [4, 0, 0, 0, 1],
+    ]);
   });
 
   it("N = 6, one group: every pair once, 5 rounds of 3 matches", async () => {
     const { call, id } = await started(6, "round_robin");
     const { matches } = await results(call, id);
-    expect(pairsOf(matches)).toEqual(["1-2", "1-3", "1-4", "1-5", "1-6", "2-3", "2-4", "2-5", "2-6",
-      "3-4", "3-5", "3-6", "4-5", "4-6", "5-6"]);
+    expect(pairsOf(matches)).toEqual([
+      "1-2",
+      "1-3",
+      "1-4",
+      "1-5",
+      "1-6",
+      "2-3",
+      "2-4",
+      "2-5",
+      "2-6",
+      "3-4",
+      "3-5",
+      "3-6",
+      "4-5",
+      "4-6",
+      "5-6",
+    ]);
     checkRoundRobin(matches, 6, 1);
   });
 
   it("N = 8, two groups: snake groups 1, 4, 5, 8 and 2, 3, 6, 7, every pair of a group once", async () => {
     const { call, id, seedOf } = await started(8, "round_robin", { groups: 2 });
     const { matches } = await results(call, id);
-    const groupSeeds = (g: number) => [...new Set(matches.filter((m) => m.group === g)
-      .flatMap((m) => [m.team1_seed!, m.team2_seed!]))].sort((a, b) => a - b);
+    const groupSeeds = (g: number) =>
+      [
+        ...new Set(
+          matches.filter((m) => m.group === g)
+            .flatMap((m) => [m.team1_seed!, m.team2_seed!]),
+        ),
+      ].sort((a, b) => a - b);
     expect(groupSeeds(1)).toEqual([1, 4, 5, 8]);
     expect(groupSeeds(2)).toEqual([2, 3, 6, 7]);
     expect(pairsOf(matches.filter((m) => m.group === 1))).toEqual(["1-4", "1-5", "1-8", "4-5", "4-8", "5-8"]);
@@ -714,10 +879,18 @@ describe("round robin", () => {
     await playBetterSeedWins(call, id);
     const { standings } = await results(call, id);
     expect(standings.map((s) => [s.position, seedOf.get(s.team_id), s.group, s.group_position, s.wins, s.losses, s.points])).toEqual([
-      [1, 1, 1, 1, 3, 0, 9], [2, 2, 2, 1, 3, 0, 9], [3, 3, 2, 2, 2, 1, 6], [4, 4, 1, 2, 2, 1, 6],
-      [5, 5, 1, 3, 1, 2, 3], [6, 6, 2, 3, 1, 2, 3], [7, 7, 2, 4, 0, 3, 0], [8, 8, 1, 4, 0, 3, 0]]);
+      [1, 1, 1, 1, 3, 0, 9],
+      [2, 2, 2, 1, 3, 0, 9],
+      [3, 3, 2, 2, 2, 1, 6],
+      [4, 4, 1, 2, 2, 1, 6],
+      [5, 5, 1, 3, 1, 2, 3],
+      [6, 6, 2, 3, 1, 2, 3],
+      [7, 7, 2, 4, 0, 3, 0],
+      [8, 8, 1, 4, 0, 3, 0],
+    ]);
     expect(Object.keys(standings[0]).sort()).toEqual(
-      ["group", "group_position", "losses", "points", "position", "team_id", "team_name", "team_tag", "wins"]);
+      ["group", "group_position", "losses", "points", "position", "team_id", "team_name", "team_tag", "wins"],
+    );
     expectStatus(await call("PATCH", `/tournaments/${id}`, { body: { status: "completed" } }), 200);
   });
 
@@ -725,51 +898,60 @@ describe("round robin", () => {
     const t = await tenant();
     const call = caller(t);
     const made: string[] = [];
-    await fc.assert(fc.asyncProperty(
-      fc.integer({ min: 2, max: 64 }).chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 1, max: Math.floor(n / 2) }))),
-      async ([n, g]) => {
-        const tournament = await create(call, { max_teams: n, format: "round_robin", format_options: { groups: g } });
-        await register(t, tournament.id, pool.slice(0, n));
-        expectStatus(await call("PATCH", `/tournaments/${tournament.id}`, { body: { status: "ongoing" } }), 200);
-        const { matches } = await results(call, tournament.id);
-        checkRoundRobin(matches, n, g);
-        made.push(`${n}/${g}`);
-      }),
-    { numRuns: 30, examples: [[[2, 1]], [[3, 1]], [[5, 2]], [[64, 32]], [[63, 31]], [[64, 1]], [[63, 1]], [[17, 4]]] });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 64 }).chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 1, max: Math.floor(n / 2) }))),
+        async ([n, g]) => {
+          const tournament = await create(call, { max_teams: n, format: "round_robin", format_options: { groups: g } });
+          await register(t, tournament.id, pool.slice(0, n));
+          expectStatus(await call("PATCH", `/tournaments/${tournament.id}`, { body: { status: "ongoing" } }), 200);
+          const { matches } = await results(call, tournament.id);
+          checkRoundRobin(matches, n, g);
+          made.push(`${n}/${g}`);
+        },
+      ),
+      { numRuns: 30, examples: [[[2, 1]], [[3, 1]], [[5, 2]], [[64, 32]], [[63, 31]], [[64, 1]], [[63, 1]], [[17, 4]]] },
+    );
     expect(made.length).toBeGreaterThanOrEqual(30);
   }, 180_000);
 
   it("property: random scores and forfeits for every match let it complete; standings follow the rules", async () => {
     const t = await tenant();
-    await fc.assert(fc.asyncProperty(
-      fc.integer({ min: 2, max: 7 }).chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 1, max: Math.floor(n / 2) }))),
-      fc.record({ win: fc.integer({ min: -5, max: 5 }), loss: fc.integer({ min: -5, max: 5 }) }),
-      fc.infiniteStream(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 9 }))),
-      async ([n, g], points, outcomes) => {
-        const { call, id, seedOf } = await started(n, "round_robin", { groups: g, points }, t);
-        const url = `/tournaments/${id}`;
-        const { matches } = await results(call, id);
-        const draws = outcomes[Symbol.iterator]();
-        for (const [i, m] of matches.entries()) {
-          if (i === matches.length - 1) {
-            expectError(await call("PATCH", url, { body: { status: "completed" } }), 409, "invalid_status_transition");
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 7 }).chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 1, max: Math.floor(n / 2) }))),
+        fc.record({ win: fc.integer({ min: -5, max: 5 }), loss: fc.integer({ min: -5, max: 5 }) }),
+        fc.infiniteStream(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 9 }))),
+        async ([n, g], points, outcomes) => {
+          const { call, id, seedOf } = await started(n, "round_robin", { groups: g, points }, t);
+          const url = `/tournaments/${id}`;
+          const { matches } = await results(call, id);
+          const draws = outcomes[Symbol.iterator]();
+          for (const [i, m] of matches.entries()) {
+            if (i === matches.length - 1) {
+              expectError(await call("PATCH", url, { body: { status: "completed" } }), 409, "invalid_status_transition");
+            }
+            const [a, b, f] = draws.next().value!;
+            const body = f === 0
+              ? { forfeit: "team1" }
+              : f === 1
+              ? { forfeit: "team2" }
+              : { team1_score: a, team2_score: a === b ? b + 1 : b };
+            expectStatus(await report(call, id, m, body), 200);
           }
-          const [a, b, f] = draws.next().value!;
-          const body = f === 0 ? { forfeit: "team1" } : f === 1 ? { forfeit: "team2" }
-            : { team1_score: a, team2_score: a === b ? b + 1 : b };
-          expectStatus(await report(call, id, m, body), 200);
-        }
-        const after = await results(call, id);
-        expect(summary(after.standings)).toEqual(referenceStandings(after.matches, seedOf, points.win, points.loss));
-        for (const s of after.standings) {
-          const size = after.standings.filter((x) => x.group === s.group).length;
-          expect(s.wins! + s.losses!).toBe(size - 1);
-        }
-        const done = await call("PATCH", url, { body: { status: "completed" } });
-        expectStatus(done, 200);
-        expect(done.body.data.status).toBe("completed");
-      }),
-    { numRuns: 6 });
+          const after = await results(call, id);
+          expect(summary(after.standings)).toEqual(referenceStandings(after.matches, seedOf, points.win, points.loss));
+          for (const s of after.standings) {
+            const size = after.standings.filter((x) => x.group === s.group).length;
+            expect(s.wins! + s.losses!).toBe(size - 1);
+          }
+          const done = await call("PATCH", url, { body: { status: "completed" } });
+          expectStatus(done, 200);
+          expect(done.body.data.status).toBe("completed");
+        },
+      ),
+      { numRuns: 6 },
+    );
   }, 180_000);
 
   it("counts custom points: points = wins × win + losses × loss", async () => {
@@ -777,28 +959,44 @@ describe("round robin", () => {
     await playBetterSeedWins(call, id);
     const { standings } = await results(call, id);
     expect(standings.map((s) => [s.position, seedOf.get(s.team_id), s.wins, s.losses, s.points])).toEqual([
-      [1, 1, 3, 0, 6], [2, 2, 2, 1, 3], [3, 3, 1, 2, 0], [4, 4, 0, 3, -3]]);
+      [1, 1, 3, 0, 6],
+      [2, 2, 2, 1, 3],
+      [3, 3, 1, 2, 0],
+      [4, 4, 0, 3, -3],
+    ]);
   });
 
   // Hand-made ties; each case: [description, n, results as [winner, loser, winner score, loser score], expected seeds in order].
   const ties: [string, number, [number, number, number, number][], number[]][] = [
     // Seeds 1, 2, 3 on 6 points; head-to-head 3 > 2 > 1 decides although seed 1 has the best score difference.
-    ["head-to-head among the three level on points", 5,
-      [[3, 2, 1, 0], [3, 1, 1, 0], [2, 1, 1, 0], [1, 4, 10, 0], [1, 5, 10, 0], [2, 4, 1, 0], [5, 2, 1, 0],
-        [4, 3, 9, 0], [5, 3, 9, 0], [5, 4, 1, 0]],
-      [5, 3, 2, 1, 4]],
+    ["head-to-head among the three level on points", 5, [
+      [3, 2, 1, 0],
+      [3, 1, 1, 0],
+      [2, 1, 1, 0],
+      [1, 4, 10, 0],
+      [1, 5, 10, 0],
+      [2, 4, 1, 0],
+      [5, 2, 1, 0],
+      [4, 3, 9, 0],
+      [5, 3, 9, 0],
+      [5, 4, 1, 0],
+    ], [5, 3, 2, 1, 4]],
     // A cycle 1 > 2 > 3 > 1 (head-to-head level): score difference 3 (+4) > 2 (+2) > 1 (-3).
-    ["score difference when head-to-head is level", 4,
+    [
+      "score difference when head-to-head is level",
+      4,
       [[1, 2, 1, 0], [2, 3, 2, 0], [3, 1, 5, 0], [1, 4, 1, 0], [2, 4, 1, 0], [3, 4, 1, 0]],
-      [3, 2, 1, 4]],
+      [3, 2, 1, 4],
+    ],
     // The same cycle with equal differences (+1 each): score for 3 (7) > 1 (6) > 2 (5).
-    ["score for when the difference is level", 4,
-      [[1, 2, 2, 1], [2, 3, 3, 2], [3, 1, 4, 3], [1, 4, 1, 0], [2, 4, 1, 0], [3, 4, 1, 0]],
-      [3, 1, 2, 4]],
+    ["score for when the difference is level", 4, [[1, 2, 2, 1], [2, 3, 3, 2], [3, 1, 4, 3], [1, 4, 1, 0], [2, 4, 1, 0], [3, 4, 1, 0]], [
+      3,
+      1,
+      2,
+      4,
+    ]],
     // Everything level but the seed.
-    ["seed when all else is level", 4,
-      [[1, 2, 1, 0], [2, 3, 1, 0], [3, 1, 1, 0], [1, 4, 1, 0], [2, 4, 1, 0], [3, 4, 1, 0]],
-      [1, 2, 3, 4]],
+    ["seed when all else is level", 4, [[1, 2, 1, 0], [2, 3, 1, 0], [3, 1, 1, 0], [1, 4, 1, 0], [2, 4, 1, 0], [3, 4, 1, 0]], [1, 2, 3, 4]],
   ];
 
   it.each(ties)("breaks a three-way tie on points by %s", async (_, n, played, order) => {
@@ -816,8 +1014,11 @@ describe("round robin", () => {
     const t = await tenant();
     const tournament = await create(t.request, { max_teams: 8, format: "round_robin", format_options: { groups: 3 } });
     await register(t, tournament.id, pool.slice(0, 5));
-    expectError(await t.request("PATCH", `/tournaments/${tournament.id}`, { body: { status: "ongoing" } }),
-      409, "invalid_status_transition");
+    expectError(
+      await t.request("PATCH", `/tournaments/${tournament.id}`, { body: { status: "ongoing" } }),
+      409,
+      "invalid_status_transition",
+    );
     expect((await t.request("GET", `/tournaments/${tournament.id}`)).body.data.status).toBe("registration");
     expect((await results(t.request, tournament.id)).matches).toEqual([]);
     // Exactly N / 2 groups is fine: pairs.
@@ -838,7 +1039,10 @@ describe("round robin", () => {
     await beat(call, id, matches, 3, 2, 1, 0);
     const after = await results(call, id);
     expect(after.standings.map((s) => [s.position, seedOf.get(s.team_id), s.wins, s.losses, s.points])).toEqual([
-      [1, 3, 2, 0, 6], [2, 2, 1, 1, 3], [3, 1, 0, 2, 0]]);
+      [1, 3, 2, 0, 6],
+      [2, 2, 1, 1, 3],
+      [3, 1, 0, 2, 0],
+    ]);
     expect(summary(after.standings)).toEqual(referenceStandings(after.matches, seedOf, 3, 0));
   });
 

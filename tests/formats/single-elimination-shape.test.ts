@@ -2,13 +2,41 @@
 // any number of teams, computed here independently of the database's own seeding code.
 import { describe, expect, it } from "vitest";
 import {
-  createTeams, createTournament, expectStatus, request, sql, tenant, type ApiResponse, type Tenant, expectError, type Match,
+  type ApiResponse,
+  createTeams,
+  createTournament,
+  expectError,
+  expectStatus,
+  type Match,
+  request,
+  sql,
+  type Tenant,
+  tenant,
 } from "../support/helpers.ts";
 
-
-const MATCH_FIELDS = ["best_of", "bracket", "completed_at", "forfeit", "games", "group", "id", "loser_next_match_id", "next_match_id", "position", "round", "scheduled_at", "stage", "status",
-  "team1_id", "team1_score", "team1_seed", "team2_id", "team2_score", "team2_seed", "winner_id"];
-
+const MATCH_FIELDS = [
+  "best_of",
+  "bracket",
+  "completed_at",
+  "forfeit",
+  "games",
+  "group",
+  "id",
+  "loser_next_match_id",
+  "next_match_id",
+  "position",
+  "round",
+  "scheduled_at",
+  "stage",
+  "status",
+  "team1_id",
+  "team1_score",
+  "team1_seed",
+  "team2_id",
+  "team2_score",
+  "team2_seed",
+  "winner_id",
+];
 
 function nextPowerOfTwo(n: number): number {
   let p = 1;
@@ -28,8 +56,7 @@ function standardSlots(size: number): number[] {
 
 /** Registers `teams` in order: the first two and the last through the API, the rest by SQL. */
 async function registerInOrder(t: Tenant, tournamentId: string, teams: string[]): Promise<void> {
-  const viaApi = (team: string) =>
-    t.request("POST", `/tournaments/${tournamentId}/registrations`, { body: { team_id: team } });
+  const viaApi = (team: string) => t.request("POST", `/tournaments/${tournamentId}/registrations`, { body: { team_id: team } });
   const head = teams.slice(0, Math.min(2, teams.length));
   const middle = teams.slice(head.length, Math.max(head.length, teams.length - 1));
   const tail = teams.slice(head.length + middle.length);
@@ -38,7 +65,8 @@ async function registerInOrder(t: Tenant, tournamentId: string, teams: string[])
     await sql(
       `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
        select $1, $2, u.team_id, 'complete' from unnest($3::uuid[]) with ordinality u(team_id, i) order by u.i`,
-      [tournamentId, t.accountId, middle]);
+      [tournamentId, t.accountId, middle],
+    );
   }
   for (const team of tail) expectStatus(await viaApi(team), 201);
 }
@@ -161,13 +189,20 @@ describe("bracket generation on registration -> ongoing", () => {
   it.each([2, 3, 5, 8, 13, 64, 1024])("makes the standard bracket for %i teams", async (n) => {
     const { t, tournament, teams } = await startedTournament(n);
     const { res, matches } = await getMatches(t, tournament.id);
-    expect(res.body.data.tournament).toEqual({ id: tournament.id, format: "single_elimination", status: "ongoing", stage: 1,
-      version: (await t.request("GET", `/tournaments/${tournament.id}`)).body.data.version });
+    expect(res.body.data.tournament).toEqual({
+      id: tournament.id,
+      format: "single_elimination",
+      status: "ongoing",
+      stage: 1,
+      version: (await t.request("GET", `/tournaments/${tournament.id}`)).body.data.version,
+    });
     checkBracket(matches, teams);
     // Byes decide no place: nobody has a standing yet.
     expect(res.body.data.standings).toEqual([]);
     const [{ count }] = await sql<{ count: number }>(
-      "select count(*)::int as count from app.matches where tournament_id = $1", [tournament.id]);
+      "select count(*)::int as count from app.matches where tournament_id = $1",
+      [tournament.id],
+    );
     expect(count).toBe(nextPowerOfTwo(n) - 1);
   }, 60_000);
 
@@ -177,8 +212,7 @@ describe("bracket generation on registration -> ongoing", () => {
     const created = await createTeams(4, "Order");
     const order = [created[3], created[1], created[0], created[2]];
     for (const team of order) {
-      expectStatus(await t.request("POST", `/tournaments/${tournament.id}/registrations`,
-        { body: { team_id: team } }), 201);
+      expectStatus(await t.request("POST", `/tournaments/${tournament.id}/registrations`, { body: { team_id: team } }), 201);
     }
     expectStatus(await t.request("PATCH", `/tournaments/${tournament.id}`, { body: { status: "ongoing" } }), 200);
     const { matches } = await getMatches(t, tournament.id);
@@ -191,8 +225,7 @@ describe("bracket generation on registration -> ongoing", () => {
     const [only] = await createTeams(1);
     for (const registered of [0, 1]) {
       if (registered === 1) {
-        expectStatus(await t.request("POST", `/tournaments/${tournament.id}/registrations`,
-          { body: { team_id: only } }), 201);
+        expectStatus(await t.request("POST", `/tournaments/${tournament.id}/registrations`, { body: { team_id: only } }), 201);
       }
       const res = await t.request("PATCH", `/tournaments/${tournament.id}`, { body: { status: "ongoing" } });
       expectError(res, 409, "invalid_status_transition");
@@ -213,14 +246,17 @@ describe("bracket generation on registration -> ongoing", () => {
     await registerInOrder(t, tournament.id, teams);
     // One key per request: requests on one key queue behind its rate-limit row.
     const keys = await Promise.all(Array.from({ length: 10 }, () => t.newKey()));
-    const responses = await Promise.all(keys.map(({ key }) =>
-      request("PATCH", `/tournaments/${tournament.id}`, { key, body: { status: "ongoing" } })));
+    const responses = await Promise.all(
+      keys.map(({ key }) => request("PATCH", `/tournaments/${tournament.id}`, { key, body: { status: "ongoing" } })),
+    );
     for (const r of responses) {
       expectStatus(r, 200); // the first starts it; the rest set the current status again (a no-op)
       expect(r.body.data.status).toBe("ongoing");
     }
     const [{ count }] = await sql<{ count: number }>(
-      "select count(*)::int as count from app.matches where tournament_id = $1", [tournament.id]);
+      "select count(*)::int as count from app.matches where tournament_id = $1",
+      [tournament.id],
+    );
     expect(count).toBe(nextPowerOfTwo(n) - 1);
     const { matches } = await getMatches(t, tournament.id);
     checkBracket(matches, teams);
@@ -235,8 +271,9 @@ describe("bracket generation on registration -> ongoing", () => {
     const late = teams.slice(3);
     const [start, ...registrations] = await Promise.all([
       request("PATCH", `/tournaments/${tournament.id}`, { key: keys[0].key, body: { status: "ongoing" } }),
-      ...late.map((team, i) => request("POST", `/tournaments/${tournament.id}/registrations`,
-        { key: keys[i + 1].key, body: { team_id: team } })),
+      ...late.map((team, i) =>
+        request("POST", `/tournaments/${tournament.id}/registrations`, { key: keys[i + 1].key, body: { team_id: team } })
+      ),
     ]);
     expectStatus(start, 200);
     for (const r of registrations) {

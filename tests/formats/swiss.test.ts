@@ -7,9 +7,18 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import {
-  createKey, createTeams, expectError, expectStatus, request, sql, tenant, tournamentBody, type ApiResponse, type Match,
-  type Tenant,
+  type ApiResponse,
+  createKey,
+  createTeams,
+  expectError,
+  expectStatus,
+  type Match,
+  request,
+  sql,
   type SwissStanding as Standing,
+  type Tenant,
+  tenant,
+  tournamentBody,
 } from "../support/helpers.ts";
 
 interface Results {
@@ -40,8 +49,9 @@ async function startedSwiss(n: number, rounds: number | null = null) {
   const t = await tenant();
   const keys = new Keys(t);
   const teams = await createTeams(n, `Swiss ${crypto.randomUUID().slice(0, 8)}`);
-  const created = await t.request("POST", "/tournaments",
-    { body: tournamentBody({ max_teams: Math.max(n, 2), format: "swiss", format_options: { rounds } }) });
+  const created = await t.request("POST", "/tournaments", {
+    body: tournamentBody({ max_teams: Math.max(n, 2), format: "swiss", format_options: { rounds } }),
+  });
   expectStatus(created, 201);
   const id: string = created.body.data.id;
   for (const team of teams) {
@@ -58,8 +68,10 @@ async function results(keys: Keys, id: string): Promise<Results> {
 }
 
 async function report(keys: Keys, id: string, m: Match, team1Wins: boolean, key?: string): Promise<ApiResponse> {
-  return request("PATCH", `/tournaments/${id}/matches/${m.id}`,
-    { key: key ?? await keys.next(), body: team1Wins ? { team1_score: 2, team2_score: 1 } : { team1_score: 0, team2_score: 2 } });
+  return request("PATCH", `/tournaments/${id}/matches/${m.id}`, {
+    key: key ?? await keys.next(),
+    body: team1Wins ? { team1_score: 2, team2_score: 1 } : { team1_score: 0, team2_score: 2 },
+  });
 }
 
 async function setStatus(keys: Keys, id: string, status: string) {
@@ -112,7 +124,10 @@ describe("swiss: hand-checked runs", () => {
     ]);
     expect(data.tournament.status).toBe("completed");
     expect(table(data)).toEqual([
-      [3, 1, 2, 0, 2], [1, 2, 1, 1, 2], [2, 3, 1, 1, 2], [4, 4, 0, 2, 2],
+      [3, 1, 2, 0, 2],
+      [1, 2, 1, 1, 2],
+      [2, 3, 1, 1, 2],
+      [4, 4, 0, 2, 2],
     ]);
   });
 
@@ -129,7 +144,11 @@ describe("swiss: hand-checked runs", () => {
       { draw: ["1v4", "5v2", "3 bye"], upsets: [] },
     ]);
     expect(table(data)).toEqual([
-      [1, 1, 3, 0, 3], [5, 2, 3, 0, 2], [2, 3, 1, 2, 7], [3, 4, 1, 2, 6], [4, 5, 1, 2, 4],
+      [1, 1, 3, 0, 3],
+      [5, 2, 3, 0, 2],
+      [2, 3, 1, 2, 7],
+      [3, 4, 1, 2, 6],
+      [4, 5, 1, 2, 4],
     ]);
     const byes = data.matches.filter((m) => m.status === "bye");
     for (const b of byes) {
@@ -149,7 +168,12 @@ describe("swiss: hand-checked runs", () => {
       { draw: ["1v3", "2v6", "5v4"], upsets: [] },
     ]);
     expect(table(data)).toEqual([
-      [1, 1, 3, 0, 4], [2, 2, 2, 1, 5], [3, 3, 2, 1, 3], [5, 4, 2, 1, 2], [4, 5, 0, 3, 7], [6, 6, 0, 3, 6],
+      [1, 1, 3, 0, 4],
+      [2, 2, 2, 1, 5],
+      [3, 3, 2, 1, 3],
+      [5, 4, 2, 1, 2],
+      [4, 5, 0, 3, 7],
+      [6, 6, 0, 3, 6],
     ]);
   });
 
@@ -166,8 +190,14 @@ describe("swiss: hand-checked runs", () => {
       { draw: ["2v5", "1v4", "3v6", "7v8"], upsets: [1, 3] },
     ]);
     expect(table(data)).toEqual([
-      [5, 1, 3, 0, 5], [2, 2, 2, 1, 6], [1, 3, 2, 1, 5], [6, 4, 2, 1, 3],
-      [3, 5, 1, 2, 6], [4, 6, 1, 2, 4], [7, 7, 1, 2, 3], [8, 8, 0, 3, 4],
+      [5, 1, 3, 0, 5],
+      [2, 2, 2, 1, 6],
+      [1, 3, 2, 1, 5],
+      [6, 4, 2, 1, 3],
+      [3, 5, 1, 2, 6],
+      [4, 6, 1, 2, 4],
+      [7, 7, 1, 2, 3],
+      [8, 8, 0, 3, 4],
     ]);
   });
 });
@@ -179,12 +209,10 @@ describe("swiss: options and start", () => {
     expectStatus(ok, 201);
     expect(ok.body.data.format_options).toEqual({ rounds: null, best_of: 1 });
     for (const rounds of [0, 1024, 2.5, "3", true]) {
-      const res = await t.request("POST", "/tournaments",
-        { body: tournamentBody({ format: "swiss", format_options: { rounds } }) });
+      const res = await t.request("POST", "/tournaments", { body: tournamentBody({ format: "swiss", format_options: { rounds } }) });
       expectError(res, 400, "validation_error", ["format_options.rounds"]);
     }
-    const unknown = await t.request("POST", "/tournaments",
-      { body: tournamentBody({ format: "swiss", format_options: { groups: 2 } }) });
+    const unknown = await t.request("POST", "/tournaments", { body: tournamentBody({ format: "swiss", format_options: { groups: 2 } }) });
     expectError(unknown, 400, "validation_error", ["format_options.groups"]);
   });
 
@@ -192,12 +220,16 @@ describe("swiss: options and start", () => {
     const { keys, id, start } = await startedSwiss(4, 4);
     expectError(start, 409, "invalid_status_transition");
     expect((await results(keys, id)).matches).toEqual([]);
-    expectStatus(await request("PATCH", `/tournaments/${id}`, { key: await keys.next(), body: { format_options: { rounds: 3, best_of: 1 } } }), 200);
+    expectStatus(
+      await request("PATCH", `/tournaments/${id}`, { key: await keys.next(), body: { format_options: { rounds: 3, best_of: 1 } } }),
+      200,
+    );
     expectStatus(await setStatus(keys, id, "ongoing"), 200);
     const data = await results(keys, id);
     expect(draw(data.matches, 1)).toEqual(["1v3", "2v4"]);
     expect(data.standings.map((s) => [s.position, s.wins, s.losses, s.buchholz])).toEqual(
-      [[1, 0, 0, 0], [2, 0, 0, 0], [3, 0, 0, 0], [4, 0, 0, 0]]);
+      [[1, 0, 0, 0], [2, 0, 0, 0], [3, 0, 0, 0], [4, 0, 0, 0]],
+    );
   });
 
   it("answers 409 match_not_ready for a bye and plays N = 3 over 2 rounds with a bye each", async () => {
@@ -236,83 +268,88 @@ function rematchFreePairingExists(teams: string[], met: Set<string>): boolean {
 
 describe("swiss: properties", () => {
   it("draws every round legally and always completes, for N from 2 to 64", async () => {
-    await fc.assert(fc.asyncProperty(
-      fc.integer({ min: 2, max: 64 }),
-      // rounds up to N - 1 (at most 10): small N play nearly every pairing, where rematches
-      // become unavoidable and the search must prove it
-      fc.option(fc.integer({ min: 1, max: 10 }), { nil: null }),
-      fc.infiniteStream(fc.boolean()),
-      async (n, roundsOption, coin) => {
-        const rounds = roundsOption === null ? Math.ceil(Math.log2(n)) : Math.min(roundsOption, n - 1);
-        const { keys, teams, id, start } = await startedSwiss(n, roundsOption === null ? null : rounds);
-        expectStatus(start, 200);
-        const seedOf = new Map(teams.map((team, i) => [team, i + 1]));
-        const met = new Set<string>();
-        const wins = new Map(teams.map((team) => [team, 0]));
-        const losses = new Map(teams.map((team) => [team, 0]));
-        const opponents = new Map<string, string[]>(teams.map((team) => [team, []]));
-        const hadBye = new Set<string>();
-        const buchholz = (team: string) => opponents.get(team)!.reduce((s, o) => s + wins.get(o)!, 0);
-        // lowest-placed first: fewest wins, lowest Buchholz, worst seed
-        const lowestFirst = (a: string, b: string) =>
-          wins.get(a)! - wins.get(b)! || buchholz(a) - buchholz(b) || seedOf.get(b)! - seedOf.get(a)!;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 64 }),
+        // rounds up to N - 1 (at most 10): small N play nearly every pairing, where rematches
+        // become unavoidable and the search must prove it
+        fc.option(fc.integer({ min: 1, max: 10 }), { nil: null }),
+        fc.infiniteStream(fc.boolean()),
+        async (n, roundsOption, coin) => {
+          const rounds = roundsOption === null ? Math.ceil(Math.log2(n)) : Math.min(roundsOption, n - 1);
+          const { keys, teams, id, start } = await startedSwiss(n, roundsOption === null ? null : rounds);
+          expectStatus(start, 200);
+          const seedOf = new Map(teams.map((team, i) => [team, i + 1]));
+          const met = new Set<string>();
+          const wins = new Map(teams.map((team) => [team, 0]));
+          const losses = new Map(teams.map((team) => [team, 0]));
+          const opponents = new Map<string, string[]>(teams.map((team) => [team, []]));
+          const hadBye = new Set<string>();
+          const buchholz = (team: string) => opponents.get(team)!.reduce((s, o) => s + wins.get(o)!, 0);
+          // lowest-placed first: fewest wins, lowest Buchholz, worst seed
+          const lowestFirst = (a: string, b: string) =>
+            wins.get(a)! - wins.get(b)! || buchholz(a) - buchholz(b) || seedOf.get(b)! - seedOf.get(a)!;
 
-        for (let round = 1; round <= rounds; round++) {
-          const data = await results(keys, id);
-          expect(Math.max(...data.matches.map((m) => m.round)), "only the current round is drawn").toBe(round);
-          const inRound = data.matches.filter((m) => m.round === round);
-          const playing = inRound.flatMap((m) => [m.team1_id, m.team2_id]).filter((x): x is string => x !== null);
-          expect([...playing].sort(), "every team exactly once in the round").toEqual([...teams].sort());
-          expect(inRound.map((m) => m.position).sort((a, b) => a - b)).toEqual(inRound.map((_, i) => i + 1));
+          for (let round = 1; round <= rounds; round++) {
+            const data = await results(keys, id);
+            expect(Math.max(...data.matches.map((m) => m.round)), "only the current round is drawn").toBe(round);
+            const inRound = data.matches.filter((m) => m.round === round);
+            const playing = inRound.flatMap((m) => [m.team1_id, m.team2_id]).filter((x): x is string => x !== null);
+            expect([...playing].sort(), "every team exactly once in the round").toEqual([...teams].sort());
+            expect(inRound.map((m) => m.position).sort((a, b) => a - b)).toEqual(inRound.map((_, i) => i + 1));
 
-          const byes = inRound.filter((m) => m.status === "bye");
-          expect(byes.length).toBe(n % 2);
-          for (const bye of byes) {
-            expect([bye.team2_id, bye.winner_id]).toEqual([null, bye.team1_id]);
-            expect(hadBye.has(bye.team1_id!), "at most one bye a team").toBe(false);
+            const byes = inRound.filter((m) => m.status === "bye");
+            expect(byes.length).toBe(n % 2);
+            for (const bye of byes) {
+              expect([bye.team2_id, bye.winner_id]).toEqual([null, bye.team1_id]);
+              expect(hadBye.has(bye.team1_id!), "at most one bye a team").toBe(false);
+              if (round === 1) {
+                expect(seedOf.get(bye.team1_id!)).toBe(n);
+              } else {
+                const expected = teams.filter((team) => !hadBye.has(team)).sort(lowestFirst)[0];
+                expect(bye.team1_id, "the bye goes to the lowest-placed team without one").toBe(expected);
+              }
+            }
+            const games = inRound.filter((m) => m.status === "ready");
+            expect(games.length).toBe(Math.floor(n / 2));
             if (round === 1) {
-              expect(seedOf.get(bye.team1_id!)).toBe(n);
-            } else {
-              const expected = teams.filter((team) => !hadBye.has(team)).sort(lowestFirst)[0];
-              expect(bye.team1_id, "the bye goes to the lowest-placed team without one").toBe(expected);
+              expect(games.map((m) => [m.team1_seed, m.team2_seed])).toEqual(
+                games.map((_, i) => [i + 1, i + 1 + Math.floor(n / 2)]),
+              );
+            }
+            const rematches = games.filter((m) => met.has(`${m.team1_id}|${m.team2_id}`));
+            if (rematches.length > 0) {
+              const drawn = games.flatMap((m) => [m.team1_id!, m.team2_id!]);
+              expect(rematchFreePairingExists(drawn, met), "a rematch only when every draw has one").toBe(false);
+            }
+
+            if (round < rounds) expectError(await setStatus(keys, id, "completed"), 409, "invalid_status_transition");
+            for (const m of games) {
+              const team1Wins = coin.next().value;
+              expectStatus(await report(keys, id, m, team1Wins), 200);
+              const [w, l] = team1Wins ? [m.team1_id!, m.team2_id!] : [m.team2_id!, m.team1_id!];
+              wins.set(w, wins.get(w)! + 1);
+              losses.set(l, losses.get(l)! + 1);
+              opponents.get(w)!.push(l);
+              opponents.get(l)!.push(w);
+              met.add(`${w}|${l}`).add(`${l}|${w}`);
+            }
+            for (const bye of byes) {
+              hadBye.add(bye.team1_id!);
+              wins.set(bye.team1_id!, wins.get(bye.team1_id!)! + 1);
             }
           }
-          const games = inRound.filter((m) => m.status === "ready");
-          expect(games.length).toBe(Math.floor(n / 2));
-          if (round === 1) {
-            expect(games.map((m) => [m.team1_seed, m.team2_seed])).toEqual(
-              games.map((_, i) => [i + 1, i + 1 + Math.floor(n / 2)]));
-          }
-          const rematches = games.filter((m) => met.has(`${m.team1_id}|${m.team2_id}`));
-          if (rematches.length > 0) {
-            const drawn = games.flatMap((m) => [m.team1_id!, m.team2_id!]);
-            expect(rematchFreePairingExists(drawn, met), "a rematch only when every draw has one").toBe(false);
-          }
 
-          if (round < rounds) expectError(await setStatus(keys, id, "completed"), 409, "invalid_status_transition");
-          for (const m of games) {
-            const team1Wins = coin.next().value;
-            expectStatus(await report(keys, id, m, team1Wins), 200);
-            const [w, l] = team1Wins ? [m.team1_id!, m.team2_id!] : [m.team2_id!, m.team1_id!];
-            wins.set(w, wins.get(w)! + 1);
-            losses.set(l, losses.get(l)! + 1);
-            opponents.get(w)!.push(l);
-            opponents.get(l)!.push(w);
-            met.add(`${w}|${l}`).add(`${l}|${w}`);
-          }
-          for (const bye of byes) {
-            hadBye.add(bye.team1_id!);
-            wins.set(bye.team1_id!, wins.get(bye.team1_id!)! + 1);
-          }
-        }
-
-        expectStatus(await setStatus(keys, id, "completed"), 200);
-        const data = await results(keys, id);
-        expect(Math.max(...data.matches.map((m) => m.round))).toBe(rounds);
-        const expected = [...teams].sort((a, b) => -lowestFirst(a, b))
-          .map((team, i) => [team, i + 1, wins.get(team), losses.get(team), buchholz(team)]);
-        expect(data.standings.map((s) => [s.team_id, s.position, s.wins, s.losses, s.buchholz])).toEqual(expected);
-      }), { numRuns: 12 });
+          expectStatus(await setStatus(keys, id, "completed"), 200);
+          const data = await results(keys, id);
+          expect(Math.max(...data.matches.map((m) => m.round))).toBe(rounds);
+          const expected = [...teams].sort((a, b) => -lowestFirst(a, b))
+            .map((team, i) => [team, i + 1, wins.get(team), losses.get(team), buchholz(team)]);
+          expect(data.standings.map((s) => [s.team_id, s.position, s.wins, s.losses, s.buchholz])).toEqual(expected);
+        },
+      ),
+      { numRuns: 12 },
+    );
   }, 600_000);
 });
 
@@ -321,7 +358,8 @@ describe("swiss: the pairing search (SQL)", () => {
   it("backtracks around a rematch, returns null when none can be avoided, and with rematches allowed puts them last", async () => {
     // 1 has met 2; 3 and 4 have met: 1v2 and 3v4 are out, so 1v3 (the middle first) and 2v4.
     const [a] = await sql<{ p: number[] }>(
-      "select app.swiss_match('{1,2,3,4}', '{1,1,0,0}', '{{2},{1},{4},{3}}', 4, false, 1000) as p");
+      "select app.swiss_match('{1,2,3,4}', '{1,1,0,0}', '{{2},{1},{4},{3}}', 4, false, 1000) as p",
+    );
     expect(a.p).toEqual([3, 4, 1, 2]);
     // 1 has met everyone: no rematch-free pairing, null; with rematches, 1 takes its first choice.
     const met = "'{{2,3,4},{1,0,0},{1,0,0},{1,0,0}}'";
@@ -345,8 +383,10 @@ describe("swiss: corrections", () => {
     const before = matches.filter((m) => m.round === 2).map((m) => m.id);
 
     // Same winner, other score: the draw is the same, so round 2's matches stay as they are.
-    const same = await request("PATCH", `/tournaments/${id}/matches/${m1.id}`,
-      { key: await keys.next(), body: { team1_score: 3, team2_score: 0 } });
+    const same = await request("PATCH", `/tournaments/${id}/matches/${m1.id}`, {
+      key: await keys.next(),
+      body: { team1_score: 3, team2_score: 0 },
+    });
     expectStatus(same, 200);
     matches = (await results(keys, id)).matches;
     expect(matches.filter((m) => m.round === 2).map((m) => m.id)).toEqual(before);

@@ -8,10 +8,20 @@
 // key on purpose.
 import { describe, expect, it } from "vitest";
 import {
-  createTeams, createTournament, expectStatus, rateHits, request, setRateHits, sql, tenant, tournamentBody, type ApiResponse, type Tenant, expectError, type Match,
+  type ApiResponse,
+  createTeams,
+  createTournament,
+  expectError,
+  expectStatus,
+  type Match,
+  rateHits,
+  request,
+  setRateHits,
+  sql,
+  type Tenant,
+  tenant,
+  tournamentBody,
 } from "../support/helpers.ts";
-
-
 
 /** How many responses have each status (or status and error code), e.g. {"201": 5, "409 tournament_full": 15}. */
 function tally(responses: ApiResponse[]): Record<string, number> {
@@ -30,13 +40,17 @@ async function keys(t: Tenant, n: number): Promise<string[]> {
 
 async function count(table: "registrations" | "matches", tournamentId: string): Promise<number> {
   const [{ n }] = await sql<{ n: number }>(
-    `select count(*)::int as n from app.${table} where tournament_id = $1`, [tournamentId]);
+    `select count(*)::int as n from app.${table} where tournament_id = $1`,
+    [tournamentId],
+  );
   return n;
 }
 
 async function registeredTeams(tournamentId: string): Promise<string[]> {
   const rows = await sql<{ team_id: string }>(
-    "select team_id from app.registrations where tournament_id = $1 order by seq", [tournamentId]);
+    "select team_id from app.registrations where tournament_id = $1 order by seq",
+    [tournamentId],
+  );
   return rows.map((r) => r.team_id);
 }
 
@@ -69,8 +83,7 @@ function find(matches: Match[], round: number, position: number): Match {
 }
 
 function report(key: string, tournamentId: string, matchId: string, s1: number, s2: number) {
-  return request("PATCH", `/tournaments/${tournamentId}/matches/${matchId}`,
-    { key, body: { team1_score: s1, team2_score: s2 } });
+  return request("PATCH", `/tournaments/${tournamentId}/matches/${matchId}`, { key, body: { team1_score: s1, team2_score: s2 } });
 }
 
 describe("registrations racing for the last slots", () => {
@@ -128,8 +141,7 @@ describe("status transitions racing", () => {
     const t = await tenant();
     const { tournament } = await withTeams(t, 11, 16);
     const ks = await keys(t, 10);
-    const wanted = ["ongoing", "ongoing", "completed", "ongoing", "completed", "ongoing", "ongoing", "completed",
-      "ongoing", "completed"];
+    const wanted = ["ongoing", "ongoing", "completed", "ongoing", "completed", "ongoing", "ongoing", "completed", "ongoing", "completed"];
 
     const responses = await Promise.all(wanted.map((status, i) => setStatus(ks[i], tournament.id, status)));
 
@@ -202,7 +214,9 @@ describe("status transitions racing", () => {
     const [left] = await sql<{ t: number; r: number; m: number }>(
       `select (select count(*)::int from app.tournaments where id = any($1)) as t,
               (select count(*)::int from app.registrations where tournament_id = any($1)) as r,
-              (select count(*)::int from app.matches where tournament_id = any($1)) as m`, [ids]);
+              (select count(*)::int from app.matches where tournament_id = any($1)) as m`,
+      [ids],
+    );
     expect(left, outcomes.join(",")).toEqual({ t: 0, r: 0, m: 0 });
   });
 });
@@ -247,8 +261,7 @@ describe("reports of one match racing", () => {
     const before = await matchesOf(t, tournament.id);
     const ks = await keys(t, 10);
 
-    const responses = await Promise.all(ks.map((k, i) =>
-      report(k, tournament.id, find(before, 1, 1 + (i % 2)).id, 0, 5 + i)));
+    const responses = await Promise.all(ks.map((k, i) => report(k, tournament.id, find(before, 1, 1 + (i % 2)).id, 0, 5 + i)));
 
     expect(tally(responses)).toEqual({ "409 match_locked": 10 });
     expect(await matchesOf(t, tournament.id)).toEqual(before);
@@ -288,8 +301,7 @@ describe("one key at the rate-limit boundary", () => {
     await spend(t, 95);
     const names = Array.from({ length: 20 }, (_, i) => `Boundary ${i} ${t.keyId.slice(0, 8)}`);
 
-    const responses = await Promise.all(names.map((name) =>
-      t.request("POST", "/tournaments", { body: tournamentBody({ name }) })));
+    const responses = await Promise.all(names.map((name) => t.request("POST", "/tournaments", { body: tournamentBody({ name }) })));
 
     expect(tally(responses)).toEqual({ "201": 5, "429 rate_limited": 15 });
     const created = names.filter((_, i) => responses[i].status === 201);
@@ -310,7 +322,9 @@ describe("one key at the rate-limit boundary", () => {
     const [{ n, old }] = await sql<{ n: number; old: number }>(
       `select (select count(*)::int from unnest(slots) h where h > now() - interval '60 seconds') as n,
               (select count(*)::int from unnest(slots) h where h < now() - interval '60 seconds') as old
-         from app.rate_limits where api_key_id = $1`, [t.keyId]);
+         from app.rate_limits where api_key_id = $1`,
+      [t.keyId],
+    );
     expect({ n, old }).toEqual({ n: 100, old: 0 });
   });
 });

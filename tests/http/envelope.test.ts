@@ -6,8 +6,17 @@ import { routes } from "../../functions/api/routes.ts";
 import { base62, crc32 } from "../../functions/api/keys.ts";
 import { freePort, startFunction } from "../../scripts/stack.mjs";
 import {
-  apiUrl, type ApiResponse, createAccount, createKey, createTournament, expectStatus, request, setRateHits, sql,
-  tenant, tournamentBody,
+  type ApiResponse,
+  apiUrl,
+  createAccount,
+  createKey,
+  createTournament,
+  expectStatus,
+  request,
+  setRateHits,
+  sql,
+  tenant,
+  tournamentBody,
 } from "../support/helpers.ts";
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
@@ -115,7 +124,8 @@ describe("envelope", () => {
   it("serves the same API under /api/v1 directly, as the function sees it on Supabase", async () => {
     const t = await tenant();
     const res = await fetch(`${origin()}/api/v1/tournaments`, {
-      method: "POST", headers: { authorization: `Bearer ${t.key}`, "content-type": "application/json" },
+      method: "POST",
+      headers: { authorization: `Bearer ${t.key}`, "content-type": "application/json" },
       body: JSON.stringify(tournamentBody()),
     });
     expect(res.status).toBe(201);
@@ -130,7 +140,8 @@ describe("CORS", () => {
     const res = await fetch(`${apiUrl()}/tournaments`, {
       method: "OPTIONS",
       headers: {
-        origin: "https://app.example.com", "access-control-request-method": "POST",
+        origin: "https://app.example.com",
+        "access-control-request-method": "POST",
         "access-control-request-headers": "authorization, content-type, idempotency-key",
       },
     });
@@ -150,18 +161,30 @@ describe("CORS", () => {
     expectStatus(res, 200);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
     const exposed = res.headers.get("access-control-expose-headers")!.toLowerCase().split(/\s*,\s*/);
-    for (const h of ["x-request-id", "location", "retry-after", "ratelimit", "ratelimit-policy",
-      "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"]) expect(exposed).toContain(h);
+    for (
+      const h of [
+        "x-request-id",
+        "location",
+        "retry-after",
+        "ratelimit",
+        "ratelimit-policy",
+        "ratelimit-limit",
+        "ratelimit-remaining",
+        "ratelimit-reset",
+      ]
+    ) expect(exposed).toContain(h);
   });
 });
 
 // ---------------------------------------------------------------------------------------------
 describe("routing", () => {
   it.each(["/nope", "/tournaments/6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b/nope", "/tournaments/x/y/z", ""])(
-    "returns 404 not_found for the unknown route %j, before any key check", async (path) => {
+    "returns 404 not_found for the unknown route %j, before any key check",
+    async (path) => {
       expectError(await request("GET", path), 404, "not_found");
       expectError(await request("GET", path, { key: "not-a-key" }), 404, "not_found");
-    });
+    },
+  );
 
   it("returns 404 not_found outside /api/v1", async () => {
     const res = await fetch(`${origin()}/api/v2/tournaments`);
@@ -206,24 +229,30 @@ describe("request bodies", () => {
   it("returns 400 invalid_json on PATCH as well", async () => {
     const t = await tenant();
     const created = await createTournament(t);
-    const res = await t.request("PATCH", `/tournaments/${created.id}`, { rawBody: "[1,2]", headers: { "content-type": "application/json" } });
+    const res = await t.request("PATCH", `/tournaments/${created.id}`, {
+      rawBody: "[1,2]",
+      headers: { "content-type": "application/json" },
+    });
     expectError(res, 400, "invalid_json");
   });
 
   it("accepts application/json with a charset parameter", async () => {
     const t = await tenant();
     const res = await t.request("POST", "/tournaments", {
-      rawBody: JSON.stringify(tournamentBody()), headers: { "content-type": "application/json; charset=utf-8" },
+      rawBody: JSON.stringify(tournamentBody()),
+      headers: { "content-type": "application/json; charset=utf-8" },
     });
     expectStatus(res, 201);
   });
 
   it.each(["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonp"])(
-    "returns 415 unsupported_media_type for a %s body", async (type) => {
+    "returns 415 unsupported_media_type for a %s body",
+    async (type) => {
       const t = await tenant();
       const res = await t.request("POST", "/tournaments", { rawBody: JSON.stringify(tournamentBody()), headers: { "content-type": type } });
       expectError(res, 415, "unsupported_media_type");
-    });
+    },
+  );
 
   it("returns 415 unsupported_media_type for a body without a content type", async () => {
     const t = await tenant();
@@ -268,7 +297,9 @@ describe("request bodies", () => {
       },
     });
     const res = await fetch(`${apiUrl()}/tournaments`, {
-      method: "POST", body: stream, duplex: "half",
+      method: "POST",
+      body: stream,
+      duplex: "half",
       headers: { authorization: `Bearer ${t.key}`, "content-type": "application/json" },
     } as RequestInit);
     expect(res.status).toBe(413);
@@ -328,8 +359,11 @@ describe("order of checks", () => {
     const t = await tenant();
     const id = crypto.randomUUID();
     expectError(await t.request("PATCH", `/tournaments/${id}`, { body: { team_size: 0 } }), 400, "validation_error");
-    expectError(await t.request("PATCH", `/tournaments/${id}`, { rawBody: "{", headers: { "content-type": "application/json" } }),
-      400, "invalid_json");
+    expectError(
+      await t.request("PATCH", `/tournaments/${id}`, { rawBody: "{", headers: { "content-type": "application/json" } }),
+      400,
+      "invalid_json",
+    );
     expectError(await t.request("PATCH", `/tournaments/${id}`, { body: { status: "completed" } }), 404, "not_found");
   });
 
@@ -504,7 +538,15 @@ describe("503 when the database is unreachable", () => {
 
 // ---------------------------------------------------------------------------------------------
 describe("log lines", () => {
-  interface Line { request_id: string; key_id: string | null; route: string | null; status: number; duration_ms: number; method: string; level: string }
+  interface Line {
+    request_id: string;
+    key_id: string | null;
+    route: string | null;
+    status: number;
+    duration_ms: number;
+    method: string;
+    level: string;
+  }
 
   const linesFor = async (requestIds: string[]): Promise<Map<string, Line[]>> => {
     const found = new Map<string, Line[]>(requestIds.map((id) => [id, []]));

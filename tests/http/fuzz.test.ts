@@ -11,10 +11,28 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { routes } from "../../functions/api/routes.ts";
 import {
-  ALL_SCOPES, apiUrl, createAccount, createKey, createTeams, request, sql, type Tenant, tenant, tournamentBody,
+  ALL_SCOPES,
+  apiUrl,
+  createAccount,
+  createKey,
+  createTeams,
+  request,
+  sql,
+  type Tenant,
+  tenant,
+  tournamentBody,
 } from "../support/helpers.ts";
 import {
-  type Fixtures, type Key, type Spec, type TeamRole, type Wire, bodyVerdict, materialize, requestArb, routeOf, stageNumber,
+  bodyVerdict,
+  type Fixtures,
+  type Key,
+  materialize,
+  requestArb,
+  routeOf,
+  type Spec,
+  stageNumber,
+  type TeamRole,
+  type Wire,
 } from "../support/fuzz-requests.ts";
 
 // The oracle parses bodies with the routes' own schemas: like the test function (WEBHOOK_ALLOW_LOCAL=true), accept http:// webhook URLs.
@@ -34,13 +52,32 @@ const SEED = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED)
 
 /** The contract's error codes and their statuses (section 2), written out independently of errors.ts. */
 const CONTRACT: Record<string, number> = {
-  invalid_json: 400, validation_error: 400, unauthorized: 401, api_access_disabled: 403, insufficient_scope: 403,
-  not_found: 404, method_not_allowed: 405, registration_closed: 409, tournament_full: 409, already_registered: 409,
-  invalid_status_transition: 409, tournament_locked: 409, match_not_ready: 409, match_locked: 409,
-  idempotency_conflict: 409, idempotency_mismatch: 422, payload_too_large: 413, unsupported_media_type: 415,
-  rate_limited: 429, internal_error: 500, service_unavailable: 503,
+  invalid_json: 400,
+  validation_error: 400,
+  unauthorized: 401,
+  api_access_disabled: 403,
+  insufficient_scope: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  registration_closed: 409,
+  tournament_full: 409,
+  already_registered: 409,
+  invalid_status_transition: 409,
+  tournament_locked: 409,
+  match_not_ready: 409,
+  match_locked: 409,
+  idempotency_conflict: 409,
+  idempotency_mismatch: 422,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
   // section 9
-  team_not_owned: 403, team_in_use: 409, seed_taken: 409, check_in_closed: 409,
+  team_not_owned: 403,
+  team_in_use: 409,
+  seed_taken: 409,
+  check_in_closed: 409,
   // section 11
   webhook_limit_reached: 409,
   // section 12
@@ -53,8 +90,19 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const KEY_IN_TEXT = /tmk_[0-9A-Za-z]{20,}/;
 const B_GAME = "b0b0b0b0-0000-4000-8000-00000000b0b0";
 
-interface Res { status: number; headers: http.IncomingHttpHeaders; text: string; error?: string }
-interface Outcome { spec: Spec; wire: Wire; res: Res; expected: string[] | null; problems: string[] }
+interface Res {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  error?: string;
+}
+interface Outcome {
+  spec: Spec;
+  wire: Wire;
+  res: Res;
+  expected: string[] | null;
+  problems: string[];
+}
 
 // ---------------------------------------------------------------------------------------------
 // fixtures
@@ -64,9 +112,21 @@ interface Outcome { spec: Spec; wire: Wire; res: Res; expected: string[] | null;
  * `checkIns` checked in), then optionally started and played (`reports` results, then `games`
  * matches decided by a game of their best of one).
  */
-async function build(t: Tenant, teams: string[], name: string, count: number,
-  { start = false, reports = 0, games = 0, complete = false, overrides = {} as Record<string, unknown>, seeds = [] as number[],
-    checkIns = 0 } = {}) {
+async function build(
+  t: Tenant,
+  teams: string[],
+  name: string,
+  count: number,
+  {
+    start = false,
+    reports = 0,
+    games = 0,
+    complete = false,
+    overrides = {} as Record<string, unknown>,
+    seeds = [] as number[],
+    checkIns = 0,
+  } = {},
+) {
   const { key } = await t.newKey();
   const call = (method: string, path: string, body?: unknown) => request(method, path, { key, body });
   const expectOk = (r: { status: number; text: string }) => {
@@ -85,11 +145,15 @@ async function build(t: Tenant, teams: string[], name: string, count: number,
   for (const reg of made.slice(0, checkIns)) expectOk(await call("PATCH", `/tournaments/${id}/registrations/${reg}`, { checked_in: true }));
   if (start) expectOk(await call("PATCH", `/tournaments/${id}`, { status: "ongoing" }));
   for (let i = 0; i < reports; i++) {
-    const [m] = await sql("select id from app.matches where tournament_id = $1 and status = 'ready' order by round, position limit 1", [id]);
+    const [m] = await sql("select id from app.matches where tournament_id = $1 and status = 'ready' order by round, position limit 1", [
+      id,
+    ]);
     expectOk(await call("PATCH", `/tournaments/${id}/matches/${m.id}`, { team1_score: 2, team2_score: 1 }));
   }
   for (let i = 0; i < games; i++) {
-    const [m] = await sql("select id from app.matches where tournament_id = $1 and status = 'ready' order by round, position limit 1", [id]);
+    const [m] = await sql("select id from app.matches where tournament_id = $1 and status = 'ready' order by round, position limit 1", [
+      id,
+    ]);
     expectOk(await call("PUT", `/tournaments/${id}/matches/${m.id}/games/1`, { team1_score: 13, team2_score: 7, map: "Mirage" }));
   }
   if (complete) expectOk(await call("PATCH", `/tournaments/${id}`, { status: "completed" }));
@@ -103,8 +167,14 @@ async function ownTeams(t: Tenant, prefix: string, count: number): Promise<strin
   const { key } = await t.newKey();
   const ids: string[] = [];
   for (let i = 1; i <= count; i++) {
-    const res = await request("POST", "/teams", { key,
-      body: { name: `${prefix} ${i}`, tag: `${prefix.slice(0, 3).toUpperCase()}${i}`, ...(i % 2 ? { logo_url: `https://example.com/${i}.png` } : {}) } });
+    const res = await request("POST", "/teams", {
+      key,
+      body: {
+        name: `${prefix} ${i}`,
+        tag: `${prefix.slice(0, 3).toUpperCase()}${i}`,
+        ...(i % 2 ? { logo_url: `https://example.com/${i}.png` } : {}),
+      },
+    });
     if (res.status !== 201) throw new Error(`fixture: ${res.text}`);
     ids.push(res.body.data.id);
   }
@@ -133,8 +203,17 @@ async function fixtures(): Promise<Fixtures> {
       build(a, teams, "Alpha Closed", 0, { overrides: { registration_closes: past } }),
       // cannot start before its check-in opens: seeds stay taken here
       build(a, [disposable[2], ...teams], "Alpha Check-in Later", 5, { overrides: { check_in_opens: inTenDays }, seeds: [1, 2, 3, 4] }),
-      build(a, [core[0], disposable[3], ...teams], "Alpha Check-in Open", 4, { overrides: { check_in_opens: past }, checkIns: 1, seeds: [3] }),
-      build(a, [disposable[4], ...teams], "Alpha Seeded Start", 5, { overrides: { check_in_opens: past }, seeds: [2, 1], checkIns: 4, start: true }),
+      build(a, [core[0], disposable[3], ...teams], "Alpha Check-in Open", 4, {
+        overrides: { check_in_opens: past },
+        checkIns: 1,
+        seeds: [3],
+      }),
+      build(a, [disposable[4], ...teams], "Alpha Seeded Start", 5, {
+        overrides: { check_in_opens: past },
+        seeds: [2, 1],
+        checkIns: 4,
+        start: true,
+      }),
       build(a, teams, "Alpha Eight", 8, { start: true }).then((t) => ({ ...t, state: "started" as const })),
       // (matches with a game: a DELETE of the last game has something to take; six of its seven, so
       // that the DELETEs the run sends find one often enough for the route to accept some)
@@ -143,23 +222,49 @@ async function fixtures(): Promise<Fixtures> {
       build(a, teams, "Alpha Final Played", 4, { start: true, reports: 3 }).then((t) => ({ ...t, state: "started" as const })),
       build(a, teams, "Alpha Done", 2, { start: true, reports: 1, complete: true }).then((t) => ({ ...t, state: "completed" as const })),
       // Stages (section 12). In registration: its stages cannot start, and PATCH may redefine them.
-      build(a, teams, "Alpha Stages Open", 3, { overrides: { stages: [
-        { name: "Groups", format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 1 } },
-        { name: "Playoffs", format: "single_elimination" }] } }),
+      build(a, teams, "Alpha Stages Open", 3, {
+        overrides: {
+          stages: [
+            { name: "Groups", format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 1 } },
+            { name: "Playoffs", format: "single_elimination" },
+          ],
+        },
+      }),
       // Stage 1 being played (a round robin of 4), two stages after it.
-      build(a, teams, "Alpha Stages Live", 4, { start: true, reports: 2, overrides: { stages: [
-        { name: "Groups", format: "round_robin", advance: { per_group: 2 } },
-        { name: "Semis", format: "single_elimination", advance: { top: 2 } },
-        { name: "Final", format: "double_elimination" }] } }).then((t) => ({ ...t, state: "started" as const })),
+      build(a, teams, "Alpha Stages Live", 4, {
+        start: true,
+        reports: 2,
+        overrides: {
+          stages: [
+            { name: "Groups", format: "round_robin", advance: { per_group: 2 } },
+            { name: "Semis", format: "single_elimination", advance: { top: 2 } },
+            { name: "Final", format: "double_elimination" },
+          ],
+        },
+      }).then((t) => ({ ...t, state: "started" as const })),
       // Stage 1 completed: stage 2 starts on the first PATCH .../stages/2 {"status": "ongoing"} that reaches it.
-      build(a, teams, "Alpha Stages Ready", 2, { start: true, reports: 1, overrides: { stages: [
-        { name: "Groups", format: "round_robin", advance: { per_group: 2 } },
-        { name: "Final", format: "single_elimination" }] } }).then((t) => ({ ...t, state: "started" as const })),
+      build(a, teams, "Alpha Stages Ready", 2, {
+        start: true,
+        reports: 1,
+        overrides: {
+          stages: [
+            { name: "Groups", format: "round_robin", advance: { per_group: 2 } },
+            { name: "Final", format: "single_elimination" },
+          ],
+        },
+      }).then((t) => ({ ...t, state: "started" as const })),
       // Stage 1 completed with a tie at the cut (top 3 after single elimination without a third-place
       // match): stage 2 starts only with `advancing`, exactly 3 of its 4 teams (409 stage_tie without).
-      build(a, teams, "Alpha Stages Tie", 4, { start: true, reports: 3, overrides: { stages: [
-        { name: "Bracket", format: "single_elimination", advance: { top: 3 } },
-        { name: "Pool", format: "round_robin" }] } }).then((t) => ({ ...t, state: "started" as const })),
+      build(a, teams, "Alpha Stages Tie", 4, {
+        start: true,
+        reports: 3,
+        overrides: {
+          stages: [
+            { name: "Bracket", format: "single_elimination", advance: { top: 3 } },
+            { name: "Pool", format: "round_robin" },
+          ],
+        },
+      }).then((t) => ({ ...t, state: "started" as const })),
     ]),
     Promise.all([
       build(a, teams, "Alpha Spare 1", 0),
@@ -177,7 +282,9 @@ async function fixtures(): Promise<Fixtures> {
   const fullCount = Math.ceil(REQUESTS / 80) + 30;
   const full = await sql<Key>(
     `select k.id, k.key, $3::text[] scopes from generate_series(1, $2) i,
-            lateral admin.create_api_key($1, 'fuzz ' || i, $3) k`, [a.accountId, fullCount, ALL_SCOPES]);
+            lateral admin.create_api_key($1, 'fuzz ' || i, $3) k`,
+    [a.accountId, fullCount, ALL_SCOPES],
+  );
   const limited: Key[] = [];
   for (const scope of ALL_SCOPES) {
     for (const scopes of [ALL_SCOPES.filter((s) => s !== scope), [scope]]) {
@@ -208,30 +315,54 @@ async function fixtures(): Promise<Fixtures> {
   ];
   const disposableHooks = [];
   for (let i = 0; i < 4; i++) disposableHooks.push(await hookOf(a, { url: `${NOWHERE}/disposable-${i}`, events: ["*"] }));
-  const bHooks = [await hookOf(b, { url: B_HOOK_URL, events: ["*"], description: "Bravo Secret Hook" }),
-    await hookOf(b, { url: B_HOOK_URL, events: ["tournament.created"] })];
+  const bHooks = [
+    await hookOf(b, { url: B_HOOK_URL, events: ["*"], description: "Bravo Secret Hook" }),
+    await hookOf(b, { url: B_HOOK_URL, events: ["tournament.created"] }),
+  ];
 
   const bRegs = bAll.flatMap((t) => t.regs);
   const bMatches = bAll.flatMap((t) => t.matches);
   const fx: Fixtures = {
-    teams, own: { core, inUse, disposable, created: [] }, otherTeams, accountId: a.accountId,
-    aCore, aDisposable, b: bAll, created: [],
-    hooks: { core: coreHooks.map((h) => h.id), disposable: disposableHooks.map((h) => h.id), created: [],
-      deliveries: Object.fromEntries([...coreHooks, ...disposableHooks].map((h) => [h.id, h.deliveries])) },
+    teams,
+    own: { core, inUse, disposable, created: [] },
+    otherTeams,
+    accountId: a.accountId,
+    aCore,
+    aDisposable,
+    b: bAll,
+    created: [],
+    hooks: {
+      core: coreHooks.map((h) => h.id),
+      disposable: disposableHooks.map((h) => h.id),
+      created: [],
+      deliveries: Object.fromEntries([...coreHooks, ...disposableHooks].map((h) => [h.id, h.deliveries])),
+    },
     bHooks: bHooks.map(({ id, deliveries }) => ({ id, deliveries })),
     keys: { full, limited, disabled: disabled.key, revoked: revoked.key, expired: expired.key },
     accounts: [a.accountId, b.accountId, disabledAccount],
-    secrets: [b.accountId, B_GAME, "Bravo Secret", "bravo-secret", ...bAll.map((t) => t.id), ...bRegs, ...bMatches,
-      ...bHooks.flatMap((h) => [h.id, ...h.deliveries, h.event])],
+    secrets: [
+      b.accountId,
+      B_GAME,
+      "Bravo Secret",
+      "bravo-secret",
+      ...bAll.map((t) => t.id),
+      ...bRegs,
+      ...bMatches,
+      ...bHooks.flatMap((h) => [h.id, ...h.deliveries, h.event]),
+    ],
   };
   await refresh(fx); // statuses and stage counts
   const stageStates = await sql<{ name: string; s: string[] }>(
     `select t.name, array(select coalesce(s.status, 'pending') from generate_series(1, jsonb_array_length(app.stage_list(t))) n
                            left join app.stages s on s.tournament_id = t.id and s.number = n order by n) s
-       from app.tournaments t where t.account_id = $1 and t.name like 'Alpha Stages %' order by t.name`, [a.accountId]);
+       from app.tournaments t where t.account_id = $1 and t.name like 'Alpha Stages %' order by t.name`,
+    [a.accountId],
+  );
   expect(stageStates).toEqual([
-    { name: "Alpha Stages Live", s: ["ongoing", "pending", "pending"] }, { name: "Alpha Stages Open", s: ["pending", "pending"] },
-    { name: "Alpha Stages Ready", s: ["completed", "pending"] }, { name: "Alpha Stages Tie", s: ["completed", "pending"] },
+    { name: "Alpha Stages Live", s: ["ongoing", "pending", "pending"] },
+    { name: "Alpha Stages Open", s: ["pending", "pending"] },
+    { name: "Alpha Stages Ready", s: ["completed", "pending"] },
+    { name: "Alpha Stages Tie", s: ["completed", "pending"] },
   ]);
   return fx;
 }
@@ -255,11 +386,15 @@ async function refresh(fx: Fixtures): Promise<void> {
     `select t.id::text id, t.status, jsonb_array_length(app.stage_list(t)) stages,
             array(select r.id::text from app.registrations r where r.tournament_id = t.id order by r.seq) regs,
             array(select m.id::text from app.matches m where m.tournament_id = t.id order by m.round, m.position) matches
-       from app.tournaments t where t.id = any($1::uuid[])`, [all.map((t) => t.id)]);
+       from app.tournaments t where t.id = any($1::uuid[])`,
+    [all.map((t) => t.id)],
+  );
   const now = new Map(rows.map((r) => [r.id, r]));
   const games = await sql<{ tid: string; id: string; n: number }>(
     `select m.tournament_id::text tid, m.id::text id, jsonb_array_length(m.games) n from app.matches m
-      where m.tournament_id = any($1::uuid[]) and m.games <> '[]'`, [all.map((t) => t.id)]);
+      where m.tournament_id = any($1::uuid[]) and m.games <> '[]'`,
+    [all.map((t) => t.id)],
+  );
   for (const t of all) {
     t.games = Object.fromEntries(games.filter((g) => g.tid === t.id).map((g) => [g.id, g.n]));
     t.regs = now.get(t.id)?.regs ?? [];
@@ -272,7 +407,8 @@ async function refresh(fx: Fixtures): Promise<void> {
     `select w.id::text id, array(select d.id::text from app.webhook_deliveries d where d.endpoint_id = w.id
                                    order by d.created_at desc, d.id limit 8) deliveries
        from app.webhook_endpoints w where w.id = any($1::uuid[])`,
-    [[...fx.hooks.core, ...fx.hooks.disposable, ...fx.hooks.created]]);
+    [[...fx.hooks.core, ...fx.hooks.disposable, ...fx.hooks.created]],
+  );
   for (const h of hooks) if (h.deliveries.length) fx.hooks.deliveries[h.id] = h.deliveries;
 }
 
@@ -286,9 +422,18 @@ function send(wire: Wire, attempt = 0): Promise<Res> {
   const base = new URL(apiUrl());
   return new Promise((resolve) => {
     let settled = false;
-    const done = (r: Res) => { if (!settled) { settled = true; resolve(r); } };
+    const done = (r: Res) => {
+      if (!settled) {
+        settled = true;
+        resolve(r);
+      }
+    };
     const req = http.request({
-      host: base.hostname, port: base.port, method: wire.method, path: wire.path, headers: wire.headers,
+      host: base.hostname,
+      port: base.port,
+      method: wire.method,
+      path: wire.path,
+      headers: wire.headers,
       // A body the server refuses unread may end the connection: such requests get their own.
       agent: wire.fresh ? false : plainAgent,
     }, (res) => {
@@ -387,7 +532,9 @@ function stageOutcome(route: Route, spec: Spec, wire: Wire): string[] | null {
   const advancing = body.advancing !== undefined ? ["validation_error"] : [];
   if (body.advancing !== undefined && n === 1) return ["validation_error", ...mayBeGone];
   if (wire.tstate === "completed") return [status === "completed" ? "ok" : "invalid_status_transition", ...advancing];
-  if (wire.tstate === "started" && n === 1) return status === "pending" ? ["invalid_status_transition"] : ["ok", "invalid_status_transition"];
+  if (wire.tstate === "started" && n === 1) {
+    return status === "pending" ? ["invalid_status_transition"] : ["ok", "invalid_status_transition"];
+  }
   return [...new Set(["ok", "invalid_status_transition", ...starting, ...advancing, ...mayBeGone])];
 }
 
@@ -542,8 +689,9 @@ function checkEnvelope(spec: Spec, wire: Wire, res: Res, p: string[], fx: Fixtur
     return `status ${res.status}`;
   }
   const meta = body.meta as Record<string, unknown> | undefined;
-  if (!meta || Object.keys(meta).sort().join() !== "api_version,request_id,timestamp") p.push("meta is not {timestamp, api_version, request_id}");
-  else {
+  if (!meta || Object.keys(meta).sort().join() !== "api_version,request_id,timestamp") {
+    p.push("meta is not {timestamp, api_version, request_id}");
+  } else {
     if (meta.api_version !== "1.0") p.push("meta.api_version");
     if (typeof meta.timestamp !== "string" || !ISO_Z.test(meta.timestamp)) p.push("meta.timestamp");
     if (meta.request_id !== res.headers["x-request-id"]) p.push("meta.request_id differs from X-Request-Id");
@@ -581,13 +729,17 @@ function checkEnvelope(spec: Spec, wire: Wire, res: Res, p: string[], fx: Fixtur
     // (team_id, team_name, from_position: docs/api.md); every other detail is {field, message}.
     const tie = code === "stage_tie";
     const keys = tie ? "field,from_position,message,team_id,team_name" : "field,message";
-    const ok = Array.isArray(error.details) && error.details.every((d) => d && typeof d === "object"
-      && Object.keys(d).sort().join() === keys && typeof d.field === "string" && typeof d.message === "string"
-      && (!tie || (d.field === "advancing" && UUID.test(d.team_id) && typeof d.team_name === "string" && Number.isInteger(d.from_position))));
+    const ok = Array.isArray(error.details) && error.details.every((d) =>
+      d && typeof d === "object" &&
+      Object.keys(d).sort().join() === keys && typeof d.field === "string" && typeof d.message === "string" &&
+      (!tie || (d.field === "advancing" && UUID.test(d.team_id) && typeof d.team_name === "string" && Number.isInteger(d.from_position)))
+    );
     if (!ok) p.push(`error.details is not [{${keys}}]`);
   }
   // "details names each field" (contract, section 2); a stage_tie's, the tied teams (two at least)
-  if (code === "validation_error" && !(Array.isArray(error.details) && error.details.length > 0)) p.push("a validation_error without details");
+  if (code === "validation_error" && !(Array.isArray(error.details) && error.details.length > 0)) {
+    p.push("a validation_error without details");
+  }
   if (code === "stage_tie" && !(Array.isArray(error.details) && error.details.length >= 2)) p.push("a stage_tie without the tied teams");
   if (code === "unauthorized" && !/^Bearer\b/.test(String(res.headers["www-authenticate"]))) p.push("401 without WWW-Authenticate: Bearer");
   if (code === "method_not_allowed" && !res.headers.allow) p.push("405 without Allow");
@@ -609,15 +761,19 @@ function checkData(route: Route, wire: Wire, data: unknown, p: string[], fx: Fix
     const st = x.stages as { format: string; format_options: unknown; advance: unknown }[];
     if (!Array.isArray(st) || st.length < 1 || st.length > 4) return void p.push(`stages ${JSON.stringify(st)?.slice(0, 100)}`);
     if (x.format !== st[0].format || JSON.stringify(x.format_options) !== JSON.stringify(st[0].format_options)) {
-      p.push(`format ${x.format} ${JSON.stringify(x.format_options)} is not stage 1's ${st[0].format} ${JSON.stringify(st[0].format_options)}`);
+      p.push(
+        `format ${x.format} ${JSON.stringify(x.format_options)} is not stage 1's ${st[0].format} ${JSON.stringify(st[0].format_options)}`,
+      );
     }
-    if (st.some((one, i) => (one.advance === null) !== (i === st.length - 1))) p.push(`advance ${JSON.stringify(st.map((one) => one.advance))}`);
+    if (st.some((one, i) => (one.advance === null) !== (i === st.length - 1))) {
+      p.push(`advance ${JSON.stringify(st.map((one) => one.advance))}`);
+    }
   };
   if (["tournaments.create", "tournaments.get", "tournaments.update"].includes(route.op)) {
     checkStages(d);
     if (Array.isArray(body.stages)) same("stages", d.stages.length, body.stages.length);
   }
-  if (route.op === "tournaments.list") for (const x of d) checkStages(x);
+  if (route.op === "tournaments.list") { for (const x of d) checkStages(x); }
   const queryOf = () => {
     const at = wire.path.indexOf("?");
     return new URL(`http://x/?${at < 0 ? "" : wire.path.slice(at + 1)}`).searchParams;
@@ -628,11 +784,17 @@ function checkData(route: Route, wire: Wire, data: unknown, p: string[], fx: Fix
       same("stage numbers", numbers, numbers.map((_: number, i: number) => i + 1));
       if (wire.tstate && wire.stages) same("stage count", d.length, wire.stages);
       for (const x of d) {
-        if ((x.status === "pending") !== (x.started_at === null) || (x.status === "pending") !== (x.team_count === null)
-          || (x.status === "completed") !== (x.completed_at !== null)) p.push(`stage ${x.number}: ${JSON.stringify(x)}`);
+        if (
+          (x.status === "pending") !== (x.started_at === null) || (x.status === "pending") !== (x.team_count === null) ||
+          (x.status === "completed") !== (x.completed_at !== null)
+        ) p.push(`stage ${x.number}: ${JSON.stringify(x)}`);
       }
       // stages start in order: a started stage follows a completed one
-      for (const [i, x] of d.entries()) if (i > 0 && x.status !== "pending" && d[i - 1].status !== "completed") p.push(`stage ${x.number} ${x.status} after ${d[i - 1].status}`);
+      for (const [i, x] of d.entries()) {
+        if (i > 0 && x.status !== "pending" && d[i - 1].status !== "completed") {
+          p.push(`stage ${x.number} ${x.status} after ${d[i - 1].status}`);
+        }
+      }
       break;
     }
     case "stages.get":
@@ -655,7 +817,9 @@ function checkData(route: Route, wire: Wire, data: unknown, p: string[], fx: Fix
     case "teams.get":
     case "teams.update":
       if (wire.team && d.id !== wire.team) p.push(`team ${d.id} for ${wire.team}`);
-      if (wire.teamRole && d.owned !== ["core", "inUse", "disposable"].includes(wire.teamRole)) p.push(`owned ${d.owned} for team role ${wire.teamRole}`);
+      if (wire.teamRole && d.owned !== ["core", "inUse", "disposable"].includes(wire.teamRole)) {
+        p.push(`owned ${d.owned} for team role ${wire.teamRole}`);
+      }
       if (route.op === "teams.update") {
         if ("name" in body) same("name", d.name, body.name);
         if ("tag" in body) same("tag", d.tag, body.tag);
@@ -673,13 +837,17 @@ function checkData(route: Route, wire: Wire, data: unknown, p: string[], fx: Fix
       const query = Object.fromEntries(new URL(`http://x/?${at < 0 ? "" : wire.path.slice(at + 1)}`).searchParams);
       const limit = query.limit === undefined ? 20 : Number(query.limit);
       if (d.length > limit) p.push(`${d.length} teams for limit ${limit}`);
-      if (query.owned !== undefined && d.some((t: { owned: boolean }) => t.owned !== (query.owned === "true"))) p.push(`owned=${query.owned} gave a team of the other kind`);
+      if (query.owned !== undefined && d.some((t: { owned: boolean }) => t.owned !== (query.owned === "true"))) {
+        p.push(`owned=${query.owned} gave a team of the other kind`);
+      }
       // substring in any case: checked where case folding is plain ASCII
       const search = query.search ?? "";
       if (/^[\x20-\x7e]+$/.test(search)) {
         const needle = search.toLowerCase();
-        const miss = d.find((t: { name: string; tag: string }) => /^[\x20-\x7e]*$/.test(t.name + t.tag)
-          && !t.name.toLowerCase().includes(needle) && !t.tag.toLowerCase().includes(needle));
+        const miss = d.find((t: { name: string; tag: string }) =>
+          /^[\x20-\x7e]*$/.test(t.name + t.tag) &&
+          !t.name.toLowerCase().includes(needle) && !t.tag.toLowerCase().includes(needle)
+        );
         if (miss) p.push(`search=${search} gave ${JSON.stringify(miss.name)} / ${JSON.stringify(miss.tag)}`);
       }
       break;
@@ -691,18 +859,24 @@ function checkData(route: Route, wire: Wire, data: unknown, p: string[], fx: Fix
       const key = [...fx.keys.full, ...fx.keys.limited].find((k) => k.id === wire.keyId);
       if (d.key.id !== wire.keyId || !key) p.push(`GET /me named key ${d.key.id}, not the caller's ${wire.keyId}`);
       else {
-        if (d.key.prefix !== key.key.slice(0, d.key.prefix.length) || d.key.prefix.length < 8 || d.key.prefix.length > 16) p.push(`prefix ${d.key.prefix}`);
+        if (d.key.prefix !== key.key.slice(0, d.key.prefix.length) || d.key.prefix.length < 8 || d.key.prefix.length > 16) {
+          p.push(`prefix ${d.key.prefix}`);
+        }
         if ([...d.key.scopes].sort().join() !== [...key.scopes].sort().join()) p.push(`scopes ${d.key.scopes}`);
       }
       if (d.account.id !== fx.accountId) p.push(`GET /me named account ${d.account.id}`);
       const r = d.rate_limit;
-      if (r.limit !== 100 || r.window !== 60 || !(r.remaining >= 0 && r.remaining < 100) || !(r.reset >= 1 && r.reset <= 60)) p.push(`rate_limit ${JSON.stringify(r)}`);
+      if (r.limit !== 100 || r.window !== 60 || !(r.remaining >= 0 && r.remaining < 100) || !(r.reset >= 1 && r.reset <= 60)) {
+        p.push(`rate_limit ${JSON.stringify(r)}`);
+      }
       break;
     }
     case "registrations.update":
       if ("payment_status" in body) same("payment_status", d.payment_status, body.payment_status);
       if ("seed" in body) same("seed", d.seed, body.seed);
-      if ("checked_in" in body && (d.checked_in_at !== null) !== body.checked_in) p.push(`checked_in ${body.checked_in} gave checked_in_at ${d.checked_in_at}`);
+      if ("checked_in" in body && (d.checked_in_at !== null) !== body.checked_in) {
+        p.push(`checked_in ${body.checked_in} gave checked_in_at ${d.checked_in_at}`);
+      }
       break;
     case "registrations.delete":
       same("message", d.message, "Registration withdrawn");
@@ -725,7 +899,9 @@ function checkData(route: Route, wire: Wire, data: unknown, p: string[], fx: Fix
       if (wire.hook && d.id !== wire.hook) p.push(`endpoint ${d.id} for ${wire.hook}`);
       if (route.op === "webhooks.update") {
         for (const f of ["url", "events", "description"]) if (f in body) same(f, d[f], body[f]);
-        if ("tournament_id" in body) same("tournament_id", d.tournament_id, typeof body.tournament_id === "string" ? body.tournament_id.toLowerCase() : null);
+        if ("tournament_id" in body) {
+          same("tournament_id", d.tournament_id, typeof body.tournament_id === "string" ? body.tournament_id.toLowerCase() : null);
+        }
         if ("enabled" in body) same("enabled", d.enabled, body.enabled);
         if (d.enabled && d.disabled_reason !== null) p.push(`enabled with disabled_reason ${d.disabled_reason}`);
       }
@@ -752,18 +928,26 @@ function checkData(route: Route, wire: Wire, data: unknown, p: string[], fx: Fix
     }
     case "games.put": {
       const number = Number(decodeURIComponent(/\/games\/([^/?;]+)/.exec(wire.path)?.[1] ?? ""));
-      const game = (d.games as { number: number; team1_score: number; team2_score: number; winner_id: string }[]).find((g) => g.number === number);
-      same("game", [game?.team1_score, game?.team2_score, game?.winner_id],
-        [body.team1_score, body.team2_score, (body.team1_score as number) > (body.team2_score as number) ? d.team1_id : d.team2_id]);
+      const game = (d.games as { number: number; team1_score: number; team2_score: number; winner_id: string }[]).find((g) =>
+        g.number === number
+      );
+      same("game", [game?.team1_score, game?.team2_score, game?.winner_id], [
+        body.team1_score,
+        body.team2_score,
+        (body.team1_score as number) > (body.team2_score as number) ? d.team1_id : d.team2_id,
+      ]);
       same("games won", [d.team1_score, d.team2_score], [
         d.games.filter((g: { winner_id: string }) => g.winner_id === d.team1_id).length,
-        d.games.filter((g: { winner_id: string }) => g.winner_id === d.team2_id).length]);
+        d.games.filter((g: { winner_id: string }) => g.winner_id === d.team2_id).length,
+      ]);
       break;
     }
     case "matches.report": {
       if (typeof body.forfeit === "string") {
         same("forfeit", d.forfeit, body.forfeit);
-        if (d.status !== "completed" || d.team1_score !== null || d.team2_score !== null) p.push(`a forfeit gave ${d.status} ${d.team1_score}:${d.team2_score}`);
+        if (d.status !== "completed" || d.team1_score !== null || d.team2_score !== null) {
+          p.push(`a forfeit gave ${d.status} ${d.team1_score}:${d.team2_score}`);
+        }
         same("winner_id", d.winner_id, body.forfeit === "team1" ? d.team2_id : d.team1_id);
       } else if (body.team1_score !== undefined) {
         same("score", [d.team1_score, d.team2_score, d.forfeit, d.status], [body.team1_score, body.team2_score, null, "completed"]);
@@ -788,7 +972,10 @@ function checkData(route: Route, wire: Wire, data: unknown, p: string[], fx: Fix
  * `team`: a registration's team (a team's deletion takes its open registrations with it).
  * `hook` and `etype`: a webhook delivery's endpoint and event type.
  */
-type Print = Map<string, { kind: string; id: string; tid: string | null; team?: string | null; hook?: string | null; etype?: string | null; h: string }>;
+type Print = Map<
+  string,
+  { kind: string; id: string; tid: string | null; team?: string | null; hook?: string | null; etype?: string | null; h: string }
+>;
 
 async function fingerprint(fx: Fixtures): Promise<Print> {
   const rows = await sql<{ kind: string; id: string; tid: string | null; team: string | null; h: string }>(
@@ -814,7 +1001,8 @@ async function fingerprint(fx: Fixtures): Promise<Print> {
         where n.nspname in ('app', 'api', 'admin')
        union all select r.rolname || r.rolsuper::text || r.rolbypassrls::text from pg_roles r
         where r.rolname in ('tournament_api', 'tournament_api_owner', 'anon', 'authenticated')) objects`,
-    [fx.accounts, fx.teams]);
+    [fx.accounts, fx.teams],
+  );
   // Webhook endpoints, and which deliveries exist: without what the dispatchers of
   // tests/webhooks/delivery.test.ts change as they attempt them (failing_since, a delivery's attempts and
   // status; an endpoint they disable for failing counts as enabled).
@@ -826,7 +1014,8 @@ async function fingerprint(fx: Fixtures): Promise<Print> {
      union all select 'delivery', d.id::text, e.tournament_id::text, d.endpoint_id::text, e.type,
                       md5(row(d.endpoint_id, d.event_id, e.payload)::text)
        from app.webhook_deliveries d join app.webhook_events e on e.id = d.event_id where d.account_id = any($1)`,
-    [fx.accounts]);
+    [fx.accounts],
+  );
   return new Map([...rows, ...hooks].map((r) => [`${r.kind} ${r.id}`, r]));
 }
 
@@ -842,7 +1031,11 @@ function savedForRetry(res: Res): boolean {
   return res.status === 400 && error.message === "The request is invalid.";
 }
 
-interface BatchVerdict { problems: string[]; verified: number; unverified: number }
+interface BatchVerdict {
+  problems: string[];
+  verified: number;
+  unverified: number;
+}
 
 /** Compares two fingerprints, allowing only the changes that the batch's accepted requests explain. */
 function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdict {
@@ -881,31 +1074,37 @@ function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdi
     }
   }
   // A tournament that lost a registration with a deleted team: its version went up (section 14).
-  const lostRegistration = new Set([...before.values()]
-    .filter((r) => r.kind === "registration" && !after.has(`registration ${r.id}`) && !!r.team && deletedTeams.has(r.team))
-    .map((r) => r.tid));
+  const lostRegistration = new Set(
+    [...before.values()]
+      .filter((r) => r.kind === "registration" && !after.has(`registration ${r.id}`) && !!r.team && deletedTeams.has(r.team))
+      .map((r) => r.tid),
+  );
   const problems: string[] = [];
   for (const key of new Set([...before.keys(), ...after.keys()])) {
     const was = before.get(key);
     const now = after.get(key);
     if (was?.h === now?.h) continue;
     const row = (now ?? was)!;
-    const explained = (row.tid !== null && dirty.has(row.tid)) || (!was && added.has(key))
-      || (row.kind === "team" && dirtyTeams.has(row.id))
+    const explained = (row.tid !== null && dirty.has(row.tid)) || (!was && added.has(key)) ||
+      (row.kind === "team" && dirtyTeams.has(row.id)) ||
       // a deleted team's registrations in tournaments still in registration go with it
-      || (!now && row.kind === "registration" && !!row.team && deletedTeams.has(row.team))
-      || (row.kind === "tournament" && lostRegistration.has(row.id))
-      || (row.kind === "webhook" && dirtyHooks.has(row.id))
+      (!now && row.kind === "registration" && !!row.team && deletedTeams.has(row.team)) ||
+      (row.kind === "tournament" && lostRegistration.has(row.id)) ||
+      (row.kind === "webhook" && dirtyHooks.has(row.id)) ||
       // a delivery: of an event of a tournament an accepted request changed, or of an endpoint one
       // changed (a test event; a deletion takes them with it), or of a withdrawal by a team's deletion
-      || (row.kind === "delivery" && ((!!row.tid && (touched.has(row.tid) || dirty.has(row.tid))) || dirtyHooks.has(row.hook ?? "")
-        || (row.etype === "registration.withdrawn" && deletedTeams.size > 0)));
+      (row.kind === "delivery" && ((!!row.tid && (touched.has(row.tid) || dirty.has(row.tid))) || dirtyHooks.has(row.hook ?? "") ||
+        (row.etype === "registration.withdrawn" && deletedTeams.size > 0)));
     if (explained) continue;
-    const suspects = outcomes.filter((o) => o.res.status >= 400 && (!row.tid || o.wire.tid === row.tid)
-      && (row.kind !== "team" || !o.wire.team || o.wire.team === row.id)
-      && (!row.hook || !o.wire.hook || o.wire.hook === row.hook));
-    problems.push(`${key} was ${!was ? "added" : !now ? "removed" : "changed"} though no accepted request explains it; ` +
-      `rejected requests that may have done it:\n${suspects.slice(0, 5).map((o) => describeRequest(o)).join("\n")}`);
+    const suspects = outcomes.filter((o) =>
+      o.res.status >= 400 && (!row.tid || o.wire.tid === row.tid) &&
+      (row.kind !== "team" || !o.wire.team || o.wire.team === row.id) &&
+      (!row.hook || !o.wire.hook || o.wire.hook === row.hook)
+    );
+    problems.push(
+      `${key} was ${!was ? "added" : !now ? "removed" : "changed"} though no accepted request explains it; ` +
+        `rejected requests that may have done it:\n${suspects.slice(0, 5).map((o) => describeRequest(o)).join("\n")}`,
+    );
   }
   // An endpoint the account still has after the batch existed during it (ids are never reused):
   // a request about it answered 404 lied, unless the 404 is about the body's tournament_id.
@@ -917,8 +1116,10 @@ function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdi
     }
   };
   for (const o of outcomes) {
-    if (o.wire.hook && o.res.status === 404 && o.spec.pathKind === "canonical" && after.has(`webhook ${o.wire.hook}`)
-      && (!o.wire.path.includes("/deliveries/") || o.wire.coherent) && !aboutTournament(o)) {
+    if (
+      o.wire.hook && o.res.status === 404 && o.spec.pathKind === "canonical" && after.has(`webhook ${o.wire.hook}`) &&
+      (!o.wire.path.includes("/deliveries/") || o.wire.coherent) && !aboutTournament(o)
+    ) {
       problems.push(`404 for endpoint ${o.wire.hook}, which exists:\n${describeRequest(o)}`);
     }
   }
@@ -926,8 +1127,10 @@ function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdi
   let unverified = 0;
   for (const o of outcomes) {
     if (o.res.status < 400) continue;
-    if ((o.wire.tid && dirty.has(o.wire.tid)) || (o.wire.team && dirtyTeams.has(o.wire.team))
-      || (o.wire.hook && dirtyHooks.has(o.wire.hook))) unverified++;
+    if (
+      (o.wire.tid && dirty.has(o.wire.tid)) || (o.wire.team && dirtyTeams.has(o.wire.team)) ||
+      (o.wire.hook && dirtyHooks.has(o.wire.hook))
+    ) unverified++;
     else verified++;
   }
   return { problems, verified, unverified };
@@ -937,7 +1140,9 @@ function describeRequest(o: Outcome): string {
   const headers = { ...o.wire.headers };
   if (headers.authorization) headers.authorization = String(headers.authorization).replace(/tmk_[0-9A-Za-z]+/g, "tmk_<key>");
   const bytes = o.wire.body ?? (o.wire.chunks ? Buffer.concat(o.wire.chunks) : undefined);
-  const body = bytes === undefined ? "" : bytes.length > 300
+  const body = bytes === undefined
+    ? ""
+    : bytes.length > 300
     ? ` body (${bytes.length} bytes, ${o.spec.label}) ${JSON.stringify(bytes.subarray(0, 200).toString("latin1"))}…`
     : ` body (${o.spec.label}) ${JSON.stringify(bytes.toString("latin1"))}`;
   return `  ${o.wire.method} ${o.wire.path.slice(0, 300)} auth=${o.spec.auth.kind} headers=${JSON.stringify(headers)}${body}` +
@@ -967,18 +1172,22 @@ describe("what the fuzzer found", () => {
   it("refuses a registration_closes before year 1 in UTC on PATCH, naming the field", async () => {
     const t = await tenant();
     const created = await t.request("POST", "/tournaments", { body: tournamentBody() });
-    const res = await t.request("PATCH", `/tournaments/${created.body.data.id}`, { body: { registration_closes: "0001-01-01T00:00:00+14:00" } });
+    const res = await t.request("PATCH", `/tournaments/${created.body.data.id}`, {
+      body: { registration_closes: "0001-01-01T00:00:00+14:00" },
+    });
     expect(res.status, res.text).toBe(400);
     expect(res.body.error.details).toEqual([{ field: "registration_closes", message: expect.stringMatching(/between/) }]);
   });
 
   it.each(["2030-01-01T00:00:00+15:59", "2030-01-01T00:00:00-15:59", "9999-12-31T23:59:59+14:00"])(
-    "still accepts %s, returned in UTC", async (startsAt) => {
+    "still accepts %s, returned in UTC",
+    async (startsAt) => {
       const t = await tenant();
       const res = await t.request("POST", "/tournaments", { body: tournamentBody({ starts_at: startsAt }) });
       expect(res.status, res.text).toBe(201);
       expect(res.body.data.starts_at).toBe(new Date(startsAt).toISOString());
-    });
+    },
+  );
 });
 
 describe("the fuzzer's own checks", () => {
@@ -987,9 +1196,23 @@ describe("the fuzzer's own checks", () => {
     const print = (h: string): Print => new Map([["tournament t1", { kind: "tournament", id: "t1", tid: "t1", h }]]);
     const outcome = (status: number, method: string, tid: string): Outcome => ({
       spec: { template: "/tournaments/{id}", pathKind: "canonical", idem: null, label: "x", auth: { kind: "full", format: "" } } as Spec,
-      wire: { method, path: "/x", headers: {}, fresh: false, scopes: null, keyId: null, owner: "A", coherent: true, tid,
-        tstate: null, team: null, teamRole: null },
-      res: { status, headers: {}, text: status < 300 ? '{"data":{}}' : "{}" }, expected: null, problems: [],
+      wire: {
+        method,
+        path: "/x",
+        headers: {},
+        fresh: false,
+        scopes: null,
+        keyId: null,
+        owner: "A",
+        coherent: true,
+        tid,
+        tstate: null,
+        team: null,
+        teamRole: null,
+      },
+      res: { status, headers: {}, text: status < 300 ? '{"data":{}}' : "{}" },
+      expected: null,
+      problems: [],
     });
     expect(attribute(print("a"), print("b"), [outcome(409, "PATCH", "t1")]).problems).toHaveLength(1);
     expect(attribute(print("a"), print("b"), [outcome(200, "PATCH", "t1")]).problems).toEqual([]);
@@ -998,8 +1221,20 @@ describe("the fuzzer's own checks", () => {
 
   it("flags a 5xx, a body that is not the envelope, a wrong request id, a leak and an unexpected outcome", () => {
     const spec = { template: "/tournaments", pathKind: "canonical", auth: { kind: "full", format: "" } } as Spec;
-    const wire: Wire = { method: "GET", path: "/x", headers: {}, fresh: false, scopes: null, keyId: null, owner: "A", coherent: true, tid: null,
-      tstate: null, team: null, teamRole: null };
+    const wire: Wire = {
+      method: "GET",
+      path: "/x",
+      headers: {},
+      fresh: false,
+      scopes: null,
+      keyId: null,
+      owner: "A",
+      coherent: true,
+      tid: null,
+      tstate: null,
+      team: null,
+      teamRole: null,
+    };
     const fx = { secrets: ["other-account-id"] } as Fixtures;
     const headers = { "x-request-id": "r1", "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };
     const meta = { timestamp: new Date().toISOString(), api_version: "1.0", request_id: "r1" };
@@ -1008,7 +1243,8 @@ describe("the fuzzer's own checks", () => {
     const ok = { success: true, data: [], pagination: { page: 1, limit: 20, total: 0 }, meta };
     expect(envelope(ok)).toEqual([]);
     expect(envelope({ success: false, error: { code: "internal_error", message: "x" }, meta }, 500)).toEqual(
-      expect.arrayContaining(["status 500", "expected ok, got internal_error"]));
+      expect.arrayContaining(["status 500", "expected ok, got internal_error"]),
+    );
     expect(envelope("<html>Bad Gateway</html>", 502)).toContain("the body is not JSON");
     expect(envelope(ok, 200, { ...headers, "x-request-id": "r2" })).toContain("meta.request_id differs from X-Request-Id");
     expect(envelope({ ...ok, data: [{ id: "other-account-id" }] })).toContain("another account's data in the response: other-account-id");
@@ -1019,18 +1255,38 @@ describe("the fuzzer's own checks", () => {
 
   const T1 = "11111111-1111-4111-8111-111111111111";
   const teamWire = (method: string, teamRole: TeamRole | null, extra: Partial<Wire> = {}): Wire => ({
-    method, path: `/x/teams/${T1}`, headers: {}, fresh: false, scopes: ALL_SCOPES, keyId: null, owner: "A", coherent: true,
-    tid: null, tstate: null, team: teamRole ? T1 : null, teamRole, ...extra,
+    method,
+    path: `/x/teams/${T1}`,
+    headers: {},
+    fresh: false,
+    scopes: ALL_SCOPES,
+    keyId: null,
+    owner: "A",
+    coherent: true,
+    tid: null,
+    tstate: null,
+    team: teamRole ? T1 : null,
+    teamRole,
+    ...extra,
   });
-  const teamSpec = { template: "/teams/{team_id}", pathKind: "canonical", idem: null, label: "x", query: "",
-    auth: { kind: "full", format: "" } } as Spec;
+  const teamSpec = {
+    template: "/teams/{team_id}",
+    pathKind: "canonical",
+    idem: null,
+    label: "x",
+    query: "",
+    auth: { kind: "full", format: "" },
+  } as Spec;
 
   it("explains a registration gone with its deleted team, and blames a rejected request for a team that changed", () => {
     const regs = (h?: string): Print => new Map(h ? [["registration r1", { kind: "registration", id: "r1", tid: "t1", team: T1, h }]] : []);
     const team = (h: string): Print => new Map([[`team ${T1}`, { kind: "team", id: T1, tid: null, h }]]);
     const outcome = (status: number, method: string): Outcome => ({
-      spec: teamSpec, wire: teamWire(method, "disposable"),
-      res: { status, headers: {}, text: status < 300 ? '{"data":{"message":"Team deleted"}}' : "{}" }, expected: null, problems: [],
+      spec: teamSpec,
+      wire: teamWire(method, "disposable"),
+      res: { status, headers: {}, text: status < 300 ? '{"data":{"message":"Team deleted"}}' : "{}" },
+      expected: null,
+      problems: [],
     });
     expect(attribute(regs("a"), regs(), [outcome(200, "DELETE")]).problems).toEqual([]);
     expect(attribute(regs("a"), regs(), [outcome(409, "DELETE")]).problems).toHaveLength(1);
@@ -1050,7 +1306,11 @@ describe("the fuzzer's own checks", () => {
     expect(expectTeam("DELETE", null, "bad")).toEqual(["not_found"]);
     expect(expectFor({ ...teamSpec, template: "/me", method: "GET" }, teamWire("GET", null, { scopes: ["read:results"] }))).toEqual(["ok"]);
 
-    const fx = { secrets: [], accountId: "acc", keys: { full: [{ id: "k1", key: "tmk_abcdefgh123", scopes: ALL_SCOPES }], limited: [] } } as unknown as Fixtures;
+    const fx = {
+      secrets: [],
+      accountId: "acc",
+      keys: { full: [{ id: "k1", key: "tmk_abcdefgh123", scopes: ALL_SCOPES }], limited: [] },
+    } as unknown as Fixtures;
     const data = (d: unknown, route: string, method: string, wire: Wire) => {
       const problems: string[] = [];
       checkData(routeOf(route, method)!, wire, d, problems, fx);
@@ -1064,8 +1324,18 @@ describe("the fuzzer's own checks", () => {
     expect(list("owned=false", [team])).toHaveLength(1);
     expect(list("search=%25", [{ ...team, name: "100% Gaming" }])).toEqual([]);
     expect(list("search=%25", [team])).toHaveLength(1); // % is a plain character
-    const me = { key: { id: "k1", name: "k", prefix: "tmk_abcdefgh", scopes: [...ALL_SCOPES].reverse(), expires_at: null, created_at: team.created_at },
-      account: { id: "acc", name: "a" }, rate_limit: { limit: 100, remaining: 99, reset: 60, window: 60 } };
+    const me = {
+      key: {
+        id: "k1",
+        name: "k",
+        prefix: "tmk_abcdefgh",
+        scopes: [...ALL_SCOPES].reverse(),
+        expires_at: null,
+        created_at: team.created_at,
+      },
+      account: { id: "acc", name: "a" },
+      rate_limit: { limit: 100, remaining: 99, reset: 60, window: 60 },
+    };
     expect(data(me, "/me", "GET", teamWire("GET", null, { keyId: "k1" }))).toEqual([]);
     expect(data(me, "/me", "GET", teamWire("GET", null, { keyId: "k2" }))).toHaveLength(1);
     expect(data({ ...me, account: { id: "other", name: "b" } }, "/me", "GET", teamWire("GET", null, { keyId: "k1" }))).toHaveLength(1);
@@ -1078,42 +1348,77 @@ describe("the fuzzer's own checks", () => {
     const hookSpec = (template: string, method: string) =>
       ({ template, method, pathKind: "canonical", idem: null, label: "x", query: "", auth: { kind: "full", format: "" } }) as Spec;
     const hookWire = (method: string, extra: Partial<Wire> = {}): Wire => ({
-      method, path: `/x/webhooks/${H}`, headers: { "content-type": "application/json" }, fresh: false, scopes: ALL_SCOPES, keyId: null,
-      owner: "A", coherent: true, tid: null, tstate: null, team: null, teamRole: null, hook: H, hookRole: "core", ...extra,
+      method,
+      path: `/x/webhooks/${H}`,
+      headers: { "content-type": "application/json" },
+      fresh: false,
+      scopes: ALL_SCOPES,
+      keyId: null,
+      owner: "A",
+      coherent: true,
+      tid: null,
+      tstate: null,
+      team: null,
+      teamRole: null,
+      hook: H,
+      hookRole: "core",
+      ...extra,
     });
     const patch = (body: unknown, extra: Partial<Wire> = {}) =>
       expectFor(hookSpec("/webhooks/{webhook_id}", "PATCH"), hookWire("PATCH", { body: Buffer.from(JSON.stringify(body)), ...extra }), fx);
     expect(expectFor(hookSpec("/webhooks/{webhook_id}", "GET"), hookWire("GET"), fx)).toEqual(["ok"]);
-    expect(expectFor(hookSpec("/webhooks/{webhook_id}", "GET"), hookWire("GET", { hookRole: "disposable" }), fx)).toEqual(["ok", "not_found"]);
+    expect(expectFor(hookSpec("/webhooks/{webhook_id}", "GET"), hookWire("GET", { hookRole: "disposable" }), fx)).toEqual([
+      "ok",
+      "not_found",
+    ]);
     expect(patch({ tournament_id: T })).toEqual(["ok"]);
     expect(patch({ tournament_id: crypto.randomUUID() })).toEqual(["not_found"]);
     expect(patch({ events: [] })).toEqual(["validation_error"]);
     expect(patch({ enabled: true }, { owner: "B", hook: null, hookRole: null, coherent: false })).toEqual(["not_found"]);
-    const create = (body: unknown) => expectFor(hookSpec("/webhooks", "POST"),
-      hookWire("POST", { path: "/x/webhooks", body: Buffer.from(JSON.stringify(body)), hook: null, hookRole: null }), fx);
+    const create = (body: unknown) =>
+      expectFor(
+        hookSpec("/webhooks", "POST"),
+        hookWire("POST", { path: "/x/webhooks", body: Buffer.from(JSON.stringify(body)), hook: null, hookRole: null }),
+        fx,
+      );
     expect(create({ url: "http://127.0.0.1:9/x", events: ["*"] })).toEqual(["ok", "webhook_limit_reached"]);
     expect(create({ url: "http://127.0.0.1:9/x", events: ["*"], tournament_id: crypto.randomUUID() })).toEqual(["not_found"]);
 
-    const row = (kind: string, id: string, extra: object, h: string): Print => new Map([[`${kind} ${id}`, { kind, id, tid: null, h, ...extra }]]);
+    const row = (kind: string, id: string, extra: object, h: string): Print =>
+      new Map([[`${kind} ${id}`, { kind, id, tid: null, h, ...extra }]]);
     const outcome = (status: number, method: string, wire: Partial<Wire>, text = "{}"): Outcome => ({
-      spec: hookSpec("/webhooks/{webhook_id}", method), wire: hookWire(method, wire), res: { status, headers: {}, text }, expected: null, problems: [],
+      spec: hookSpec("/webhooks/{webhook_id}", method),
+      wire: hookWire(method, wire),
+      res: { status, headers: {}, text },
+      expected: null,
+      problems: [],
     });
     // an endpoint changed by a rejected PATCH, or by an accepted one
-    expect(attribute(row("webhook", H, { hook: H }, "a"), row("webhook", H, { hook: H }, "b"), [outcome(400, "PATCH", {})]).problems).toHaveLength(1);
-    expect(attribute(row("webhook", H, { hook: H }, "a"), row("webhook", H, { hook: H }, "b"), [outcome(200, "PATCH", {}, '{"data":{}}')]).problems).toEqual([]);
+    expect(attribute(row("webhook", H, { hook: H }, "a"), row("webhook", H, { hook: H }, "b"), [outcome(400, "PATCH", {})]).problems)
+      .toHaveLength(1);
+    expect(
+      attribute(row("webhook", H, { hook: H }, "a"), row("webhook", H, { hook: H }, "b"), [outcome(200, "PATCH", {}, '{"data":{}}')])
+        .problems,
+    ).toEqual([]);
     // a delivery of an event of a tournament an accepted request changed; and one nothing explains
     const delivery = row("delivery", "d1", { tid: T, hook: H, etype: "tournament.updated" }, "a");
-    const tournamentPatch: Outcome = { ...outcome(200, "PATCH", { hook: null, hookRole: null, tid: T }, '{"data":{}}'),
-      spec: hookSpec("/tournaments/{id}", "PATCH") };
+    const tournamentPatch: Outcome = {
+      ...outcome(200, "PATCH", { hook: null, hookRole: null, tid: T }, '{"data":{}}'),
+      spec: hookSpec("/tournaments/{id}", "PATCH"),
+    };
     expect(attribute(new Map(), delivery, [tournamentPatch]).problems).toEqual([]);
-    expect(attribute(new Map(), delivery, [{ ...tournamentPatch, res: { status: 409, headers: {}, text: "{}" } }]).problems).toHaveLength(1);
+    expect(attribute(new Map(), delivery, [{ ...tournamentPatch, res: { status: 409, headers: {}, text: "{}" } }]).problems).toHaveLength(
+      1,
+    );
     // a 404 about an endpoint that is still there
-    const ghost = attribute(row("webhook", H, { hook: H }, "a"), row("webhook", H, { hook: H }, "a"),
-      [outcome(404, "DELETE", { hookRole: "disposable" })]);
+    const ghost = attribute(row("webhook", H, { hook: H }, "a"), row("webhook", H, { hook: H }, "a"), [
+      outcome(404, "DELETE", { hookRole: "disposable" }),
+    ]);
     expect(ghost.problems).toEqual([expect.stringContaining(`404 for endpoint ${H}, which exists`)]);
     // ... but not a 404 about the body's tournament_id (an unknown one or another account's)
-    const aimed = attribute(row("webhook", H, { hook: H }, "a"), row("webhook", H, { hook: H }, "a"),
-      [outcome(404, "PATCH", {}, '{"success":false,"error":{"code":"not_found","message":"Tournament not found."}}')]);
+    const aimed = attribute(row("webhook", H, { hook: H }, "a"), row("webhook", H, { hook: H }, "a"), [
+      outcome(404, "PATCH", {}, '{"success":false,"error":{"code":"not_found","message":"Tournament not found."}}'),
+    ]);
     expect(aimed.problems).toEqual([]);
   });
 
@@ -1122,14 +1427,32 @@ describe("the fuzzer's own checks", () => {
     const stageSpec = (template: string, method: string, query = "") =>
       ({ template, method, pathKind: "canonical", idem: null, label: "x", query, auth: { kind: "full", format: "" } }) as Spec;
     const stageWire = (method: string, extra: Partial<Wire> = {}): Wire => ({
-      method, path: `/x/tournaments/${T}/stages/2`, headers: { "content-type": "application/json" }, fresh: false, scopes: ALL_SCOPES,
-      keyId: null, owner: "A", coherent: true, tid: T, tstate: "started", team: null, teamRole: null, stage: 2, stages: 2, ...extra,
+      method,
+      path: `/x/tournaments/${T}/stages/2`,
+      headers: { "content-type": "application/json" },
+      fresh: false,
+      scopes: ALL_SCOPES,
+      keyId: null,
+      owner: "A",
+      coherent: true,
+      tid: T,
+      tstate: "started",
+      team: null,
+      teamRole: null,
+      stage: 2,
+      stages: 2,
+      ...extra,
     });
     const STAGE = "/tournaments/{tournament_id}/stages/{number}";
     const patch = (body: unknown, extra: Partial<Wire> = {}) =>
       expectFor(stageSpec(STAGE, "PATCH"), stageWire("PATCH", { body: Buffer.from(JSON.stringify(body)), ...extra }));
     expect(patch({ status: "ongoing" })).toEqual(["ok", "invalid_status_transition", "stage_tie"]);
-    expect(patch({ status: "ongoing", advancing: [T, crypto.randomUUID()] })).toEqual(["ok", "invalid_status_transition", "stage_tie", "validation_error"]);
+    expect(patch({ status: "ongoing", advancing: [T, crypto.randomUUID()] })).toEqual([
+      "ok",
+      "invalid_status_transition",
+      "stage_tie",
+      "validation_error",
+    ]);
     expect(patch({ status: "pending" })).toEqual(["ok", "invalid_status_transition"]);
     expect(patch({ status: "pending" }, { stage: 1 })).toEqual(["invalid_status_transition"]); // stage 1 started with the tournament
     expect(patch({ status: "ongoing" }, { stage: 1 })).toEqual(["ok", "invalid_status_transition"]);
@@ -1144,8 +1467,11 @@ describe("the fuzzer's own checks", () => {
     expect(patch({ status: "ongoing" }, { owner: "B", coherent: false, tstate: null })).toEqual(["not_found"]);
     expect(expectFor(stageSpec(STAGE, "GET"), stageWire("GET", { stage: 3 }))).toEqual(["not_found"]);
     expect(expectFor(stageSpec(STAGE, "GET"), stageWire("GET"))).toEqual(["ok"]);
-    const results = (query: string, extra: Partial<Wire> = {}) => expectFor(stageSpec("/tournaments/{tournament_id}/results", "GET", query),
-      stageWire("GET", { path: `/x/tournaments/${T}/results?${query}`, stage: null, ...extra }));
+    const results = (query: string, extra: Partial<Wire> = {}) =>
+      expectFor(
+        stageSpec("/tournaments/{tournament_id}/results", "GET", query),
+        stageWire("GET", { path: `/x/tournaments/${T}/results?${query}`, stage: null, ...extra }),
+      );
     expect(results("stage=2")).toEqual(["ok"]);
     expect(results("stage=02")).toEqual(["ok"]);
     expect(results("stage=3")).toEqual(["validation_error"]); // past its stages: a 400 naming stage
@@ -1154,8 +1480,16 @@ describe("the fuzzer's own checks", () => {
     expect(results("stage=3", { tstate: null })).toEqual(["ok", "not_found", "validation_error"]);
     expect(results("stage=1", { tstate: null })).toEqual(["ok", "not_found"]);
     expect(results("stage=3", { owner: "B", coherent: false, tstate: null })).toEqual(["not_found"]);
-    expect([stageNumber("2"), stageNumber("%32"), stageNumber("9999"), stageNumber("01"), stageNumber("10000"), stageNumber("%"),
-      stageNumber("1%20"), stageNumber("%EF%BC%91")]).toEqual([2, 2, 9999, null, null, null, null, null]);
+    expect([
+      stageNumber("2"),
+      stageNumber("%32"),
+      stageNumber("9999"),
+      stageNumber("01"),
+      stageNumber("10000"),
+      stageNumber("%"),
+      stageNumber("1%20"),
+      stageNumber("%EF%BC%91"),
+    ]).toEqual([2, 2, 9999, null, null, null, null, null]);
 
     const fx = { secrets: [] } as unknown as Fixtures;
     const data = (d: unknown, template: string, method: string, wire: Wire) => {
@@ -1163,35 +1497,74 @@ describe("the fuzzer's own checks", () => {
       checkData(routeOf(template, method)!, wire, d, problems, fx);
       return problems;
     };
-    const doc = { number: 2, name: "Playoffs", format: "single_elimination", format_options: {}, advance: null, status: "ongoing",
-      team_count: 2, started_at: "2026-01-01T00:00:00.000Z", completed_at: null, standings: [], qualifiers: null };
+    const doc = {
+      number: 2,
+      name: "Playoffs",
+      format: "single_elimination",
+      format_options: {},
+      advance: null,
+      status: "ongoing",
+      team_count: 2,
+      started_at: "2026-01-01T00:00:00.000Z",
+      completed_at: null,
+      standings: [],
+      qualifiers: null,
+    };
     const body = (b: unknown) => ({ body: Buffer.from(JSON.stringify(b)) });
     expect(data(doc, STAGE, "PATCH", stageWire("PATCH", body({ status: "ongoing" })))).toEqual([]);
     expect(data(doc, STAGE, "PATCH", stageWire("PATCH", body({ status: "pending" })))).toHaveLength(1);
     expect(data(doc, STAGE, "GET", stageWire("GET", { stage: 1 }))).toHaveLength(1);
-    const list = [{ ...doc, number: 1, status: "completed", completed_at: doc.started_at }, { ...doc, status: "pending", team_count: null, started_at: null }];
+    const list = [{ ...doc, number: 1, status: "completed", completed_at: doc.started_at }, {
+      ...doc,
+      status: "pending",
+      team_count: null,
+      started_at: null,
+    }];
     expect(data(list, "/tournaments/{tournament_id}/stages", "GET", stageWire("GET"))).toEqual([]);
     expect(data([list[1], list[0]], "/tournaments/{tournament_id}/stages", "GET", stageWire("GET"))).not.toEqual([]);
     expect(data([list[0]], "/tournaments/{tournament_id}/stages", "GET", stageWire("GET"))).toHaveLength(1); // 2 stages known
-    const res = (stage: number) => ({ tournament: { id: T, format: "round_robin", status: "ongoing", stage: 2 }, standings: [],
-      matches: [{ stage }] });
+    const res = (stage: number) => ({
+      tournament: { id: T, format: "round_robin", status: "ongoing", stage: 2 },
+      standings: [],
+      matches: [{ stage }],
+    });
     const resultsWire = stageWire("GET", { path: `/x/tournaments/${T}/results?stage=1`, stage: null });
     expect(data(res(1), "/tournaments/{tournament_id}/results", "GET", resultsWire)).toEqual([]);
     expect(data(res(2), "/tournaments/{tournament_id}/results", "GET", resultsWire)).toHaveLength(1);
-    const tournament = { format: "swiss", format_options: { rounds: null },
-      stages: [{ format: "swiss", format_options: { rounds: null }, advance: { top: 4 } }, { format: "single_elimination", format_options: {}, advance: null }] };
+    const tournament = {
+      format: "swiss",
+      format_options: { rounds: null },
+      stages: [{ format: "swiss", format_options: { rounds: null }, advance: { top: 4 } }, {
+        format: "single_elimination",
+        format_options: {},
+        advance: null,
+      }],
+    };
     const tWire = stageWire("GET", { path: `/x/tournaments/${T}`, stage: null });
     expect(data(tournament, "/tournaments/{id}", "GET", tWire)).toEqual([]);
     expect(data({ ...tournament, format: "round_robin" }, "/tournaments/{id}", "GET", tWire)).toHaveLength(1);
-    expect(data({ ...tournament, stages: [tournament.stages[1], tournament.stages[0]] }, "/tournaments/{id}", "GET", tWire)).not.toEqual([]);
+    expect(data({ ...tournament, stages: [tournament.stages[1], tournament.stages[0]] }, "/tournaments/{id}", "GET", tWire)).not.toEqual(
+      [],
+    );
 
     // A stage_tie's details name the tied teams; no other error's details carry more than field and message.
     const headers = { "x-request-id": "r1", "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };
     const meta = { timestamp: new Date().toISOString(), api_version: "1.0", request_id: "r1" };
-    const tied = (i: number) => ({ field: "advancing", message: `Team ${i} shares place 3 at the cut`, team_id: crypto.randomUUID(),
-      team_name: `Team ${i}`, from_position: 3 });
-    const answer = (code: string, status: number, details: unknown[]) => check(stageSpec(STAGE, "PATCH"), stageWire("PATCH"),
-      { status, headers, text: JSON.stringify({ success: false, error: { code, message: "x", details }, meta }) }, [code], fx);
+    const tied = (i: number) => ({
+      field: "advancing",
+      message: `Team ${i} shares place 3 at the cut`,
+      team_id: crypto.randomUUID(),
+      team_name: `Team ${i}`,
+      from_position: 3,
+    });
+    const answer = (code: string, status: number, details: unknown[]) =>
+      check(
+        stageSpec(STAGE, "PATCH"),
+        stageWire("PATCH"),
+        { status, headers, text: JSON.stringify({ success: false, error: { code, message: "x", details }, meta }) },
+        [code],
+        fx,
+      );
     expect(answer("stage_tie", 409, [tied(3), tied(4)])).toEqual([]);
     expect(answer("stage_tie", 409, [tied(3)])).toEqual(["a stage_tie without the tied teams"]);
     expect(answer("stage_tie", 409, [tied(3), { field: "advancing", message: "x" }])).toHaveLength(1);
@@ -1223,99 +1596,117 @@ describe("fuzzing every route", () => {
     fx = await fixtures();
   }, 60_000);
 
-  it(`answers ${REQUESTS} generated requests without a 5xx, with valid envelopes, as the contract predicts, and changes nothing when it rejects`, async () => {
-    console.log(`[fuzz] seed ${SEED}: replay with FUZZ_SEED=${SEED}`);
-    const started = Date.now();
-    const stats = { sent: 0, byStatus: {} as Record<string, number>, byRoute: {} as Record<string, number>,
-      acceptedByRoute: {} as Record<string, number>, byLabel: {} as Record<string, number>,
-      byOutcome: {} as Record<string, Record<string, number>>, accepted: 0,
-      verified: 0, unverified: 0, oracle: 0 };
-    const requestIds: string[] = [];
-    let before = await fingerprint(fx);
-    const property = fc.asyncProperty(fc.array(requestArb(fx), { minLength: BATCH, maxLength: BATCH }), async (specs) => {
-      const outcomes = await pool(specs, CONCURRENCY, async (spec): Promise<Outcome> => {
-        const wire = materialize(spec, fx);
-        const res = await send(wire);
-        const expected = expectFor(spec, wire, fx);
-        return { spec, wire, res, expected, problems: check(spec, wire, res, expected, fx) };
+  it(
+    `answers ${REQUESTS} generated requests without a 5xx, with valid envelopes, as the contract predicts, and changes nothing when it rejects`,
+    async () => {
+      console.log(`[fuzz] seed ${SEED}: replay with FUZZ_SEED=${SEED}`);
+      const started = Date.now();
+      const stats = {
+        sent: 0,
+        byStatus: {} as Record<string, number>,
+        byRoute: {} as Record<string, number>,
+        acceptedByRoute: {} as Record<string, number>,
+        byLabel: {} as Record<string, number>,
+        byOutcome: {} as Record<string, Record<string, number>>,
+        accepted: 0,
+        verified: 0,
+        unverified: 0,
+        oracle: 0,
+      };
+      const requestIds: string[] = [];
+      let before = await fingerprint(fx);
+      const property = fc.asyncProperty(fc.array(requestArb(fx), { minLength: BATCH, maxLength: BATCH }), async (specs) => {
+        const outcomes = await pool(specs, CONCURRENCY, async (spec): Promise<Outcome> => {
+          const wire = materialize(spec, fx);
+          const res = await send(wire);
+          const expected = expectFor(spec, wire, fx);
+          return { spec, wire, res, expected, problems: check(spec, wire, res, expected, fx) };
+        });
+        const after = await fingerprint(fx);
+        const verdict = attribute(before, after, outcomes);
+        before = after;
+        await refresh(fx);
+        for (const o of outcomes) {
+          stats.sent++;
+          stats.byStatus[o.res.status] = (stats.byStatus[o.res.status] ?? 0) + 1;
+          const name = `${o.wire.method} ${o.spec.template}`;
+          stats.byRoute[name] = (stats.byRoute[name] ?? 0) + 1;
+          stats.byLabel[o.spec.label] = (stats.byLabel[o.spec.label] ?? 0) + 1;
+          if (o.spec.pathKind === "canonical" && o.wire.method === routeOf(o.spec.template, o.wire.method)?.method) {
+            let code = String(o.res.status);
+            try {
+              code = JSON.parse(o.res.text).error?.code ?? code;
+            } catch { /* not an envelope: reported by check */ }
+            const counts = (stats.byOutcome[name] ??= {});
+            counts[code] = (counts[code] ?? 0) + 1;
+          }
+          if (o.res.status >= 200 && o.res.status < 300) {
+            stats.accepted++;
+            stats.acceptedByRoute[name] = (stats.acceptedByRoute[name] ?? 0) + 1;
+          }
+          if (o.expected) stats.oracle++;
+          const id = o.res.headers["x-request-id"];
+          if (typeof id === "string") requestIds.push(id);
+          const route = o.spec.pathKind === "canonical" ? routeOf(o.spec.template, o.wire.method) : null;
+          if (route && route.method !== "GET" && o.res.status >= 200 && o.res.status < 300) {
+            track(fx, route.op, JSON.parse(o.res.text).data);
+          }
+        }
+        stats.verified += verdict.verified;
+        stats.unverified += verdict.unverified;
+        const failed = outcomes.filter((o) => o.problems.length > 0);
+        if (failed.length > 0 || verdict.problems.length > 0) {
+          throw new Error([
+            ...failed.slice(0, 10).map((o) => `${o.problems.join("; ")}\n${describeRequest(o)}`),
+            ...verdict.problems,
+          ].join("\n"));
+        }
       });
-      const after = await fingerprint(fx);
-      const verdict = attribute(before, after, outcomes);
-      before = after;
-      await refresh(fx);
-      for (const o of outcomes) {
-        stats.sent++;
-        stats.byStatus[o.res.status] = (stats.byStatus[o.res.status] ?? 0) + 1;
-        const name = `${o.wire.method} ${o.spec.template}`;
-        stats.byRoute[name] = (stats.byRoute[name] ?? 0) + 1;
-        stats.byLabel[o.spec.label] = (stats.byLabel[o.spec.label] ?? 0) + 1;
-        if (o.spec.pathKind === "canonical" && o.wire.method === routeOf(o.spec.template, o.wire.method)?.method) {
-          let code = String(o.res.status);
-          try {
-            code = JSON.parse(o.res.text).error?.code ?? code;
-          } catch { /* not an envelope: reported by check */ }
-          const counts = (stats.byOutcome[name] ??= {});
-          counts[code] = (counts[code] ?? 0) + 1;
-        }
-        if (o.res.status >= 200 && o.res.status < 300) {
-          stats.accepted++;
-          stats.acceptedByRoute[name] = (stats.acceptedByRoute[name] ?? 0) + 1;
-        }
-        if (o.expected) stats.oracle++;
-        const id = o.res.headers["x-request-id"];
-        if (typeof id === "string") requestIds.push(id);
-        const route = o.spec.pathKind === "canonical" ? routeOf(o.spec.template, o.wire.method) : null;
-        if (route && route.method !== "GET" && o.res.status >= 200 && o.res.status < 300) track(fx, route.op, JSON.parse(o.res.text).data);
+      const run = await fc.check(property, {
+        seed: SEED,
+        numRuns: Math.ceil(REQUESTS / BATCH),
+        endOnFailure: process.env.FUZZ_SHRINK === undefined,
+      });
+      if (run.failed) {
+        // The failing requests themselves, not fast-check's dump of the whole batch.
+        throw new Error(
+          `fuzz failed (replay: FUZZ_SEED=${SEED}, batch path ${run.counterexamplePath}):\n` +
+            `${(run.errorInstance as Error | undefined)?.message ?? run.errorInstance}`,
+        );
       }
-      stats.verified += verdict.verified;
-      stats.unverified += verdict.unverified;
-      const failed = outcomes.filter((o) => o.problems.length > 0);
-      if (failed.length > 0 || verdict.problems.length > 0) {
-        throw new Error([
-          ...failed.slice(0, 10).map((o) => `${o.problems.join("; ")}\n${describeRequest(o)}`),
-          ...verdict.problems,
-        ].join("\n"));
+      const seconds = (Date.now() - started) / 1000;
+      console.log(
+        `[fuzz] ${stats.sent} requests in ${seconds.toFixed(1)} s (seed ${SEED}); by status ${JSON.stringify(stats.byStatus)}; ` +
+          `${stats.accepted} accepted; ${stats.oracle} with an exact prediction; "changes nothing" checked for ${stats.verified} ` +
+          `rejected requests (${stats.unverified} shared a tournament or team with an accepted change)` +
+          (process.env.FUZZ_VERBOSE ? `\n${JSON.stringify(stats, null, 1)}` : ""),
+      );
+
+      expect(stats.sent).toBeGreaterThanOrEqual(REQUESTS);
+      // The run exercised more than refusals: every route accepted something (at the default size
+      // and above; a small FUZZ_REQUESTS may miss one), and most requests had an exact prediction.
+      // (Each route's share: REQUESTS / 40 when there were 27 routes, 27/40 of an even share; with
+      // more routes the same part of a smaller share.)
+      for (const route of routes) {
+        const name = `${route.method} ${route.path}`;
+        expect(stats.byRoute[name], name).toBeGreaterThan((REQUESTS / routes.length) * (27 / 40));
+        if (REQUESTS >= 10_000) expect(stats.acceptedByRoute[name] ?? 0, name).toBeGreaterThan(0);
       }
-    });
-    const run = await fc.check(property, {
-      seed: SEED, numRuns: Math.ceil(REQUESTS / BATCH), endOnFailure: process.env.FUZZ_SHRINK === undefined,
-    });
-    if (run.failed) {
-      // The failing requests themselves, not fast-check's dump of the whole batch.
-      throw new Error(`fuzz failed (replay: FUZZ_SEED=${SEED}, batch path ${run.counterexamplePath}):\n` +
-        `${(run.errorInstance as Error | undefined)?.message ?? run.errorInstance}`);
-    }
-    const seconds = (Date.now() - started) / 1000;
-    console.log(`[fuzz] ${stats.sent} requests in ${seconds.toFixed(1)} s (seed ${SEED}); by status ${JSON.stringify(stats.byStatus)}; ` +
-      `${stats.accepted} accepted; ${stats.oracle} with an exact prediction; "changes nothing" checked for ${stats.verified} ` +
-      `rejected requests (${stats.unverified} shared a tournament or team with an accepted change)` +
-      (process.env.FUZZ_VERBOSE ? `\n${JSON.stringify(stats, null, 1)}` : ""));
+      expect(stats.accepted).toBeGreaterThan(REQUESTS / 20);
+      expect(stats.oracle).toBeGreaterThan(REQUESTS * 0.8);
+      // The "changes nothing" check covered nearly every rejected request (the others shared a
+      // tournament with an accepted change in the same batch).
+      expect(stats.verified).toBeGreaterThan(9 * stats.unverified);
 
-    expect(stats.sent).toBeGreaterThanOrEqual(REQUESTS);
-    // The run exercised more than refusals: every route accepted something (at the default size
-    // and above; a small FUZZ_REQUESTS may miss one), and most requests had an exact prediction.
-    // (Each route's share: REQUESTS / 40 when there were 27 routes, 27/40 of an even share; with
-    // more routes the same part of a smaller share.)
-    for (const route of routes) {
-      const name = `${route.method} ${route.path}`;
-      expect(stats.byRoute[name], name).toBeGreaterThan((REQUESTS / routes.length) * (27 / 40));
-      if (REQUESTS >= 10_000) expect(stats.acceptedByRoute[name] ?? 0, name).toBeGreaterThan(0);
-    }
-    expect(stats.accepted).toBeGreaterThan(REQUESTS / 20);
-    expect(stats.oracle).toBeGreaterThan(REQUESTS * 0.8);
-    // The "changes nothing" check covered nearly every rejected request (the others shared a
-    // tournament with an accepted change in the same batch).
-    expect(stats.verified).toBeGreaterThan(9 * stats.unverified);
-
-    // What the accepted requests left behind still keeps the rules: capacity, one bracket of
-    // 2^k − 1 matches per started tournament (its stage 1, when single elimination without a
-    // third-place match; since section 12 a first stage of another format has matches of its own),
-    // winners who played, the last stage decided before completion.
-    // Since section 9: the teams taking part are those with a bracket seed (with check-in, only the
-    // checked-in ones), numbered 1..N, seeded teams first by seed, then by registration order; a
-    // forfeit completes its match without scores, the other team winning; seeds are unique.
-    const broken = await sql(
-      `select t.id, t.status, t.max_teams, t.stage,
+      // What the accepted requests left behind still keeps the rules: capacity, one bracket of
+      // 2^k − 1 matches per started tournament (its stage 1, when single elimination without a
+      // third-place match; since section 12 a first stage of another format has matches of its own),
+      // winners who played, the last stage decided before completion.
+      // Since section 9: the teams taking part are those with a bracket seed (with check-in, only the
+      // checked-in ones), numbered 1..N, seeded teams first by seed, then by registration order; a
+      // forfeit completes its match without scores, the other team winning; seeds are unique.
+      const broken = await sql(
+        `select t.id, t.status, t.max_teams, t.stage,
               (select count(*) from app.registrations r where r.tournament_id = t.id)::int regs,
               (select count(*) from app.registrations r where r.tournament_id = t.id and r.bracket_seed is not null)::int playing,
               (select coalesce(array_agg(r.bracket_seed order by r.seed nulls last, r.seq), '{}')
@@ -1337,35 +1728,39 @@ describe("fuzzing every route", () => {
                        or m.winner_id is distinct from case m.forfeit when 'team1' then m.team2_id else m.team1_id end))::int bad_forfeits,
               (select s.status = 'completed' from app.stages s
                 where s.tournament_id = t.id and s.number = jsonb_array_length(app.stage_list(t))) is true final_decided
-         from app.tournaments t where t.account_id = any($1)`, [fx.accounts]);
-    expect(broken.length).toBeGreaterThan(10);
-    for (const t of broken) {
-      expect(t.regs, t.id).toBeLessThanOrEqual(t.max_teams);
-      const playing = t.status === "registration" ? 0 : t.playing;
-      if (t.status !== "registration") expect(t.bracket_seeds, t.id).toEqual(Array.from({ length: playing }, (_, i) => i + 1));
-      const size = 2 ** Math.ceil(Math.log2(Math.max(playing, 2)));
-      if (t.status === "registration") expect(t.matches, t.id).toBe(0);
-      else if (t.first_format === "single_elimination" && !t.third_place) expect(t.matches, t.id).toBe(size - 1);
-      else expect(t.matches, t.id).toBeGreaterThan(0);
-      // the stages started are 1..the current one, those before it completed, and no match is ahead of it
-      expect(t.started_stages, t.id).toEqual(t.status === "registration" ? [] : Array.from({ length: t.stage }, (_, i) => i + 1));
-      expect(t.stage, t.id).toBeLessThanOrEqual(t.stage_count);
-      expect([t.open_before, t.matches_ahead], t.id).toEqual([0, 0]);
-      expect(t.not_checked_in, t.id).toBe(0);
-      expect(t.seed_twice, t.id).toBe(0);
-      expect(t.bad_winners, t.id).toBe(0);
-      expect(t.bad_forfeits, t.id).toBe(0);
-      if (t.status === "completed") expect(t.final_decided, t.id).toBe(true);
-    }
+         from app.tournaments t where t.account_id = any($1)`,
+        [fx.accounts],
+      );
+      expect(broken.length).toBeGreaterThan(10);
+      for (const t of broken) {
+        expect(t.regs, t.id).toBeLessThanOrEqual(t.max_teams);
+        const playing = t.status === "registration" ? 0 : t.playing;
+        if (t.status !== "registration") expect(t.bracket_seeds, t.id).toEqual(Array.from({ length: playing }, (_, i) => i + 1));
+        const size = 2 ** Math.ceil(Math.log2(Math.max(playing, 2)));
+        if (t.status === "registration") expect(t.matches, t.id).toBe(0);
+        else if (t.first_format === "single_elimination" && !t.third_place) expect(t.matches, t.id).toBe(size - 1);
+        else expect(t.matches, t.id).toBeGreaterThan(0);
+        // the stages started are 1..the current one, those before it completed, and no match is ahead of it
+        expect(t.started_stages, t.id).toEqual(t.status === "registration" ? [] : Array.from({ length: t.stage }, (_, i) => i + 1));
+        expect(t.stage, t.id).toBeLessThanOrEqual(t.stage_count);
+        expect([t.open_before, t.matches_ahead], t.id).toEqual([0, 0]);
+        expect(t.not_checked_in, t.id).toBe(0);
+        expect(t.seed_twice, t.id).toBe(0);
+        expect(t.bad_winners, t.id).toBe(0);
+        expect(t.bad_forfeits, t.id).toBe(0);
+        if (t.status === "completed") expect(t.final_decided, t.id).toBe(true);
+      }
 
-    // The function logged each request without an error line and without a key.
-    await new Promise((r) => setTimeout(r, 200));
-    const mine = new Set(requestIds);
-    const lines = fs.readFileSync(inject("logFile"), "utf8").split("\n").filter((l) => l.startsWith("{"))
-      .map((l) => JSON.parse(l)).filter((l) => mine.has(l.request_id));
-    expect(lines.length).toBeGreaterThan(requestIds.length * 0.99);
-    expect(lines.filter((l) => l.level !== "info")).toEqual([]);
-    const log = fs.readFileSync(inject("logFile"), "utf8");
-    expect(log).not.toMatch(KEY_IN_TEXT);
-  }, 300_000);
+      // The function logged each request without an error line and without a key.
+      await new Promise((r) => setTimeout(r, 200));
+      const mine = new Set(requestIds);
+      const lines = fs.readFileSync(inject("logFile"), "utf8").split("\n").filter((l) => l.startsWith("{"))
+        .map((l) => JSON.parse(l)).filter((l) => mine.has(l.request_id));
+      expect(lines.length).toBeGreaterThan(requestIds.length * 0.99);
+      expect(lines.filter((l) => l.level !== "info")).toEqual([]);
+      const log = fs.readFileSync(inject("logFile"), "utf8");
+      expect(log).not.toMatch(KEY_IN_TEXT);
+    },
+    300_000,
+  );
 });

@@ -2,9 +2,7 @@
 import { describe, expect, it } from "vitest";
 import pg from "pg";
 import { inject } from "vitest";
-import {
-  createTeams, createTournament, expectStatus, request, sql, tenant, tournamentBody,
-} from "../support/helpers.ts";
+import { createTeams, createTournament, expectStatus, request, sql, tenant, tournamentBody } from "../support/helpers.ts";
 
 const post = (t: Awaited<ReturnType<typeof tenant>>, path: string, body: unknown, key: string) =>
   t.request("POST", path, { body, headers: { "idempotency-key": key } });
@@ -78,7 +76,8 @@ describe("Idempotency-Key", () => {
       // Wait until the first request is blocked on the row lock, holding its Idempotency-Key.
       for (let i = 0; i < 100; i++) {
         const [{ n }] = await sql<{ n: number }>(
-          "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%api.call%'");
+          "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%api.call%'",
+        );
         if (n > 0) break;
         await new Promise((r) => setTimeout(r, 20));
       }

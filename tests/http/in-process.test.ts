@@ -6,7 +6,7 @@ import { connect } from "../../functions/api/db.ts";
 import { base62, crc32, isWellFormedKey } from "../../functions/api/keys.ts";
 import { hex, sha256 } from "../../functions/api/sha256.ts";
 import { createHash, randomBytes } from "node:crypto";
-import { asFunctionRole, createKey, createAccount, setRateHits, sql, tournamentBody } from "../support/helpers.ts";
+import { asFunctionRole, createAccount, createKey, setRateHits, sql, tournamentBody } from "../support/helpers.ts";
 import { hashKey } from "../../functions/api/keys.ts";
 import { loadConfig, MIN_QUERY_TIMEOUT_MS } from "../../functions/api/config.ts";
 
@@ -19,18 +19,22 @@ describe("the handler in-process", () => {
   it("creates and reads a tournament, with Location from the public base URL", async () => {
     const account = await createAccount();
     const { key, id: keyId } = await createKey(account);
-    const created = await handler(new Request("http://local/api/v1/tournaments", {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify(tournamentBody({ name: "In-process Open" })),
-    }));
+    const created = await handler(
+      new Request("http://local/api/v1/tournaments", {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify(tournamentBody({ name: "In-process Open" })),
+      }),
+    );
     const body = await created.json();
     expect(created.status, JSON.stringify(body)).toBe(201);
     expect(created.headers.get("location")).toBe(`https://example.test/functions/v1/api/v1/tournaments/${body.data.id}`);
 
-    const read = await handler(new Request(`http://local/api/v1/tournaments/${body.data.id}`, {
-      headers: { authorization: `Bearer ${key}` },
-    }));
+    const read = await handler(
+      new Request(`http://local/api/v1/tournaments/${body.data.id}`, {
+        headers: { authorization: `Bearer ${key}` },
+      }),
+    );
     expect(read.status).toBe(200);
     expect((await read.json()).data.name).toBe("In-process Open");
 
@@ -54,7 +58,8 @@ describe("API key format", () => {
     const samples = ["", "tmk_", "hello world", "tmk_" + "x".repeat(43), "ünïcode"];
     const rows = await sql<{ crc: string }>(
       "select app.crc32(convert_to(s, 'UTF8'))::text as crc from unnest($1::text[]) with ordinality u(s, i) order by i",
-      [samples]);
+      [samples],
+    );
     expect(rows.map((r) => Number(r.crc))).toEqual(samples.map((s) => crc32(new TextEncoder().encode(s))));
   });
 

@@ -39,15 +39,28 @@ describe("the OpenAPI document", () => {
       const post = route.method === "POST";
       // Section 14: reads of one tournament answer 304 to If-None-Match, its writes 412 to If-Match.
       const conditional = !route.stream && !post && /^\/tournaments\/\{(id|tournament_id)\}/.test(route.path);
-      const expected = [route.location ? "201" : route.accepted ? "202" : "200", "400", "401", "403", "404", "429", "500", "503",
-        ...(route.conflicts || post ? ["409"] : []), ...(route.body ? ["413", "415"] : []),
-        ...(post ? ["422"] : []), ...(conditional ? [route.method === "GET" ? "304" : "412"] : [])].sort();
+      const expected = [
+        route.location ? "201" : route.accepted ? "202" : "200",
+        "400",
+        "401",
+        "403",
+        "404",
+        "429",
+        "500",
+        "503",
+        ...(route.conflicts || post ? ["409"] : []),
+        ...(route.body ? ["413", "415"] : []),
+        ...(post ? ["422"] : []),
+        ...(conditional ? [route.method === "GET" ? "304" : "412"] : []),
+      ].sort();
       expect(statuses, `${route.method} ${route.path}`).toEqual(expected);
       for (const code of [...(route.conflicts ?? []), ...(post ? ["idempotency_conflict"] : [])]) {
         expect(op.responses["409"].description).toContain(code);
       }
       const condition = op.parameters?.find((p: any) => p.in === "header" && /^If-/.test(p.name))?.name;
-      expect(condition, `${route.method} ${route.path}`).toBe(conditional ? (route.method === "GET" ? "If-None-Match" : "If-Match") : undefined);
+      expect(condition, `${route.method} ${route.path}`).toBe(
+        conditional ? (route.method === "GET" ? "If-None-Match" : "If-Match") : undefined,
+      );
       expect(Boolean(op.responses["200"]?.headers?.ETag)).toBe(conditional);
       if (route.stream) expect(Object.keys(op.responses["200"].content)).toEqual(["text/event-stream"]);
       const idempotencyHeader = op.parameters?.find((p: any) => p.in === "header" && p.name === "Idempotency-Key");
@@ -55,9 +68,14 @@ describe("the OpenAPI document", () => {
     }
     // Besides the keyed routes: the public view's six (contract section 15), which need no key.
     const publicPaths = Object.keys(doc.paths).filter((p) => p.startsWith("/public/")).sort();
-    expect(publicPaths).toEqual(["/public/tournaments/{slug}", "/public/tournaments/{slug}/bracket.png",
-      "/public/tournaments/{slug}/bracket.svg", "/public/tournaments/{slug}/page", "/public/tournaments/{slug}/stream",
-      "/public/viewer.html"]);
+    expect(publicPaths).toEqual([
+      "/public/tournaments/{slug}",
+      "/public/tournaments/{slug}/bracket.png",
+      "/public/tournaments/{slug}/bracket.svg",
+      "/public/tournaments/{slug}/page",
+      "/public/tournaments/{slug}/stream",
+      "/public/viewer.html",
+    ]);
     for (const p of publicPaths) {
       expect(doc.paths[p].get.security, p).toEqual([]);
       expect(Object.keys(doc.paths[p].get.responses), p).toContain("429");
@@ -84,8 +102,15 @@ describe("the OpenAPI document", () => {
         expect(route.body.safeParse(route.bodyExample).success, `${route.method} ${route.path}`).toBe(true);
       }
     }
-    for (const [name, schema] of Object.entries({ Tournament: models.Tournament, Registration: models.Registration,
-      Match: models.Match, Results: models.Results, DeleteResult: models.DeleteResult })) {
+    for (
+      const [name, schema] of Object.entries({
+        Tournament: models.Tournament,
+        Registration: models.Registration,
+        Match: models.Match,
+        Results: models.Results,
+        DeleteResult: models.DeleteResult,
+      })
+    ) {
       const example = (schema.meta() as { example?: unknown }).example;
       expect(schema.safeParse(example).success, name).toBe(true);
     }

@@ -11,8 +11,6 @@ import { apiUrl, createTeams, expectStatus, type Match, startedTournament } from
 
 let browser: Browser;
 
-
-
 beforeAll(async () => {
   browser = await launchChromium();
 }, 120_000);
@@ -30,16 +28,22 @@ describe("the API reference page", () => {
     // The paths' operations (the keyed routes and the public view's six, which need no key), and
     // the document's top-level webhooks (OpenAPI 3.1): one POST per event type.
     const publicOps = ["", "/bracket.svg", "/bracket.png", "/page", "/stream"].map((s) => `GET /public/tournaments/{slug}${s}`);
-    const expected = [...routes.map((r) => `${r.method} ${r.path}`), ...publicOps, "GET /public/viewer.html",
-      ...eventPayloads.map((e) => `POST ${e.type}`)];
+    const expected = [
+      ...routes.map((r) => `${r.method} ${r.path}`),
+      ...publicOps,
+      "GET /public/viewer.html",
+      ...eventPayloads.map((e) => `POST ${e.type}`),
+    ];
     await expect.poll(() => page.locator(".opblock").count(), { timeout: 10_000 }).toBe(expected.length);
 
-    const rendered = await page.locator(".opblock").evaluateAll((blocks) => blocks.map((b) => {
-      const method = b.querySelector(".opblock-summary-method")?.textContent?.trim();
-      const path = b.querySelector(".opblock-summary-path")?.getAttribute("data-path")
-        ?? b.querySelector(".opblock-summary-path")?.textContent?.trim();
-      return `${method} ${path}`;
-    }));
+    const rendered = await page.locator(".opblock").evaluateAll((blocks) =>
+      blocks.map((b) => {
+        const method = b.querySelector(".opblock-summary-method")?.textContent?.trim();
+        const path = b.querySelector(".opblock-summary-path")?.getAttribute("data-path") ??
+          b.querySelector(".opblock-summary-path")?.textContent?.trim();
+        return `${method} ${path}`;
+      })
+    );
     expect(rendered.sort()).toEqual(expected.sort());
     expect(await page.locator(".title").first().textContent()).toContain("Tournament API");
     expect(outside).toEqual([]);

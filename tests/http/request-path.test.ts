@@ -8,8 +8,19 @@ import { routes } from "../../functions/api/routes.ts";
 import { apiUrl, createTeams, createTournament, expectError, expectStatus, request, tenant } from "../support/helpers.ts";
 
 describe("the reference page's assets", () => {
-  const names = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf", "isPrototypeOf",
-    "__defineGetter__", "propertyIsEnumerable", "toLocaleString", "other.js", "swagger-ui.css.map"];
+  const names = [
+    "constructor",
+    "__proto__",
+    "toString",
+    "hasOwnProperty",
+    "valueOf",
+    "isPrototypeOf",
+    "__defineGetter__",
+    "propertyIsEnumerable",
+    "toLocaleString",
+    "other.js",
+    "swagger-ui.css.map",
+  ];
   it.each(names)("answers 404 not_found for /docs/%s, a name that is not an asset", async (name) => {
     const res = await request("GET", `/docs/${name}`);
     expectError(res, 404, "not_found");
@@ -90,9 +101,11 @@ describe("a client that disconnects mid-body", () => {
     const marker = `disconnect-${crypto.randomUUID()}`;
     await new Promise<void>((resolve, reject) => {
       const socket = net.connect(Number(url.port), url.hostname, () => {
-        socket.write(`POST ${url.pathname}/tournaments HTTP/1.1\r\nHost: ${url.host}\r\n` +
-          `Authorization: Bearer ${t.key}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n` +
-          `X-Marker: ${marker}\r\n\r\n{"name": "half a body`);
+        socket.write(
+          `POST ${url.pathname}/tournaments HTTP/1.1\r\nHost: ${url.host}\r\n` +
+            `Authorization: Bearer ${t.key}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n` +
+            `X-Marker: ${marker}\r\n\r\n{"name": "half a body`,
+        );
         setTimeout(() => {
           socket.destroy();
           resolve();

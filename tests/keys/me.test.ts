@@ -3,14 +3,25 @@
 // It never shows the key's secret or its hash.
 import { describe, expect, it } from "vitest";
 import {
-  ALL_SCOPES, createAccount, createKey, expectError, expectStatus, rateHits, request, setRateHits, sql, tenant,
+  ALL_SCOPES,
+  createAccount,
+  createKey,
+  expectError,
+  expectStatus,
+  rateHits,
+  request,
+  setRateHits,
+  sql,
+  tenant,
 } from "../support/helpers.ts";
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 
 async function keyRow(id: string) {
   const [row] = await sql<{ name: string; prefix: string; scopes: string[]; expires_at: Date | null; created_at: Date }>(
-    "select name, prefix, scopes::text[] scopes, expires_at, created_at from app.api_keys where id = $1", [id]);
+    "select name, prefix, scopes::text[] scopes, expires_at, created_at from app.api_keys where id = $1",
+    [id],
+  );
   return row;
 }
 
@@ -77,13 +88,15 @@ describe("GET /me", () => {
   });
 
   it.each([["read:results"], ["write:teams"], ["read:teams"], ["write:registrations"]])(
-    "needs no scope: a key holding only %s may call it, and sees its scopes", async (scope) => {
+    "needs no scope: a key holding only %s may call it, and sees its scopes",
+    async (scope) => {
       const t = await tenant([scope]);
       const res = await t.request("GET", "/me");
       expectStatus(res, 200);
       expect(res.body.data.key.scopes).toEqual([scope]);
       expect(res.body.data.key.id).toBe(t.keyId);
-    });
+    },
+  );
 
   it("shows an expiring key's expires_at in UTC", async () => {
     const accountId = await createAccount(true, "Expiring");
@@ -123,7 +136,9 @@ describe("GET /me", () => {
     expect(res.text).not.toMatch(/[0-9a-fA-F]{64}/);
     expect(res.text).not.toMatch(/tmk_[0-9A-Za-z]{20,}/);
     const [{ hash, b64 }] = await sql<{ hash: string; b64: string }>(
-      "select encode(key_hash, 'hex') hash, encode(key_hash, 'base64') b64 from app.api_keys where id = $1", [t.keyId]);
+      "select encode(key_hash, 'hex') hash, encode(key_hash, 'base64') b64 from app.api_keys where id = $1",
+      [t.keyId],
+    );
     expect(res.text.toLowerCase()).not.toContain(hash);
     expect(res.text).not.toContain(b64);
     expect(res.text).not.toMatch(/hash|secret/i);

@@ -6,17 +6,25 @@
 import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { isWellFormedKey } from "../../functions/api/keys.ts";
-import {
-  admin, ALL_SCOPES, type ApiResponse, createAccount, createKey, expectStatus, request, sql,
-} from "../support/helpers.ts";
+import { admin, ALL_SCOPES, type ApiResponse, createAccount, createKey, expectStatus, request, sql } from "../support/helpers.ts";
 
-interface Outcome { rows: Record<string, unknown>[]; code?: string; message?: string; hint?: string; detail?: string }
+interface Outcome {
+  rows: Record<string, unknown>[];
+  code?: string;
+  message?: string;
+  hint?: string;
+  detail?: string;
+}
 
 /** The claims Supabase Auth puts in an access token (PostgREST copies them to request.jwt.claims). */
 function claimsFor(role: "authenticated" | "anon", sub: string | null): string {
   const now = Math.floor(Date.now() / 1000);
   return JSON.stringify({
-    iss: "http://127.0.0.1:54321/auth/v1", aud: role, role, iat: now, exp: now + 3600,
+    iss: "http://127.0.0.1:54321/auth/v1",
+    aud: role,
+    role,
+    iat: now,
+    exp: now + 3600,
     ...(sub ? { sub, email: `${sub}@example.com`, aal: "aal1", session_id: crypto.randomUUID(), is_anonymous: false } : {}),
   });
 }
@@ -25,8 +33,13 @@ function claimsFor(role: "authenticated" | "anon", sub: string | null): string {
  * Runs one statement as a client role in its own transaction, like one PostgREST request.
  * `sub` null: a token without a user (anon's token); `claims: false`: no claims at all.
  */
-async function as(role: "authenticated" | "anon", sub: string | null, text: string, values: unknown[] = [],
-  { claims = true } = {}): Promise<Outcome> {
+async function as(
+  role: "authenticated" | "anon",
+  sub: string | null,
+  text: string,
+  values: unknown[] = [],
+  { claims = true } = {},
+): Promise<Outcome> {
   const client = await admin().connect();
   try {
     await client.query("begin");
@@ -48,7 +61,8 @@ const asUser = (sub: string, text: string, values: unknown[] = []) => as("authen
 /** A Supabase Auth user (inserted by the operator), member of the given accounts. */
 async function member(...accountIds: string[]): Promise<string> {
   const [{ id }] = await sql<{ id: string }>(
-    "insert into auth.users (id, email) values (gen_random_uuid(), gen_random_uuid() || '@example.com') returning id");
+    "insert into auth.users (id, email) values (gen_random_uuid(), gen_random_uuid() || '@example.com') returning id",
+  );
   for (const accountId of accountIds) await sql("select admin.add_account_member($1, $2)", [accountId, id]);
   return id;
 }
@@ -60,8 +74,7 @@ const REVOKE = "select public.revoke_account_api_key(p_key_id => $1)";
 
 const keysOf = async (accountId: string) =>
   (await sql("select id from app.api_keys where account_id = $1 order by id", [accountId])).map((r) => r.id);
-const revokedAt = async (keyId: string) =>
-  (await sql("select revoked_at from app.api_keys where id = $1", [keyId]))[0].revoked_at;
+const revokedAt = async (keyId: string) => (await sql("select revoked_at from app.api_keys where id = $1", [keyId]))[0].revoked_at;
 
 function expectUnauthorized(res: ApiResponse) {
   expectStatus(res, 401);
@@ -112,7 +125,8 @@ describe("what a member reads", () => {
     expect(ids).toContain(keyA2.id);
     expect(ids).not.toContain(keyB.id);
     expect(Object.keys(r.rows[0]).sort()).toEqual(
-      ["account_id", "created_at", "expires_at", "id", "last_used_at", "name", "prefix", "revoked_at", "scopes"]);
+      ["account_id", "created_at", "expires_at", "id", "last_used_at", "name", "prefix", "revoked_at", "scopes"],
+    );
     const mine = r.rows.find((x) => x.id === keyA1.id)!;
     expect(mine).toMatchObject({ account_id: a1, prefix: keyA1.key.slice(0, 12), revoked_at: null });
     expect([...(mine.scopes as string[])].sort()).toEqual([...ALL_SCOPES].sort());
@@ -150,16 +164,18 @@ describe("what a member reads", () => {
   });
 
   it("a member cannot write: no joining another account, no un-revoking or renaming keys", async () => {
-    for (const [statement, values] of [
-      ["insert into app.account_members (account_id, user_id) values ($1, $2)", [b, alice]],
-      ["update app.account_members set account_id = $1", [b]],
-      ["delete from app.account_members", []],
-      ["update public.my_api_keys set revoked_at = null, name = 'renamed'", []],
-      ["update app.api_keys set expires_at = null", []],
-      ["delete from public.my_api_keys", []],
-      ["insert into public.my_accounts (name) values ('Sneaky')", []],
-      ["update app.accounts set api_access_enabled = true", []],
-    ] as const) {
+    for (
+      const [statement, values] of [
+        ["insert into app.account_members (account_id, user_id) values ($1, $2)", [b, alice]],
+        ["update app.account_members set account_id = $1", [b]],
+        ["delete from app.account_members", []],
+        ["update public.my_api_keys set revoked_at = null, name = 'renamed'", []],
+        ["update app.api_keys set expires_at = null", []],
+        ["delete from public.my_api_keys", []],
+        ["insert into public.my_accounts (name) values ('Sneaky')", []],
+        ["update app.accounts set api_access_enabled = true", []],
+      ] as const
+    ) {
       const r = await asUser(alice, statement, [...values]);
       expect(r.code, `${statement}: ${r.message}`).toBe("42501");
     }
@@ -168,12 +184,14 @@ describe("what a member reads", () => {
   });
 
   it("a member cannot call the operator's functions", async () => {
-    for (const statement of [
-      `select admin.add_account_member('${b}', '${alice}')`,
-      `select * from admin.create_api_key('${a1}', 'direct', array['read:tournaments'])`,
-      `select admin.revoke_api_key('${keyB.id}')`,
-      `select admin.set_api_access('${a1}', false)`,
-    ]) {
+    for (
+      const statement of [
+        `select admin.add_account_member('${b}', '${alice}')`,
+        `select * from admin.create_api_key('${a1}', 'direct', array['read:tournaments'])`,
+        `select admin.revoke_api_key('${keyB.id}')`,
+        `select admin.set_api_access('${a1}', false)`,
+      ]
+    ) {
       expect((await asUser(alice, statement)).code, statement).toBe("42501");
     }
   });
@@ -190,7 +208,12 @@ describe("public.create_account_api_key and public.revoke_account_api_key for a 
     expect(isWellFormedKey(key)).toBe(true);
 
     const listed = await asUser(alice, "select name, prefix, scopes, revoked_at from public.my_api_keys where id = $1", [id]);
-    expect(listed.rows).toEqual([{ name: "CI deploys", prefix: key.slice(0, 12), scopes: ["read:results", "read:tournaments"], revoked_at: null }]);
+    expect(listed.rows).toEqual([{
+      name: "CI deploys",
+      prefix: key.slice(0, 12),
+      scopes: ["read:results", "read:tournaments"],
+      revoked_at: null,
+    }]);
 
     const ok = await request("GET", "/tournaments", { key });
     expectStatus(ok, 200);
@@ -282,14 +305,16 @@ describe("refusals", () => {
     const before = await keysOf(a1);
     for (const sub of [null, alice]) {
       // Refused by the object's own privilege (not only by something behind it).
-      for (const [statement, values, refusedBy] of [
-        [CREATE, [a1, "anon", ["read:tournaments"]], "function create_account_api_key"],
-        [REVOKE, [keyA1.id], "function revoke_account_api_key"],
-        ["select * from public.my_accounts", [], "view my_accounts"],
-        ["select * from public.my_api_keys", [], "view my_api_keys"],
-        ["select * from app.account_members", [], "schema app"],
-        ["select id from app.api_keys", [], "schema app"],
-      ] as const) {
+      for (
+        const [statement, values, refusedBy] of [
+          [CREATE, [a1, "anon", ["read:tournaments"]], "function create_account_api_key"],
+          [REVOKE, [keyA1.id], "function revoke_account_api_key"],
+          ["select * from public.my_accounts", [], "view my_accounts"],
+          ["select * from public.my_api_keys", [], "view my_api_keys"],
+          ["select * from app.account_members", [], "schema app"],
+          ["select id from app.api_keys", [], "schema app"],
+        ] as const
+      ) {
         const r = await as("anon", sub, statement, [...values]);
         expect(r.code, `anon (sub ${sub}): ${statement}: ${r.message}`).toBe("42501");
         expect(r.message).toBe(`permission denied for ${refusedBy}`);

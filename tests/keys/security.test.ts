@@ -7,8 +7,20 @@ import type { Route } from "../../functions/api/route.ts";
 import { base62, crc32 } from "../../functions/api/keys.ts";
 import { freePort, startFunction } from "../../scripts/stack.mjs";
 import {
-  ALL_SCOPES, apiUrl, type ApiResponse, createAccount, createKey, createTeams, createTournament,
-  expectStatus, rateHits, request, sql, type Tenant, tenant, tournamentBody,
+  ALL_SCOPES,
+  type ApiResponse,
+  apiUrl,
+  createAccount,
+  createKey,
+  createTeams,
+  createTournament,
+  expectStatus,
+  rateHits,
+  request,
+  sql,
+  type Tenant,
+  tenant,
+  tournamentBody,
 } from "../support/helpers.ts";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -86,8 +98,15 @@ function pathFor(route: Route, ids: "fixture" | "random" = "fixture"): string {
     if (name === "number") return route.path.includes("/games/") ? "1" : STAGE;
     if (ids === "random") return crypto.randomUUID();
     const tournamentId = staged ? fx.stagedTournamentId : fx.tournamentId;
-    const value = { id: tournamentId, tournament_id: tournamentId, registration_id: fx.registrationId,
-      match_id: fx.matchId, team_id: fx.teamId, webhook_id: fx.webhookId, delivery_id: fx.deliveryId }[name];
+    const value = {
+      id: tournamentId,
+      tournament_id: tournamentId,
+      registration_id: fx.registrationId,
+      match_id: fx.matchId,
+      team_id: fx.teamId,
+      webhook_id: fx.webhookId,
+      delivery_id: fx.deliveryId,
+    }[name];
     if (!value) throw new Error(`no fixture id for {${name}} in ${route.path}: add one to the security suite`);
     return value;
   });
@@ -113,7 +132,8 @@ async function snapshot(): Promise<string> {
                       from app.webhook_endpoints w where w.account_id = $1),
        'deliveries', (select json_agg(json_build_array(d.id, d.endpoint_id, d.event_id) order by d.id)
                         from app.webhook_deliveries d where d.account_id = $1))::text s`,
-    [fx.owner.accountId]);
+    [fx.owner.accountId],
+  );
   return row.s;
 }
 
@@ -137,7 +157,9 @@ beforeAll(async () => {
     expectStatus(await owner.request("POST", `/tournaments/${tournament.id}/registrations`, { body: { team_id } }), 201);
   }
   expectStatus(await owner.request("PATCH", `/tournaments/${tournament.id}`, { body: { status: "ongoing" } }), 200);
-  const [reg] = await sql<{ id: string }>("select id from app.registrations where tournament_id = $1 order by seq limit 1", [tournament.id]);
+  const [reg] = await sql<{ id: string }>("select id from app.registrations where tournament_id = $1 order by seq limit 1", [
+    tournament.id,
+  ]);
   const [match] = await sql<{ id: string }>("select id from app.matches where tournament_id = $1 and status = 'ready'", [tournament.id]);
   const team = await owner.request("POST", "/teams", { body: { name: "Owner Team", tag: "OWN", logo_url: "https://example.com/own.png" } });
   expectStatus(team, 201);
@@ -146,15 +168,20 @@ beforeAll(async () => {
   const delivery = await owner.request("POST", `/webhooks/${webhook.body.data.id}/test`);
   expectStatus(delivery, 202);
   // Group stage played, playoffs not started: PATCH .../stages/2 {"status": "ongoing"} would start them.
-  const staged = await createTournament(owner, { name: "Owner Cup Playoffs", max_teams: 4,
-    stages: [{ name: "Groups", format: "round_robin", advance: { per_group: 2 } }, { name: "Playoffs", format: "single_elimination" }] });
+  const staged = await createTournament(owner, {
+    name: "Owner Cup Playoffs",
+    max_teams: 4,
+    stages: [{ name: "Groups", format: "round_robin", advance: { per_group: 2 } }, { name: "Playoffs", format: "single_elimination" }],
+  });
   for (const team_id of [a, b]) {
     expectStatus(await owner.request("POST", `/tournaments/${staged.id}/registrations`, { body: { team_id } }), 201);
   }
   expectStatus(await owner.request("PATCH", `/tournaments/${staged.id}`, { body: { status: "ongoing" } }), 200);
   const [groupMatch] = await sql<{ id: string }>("select id from app.matches where tournament_id = $1 and status = 'ready'", [staged.id]);
-  expectStatus(await owner.request("PATCH", `/tournaments/${staged.id}/matches/${groupMatch.id}`,
-    { body: { team1_score: 2, team2_score: 1 } }), 200);
+  expectStatus(
+    await owner.request("PATCH", `/tournaments/${staged.id}/matches/${groupMatch.id}`, { body: { team1_score: 2, team2_score: 1 } }),
+    200,
+  );
   const stages = await owner.request("GET", `/tournaments/${staged.id}/stages`);
   expectStatus(stages, 200);
   expect(stages.body.data.map((s: { status: string }) => s.status)).toEqual(["completed", "pending"]);
@@ -162,8 +189,17 @@ beforeAll(async () => {
   expectStatus(next, 200);
   expect(next.body.data.qualifiers.map((q: { team_id: string; tied: boolean }) => [q.team_id, q.tied]).sort())
     .toEqual([[a, false], [b, false]].sort());
-  fx = { owner, tournamentId: tournament.id, stagedTournamentId: staged.id, registrationId: reg.id, matchId: match.id,
-    spareTeamId: spare, teamId: team.body.data.id, webhookId: webhook.body.data.id, deliveryId: delivery.body.data.id };
+  fx = {
+    owner,
+    tournamentId: tournament.id,
+    stagedTournamentId: staged.id,
+    registrationId: reg.id,
+    matchId: match.id,
+    spareTeamId: spare,
+    teamId: team.body.data.id,
+    webhookId: webhook.body.data.id,
+    deliveryId: delivery.body.data.id,
+  };
 });
 
 describe.each(routes.map((r) => [routeName(r), r] as const))("%s", (_name, route) => {
@@ -173,16 +209,33 @@ describe.each(routes.map((r) => [routeName(r), r] as const))("%s", (_name, route
 
   it("returns 401 when the Authorization header is not Bearer <key>", async () => {
     const { key } = await fx.owner.newKey();
-    for (const value of [key, `Token ${key}`, `Basic ${Buffer.from(`${key}:`).toString("base64")}`, "Bearer", "Bearer ",
-      `Bearer ${key} extra`, `Bearer${key}`]) {
+    for (
+      const value of [
+        key,
+        `Token ${key}`,
+        `Basic ${Buffer.from(`${key}:`).toString("base64")}`,
+        "Bearer",
+        "Bearer ",
+        `Bearer ${key} extra`,
+        `Bearer${key}`,
+      ]
+    ) {
       expectUnauthorized(await send(route, { authorization: value }));
     }
   });
 
   it("returns 401 for malformed keys", async () => {
     const { key } = await fx.owner.newKey();
-    for (const bad of ["tmk_short", `${key}x`, key.slice(0, -1), `sk_${key.slice(4)}`, `${key.slice(0, 10)}-${key.slice(11)}`,
-      key.toUpperCase() === key ? key.toLowerCase() : key.toUpperCase()]) {
+    for (
+      const bad of [
+        "tmk_short",
+        `${key}x`,
+        key.slice(0, -1),
+        `sk_${key.slice(4)}`,
+        `${key.slice(0, 10)}-${key.slice(11)}`,
+        key.toUpperCase() === key ? key.toLowerCase() : key.toUpperCase(),
+      ]
+    ) {
       expectUnauthorized(await send(route, {}, bad));
     }
   });
@@ -214,8 +267,12 @@ describe.each(routes.map((r) => [routeName(r), r] as const))("%s", (_name, route
     const expired = await fx.owner.newKey();
     await sql("update app.api_keys set expires_at = now() - interval '1 second' where id = $1", [expired.id]);
     const responses = await Promise.all([
-      send(route, {}), send(route, {}, "tmk_short"), send(route, {}, unknownKey()),
-      send(route, {}, badChecksum(revoked.key)), send(route, {}, revoked.key), send(route, {}, expired.key),
+      send(route, {}),
+      send(route, {}, "tmk_short"),
+      send(route, {}, unknownKey()),
+      send(route, {}, badChecksum(revoked.key)),
+      send(route, {}, revoked.key),
+      send(route, {}, expired.key),
     ]);
     for (const res of responses) expectUnauthorized(res);
     const bodies = responses.map((r) => JSON.stringify(r.body.error));

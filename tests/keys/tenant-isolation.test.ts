@@ -15,8 +15,18 @@ import { routes } from "../../functions/api/routes.ts";
 import type { Route } from "../../functions/api/route.ts";
 import { base62, crc32 } from "../../functions/api/keys.ts";
 import {
-  admin, ALL_SCOPES, type ApiResponse, createAccount, createKey, createTeams, createTournament, expectStatus,
-  request, sql, type Tenant, tenant,
+  admin,
+  ALL_SCOPES,
+  type ApiResponse,
+  createAccount,
+  createKey,
+  createTeams,
+  createTournament,
+  expectStatus,
+  request,
+  sql,
+  type Tenant,
+  tenant,
 } from "../support/helpers.ts";
 
 /** An account with data in every table: tournaments in two states, registrations, matches, an idempotency record, a member. */
@@ -56,24 +66,49 @@ async function world(name: string, game: string): Promise<World> {
     expectStatus(await t.request("POST", `/tournaments/${ongoing.id}/registrations`, { body: { team_id } }), 201);
   }
   expectStatus(await t.request("PATCH", `/tournaments/${ongoing.id}`, { body: { status: "ongoing" } }), 200);
-  const [first] = await sql("select id from app.matches where tournament_id = $1 and status = 'ready' order by position limit 1", [ongoing.id]);
-  expectStatus(await t.request("PATCH", `/tournaments/${ongoing.id}/matches/${first.id}`, { body: { team1_score: 3, team2_score: 1 } }), 200);
-  const staged = await createTournament(t, { name: `${name} Staged`, game_id: game, max_teams: 4,
-    stages: [{ name: `${name} Groups`, format: "round_robin", advance: { per_group: 2 } }, { name: `${name} Playoffs`, format: "single_elimination" }] });
+  const [first] = await sql("select id from app.matches where tournament_id = $1 and status = 'ready' order by position limit 1", [
+    ongoing.id,
+  ]);
+  expectStatus(
+    await t.request("PATCH", `/tournaments/${ongoing.id}/matches/${first.id}`, { body: { team1_score: 3, team2_score: 1 } }),
+    200,
+  );
+  const staged = await createTournament(t, {
+    name: `${name} Staged`,
+    game_id: game,
+    max_teams: 4,
+    stages: [{ name: `${name} Groups`, format: "round_robin", advance: { per_group: 2 } }, {
+      name: `${name} Playoffs`,
+      format: "single_elimination",
+    }],
+  });
   for (const team_id of teams.slice(0, 2)) {
     expectStatus(await t.request("POST", `/tournaments/${staged.id}/registrations`, { body: { team_id } }), 201);
   }
   expectStatus(await t.request("PATCH", `/tournaments/${staged.id}`, { body: { status: "ongoing" } }), 200);
   const [groupMatch] = await sql("select id from app.matches where tournament_id = $1 and status = 'ready'", [staged.id]);
-  expectStatus(await t.request("PATCH", `/tournaments/${staged.id}/matches/${groupMatch.id}`, { body: { team1_score: 3, team2_score: 1 } }), 200);
+  expectStatus(
+    await t.request("PATCH", `/tournaments/${staged.id}/matches/${groupMatch.id}`, { body: { team1_score: 3, team2_score: 1 } }),
+    200,
+  );
   const next = await t.request("GET", `/tournaments/${staged.id}/stages/${STAGE}`);
   expectStatus(next, 200);
   expect([next.body.data.status, next.body.data.qualifiers.length], next.text).toEqual(["pending", 2]);
   // An idempotency record for a success and one for a saved state error.
-  expectStatus(await t.request("POST", "/tournaments", { body: { ...baseBody(game), name: `${name} Retried` },
-    headers: { "idempotency-key": `${name}-create` } }), 201);
-  expectStatus(await t.request("POST", `/tournaments/${ongoing.id}/registrations`, { body: { team_id: teams[5] },
-    headers: { "idempotency-key": `${name}-late` } }), 409);
+  expectStatus(
+    await t.request("POST", "/tournaments", {
+      body: { ...baseBody(game), name: `${name} Retried` },
+      headers: { "idempotency-key": `${name}-create` },
+    }),
+    201,
+  );
+  expectStatus(
+    await t.request("POST", `/tournaments/${ongoing.id}/registrations`, {
+      body: { team_id: teams[5] },
+      headers: { "idempotency-key": `${name}-late` },
+    }),
+    409,
+  );
   const ownTeam = await t.request("POST", "/teams", { body: { name: `${name} Own Team`, tag: name.slice(0, 3).toUpperCase() } });
   expectStatus(ownTeam, 201);
   // A webhook endpoint, and a delivery of its test event (a dispatcher of tests/webhooks/delivery.test.ts may attempt it: refused at once).
@@ -81,21 +116,53 @@ async function world(name: string, game: string): Promise<World> {
   expectStatus(webhook, 201);
   const delivery = await t.request("POST", `/webhooks/${webhook.body.data.id}/test`);
   expectStatus(delivery, 202);
-  const [{ id: member }] = await sql("insert into auth.users (id, email) values (gen_random_uuid(), gen_random_uuid() || '@example.com') returning id");
+  const [{ id: member }] = await sql(
+    "insert into auth.users (id, email) values (gen_random_uuid(), gen_random_uuid() || '@example.com') returning id",
+  );
   await sql("select admin.add_account_member($1, $2)", [t.accountId, member]);
 
   const [reg] = await sql("select id from app.registrations where tournament_id = $1 order by seq limit 1", [open.id]);
   const [ongoingReg] = await sql("select id from app.registrations where tournament_id = $1 order by seq limit 1", [ongoing.id]);
-  const [ready] = await sql("select id from app.matches where tournament_id = $1 and status = 'ready' order by position limit 1", [ongoing.id]);
+  const [ready] = await sql("select id from app.matches where tournament_id = $1 and status = 'ready' order by position limit 1", [
+    ongoing.id,
+  ]);
   const ids = await sql(
     `select id::text from app.tournaments where account_id = $1 union all select id::text from app.registrations where account_id = $1
-     union all select id::text from app.matches where account_id = $1`, [t.accountId]);
+     union all select id::text from app.matches where account_id = $1`,
+    [t.accountId],
+  );
   return {
-    name, t, game, open, ongoing, staged, reg: reg.id, ongoingReg: ongoingReg.id, ready: ready.id, completed: first.id,
-    spareTeam: teams[5], ownTeam: ownTeam.body.data.id, member, webhook: webhook.body.data.id, delivery: delivery.body.data.id,
-    secrets: [t.accountId, game, `${name} Open`, `${name} Ongoing`, `${name} Staged`, `${name} Groups`, `${name} Playoffs`,
-      `${name} Retried`, `${name} Hook`, `${NOWHERE}/${name}`,
-      webhook.body.data.id, delivery.body.data.id, delivery.body.data.event_id, ...ids.map((r) => r.id)],
+    name,
+    t,
+    game,
+    open,
+    ongoing,
+    staged,
+    reg: reg.id,
+    ongoingReg: ongoingReg.id,
+    ready: ready.id,
+    completed: first.id,
+    spareTeam: teams[5],
+    ownTeam: ownTeam.body.data.id,
+    member,
+    webhook: webhook.body.data.id,
+    delivery: delivery.body.data.id,
+    secrets: [
+      t.accountId,
+      game,
+      `${name} Open`,
+      `${name} Ongoing`,
+      `${name} Staged`,
+      `${name} Groups`,
+      `${name} Playoffs`,
+      `${name} Retried`,
+      `${name} Hook`,
+      `${NOWHERE}/${name}`,
+      webhook.body.data.id,
+      delivery.body.data.id,
+      delivery.body.data.event_id,
+      ...ids.map((r) => r.id),
+    ],
   };
 }
 
@@ -106,7 +173,11 @@ const NOWHERE = "http://127.0.0.1:9/x";
 const STAGE = "2";
 
 const baseBody = (game: string) => ({
-  name: "Cup", game_id: game, team_size: 5, max_teams: 8, starts_at: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+  name: "Cup",
+  game_id: game,
+  team_size: 5,
+  max_teams: 8,
+  starts_at: new Date(Date.now() + 30 * 86_400_000).toISOString(),
 });
 
 /**
@@ -138,17 +209,33 @@ async function fingerprint(accountId: string): Promise<string> {
                             from app.webhook_events e where e.account_id = $1),
        'deliveries', (select json_agg(json_build_array(d.id, d.endpoint_id, d.event_id) order by d.id)
                         from app.webhook_deliveries d where d.account_id = $1))::text s`,
-    [accountId]);
+    [accountId],
+  );
   return row.s;
 }
 
 let x: World;
 let y: World;
 beforeAll(async () => {
-  [x, y] = await Promise.all([world("Ampere", "a0a0a0a0-0000-4000-8000-00000000a0a0"), world("Bolt", "b0b0b0b0-0000-4000-8000-00000000b0b0")]);
+  [x, y] = await Promise.all([
+    world("Ampere", "a0a0a0a0-0000-4000-8000-00000000a0a0"),
+    world("Bolt", "b0b0b0b0-0000-4000-8000-00000000b0b0"),
+  ]);
   for (const w of [x, y]) {
-    for (const table of ["tournaments", "registrations", "matches", "stages", "stage_entries", "idempotency_keys", "account_members",
-      "webhook_endpoints", "webhook_events", "webhook_deliveries"]) {
+    for (
+      const table of [
+        "tournaments",
+        "registrations",
+        "matches",
+        "stages",
+        "stage_entries",
+        "idempotency_keys",
+        "account_members",
+        "webhook_endpoints",
+        "webhook_events",
+        "webhook_deliveries",
+      ]
+    ) {
       const [{ n }] = await sql(`select count(*)::int n from app.${table} where account_id = $1`, [w.t.accountId]);
       expect(n, `${w.name} has rows in ${table}`).toBeGreaterThan(0);
     }
@@ -170,15 +257,24 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
   /** A request that would change or reveal the victim's data if isolation failed. */
   function sampleBody(route: Route, victim: World): unknown {
     switch (route.op) {
-      case "tournaments.create": return baseBody("6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b");
-      case "tournaments.update": return { name: "Hijacked", max_teams: 64 };
-      case "registrations.create": return { team_id: victim.spareTeam };
-      case "matches.report": return { team1_score: 0, team2_score: 9 };
-      case "registrations.update": return { seed: 1, payment_status: "refunded", checked_in: true };
-      case "webhooks.create": return { url: `${NOWHERE}/intruder`, events: ["*"] };
-      case "webhooks.update": return { url: `${NOWHERE}/hijacked`, events: ["match.ready"], enabled: false, description: "Hijacked" };
-      case "stages.update": return { status: "ongoing" };
-      case "games.put": return { team1_score: 13, team2_score: 2, map: "Hijacked" };
+      case "tournaments.create":
+        return baseBody("6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b");
+      case "tournaments.update":
+        return { name: "Hijacked", max_teams: 64 };
+      case "registrations.create":
+        return { team_id: victim.spareTeam };
+      case "matches.report":
+        return { team1_score: 0, team2_score: 9 };
+      case "registrations.update":
+        return { seed: 1, payment_status: "refunded", checked_in: true };
+      case "webhooks.create":
+        return { url: `${NOWHERE}/intruder`, events: ["*"] };
+      case "webhooks.update":
+        return { url: `${NOWHERE}/hijacked`, events: ["match.ready"], enabled: false, description: "Hijacked" };
+      case "stages.update":
+        return { status: "ongoing" };
+      case "games.put":
+        return { team1_score: 13, team2_score: 2, map: "Hijacked" };
       default:
         if (route.body) throw new Error(`no sample body for ${routeName(route)}: add one to the isolation suite`);
         return undefined;
@@ -188,14 +284,22 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
   /** The same request with a body the schema refuses (input comes before existence). */
   function invalidBody(route: Route): unknown {
     switch (route.op) {
-      case "tournaments.update": return { max_teams: 0 };
-      case "registrations.create": return { team_id: "not-a-uuid" };
-      case "matches.report": return { team1_score: 1, team2_score: 1 };
-      case "registrations.update": return { seed: 0 };
-      case "webhooks.update": return { events: [] };
-      case "stages.update": return { status: "started" };
-      case "games.put": return { team1_score: 5, team2_score: 5 };
-      default: return undefined;
+      case "tournaments.update":
+        return { max_teams: 0 };
+      case "registrations.create":
+        return { team_id: "not-a-uuid" };
+      case "matches.report":
+        return { team1_score: 1, team2_score: 1 };
+      case "registrations.update":
+        return { seed: 0 };
+      case "webhooks.update":
+        return { events: [] };
+      case "stages.update":
+        return { status: "started" };
+      case "games.put":
+        return { team1_score: 5, team2_score: 5 };
+      default:
+        return undefined;
     }
   }
 
@@ -212,8 +316,9 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
         : [{ label: "the victim's tournament", ids: [[victim.staged.id, "victim"]] }];
     }
     const hooks = names[0] === "webhook_id";
-    const tournamentOf = (w: World) => (hooks ? w.webhook
-      : names[1] === "match_id" || route.path.endsWith("/results") ? w.ongoing.id : w.open.id);
+    const tournamentOf = (
+      w: World,
+    ) => (hooks ? w.webhook : names[1] === "match_id" || route.path.endsWith("/results") ? w.ongoing.id : w.open.id);
     const childOf = (w: World) => (names[1] === "delivery_id" ? w.delivery : names[1] === "match_id" ? w.ready : w.reg);
     const [parent, child] = hooks ? ["webhook", "delivery"] : ["tournament", "child"];
     if (names.length === 0) return [{ label: "no id", ids: [] }];
@@ -222,8 +327,14 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
     const game: [string, "own"][] = names.includes("number") ? [["1", "own"]] : [];
     return [
       { label: `the victim's ${parent} and ${child}`, ids: [[tournamentOf(victim), "victim"], [childOf(victim), "victim"], ...game] },
-      { label: `the intruder's ${parent}, the victim's ${child}`, ids: [[tournamentOf(intruder), "own"], [childOf(victim), "victim"], ...game] },
-      { label: `the victim's ${parent}, the intruder's ${child}`, ids: [[tournamentOf(victim), "victim"], [childOf(intruder), "own"], ...game] },
+      {
+        label: `the intruder's ${parent}, the victim's ${child}`,
+        ids: [[tournamentOf(intruder), "own"], [childOf(victim), "victim"], ...game],
+      },
+      {
+        label: `the victim's ${parent}, the intruder's ${child}`,
+        ids: [[tournamentOf(victim), "victim"], [childOf(intruder), "own"], ...game],
+      },
     ];
   }
 
@@ -302,7 +413,8 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
     const pick = () => (intruderName === "Bolt" ? [y, x] : [x, y]) as [World, World];
     const teamRoutes = routes.filter((r) => r.path === "/teams/{team_id}");
     const cases = teamRoutes.flatMap((r) =>
-      (Object.keys(SCOPE_SETS) as (keyof typeof SCOPE_SETS)[]).map((set) => [routeName(r), set, r] as const));
+      (Object.keys(SCOPE_SETS) as (keyof typeof SCOPE_SETS)[]).map((set) => [routeName(r), set, r] as const)
+    );
 
     it.each(cases)("%s with %s", async (_name, set, route) => {
       const [intruder, victim] = pick();
@@ -365,33 +477,39 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
     });
   });
 
-  it.each([["Ampere", "Bolt"], ["Bolt", "Ampere"]])("%s cannot aim a webhook at %s's tournament: 404 not_found, as for a tournament that exists nowhere", async (name) => {
-    const [self, other] = name === "Ampere" ? [x, y] : [y, x];
-    const before = await fingerprint(other.t.accountId);
-    const { key } = await createKey(self.t.accountId, ["write:webhooks"]);
-    const answers = [];
-    for (const tournament_id of [other.open.id, other.ongoing.id, crypto.randomUUID()]) {
-      const created = await request("POST", "/webhooks", { key, body: { url: NOWHERE, events: ["*"], tournament_id } });
-      const patched = await request("PATCH", `/webhooks/${self.webhook}`, { key, body: { tournament_id } });
-      for (const res of [created, patched]) {
-        expect(res.status, res.text).toBe(404);
-        expect(res.body.error.code).toBe("not_found");
-        expectNoTrace(res, other);
+  it.each([["Ampere", "Bolt"], ["Bolt", "Ampere"]])(
+    "%s cannot aim a webhook at %s's tournament: 404 not_found, as for a tournament that exists nowhere",
+    async (name) => {
+      const [self, other] = name === "Ampere" ? [x, y] : [y, x];
+      const before = await fingerprint(other.t.accountId);
+      const { key } = await createKey(self.t.accountId, ["write:webhooks"]);
+      const answers = [];
+      for (const tournament_id of [other.open.id, other.ongoing.id, crypto.randomUUID()]) {
+        const created = await request("POST", "/webhooks", { key, body: { url: NOWHERE, events: ["*"], tournament_id } });
+        const patched = await request("PATCH", `/webhooks/${self.webhook}`, { key, body: { tournament_id } });
+        for (const res of [created, patched]) {
+          expect(res.status, res.text).toBe(404);
+          expect(res.body.error.code).toBe("not_found");
+          expectNoTrace(res, other);
+        }
+        answers.push([created.body.error, patched.body.error]);
       }
-      answers.push([created.body.error, patched.body.error]);
-    }
-    expect(answers[0]).toEqual(answers[2]);
-    expect(answers[1]).toEqual(answers[2]);
-    expect(await fingerprint(other.t.accountId)).toBe(before);
-  });
+      expect(answers[0]).toEqual(answers[2]);
+      expect(answers[1]).toEqual(answers[2]);
+      expect(await fingerprint(other.t.accountId)).toBe(before);
+    },
+  );
 
   it.each([["Ampere"], ["Bolt"]])("%s's own lists, reads and results never show the other account's data", async (name) => {
     const [self, other] = name === "Ampere" ? [x, y] : [y, x];
     const own = await sql("select id, status, game_id from app.tournaments where account_id = $1", [self.t.accountId]);
     const listings = [
-      ["", own.length], ["?status=registration", own.filter((t) => t.status === "registration").length],
-      ["?status=ongoing", own.filter((t) => t.status === "ongoing").length], [`?game_id=${other.game}`, 0],
-      [`?game_id=${self.game}`, own.filter((t) => t.game_id === self.game).length], ["?page=2&limit=1", own.length],
+      ["", own.length],
+      ["?status=registration", own.filter((t) => t.status === "registration").length],
+      ["?status=ongoing", own.filter((t) => t.status === "ongoing").length],
+      [`?game_id=${other.game}`, 0],
+      [`?game_id=${self.game}`, own.filter((t) => t.game_id === self.game).length],
+      ["?page=2&limit=1", own.length],
       ["?limit=100", own.length],
     ] as const;
     for (const [query, total] of listings) {
@@ -401,10 +519,22 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
       for (const t of res.body.data) expect(own.map((r) => r.id), query).toContain(t.id);
       expectNoTrace(res, other);
     }
-    for (const path of ["/webhooks", `/webhooks/${self.webhook}`, `/webhooks/${self.webhook}/deliveries`, `/tournaments/${self.open.id}`, `/tournaments/${self.open.id}/registrations`,
-      `/tournaments/${self.ongoing.id}/registrations?status=complete`, `/tournaments/${self.open.id}/registrations/${self.reg}`,
-      `/tournaments/${self.ongoing.id}/results`, `/tournaments/${self.staged.id}/results?stage=1`, `/tournaments/${self.staged.id}/stages`,
-      `/tournaments/${self.staged.id}/stages/1`, `/tournaments/${self.staged.id}/stages/${STAGE}`]) {
+    for (
+      const path of [
+        "/webhooks",
+        `/webhooks/${self.webhook}`,
+        `/webhooks/${self.webhook}/deliveries`,
+        `/tournaments/${self.open.id}`,
+        `/tournaments/${self.open.id}/registrations`,
+        `/tournaments/${self.ongoing.id}/registrations?status=complete`,
+        `/tournaments/${self.open.id}/registrations/${self.reg}`,
+        `/tournaments/${self.ongoing.id}/results`,
+        `/tournaments/${self.staged.id}/results?stage=1`,
+        `/tournaments/${self.staged.id}/stages`,
+        `/tournaments/${self.staged.id}/stages/1`,
+        `/tournaments/${self.staged.id}/stages/${STAGE}`,
+      ]
+    ) {
       const res = await self.t.request("GET", path);
       expectStatus(res, 200);
       expectNoTrace(res, other);
@@ -417,10 +547,21 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
 
 // ---------------------------------------------------------------------------------------------
 describe("in SQL, the other account's rows can be neither read nor written", () => {
-  interface Outcome { rows: Record<string, unknown>[]; rowCount: number | null; code?: string; message?: string; hint?: string }
+  interface Outcome {
+    rows: Record<string, unknown>[];
+    rowCount: number | null;
+    code?: string;
+    message?: string;
+    hint?: string;
+  }
 
   /** A caller as PostgREST or the function would run it: one transaction, committed when it succeeds. */
-  interface Caller { label: string; role: string; account?: () => string; sub?: () => string }
+  interface Caller {
+    label: string;
+    role: string;
+    account?: () => string;
+    sub?: () => string;
+  }
   const CALLERS: Caller[] = [
     // The function's role: refused everything (it can execute api.call alone; tests/database/function-role.test.ts).
     { label: "tournament_api, even with app.account_id set to the other account", role: "tournament_api", account: () => y.t.accountId },
@@ -439,8 +580,9 @@ describe("in SQL, the other account's rows can be neither read nor written", () 
       await client.query(`set local role ${caller.role}`);
       if (caller.account) await client.query("select set_config('app.account_id', $1, true)", [caller.account()]);
       if (caller.sub) {
-        await client.query("select set_config('request.jwt.claims', $1, true)",
-          [JSON.stringify({ role: caller.role, sub: caller.sub(), aud: caller.role })]);
+        await client.query("select set_config('request.jwt.claims', $1, true)", [
+          JSON.stringify({ role: caller.role, sub: caller.sub(), aud: caller.role }),
+        ]);
       }
       const r = await client.query(text, values);
       await client.query(commit ? "commit" : "rollback");
@@ -459,13 +601,20 @@ describe("in SQL, the other account's rows can be neither read nor written", () 
     const a = x.t.accountId;
     return [
       ["tournaments", "select * from app.tournaments where id = $1 or account_id = $2", [x.open.id, a]],
-      ["tournaments", `insert into app.tournaments (account_id, name, slug, game_id, team_size, max_teams, starts_at, registration_closes)
-        values ($1, 'Planted', 'planted-' || gen_random_uuid(), gen_random_uuid(), 5, 8, now() + interval '1 day', now() + interval '1 day')`, [a]],
+      [
+        "tournaments",
+        `insert into app.tournaments (account_id, name, slug, game_id, team_size, max_teams, starts_at, registration_closes)
+        values ($1, 'Planted', 'planted-' || gen_random_uuid(), gen_random_uuid(), 5, 8, now() + interval '1 day', now() + interval '1 day')`,
+        [a],
+      ],
       ["tournaments", "update app.tournaments set name = 'Hijacked', max_teams = 2 where id = $1 or account_id = $2", [x.open.id, a]],
       ["tournaments", "delete from app.tournaments where id = $1 or account_id = $2", [x.open.id, a]],
       ["registrations", "select * from app.registrations where id = $1 or account_id = $2", [x.reg, a]],
-      ["registrations", "insert into app.registrations (tournament_id, account_id, team_id, payment_status) values ($1, $2, $3, 'complete')",
-        [x.open.id, a, x.spareTeam]],
+      [
+        "registrations",
+        "insert into app.registrations (tournament_id, account_id, team_id, payment_status) values ($1, $2, $3, 'complete')",
+        [x.open.id, a, x.spareTeam],
+      ],
       ["registrations", "update app.registrations set payment_status = 'refunded' where id = $1 or account_id = $2", [x.reg, a]],
       ["registrations", "delete from app.registrations where id = $1 or account_id = $2", [x.reg, a]],
       ["matches", "select * from app.matches where id = $1 or account_id = $2", [x.ready, a]],
@@ -473,17 +622,30 @@ describe("in SQL, the other account's rows can be neither read nor written", () 
       ["matches", "update app.matches set team1_score = 99, status = 'completed' where id = $1 or account_id = $2", [x.ready, a]],
       ["matches", "delete from app.matches where id = $1 or account_id = $2", [x.ready, a]],
       ["stages", "select * from app.stages where tournament_id = $1 or account_id = $2", [x.staged.id, a]],
-      ["stages", "insert into app.stages (tournament_id, account_id, number, status, team_count) values ($1, $2, 2, 'ongoing', 2)", [x.staged.id, a]],
-      ["stages", "update app.stages set status = 'ongoing', completed_at = null where tournament_id = $1 or account_id = $2", [x.staged.id, a]],
+      ["stages", "insert into app.stages (tournament_id, account_id, number, status, team_count) values ($1, $2, 2, 'ongoing', 2)", [
+        x.staged.id,
+        a,
+      ]],
+      ["stages", "update app.stages set status = 'ongoing', completed_at = null where tournament_id = $1 or account_id = $2", [
+        x.staged.id,
+        a,
+      ]],
       ["stages", "delete from app.stages where tournament_id = $1 or account_id = $2", [x.staged.id, a]],
       ["stage_entries", "select * from app.stage_entries where tournament_id = $1 or account_id = $2", [x.staged.id, a]],
-      ["stage_entries", "insert into app.stage_entries (tournament_id, account_id, stage, team_id, seed) values ($1, $2, 2, $3, 9)",
-        [x.staged.id, a, x.spareTeam]],
+      ["stage_entries", "insert into app.stage_entries (tournament_id, account_id, stage, team_id, seed) values ($1, $2, 2, $3, 9)", [
+        x.staged.id,
+        a,
+        x.spareTeam,
+      ]],
       ["stage_entries", "update app.stage_entries set seed = seed + 100 where tournament_id = $1 or account_id = $2", [x.staged.id, a]],
       ["stage_entries", "delete from app.stage_entries where tournament_id = $1 or account_id = $2", [x.staged.id, a]],
       ["api_keys", "select id, prefix from app.api_keys where account_id = $1", [a]],
-      ["api_keys", `insert into app.api_keys (account_id, name, prefix, key_hash, scopes)
-        values ($1, 'planted', 'tmk_planted', extensions.digest(gen_random_uuid()::text, 'sha256'), array['read:tournaments']::app.scope[])`, [a]],
+      [
+        "api_keys",
+        `insert into app.api_keys (account_id, name, prefix, key_hash, scopes)
+        values ($1, 'planted', 'tmk_planted', extensions.digest(gen_random_uuid()::text, 'sha256'), array['read:tournaments']::app.scope[])`,
+        [a],
+      ],
       ["api_keys", "update app.api_keys set revoked_at = now() where account_id = $1", [a]],
       ["api_keys", "delete from app.api_keys where account_id = $1", [a]],
       ["accounts", "select * from app.accounts where id = $1", [a]],
@@ -491,8 +653,12 @@ describe("in SQL, the other account's rows can be neither read nor written", () 
       ["accounts", "update app.accounts set api_access_enabled = false, name = 'Hijacked' where id = $1", [a]],
       ["accounts", "delete from app.accounts where id = $1", [a]],
       ["idempotency_keys", "select * from app.idempotency_keys where account_id = $1", [a]],
-      ["idempotency_keys", `insert into app.idempotency_keys (api_key_id, account_id, idempotency_key, request_hash, request_id, requested_at, result)
-        values ($1, $2, 'planted', '\\x00', gen_random_uuid(), now(), '{"planted": true}')`, [x.t.keyId, a]],
+      [
+        "idempotency_keys",
+        `insert into app.idempotency_keys (api_key_id, account_id, idempotency_key, request_hash, request_id, requested_at, result)
+        values ($1, $2, 'planted', '\\x00', gen_random_uuid(), now(), '{"planted": true}')`,
+        [x.t.keyId, a],
+      ],
       ["idempotency_keys", `update app.idempotency_keys set result = '{"planted": true}' where account_id = $1`, [a]],
       ["idempotency_keys", "delete from app.idempotency_keys where account_id = $1", [a]],
       ["account_members", "select * from app.account_members where account_id = $1", [a]],
@@ -507,25 +673,48 @@ describe("in SQL, the other account's rows can be neither read nor written", () 
       ["teams", "delete from app.teams where id = $1 or account_id = $2", [x.ownTeam, a]],
       ["registrations", "update app.registrations set seed = 1, checked_in_at = now() where id = $1 or account_id = $2", [x.reg, a]],
       ["rate_limits", "select * from app.rate_limits where account_id = $1", [a]],
-      ["rate_limits", "insert into app.rate_limits (api_key_id, account_id, next_slot, slots) values ($1, $2, 1, array_fill(now(), array[100]))", [x.t.keyId, a]],
+      [
+        "rate_limits",
+        "insert into app.rate_limits (api_key_id, account_id, next_slot, slots) values ($1, $2, 1, array_fill(now(), array[100]))",
+        [x.t.keyId, a],
+      ],
       ["rate_limits", "update app.rate_limits set slots = array_fill(now(), array[100]) where account_id = $1", [a]],
       ["rate_limits", "delete from app.rate_limits where account_id = $1", [a]],
       ["webhook_endpoints", "select * from app.webhook_endpoints where id = $1 or account_id = $2", [x.webhook, a]],
-      ["webhook_endpoints", "insert into app.webhook_endpoints (account_id, url, events, secret) values ($1, 'https://planted.example/', array['*'], '\\x00')", [a]],
-      ["webhook_endpoints", "update app.webhook_endpoints set url = 'https://hijacked.example/', enabled = false where id = $1 or account_id = $2", [x.webhook, a]],
+      [
+        "webhook_endpoints",
+        "insert into app.webhook_endpoints (account_id, url, events, secret) values ($1, 'https://planted.example/', array['*'], '\\x00')",
+        [a],
+      ],
+      [
+        "webhook_endpoints",
+        "update app.webhook_endpoints set url = 'https://hijacked.example/', enabled = false where id = $1 or account_id = $2",
+        [x.webhook, a],
+      ],
       ["webhook_endpoints", "delete from app.webhook_endpoints where id = $1 or account_id = $2", [x.webhook, a]],
       ["webhook_events", "select * from app.webhook_events where account_id = $1", [a]],
-      ["webhook_events", `insert into app.webhook_events (account_id, type, payload) values ($1, 'webhook.test', '{"planted": true}')`, [a]],
+      ["webhook_events", `insert into app.webhook_events (account_id, type, payload) values ($1, 'webhook.test', '{"planted": true}')`, [
+        a,
+      ]],
       ["webhook_events", "delete from app.webhook_events where account_id = $1", [a]],
       ["webhook_deliveries", "select * from app.webhook_deliveries where id = $1 or account_id = $2", [x.delivery, a]],
-      ["webhook_deliveries", `insert into app.webhook_deliveries (endpoint_id, account_id, event_id)
-        select d.endpoint_id, d.account_id, d.event_id from app.webhook_deliveries d where d.account_id = $1`, [a]],
-      ["webhook_deliveries", "update app.webhook_deliveries set status = 'pending', next_attempt_at = now() where id = $1 or account_id = $2", [x.delivery, a]],
+      [
+        "webhook_deliveries",
+        `insert into app.webhook_deliveries (endpoint_id, account_id, event_id)
+        select d.endpoint_id, d.account_id, d.event_id from app.webhook_deliveries d where d.account_id = $1`,
+        [a],
+      ],
+      [
+        "webhook_deliveries",
+        "update app.webhook_deliveries set status = 'pending', next_attempt_at = now() where id = $1 or account_id = $2",
+        [x.delivery, a],
+      ],
       ["webhook_deliveries", "delete from app.webhook_deliveries where account_id = $1", [a]],
     ];
   }
 
-  const worldPrint = async () => `${await fingerprint(x.t.accountId)}
+  const worldPrint = async () =>
+    `${await fingerprint(x.t.accountId)}
 ${JSON.stringify(await sql("select * from app.teams where id = any($1::uuid[]) order by id", [[x.spareTeam, x.ownTeam]]))}
 ${JSON.stringify(await sql("select * from app.rate_limits where account_id = $1", [x.t.accountId]))}`;
 
@@ -533,42 +722,71 @@ ${JSON.stringify(await sql("select * from app.rate_limits where account_id = $1"
     const owner: Caller = { label: "owner", role: "tournament_api_owner", account: () => x.t.accountId };
     const reached: Record<string, number> = {};
     for (const [table, text, values] of statements()) {
-      if (!/^(select|update|delete)/.test(text) || !["tournaments", "matches", "stages", "stage_entries", "idempotency_keys", "accounts",
-        "registrations", "rate_limits", "webhook_endpoints", "webhook_deliveries"].includes(table)) continue;
+      if (
+        !/^(select|update|delete)/.test(text) ||
+        ![
+          "tournaments",
+          "matches",
+          "stages",
+          "stage_entries",
+          "idempotency_keys",
+          "accounts",
+          "registrations",
+          "rate_limits",
+          "webhook_endpoints",
+          "webhook_deliveries",
+        ].includes(table)
+      ) continue;
       const r = await run(owner, text, values, false);
       if (!r.code) reached[`${table} ${text.split(" ")[0]}`] = r.rowCount ?? 0;
     }
     expect(reached).toMatchObject({
-      "tournaments select": expect.any(Number), "tournaments update": expect.any(Number), "tournaments delete": expect.any(Number),
-      "registrations select": expect.any(Number), "matches select": expect.any(Number), "matches update": expect.any(Number),
-      "stages select": expect.any(Number), "stages update": expect.any(Number), "stage_entries select": expect.any(Number),
+      "tournaments select": expect.any(Number),
+      "tournaments update": expect.any(Number),
+      "tournaments delete": expect.any(Number),
+      "registrations select": expect.any(Number),
+      "matches select": expect.any(Number),
+      "matches update": expect.any(Number),
+      "stages select": expect.any(Number),
+      "stages update": expect.any(Number),
+      "stage_entries select": expect.any(Number),
       "stage_entries update": expect.any(Number),
-      "idempotency_keys select": expect.any(Number), "idempotency_keys delete": expect.any(Number),
-      "rate_limits select": expect.any(Number), "rate_limits update": expect.any(Number), "accounts select": 1,
-      "webhook_endpoints select": 1, "webhook_endpoints update": 1, "webhook_endpoints delete": 1,
-      "webhook_deliveries select": expect.any(Number), "webhook_deliveries update": expect.any(Number),
+      "idempotency_keys select": expect.any(Number),
+      "idempotency_keys delete": expect.any(Number),
+      "rate_limits select": expect.any(Number),
+      "rate_limits update": expect.any(Number),
+      "accounts select": 1,
+      "webhook_endpoints select": 1,
+      "webhook_endpoints update": 1,
+      "webhook_endpoints delete": 1,
+      "webhook_deliveries select": expect.any(Number),
+      "webhook_deliveries update": expect.any(Number),
     });
     for (const [k, n] of Object.entries(reached)) expect(n, k).toBeGreaterThan(0);
   });
 
-  it.each(CALLERS.map((c) => [c.label, c] as const))("%s: every statement is refused or touches nothing, and nothing changes", async (_l, caller) => {
-    const before = await worldPrint();
-    for (const [, text, values] of statements()) {
-      const r = await run(caller, text, values);
-      const what = `${caller.label}: ${text.replace(/\s+/g, " ")} → ${r.code ?? `${r.rowCount} rows`} ${r.message ?? ""}`;
-      if (r.code) {
-        // refused: no privilege, or a row-level security check on the new row
-        expect(r.code, what).toBe("42501");
-      } else {
-        expect(r.rows, what).toEqual([]);
-        expect(r.rowCount, what).toBe(0);
+  it.each(CALLERS.map((c) => [c.label, c] as const))(
+    "%s: every statement is refused or touches nothing, and nothing changes",
+    async (_l, caller) => {
+      const before = await worldPrint();
+      for (const [, text, values] of statements()) {
+        const r = await run(caller, text, values);
+        const what = `${caller.label}: ${text.replace(/\s+/g, " ")} → ${r.code ?? `${r.rowCount} rows`} ${r.message ?? ""}`;
+        if (r.code) {
+          // refused: no privilege, or a row-level security check on the new row
+          expect(r.code, what).toBe("42501");
+        } else {
+          expect(r.rows, what).toEqual([]);
+          expect(r.rowCount, what).toBe(0);
+        }
       }
-    }
-    expect(await worldPrint()).toBe(before);
-  });
+      expect(await worldPrint()).toBe(before);
+    },
+  );
 
   it.each(CALLERS.filter((c) => c.role === "tournament_api_owner").map((c) => [c.label, c] as const))(
-    "%s: the operation functions answer not_found for account X's ids and change nothing", async (_l, caller) => {
+    "%s: the operation functions answer not_found for account X's ids and change nothing",
+    async (_l, caller) => {
       const before = await worldPrint();
       const calls: [string, unknown][] = [
         ["app.get_tournament", { id: x.open.id }],
@@ -603,8 +821,11 @@ ${JSON.stringify(await sql("select * from app.rate_limits where account_id = $1"
       }
       // X's team is no secret, but only X may change or delete it (with no account bound the
       // team may not even be visible: not_found is a refusal too).
-      for (const [fn, args] of [["app.update_team", { team_id: x.ownTeam, body: { name: "Hijacked" } }],
-        ["app.delete_team", { team_id: x.ownTeam }]] as const) {
+      for (
+        const [fn, args] of [["app.update_team", { team_id: x.ownTeam, body: { name: "Hijacked" } }], ["app.delete_team", {
+          team_id: x.ownTeam,
+        }]] as const
+      ) {
         const r = await run(caller, `select ${fn}($1::jsonb) r`, [JSON.stringify(args)]);
         expect(r.code, `${fn}: ${r.message}`).toBe("P0001");
         expect(caller.account ? ["team_not_owned"] : ["team_not_owned", "not_found"], `${fn}: ${r.message}`).toContain(r.hint);
@@ -616,16 +837,24 @@ ${JSON.stringify(await sql("select * from app.rate_limits where account_id = $1"
       expect(list.code, list.message).toBeUndefined();
       const listed = JSON.stringify(list.rows[0].r);
       for (const s of x.secrets) expect(listed).not.toContain(s);
-      const own = caller.account ? (await sql("select count(*)::int n from app.tournaments where account_id = $1", [caller.account()]))[0].n : 0;
+      const own = caller.account
+        ? (await sql("select count(*)::int n from app.tournaments where account_id = $1", [caller.account()]))[0].n
+        : 0;
       expect((list.rows[0].r as { pagination: { total: number } }).pagination.total).toBe(own);
       // X's saved responses cannot be replayed (or cleared) from another account.
-      const [saved] = await sql("select api_key_id, idempotency_key, encode(request_hash, 'hex') h from app.idempotency_keys where account_id = $1 limit 1", [x.t.accountId]);
-      const begin = await run(caller, "select conflict, replay from app.idempotency_begin($1, $2::jsonb)",
-        [saved.api_key_id, JSON.stringify({ key: saved.idempotency_key, hash: saved.h })]);
+      const [saved] = await sql(
+        "select api_key_id, idempotency_key, encode(request_hash, 'hex') h from app.idempotency_keys where account_id = $1 limit 1",
+        [x.t.accountId],
+      );
+      const begin = await run(caller, "select conflict, replay from app.idempotency_begin($1, $2::jsonb)", [
+        saved.api_key_id,
+        JSON.stringify({ key: saved.idempotency_key, hash: saved.h }),
+      ]);
       expect(begin.code, begin.message).toBeUndefined();
       expect(begin.rows).toEqual([{ conflict: null, replay: null }]);
       expect(await worldPrint()).toBe(before);
-    });
+    },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -655,7 +884,9 @@ describe("keys never appear in plaintext", () => {
     await sql("update app.api_keys set expires_at = now() - interval '1 second' where id = $1", [expired.id]);
     const disabled = await createKey(await createAccount(false, "Key Hygiene Off"));
     // A key a member makes for themselves, through the RPC supabase-js would call.
-    const [{ id: user }] = await sql("insert into auth.users (id, email) values (gen_random_uuid(), gen_random_uuid() || '@example.com') returning id");
+    const [{ id: user }] = await sql(
+      "insert into auth.users (id, email) values (gen_random_uuid(), gen_random_uuid() || '@example.com') returning id",
+    );
     await sql("select admin.add_account_member($1, $2)", [accountId, user]);
     const client = await admin().connect();
     let memberKey: string;
@@ -664,7 +895,9 @@ describe("keys never appear in plaintext", () => {
       await client.query("set local role authenticated");
       await client.query("select set_config('request.jwt.claims', $1, true)", [JSON.stringify({ role: "authenticated", sub: user })]);
       ({ rows: [{ key: memberKey }] } = await client.query(
-        "select key from public.create_account_api_key(p_account_id => $1, p_name => 'member', p_scopes => $2)", [accountId, ALL_SCOPES]));
+        "select key from public.create_account_api_key(p_account_id => $1, p_name => 'member', p_scopes => $2)",
+        [accountId, ALL_SCOPES],
+      ));
       await client.query("commit");
     } finally {
       client.release();
@@ -681,7 +914,11 @@ describe("keys never appear in plaintext", () => {
       ["POST", "/tournaments", { key: all.key, body, headers: { "idempotency-key": "hygiene-1" } }],
       ["POST", "/tournaments", { key: all.key, body, headers: { "idempotency-key": "hygiene-1" } }], // replay
       ["POST", "/tournaments", { key: all.key, body: { ...body, name: "Other" }, headers: { "idempotency-key": "hygiene-1" } }], // 422
-      ["POST", `/tournaments/${t.id}/registrations`, { key: all.key, body: { team_id: crypto.randomUUID() }, headers: { "idempotency-key": "hygiene-2" } }], // saved 404
+      ["POST", `/tournaments/${t.id}/registrations`, {
+        key: all.key,
+        body: { team_id: crypto.randomUUID() },
+        headers: { "idempotency-key": "hygiene-2" },
+      }], // saved 404
       ["POST", "/tournaments", { key: all.key, body: { api_key: all.key } }], // 400, the key in the body
       ["GET", `/tournaments?api_key=${all.key}`, { key: all.key }], // the key in the query string
       ["GET", `/tournaments/${all.key}`, { key: all.key }], // the key as an id: 404
@@ -697,12 +934,39 @@ describe("keys never appear in plaintext", () => {
       ["GET", "/tournaments", { headers: { authorization: `Token ${all.key}` } }],
       ["GET", "/tournaments", { headers: { authorization: `Bearer ${all.key} ${all.key}` } }],
       ["GET", "/tournaments", { headers: { authorization: `Bearer ${all.key.slice(0, -1)}` } }],
-      ["PATCH", `/tournaments/${t.id}`, { key: all.key, rawBody: `{"name": "${all.key}"`, headers: { "content-type": "application/json" } }], // invalid JSON
+      ["PATCH", `/tournaments/${t.id}`, {
+        key: all.key,
+        rawBody: `{"name": "${all.key}"`,
+        headers: { "content-type": "application/json" },
+      }], // invalid JSON
       ["PATCH", `/tournaments/${t.id}`, { key: all.key, body: { status: "completed" } }], // 409
     ];
     for (const [method, path, options] of sends) responses.push(await request(method, path, options));
-    expect(responses.map((r) => r.status)).toEqual([200, 200, 201, 201, 422, 404, 400, 200, 404, 404, 403, 401, 401, 403, 401,
-      401, 401, 401, 401, 401, 401, 400, 409]);
+    expect(responses.map((r) => r.status)).toEqual([
+      200,
+      200,
+      201,
+      201,
+      422,
+      404,
+      400,
+      200,
+      404,
+      404,
+      403,
+      401,
+      401,
+      403,
+      401,
+      401,
+      401,
+      401,
+      401,
+      401,
+      401,
+      400,
+      409,
+    ]);
   }, 60_000);
 
   /** The key itself and its secret part (everything past the visible 12-character prefix). */
@@ -724,16 +988,23 @@ describe("keys never appear in plaintext", () => {
   it("no table in app, auth or public holds a key, as text or as bytes", async () => {
     const tables = await sql<{ t: string }>(
       `select format('%I.%I', table_schema, table_name) t from information_schema.tables
-        where table_schema in ('app', 'auth', 'public') and table_type = 'BASE TABLE' order by 1`);
-    expect(tables.map((r) => r.t)).toEqual(expect.arrayContaining(["app.api_keys", "app.idempotency_keys", "app.tournaments", "auth.users"]));
+        where table_schema in ('app', 'auth', 'public') and table_type = 'BASE TABLE' order by 1`,
+    );
+    expect(tables.map((r) => r.t)).toEqual(
+      expect.arrayContaining(["app.api_keys", "app.idempotency_keys", "app.tournaments", "auth.users"]),
+    );
     const byteColumns = await sql<{ t: string; c: string }>(
       `select format('%I.%I', table_schema, table_name) t, quote_ident(column_name) c from information_schema.columns
-        where table_schema in ('app', 'auth', 'public') and data_type = 'bytea'`);
+        where table_schema in ('app', 'auth', 'public') and data_type = 'bytea'`,
+    );
     for (const key of used) {
       for (const form of forms(key)) {
         const hex = Buffer.from(form).toString("hex");
         for (const { t } of tables) {
-          const [{ n }] = await sql(`select count(*)::int n from ${t} r where strpos(r::text, $1) > 0 or strpos(r::text, $2) > 0`, [form, hex]);
+          const [{ n }] = await sql(`select count(*)::int n from ${t} r where strpos(r::text, $1) > 0 or strpos(r::text, $2) > 0`, [
+            form,
+            hex,
+          ]);
           expect(n, `${form.slice(0, 16)}… in ${t}`).toBe(0);
         }
         for (const { t, c } of byteColumns) {
@@ -742,7 +1013,9 @@ describe("keys never appear in plaintext", () => {
         }
       }
       // What is stored is the hash, and the prefix (used keys only: the refused ones are stored nowhere).
-      const [{ n }] = await sql("select count(*)::int n from app.api_keys where key_hash = $1", [createHash("sha256").update(key).digest()]);
+      const [{ n }] = await sql("select count(*)::int n from app.api_keys where key_hash = $1", [
+        createHash("sha256").update(key).digest(),
+      ]);
       expect(n).toBeLessThanOrEqual(1);
     }
   });

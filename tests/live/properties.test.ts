@@ -20,8 +20,20 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  apiUrl, caller, createTeams, expectError, expectStatus, mulberry32, rateHits, request, startedTournament, tenant,
-  tournamentBody, type ApiResponse, type Call, type Match,
+  type ApiResponse,
+  apiUrl,
+  type Call,
+  caller,
+  createTeams,
+  expectError,
+  expectStatus,
+  type Match,
+  mulberry32,
+  rateHits,
+  request,
+  startedTournament,
+  tenant,
+  tournamentBody,
 } from "../support/helpers.ts";
 
 const SEED = Number(process.env.LIVE_PROPS_SEED ?? 20_261_124);
@@ -119,7 +131,11 @@ interface Plan {
 }
 const plans: Record<string, fc.Arbitrary<Plan>> = {
   single_elimination: fc.record({ n: fc.integer({ min: 3, max: 8 }), third: fc.boolean(), fbo: fc.constantFrom(3, 5) })
-    .map(({ n, third, fbo }) => ({ format: "single_elimination", n, options: { best_of: 3, final_best_of: fbo, third_place_match: third } })),
+    .map(({ n, third, fbo }) => ({
+      format: "single_elimination",
+      n,
+      options: { best_of: 3, final_best_of: fbo, third_place_match: third },
+    })),
   double_elimination: fc.record({ n: fc.integer({ min: 3, max: 6 }), reset: fc.boolean() })
     .map(({ n, reset }) => ({ format: "double_elimination", n, options: { best_of: 3, grand_final: reset ? "reset" : "single" } })),
   round_robin: fc.record({ n: fc.integer({ min: 3, max: 6 }), groups: fc.integer({ min: 1, max: 2 }) })
@@ -128,12 +144,32 @@ const plans: Record<string, fc.Arbitrary<Plan>> = {
     .map(({ n, rounds }) => ({ format: "swiss", n, options: { best_of: 3, rounds: Math.min(rounds, n - 1) } })),
 };
 
-type OpKind = "game" | "report" | "correct" | "deleteGame" | "forfeit" | "schedule" | "bestOf" | "payment" | "describe" |
-  "noop" | "complete" | "swissUndo";
+type OpKind =
+  | "game"
+  | "report"
+  | "correct"
+  | "deleteGame"
+  | "forfeit"
+  | "schedule"
+  | "bestOf"
+  | "payment"
+  | "describe"
+  | "noop"
+  | "complete"
+  | "swissUndo";
 /** Weights per kind; swiss leans on games so that rounds are decided by games and can be undone. */
 const weights = (format: string): [OpKind, number][] => [
-  ["game", format === "swiss" ? 40 : 30], ["report", format === "swiss" ? 6 : 16], ["correct", 9], ["deleteGame", 12],
-  ["forfeit", format === "swiss" ? 2 : 5], ["schedule", 4], ["bestOf", 4], ["payment", 4], ["describe", 3], ["noop", 4], ["complete", 3],
+  ["game", format === "swiss" ? 40 : 30],
+  ["report", format === "swiss" ? 6 : 16],
+  ["correct", 9],
+  ["deleteGame", 12],
+  ["forfeit", format === "swiss" ? 2 : 5],
+  ["schedule", 4],
+  ["bestOf", 4],
+  ["payment", 4],
+  ["describe", 3],
+  ["noop", 4],
+  ["complete", 3],
   ["swissUndo", format === "swiss" ? 30 : 0],
 ];
 function pickKind(rng: () => number, format: string): OpKind {
@@ -162,8 +198,15 @@ interface Reg {
 }
 
 /** One step the run may take from state `cur`; null when the kind has no target there. */
-function makeOp(kind: OpKind, cur: Results, ev: { call: Call; id: string }, regs: Reg[], rng: () => number, k: number,
-  description: { value: string }): Op | null {
+function makeOp(
+  kind: OpKind,
+  cur: Results,
+  ev: { call: Call; id: string },
+  regs: Reg[],
+  rng: () => number,
+  k: number,
+  description: { value: string },
+): Op | null {
   const base = `/tournaments/${ev.id}`;
   const mp = (m: Match) => `${base}/matches/${m.id}`;
   const gp = (m: Match, n: number) => `${base}/matches/${m.id}/games/${n}`;
@@ -184,8 +227,12 @@ function makeOp(kind: OpKind, cur: Results, ev: { call: Call; id: string }, regs
       const m = pick(targets, rng);
       const n = m.games.length + 1;
       const body = game(rng() < 0.5 ? 1 : 2);
-      return { kind, label: `PUT ${where(m)} games/${n} ${JSON.stringify(body)}`, matches: true,
-        send: () => ev.call("PUT", gp(m, n), { body }) };
+      return {
+        kind,
+        label: `PUT ${where(m)} games/${n} ${JSON.stringify(body)}`,
+        matches: true,
+        send: () => ev.call("PUT", gp(m, n), { body }),
+      };
     }
     case "report": {
       if (!ready.length) return null;
@@ -193,8 +240,12 @@ function makeOp(kind: OpKind, cur: Results, ev: { call: Call; id: string }, regs
       const nd = need(m.best_of);
       const l = Math.floor(rng() * nd);
       const s = rng() < 0.5 ? [nd, l] : [l, nd];
-      return { kind, label: `PATCH ${where(m)} ${s[0]}-${s[1]}`, matches: true,
-        send: () => ev.call("PATCH", mp(m), { body: { team1_score: s[0], team2_score: s[1] } }) };
+      return {
+        kind,
+        label: `PATCH ${where(m)} ${s[0]}-${s[1]}`,
+        matches: true,
+        send: () => ev.call("PATCH", mp(m), { body: { team1_score: s[0], team2_score: s[1] } }),
+      };
     }
     case "correct": {
       if (!completed.length) return null;
@@ -203,69 +254,112 @@ function makeOp(kind: OpKind, cur: Results, ev: { call: Call; id: string }, regs
       const l = Math.floor(rng() * nd);
       // The other side wins: a real change.
       const s = m.winner_id === m.team1_id ? [l, nd] : [nd, l];
-      return { kind, label: `PATCH ${where(m)} ${s[0]}-${s[1]} (correction)`, matches: true,
-        send: () => ev.call("PATCH", mp(m), { body: { team1_score: s[0], team2_score: s[1] } }) };
+      return {
+        kind,
+        label: `PATCH ${where(m)} ${s[0]}-${s[1]} (correction)`,
+        matches: true,
+        send: () => ev.call("PATCH", mp(m), { body: { team1_score: s[0], team2_score: s[1] } }),
+      };
     }
     case "deleteGame": {
       if (!withGames.length) return null;
       const m = pick(withGames, rng);
-      return { kind, label: `DELETE ${where(m)} games/${m.games.length}`, matches: true,
-        send: () => ev.call("DELETE", gp(m, m.games.length)) };
+      return {
+        kind,
+        label: `DELETE ${where(m)} games/${m.games.length}`,
+        matches: true,
+        send: () => ev.call("DELETE", gp(m, m.games.length)),
+      };
     }
     case "forfeit": {
       if (!ready.length) return null;
       const m = pick(ready, rng);
       const side = rng() < 0.5 ? "team1" : "team2";
-      return { kind, label: `PATCH ${where(m)} forfeit ${side}`, matches: true,
-        send: () => ev.call("PATCH", mp(m), { body: { forfeit: side } }) };
+      return {
+        kind,
+        label: `PATCH ${where(m)} forfeit ${side}`,
+        matches: true,
+        send: () => ev.call("PATCH", mp(m), { body: { forfeit: side } }),
+      };
     }
     case "schedule": {
       const m = pick(cur.matches, rng);
       const at = new Date(Date.UTC(2031, 0, 1) + k * 3_600_000 + Math.floor(rng() * 1000) * 60_000).toISOString();
-      return { kind, label: `PATCH ${where(m)} scheduled_at ${at}`, matches: true,
-        send: () => ev.call("PATCH", mp(m), { body: { scheduled_at: at } }) };
+      return {
+        kind,
+        label: `PATCH ${where(m)} scheduled_at ${at}`,
+        matches: true,
+        send: () => ev.call("PATCH", mp(m), { body: { scheduled_at: at } }),
+      };
     }
     case "bestOf": {
       const open = ready.filter((m) => m.games.length === 0 && m.team1_score === null);
       if (!open.length) return null;
       const m = pick(open, rng);
       const bo = pick([1, 3, 5].filter((x) => x !== m.best_of), rng);
-      return { kind, label: `PATCH ${where(m)} best_of ${bo}`, matches: true,
-        send: () => ev.call("PATCH", mp(m), { body: { best_of: bo } }) };
+      return {
+        kind,
+        label: `PATCH ${where(m)} best_of ${bo}`,
+        matches: true,
+        send: () => ev.call("PATCH", mp(m), { body: { best_of: bo } }),
+      };
     }
     case "payment": {
       const r = pick(regs, rng);
       const to = pick(["pending", "complete", "refunded"].filter((x) => x !== r.payment_status), rng);
-      return { kind, label: `PATCH registration ${r.id.slice(0, 8)} payment_status ${to}`, matches: false,
+      return {
+        kind,
+        label: `PATCH registration ${r.id.slice(0, 8)} payment_status ${to}`,
+        matches: false,
         send: async () => {
           const res = await ev.call("PATCH", `${base}/registrations/${r.id}`, { body: { payment_status: to } });
           if (res.status === 200) r.payment_status = to;
           return res;
-        } };
+        },
+      };
     }
     case "describe": {
       const to = `step ${k} ${Math.floor(rng() * 1e9)}`;
-      return { kind, label: `PATCH tournament description "${to}"`, matches: false,
+      return {
+        kind,
+        label: `PATCH tournament description "${to}"`,
+        matches: false,
         send: async () => {
           const res = await ev.call("PATCH", base, { body: { description: to } });
           if (res.status === 200) description.value = to;
           return res;
-        } };
+        },
+      };
     }
     case "noop": {
       if (rng() < 0.5) {
         const r = pick(regs, rng);
-        return { kind, label: `PATCH registration ${r.id.slice(0, 8)} payment_status ${r.payment_status} (unchanged)`, matches: false,
-          noop: true, send: () => ev.call("PATCH", `${base}/registrations/${r.id}`, { body: { payment_status: r.payment_status } }) };
+        return {
+          kind,
+          label: `PATCH registration ${r.id.slice(0, 8)} payment_status ${r.payment_status} (unchanged)`,
+          matches: false,
+          noop: true,
+          send: () => ev.call("PATCH", `${base}/registrations/${r.id}`, { body: { payment_status: r.payment_status } }),
+        };
       }
-      return { kind, label: `PATCH tournament description "${description.value}" (unchanged)`, matches: false, noop: true,
-        send: () => ev.call("PATCH", base, { body: { description: description.value } }) };
+      return {
+        kind,
+        label: `PATCH tournament description "${description.value}" (unchanged)`,
+        matches: false,
+        noop: true,
+        send: () => ev.call("PATCH", base, { body: { description: description.value } }),
+      };
     }
     case "complete": {
       // Setting the current status again is a no-op (section 3).
       const again = cur.tournament.status === "completed";
-      return { kind, label: `PATCH tournament status completed${again ? " (again)" : ""}`, matches: false, noop: again,
-        send: () => ev.call("PATCH", base, { body: { status: "completed" } }) };
+      return {
+        kind,
+        label: `PATCH tournament status completed${again ? " (again)" : ""}`,
+        matches: false,
+        noop: again,
+        send: () => ev.call("PATCH", base, { body: { status: "completed" } }),
+      };
     }
     case "swissUndo": {
       // The last round drawn, with no result yet, and a match of the round before it decided by games.
@@ -273,12 +367,19 @@ function makeOp(kind: OpKind, cur: Results, ev: { call: Call; id: string }, regs
       if (last < 2) return null;
       const lastRound = cur.matches.filter((m) => m.round === last);
       if (lastRound.some((m) => m.status === "completed" || m.games.length > 0)) return null;
-      const undoable = cur.matches.filter((m) => m.round === last - 1 && m.status === "completed" && m.forfeit === null &&
-        m.games.length > 0);
+      const undoable = cur.matches.filter((m) =>
+        m.round === last - 1 && m.status === "completed" && m.forfeit === null &&
+        m.games.length > 0
+      );
       if (!undoable.length) return null;
       const m = pick(undoable, rng);
-      return { kind, label: `DELETE ${where(m)} games/${m.games.length} (undoes round ${last - 1})`, matches: true,
-        takesAwayRound: last, send: () => ev.call("DELETE", gp(m, m.games.length)) };
+      return {
+        kind,
+        label: `DELETE ${where(m)} games/${m.games.length} (undoes round ${last - 1})`,
+        matches: true,
+        takesAwayRound: last,
+        send: () => ev.call("DELETE", gp(m, m.games.length)),
+      };
     }
   }
 }
@@ -307,8 +408,7 @@ async function runDeltas(plan: Plan, seed: number, epochs: number): Promise<void
     const steps = 1 + Math.floor(rng() * 4);
     for (let s = 0; s < steps; s++) {
       // Swiss: whenever a round can be taken away, often do it.
-      let op: Op | null = plan.format === "swiss" && rng() < 0.5
-        ? makeOp("swissUndo", cur, ev, regs, rng, e * 10 + s, description) : null;
+      let op: Op | null = plan.format === "swiss" && rng() < 0.5 ? makeOp("swissUndo", cur, ev, regs, rng, e * 10 + s, description) : null;
       for (let tries = 0; !op && tries < 10; tries++) op = makeOp(pickKind(rng, plan.format), cur, ev, regs, rng, e * 10 + s, description);
       if (!op) continue;
       const before = cur;
@@ -322,7 +422,10 @@ async function runDeltas(plan: Plan, seed: number, epochs: number): Promise<void
           .toBeGreaterThan(before.tournament.version);
         if (op.matches) matchChanges++;
       } else {
-        expect(after.tournament.version, `${ctx()}: ${res.status === 200 ? "a request that changed nothing" : "a refused request"} moved the version`)
+        expect(
+          after.tournament.version,
+          `${ctx()}: ${res.status === 200 ? "a request that changed nothing" : "a refused request"} moved the version`,
+        )
           .toBe(before.tournament.version);
         expect(after, `${ctx()}: ${res.status === 200 ? "a request that changed nothing" : "a refused request"} changed the results`)
           .toEqual(before);
@@ -330,8 +433,10 @@ async function runDeltas(plan: Plan, seed: number, epochs: number): Promise<void
       if (op.takesAwayRound !== undefined && res.status === 200) {
         // Sections 10/13: undoing a decision of a completed round takes the next round away.
         const gone = before.matches.filter((m) => m.round === op.takesAwayRound).map((m) => m.id);
-        expect(after.matches.filter((m) => m.round >= op.takesAwayRound!).map((m) => m.id),
-          `${ctx()}: round ${op.takesAwayRound} still there after the decision it was drawn from was undone`).toEqual([]);
+        expect(
+          after.matches.filter((m) => m.round >= op.takesAwayRound!).map((m) => m.id),
+          `${ctx()}: round ${op.takesAwayRound} still there after the decision it was drawn from was undone`,
+        ).toEqual([]);
         removed.push(...gone);
         note(`swiss round taken away (${gone.length} matches)`);
       }
@@ -370,8 +475,11 @@ describe.concurrent("deltas: applying ?since=a to the full read at a gives the f
   for (const [format, planArb] of Object.entries(plans)) {
     const s = ++salt;
     it(`${format}: random reports, corrections, games, forfeits${format === "swiss" ? ", rounds undone" : ""}`, async () => {
-      await fc.assert(fc.asyncProperty(planArb, fc.integer(), (plan, seed) => runDeltas(plan, seed, format === "swiss" ? 10 : 8)),
-        { numRuns: runs(format === "swiss" ? 10 : 8), seed: SEED * 3 + s, endOnFailure: true });
+      await fc.assert(fc.asyncProperty(planArb, fc.integer(), (plan, seed) => runDeltas(plan, seed, format === "swiss" ? 10 : 8)), {
+        numRuns: runs(format === "swiss" ? 10 : 8),
+        seed: SEED * 3 + s,
+        endOnFailure: true,
+      });
       // The runs did what they are meant to: changed matches, and refused some requests.
       expect(count(`${format} game -> 200`), `${format}: no game went in`).toBeGreaterThan(0);
       expect(count(`${format} deleteGame -> 200`) + count(`${format} correct -> 200`), `${format}: nothing undone`).toBeGreaterThan(0);
@@ -386,7 +494,10 @@ describe.concurrent("deltas: applying ?since=a to the full read at a gives the f
     expect(r.matches.map((m) => m.round)).toEqual([1, 1]);
     for (const m of r.matches) {
       for (const n of [1, 2]) {
-        expectStatus(await ev.call("PUT", `/tournaments/${ev.id}/matches/${m.id}/games/${n}`, { body: { team1_score: 13, team2_score: 5 } }), 200);
+        expectStatus(
+          await ev.call("PUT", `/tournaments/${ev.id}/matches/${m.id}/games/${n}`, { body: { team1_score: 13, team2_score: 5 } }),
+          200,
+        );
       }
     }
     const a = await full(ev.call, ev.id);
@@ -415,7 +526,9 @@ describe("version: raised by every committed change, by nothing else (section 14
     const t = await tenant();
     const call = caller(t);
     const teams = await createTeams(4, `LiveVer${Date.now().toString(36)}`);
-    const created = await call("POST", "/tournaments", { body: tournamentBody({ max_teams: 4, entry_fee: 5, format_options: { best_of: 3 } }) });
+    const created = await call("POST", "/tournaments", {
+      body: tournamentBody({ max_teams: 4, entry_fee: 5, format_options: { best_of: 3 } }),
+    });
     expectStatus(created, 201);
     const id = created.body.data.id;
     const base = `/tournaments/${id}`;
@@ -441,27 +554,57 @@ describe("version: raised by every committed change, by nothing else (section 14
     const name = created.body.data.name;
     await step("GET tournament", () => call("GET", base), 200, false);
     await step("PATCH with the name it has", () => call("PATCH", base, { body: { name } }), 200, false);
-    await step("PATCH with every value as it is", () => call("PATCH", base, {
-      body: { name, description: created.body.data.description, max_teams: 4, entry_fee: 5, starts_at: created.body.data.starts_at },
-    }), 200, false);
+    await step(
+      "PATCH with every value as it is",
+      () =>
+        call("PATCH", base, {
+          body: { name, description: created.body.data.description, max_teams: 4, entry_fee: 5, starts_at: created.body.data.starts_at },
+        }),
+      200,
+      false,
+    );
     await step("PATCH status registration (current)", () => call("PATCH", base, { body: { status: "registration" } }), 200, false);
     await step("PATCH refused: 400", () => call("PATCH", base, { body: { max_teams: 0 } }), 400, false);
     await step("PATCH refused: 409", () => call("PATCH", base, { body: { status: "completed" } }), 409, false);
-    await step("POST registration refused: 404 team", () => call("POST", `${base}/registrations`,
-      { body: { team_id: "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b" } }), 404, false);
+    await step(
+      "POST registration refused: 404 team",
+      () => call("POST", `${base}/registrations`, { body: { team_id: "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b" } }),
+      404,
+      false,
+    );
     await step("PATCH name", () => call("PATCH", base, { body: { name: "Renamed Cup" } }), 200, true);
-    const first = await step("POST registration (Idempotency-Key)", () => call("POST", `${base}/registrations`,
-      { body: { team_id: teams[0] }, headers: { "idempotency-key": "live-1" } }), 201, true);
-    const replay = await step("the same POST replayed", () => call("POST", `${base}/registrations`,
-      { body: { team_id: teams[0] }, headers: { "idempotency-key": "live-1" } }), 201, false);
+    const first = await step(
+      "POST registration (Idempotency-Key)",
+      () => call("POST", `${base}/registrations`, { body: { team_id: teams[0] }, headers: { "idempotency-key": "live-1" } }),
+      201,
+      true,
+    );
+    const replay = await step(
+      "the same POST replayed",
+      () => call("POST", `${base}/registrations`, { body: { team_id: teams[0] }, headers: { "idempotency-key": "live-1" } }),
+      201,
+      false,
+    );
     expect(replay.body.data).toEqual(first.body.data);
-    await step("POST registration refused: 409 already_registered", () => call("POST", `${base}/registrations`,
-      { body: { team_id: teams[0] } }), 409, false);
+    await step(
+      "POST registration refused: 409 already_registered",
+      () => call("POST", `${base}/registrations`, { body: { team_id: teams[0] } }),
+      409,
+      false,
+    );
     const regId = first.body.data.id;
-    await step("PATCH registration payment as it is", () => call("PATCH", `${base}/registrations/${regId}`,
-      { body: { payment_status: first.body.data.payment_status } }), 200, false);
-    await step("PATCH registration payment", () => call("PATCH", `${base}/registrations/${regId}`,
-      { body: { payment_status: "complete" } }), 200, true);
+    await step(
+      "PATCH registration payment as it is",
+      () => call("PATCH", `${base}/registrations/${regId}`, { body: { payment_status: first.body.data.payment_status } }),
+      200,
+      false,
+    );
+    await step(
+      "PATCH registration payment",
+      () => call("PATCH", `${base}/registrations/${regId}`, { body: { payment_status: "complete" } }),
+      200,
+      true,
+    );
     await step("PATCH registration seed", () => call("PATCH", `${base}/registrations/${regId}`, { body: { seed: 1 } }), 200, true);
     await step("DELETE registration", () => call("DELETE", `${base}/registrations/${regId}`), 200, true);
     await step("DELETE registration again: 404", () => call("DELETE", `${base}/registrations/${regId}`), 404, false);
@@ -479,10 +622,25 @@ describe("version: raised by every committed change, by nothing else (section 14
     const ready = r.matches.find((m) => m.status === "ready")!;
     const pending = r.matches.find((m) => m.status === "pending")!;
     const mp = (m: Match) => `${base}/matches/${m.id}`;
-    await step("PATCH pending match: 409 match_not_ready", () => call("PATCH", mp(pending), { body: { team1_score: 2, team2_score: 0 } }), 409, false);
-    await step("PATCH match with equal scores: 400", () => call("PATCH", mp(ready), { body: { team1_score: 1, team2_score: 1 } }), 400, false);
+    await step(
+      "PATCH pending match: 409 match_not_ready",
+      () => call("PATCH", mp(pending), { body: { team1_score: 2, team2_score: 0 } }),
+      409,
+      false,
+    );
+    await step(
+      "PATCH match with equal scores: 400",
+      () => call("PATCH", mp(ready), { body: { team1_score: 1, team2_score: 1 } }),
+      400,
+      false,
+    );
     await step("PUT game 1", () => call("PUT", `${mp(ready)}/games/1`, { body: { team1_score: 13, team2_score: 4 } }), 200, true);
-    await step("PUT game 3 (a gap): 400", () => call("PUT", `${mp(ready)}/games/3`, { body: { team1_score: 13, team2_score: 4 } }), 400, false);
+    await step(
+      "PUT game 3 (a gap): 400",
+      () => call("PUT", `${mp(ready)}/games/3`, { body: { team1_score: 13, team2_score: 4 } }),
+      400,
+      false,
+    );
     await step("PUT game 2", () => call("PUT", `${mp(ready)}/games/2`, { body: { team1_score: 3, team2_score: 13 } }), 200, true);
     await step("DELETE game 1 (not the last): 409", () => call("DELETE", `${mp(ready)}/games/1`), 409, false);
     await step("DELETE game 2", () => call("DELETE", `${mp(ready)}/games/2`), 200, true);
@@ -533,10 +691,19 @@ describe("If-None-Match: 304 without a body, still counted (sections 6, 14)", ()
       let remaining = Number(first.headers.get("ratelimit-remaining"));
       expect(remaining, route).toBe(99);
       let sent = 1;
-      for (const [inm, want] of [
-        [tag(v), 304], [`"0", ${tag(v)}`, 304], [`${tag(v + 5)},${tag(v)}`, 304], ["*", 304], [`W/${tag(v)}`, 304],
-        [`W/"1", W/${tag(v)}`, 304], [tag(v - 1), 200], [`${tag(v + 1)}, ${tag(v + 2)}`, 200], [`W/${tag(v + 1)}`, 200],
-      ] as const) {
+      for (
+        const [inm, want] of [
+          [tag(v), 304],
+          [`"0", ${tag(v)}`, 304],
+          [`${tag(v + 5)},${tag(v)}`, 304],
+          ["*", 304],
+          [`W/${tag(v)}`, 304],
+          [`W/"1", W/${tag(v)}`, 304],
+          [tag(v - 1), 200],
+          [`${tag(v + 1)}, ${tag(v + 2)}`, 200],
+          [`W/${tag(v + 1)}`, 200],
+        ] as const
+      ) {
         const res = await get(inm);
         sent++;
         const what = `${route} If-None-Match: ${inm} (version ${v})`;
@@ -564,7 +731,8 @@ describe("If-None-Match: 304 without a body, still counted (sections 6, 14)", ()
       expect(v2).toBeGreaterThan(v);
       expect(after.headers.get("etag"), route).toBe(tag(v2));
       expectStatus(await get(tag(v2)), 304);
-    });
+    },
+  );
 
   it("If-None-Match is 304 exactly when its list names the current version (strong or weak) or is *", async () => {
     const ev = await event();
@@ -572,16 +740,25 @@ describe("If-None-Match: 304 without a body, still counted (sections 6, 14)", ()
     // GET registration is left to the test above (one defect, one failing test).
     const paths = Object.entries(routes(ev.id, ev.regId)).filter(([k]) => k !== "GET registration").map(([, p]) => p);
     const entry = fc.record({ d: fc.integer({ min: -3, max: 3 }), weak: fc.boolean() });
-    await fc.assert(fc.asyncProperty(fc.array(entry, { minLength: 1, maxLength: 4 }), fc.constantFrom(", ", ",", " , "),
-      fc.nat({ max: paths.length - 1 }), async (tags, sep, p) => {
-        const list = tags.map(({ d, weak }) => `${weak ? "W/" : ""}${tag(Math.max(0, v + d))}`);
-        const inm = list.join(sep);
-        const res = await ev.call("GET", paths[p], { headers: { "if-none-match": inm } });
-        const want = tags.some(({ d }) => v + d === v) ? 304 : 200;
-        expect(res.status, `${paths[p]} If-None-Match: ${inm} (version ${v})\n${res.text}`).toBe(want);
-        expect(res.headers.get("etag")).toBe(tag(v));
-        if (want === 304) expect(res.text).toBe("");
-      }), { numRuns: runs(40), seed: SEED + 31, endOnFailure: true });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(entry, { minLength: 1, maxLength: 4 }),
+        fc.constantFrom(", ", ",", " , "),
+        fc.nat({ max: paths.length - 1 }),
+        async (tags, sep, p) => {
+          const list = tags.map(({ d, weak }) => `${weak ? "W/" : ""}${tag(Math.max(0, v + d))}`);
+          const inm = list.join(sep);
+          const res = await ev.call("GET", paths[p], { headers: { "if-none-match": inm } });
+          const want = tags.some(({ d }) => v + d === v) ? 304 : 200;
+          expect(res.status, `${paths[p]} If-None-Match: ${inm} (version ${v})\n${res.text}`).toBe(want);
+          expect(res.headers.get("etag")).toBe(tag(v));
+          if (want === 304) {
+            expect(res.text).toBe("");
+          }
+        },
+      ),
+      { numRuns: runs(40), seed: SEED + 31, endOnFailure: true },
+    );
   });
 });
 
@@ -605,7 +782,11 @@ const targets: Record<string, () => Promise<Target>> = {
     expectStatus(created, 201);
     const id = created.body.data.id;
     let k = 0;
-    return { call, id, send: (h) => call("PATCH", `/tournaments/${id}`, { body: { description: `d${++k}` }, headers: h ? { "if-match": h } : {} }) };
+    return {
+      call,
+      id,
+      send: (h) => call("PATCH", `/tournaments/${id}`, { body: { description: `d${++k}` }, headers: h ? { "if-match": h } : {} }),
+    };
   },
   "DELETE tournament": async () => {
     const t = await tenant();
@@ -613,7 +794,12 @@ const targets: Record<string, () => Promise<Target>> = {
     const created = await call("POST", "/tournaments", { body: tournamentBody() });
     expectStatus(created, 201);
     const id = created.body.data.id;
-    return { call, id, deletesTournament: true, send: (h) => call("DELETE", `/tournaments/${id}`, { headers: h ? { "if-match": h } : {} }) };
+    return {
+      call,
+      id,
+      deletesTournament: true,
+      send: (h) => call("DELETE", `/tournaments/${id}`, { headers: h ? { "if-match": h } : {} }),
+    };
   },
   "PATCH registration": async () => {
     const t = await tenant();
@@ -625,12 +811,18 @@ const targets: Record<string, () => Promise<Target>> = {
     expectStatus(reg, 201);
     const states = ["complete", "refunded", "pending"];
     let k = 0;
-    return { call, id, send: async (h) => {
-      const res = await call("PATCH", `/tournaments/${id}/registrations/${reg.body.data.id}`,
-        { body: { payment_status: states[k % 3] }, headers: h ? { "if-match": h } : {} });
-      if (res.status === 200) k++;
-      return res;
-    } };
+    return {
+      call,
+      id,
+      send: async (h) => {
+        const res = await call("PATCH", `/tournaments/${id}/registrations/${reg.body.data.id}`, {
+          body: { payment_status: states[k % 3] },
+          headers: h ? { "if-match": h } : {},
+        });
+        if (res.status === 200) k++;
+        return res;
+      },
+    };
   },
   "DELETE registration": async () => {
     const t = await tenant();
@@ -640,19 +832,29 @@ const targets: Record<string, () => Promise<Target>> = {
     const id = created.body.data.id;
     const reg = await call("POST", `/tournaments/${id}/registrations`, { body: { team_id: pool[1] } });
     expectStatus(reg, 201);
-    return { call, id, send: (h) => call("DELETE", `/tournaments/${id}/registrations/${reg.body.data.id}`, { headers: h ? { "if-match": h } : {} }) };
+    return {
+      call,
+      id,
+      send: (h) => call("DELETE", `/tournaments/${id}/registrations/${reg.body.data.id}`, { headers: h ? { "if-match": h } : {} }),
+    };
   },
   "PATCH match": async () => {
     const ev = await started({}, 4);
     const r = await full(ev.call, ev.id);
     const m = r.matches.find((x) => x.status === "ready")!;
     let k = 0;
-    return { call: ev.call, id: ev.id, send: async (h) => {
-      const res = await ev.call("PATCH", `/tournaments/${ev.id}/matches/${m.id}`,
-        { body: { team1_score: k + 1, team2_score: 0 }, headers: h ? { "if-match": h } : {} });
-      if (res.status === 200) k++;
-      return res;
-    } };
+    return {
+      call: ev.call,
+      id: ev.id,
+      send: async (h) => {
+        const res = await ev.call("PATCH", `/tournaments/${ev.id}/matches/${m.id}`, {
+          body: { team1_score: k + 1, team2_score: 0 },
+          headers: h ? { "if-match": h } : {},
+        });
+        if (res.status === 200) k++;
+        return res;
+      },
+    };
   },
   "PATCH stage": async () => {
     const se = { format: "single_elimination" };
@@ -666,19 +868,29 @@ const targets: Record<string, () => Promise<Target>> = {
     }
     const stages = await call("GET", `/tournaments/${id}/stages`);
     expect(stages.body.data.map((s: { status: string }) => s.status), stages.text).toEqual(["completed", "pending"]);
-    return { call, id, send: (h) => call("PATCH", `/tournaments/${id}/stages/2`, { body: { status: "ongoing" }, headers: h ? { "if-match": h } : {} }) };
+    return {
+      call,
+      id,
+      send: (h) => call("PATCH", `/tournaments/${id}/stages/2`, { body: { status: "ongoing" }, headers: h ? { "if-match": h } : {} }),
+    };
   },
   "PUT game": async () => {
     const ev = await started({ format_options: { best_of: 5 } }, 2);
     const r = await full(ev.call, ev.id);
     const m = r.matches[0];
     let k = 0;
-    return { call: ev.call, id: ev.id, send: async (h) => {
-      const res = await ev.call("PUT", `/tournaments/${ev.id}/matches/${m.id}/games/1`,
-        { body: { team1_score: 10 + k, team2_score: 3 }, headers: h ? { "if-match": h } : {} });
-      if (res.status === 200) k++;
-      return res;
-    } };
+    return {
+      call: ev.call,
+      id: ev.id,
+      send: async (h) => {
+        const res = await ev.call("PUT", `/tournaments/${ev.id}/matches/${m.id}/games/1`, {
+          body: { team1_score: 10 + k, team2_score: 3 },
+          headers: h ? { "if-match": h } : {},
+        });
+        if (res.status === 200) k++;
+        return res;
+      },
+    };
   },
   "DELETE game": async () => {
     const ev = await started({ format_options: { best_of: 7 } }, 2);
@@ -689,11 +901,15 @@ const targets: Record<string, () => Promise<Target>> = {
       expectStatus(await ev.call("PUT", g(n), { body: { team1_score: s1, team2_score: s2 } }), 200);
     }
     let last = 3;
-    return { call: ev.call, id: ev.id, send: async (h) => {
-      const res = await ev.call("DELETE", g(last), { headers: h ? { "if-match": h } : {} });
-      if (res.status === 200) last--;
-      return res;
-    } };
+    return {
+      call: ev.call,
+      id: ev.id,
+      send: async (h) => {
+        const res = await ev.call("DELETE", g(last), { headers: h ? { "if-match": h } : {} });
+        if (res.status === 200) last--;
+        return res;
+      },
+    };
   },
 };
 
@@ -704,8 +920,10 @@ async function snapshot(call: Call, id: string) {
     return { status: res.status, data: res.body?.data };
   };
   return {
-    tournament: await get(`/tournaments/${id}`), registrations: await get(`/tournaments/${id}/registrations`),
-    stages: await get(`/tournaments/${id}/stages`), results: await get(`/tournaments/${id}/results`),
+    tournament: await get(`/tournaments/${id}`),
+    registrations: await get(`/tournaments/${id}/registrations`),
+    stages: await get(`/tournaments/${id}/stages`),
+    results: await get(`/tournaments/${id}/results`),
   };
 }
 
@@ -744,10 +962,13 @@ describe.concurrent("If-Match: a stale version is 412 and changes nothing; * and
     const target = await targets["PATCH tournament"]();
     const v = await versionOf(target.call, target.id);
     const before = await snapshot(target.call, target.id);
-    await fc.assert(fc.asyncProperty(fc.integer({ min: 0, max: 1_000_000 }).filter((x) => x !== v), async (x) => {
-      const res = await target.send(tag(x));
-      expectError(res, 412, "precondition_failed");
-    }), { numRuns: runs(15), seed: SEED + 41, endOnFailure: true });
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 1_000_000 }).filter((x) => x !== v), async (x) => {
+        const res = await target.send(tag(x));
+        expectError(res, 412, "precondition_failed");
+      }),
+      { numRuns: runs(15), seed: SEED + 41, endOnFailure: true },
+    );
     expect(await snapshot(target.call, target.id)).toEqual(before);
     // Without the header it goes through as it always did.
     expectStatus(await target.send(), 200);
@@ -764,8 +985,11 @@ describe.concurrent("If-Match: a stale version is 412 and changes nothing; * and
       const v = await versionOf(call, id);
       const [k1, k2] = [await t.newKey(), await t.newKey()];
       const names = [`Alpha ${round}`, `Bravo ${round}`];
-      const res = await Promise.all(names.map((n, i) => request("PATCH", `/tournaments/${id}`,
-        { key: [k1, k2][i].key, body: { name: n }, headers: { "if-match": tag(v) } })));
+      const res = await Promise.all(
+        names.map((n, i) =>
+          request("PATCH", `/tournaments/${id}`, { key: [k1, k2][i].key, body: { name: n }, headers: { "if-match": tag(v) } })
+        ),
+      );
       expect(res.map((r) => r.status).sort(), `round ${round}: ${res.map((r) => r.text).join("\n")}`).toEqual([200, 412]);
       const lost = res.find((r) => r.status === 412)!;
       expectError(lost, 412, "precondition_failed");
@@ -783,8 +1007,11 @@ describe.concurrent("If-Match: a stale version is 412 and changes nothing; * and
       const v = await versionOf(ev.call, ev.id);
       const [k1, k2] = [await ev.t.newKey(), await ev.t.newKey()];
       const bodies = [{ team1_score: round + 2, team2_score: 0 }, { team1_score: 0, team2_score: round + 2 }];
-      const res = await Promise.all(bodies.map((body, i) => request("PATCH", `/tournaments/${ev.id}/matches/${m.id}`,
-        { key: [k1, k2][i].key, body, headers: { "if-match": tag(v) } })));
+      const res = await Promise.all(
+        bodies.map((body, i) =>
+          request("PATCH", `/tournaments/${ev.id}/matches/${m.id}`, { key: [k1, k2][i].key, body, headers: { "if-match": tag(v) } })
+        ),
+      );
       expect(res.map((r) => r.status).sort(), `round ${round}: ${res.map((r) => r.text).join("\n")}`).toEqual([200, 412]);
       const won = bodies[res.findIndex((r) => r.status === 200)];
       const after = (await full(ev.call, ev.id)).matches[0];
@@ -801,13 +1028,16 @@ describe("CORS for change tracking (section 14)", () => {
     const res = await fetch(`${apiUrl()}/tournaments/6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b`, {
       method: "OPTIONS",
       headers: {
-        origin: "https://overlay.example.com", "access-control-request-method": "PATCH",
+        origin: "https://overlay.example.com",
+        "access-control-request-method": "PATCH",
         "access-control-request-headers": "authorization, if-match, if-none-match, last-event-id",
       },
     });
     expect([200, 204]).toContain(res.status);
     const allowed = (res.headers.get("access-control-allow-headers") ?? "").toLowerCase().split(/\s*,\s*/);
-    for (const h of ["if-match", "if-none-match", "last-event-id"]) expect(allowed, `Access-Control-Allow-Headers: ${allowed}`).toContain(h);
+    for (const h of ["if-match", "if-none-match", "last-event-id"]) {
+      expect(allowed, `Access-Control-Allow-Headers: ${allowed}`).toContain(h);
+    }
   });
 
   it("responses expose ETag, the 304s too", async () => {
@@ -817,7 +1047,9 @@ describe("CORS for change tracking (section 14)", () => {
     const path = `/tournaments/${created.body.data.id}`;
     const ok = await t.request("GET", path, { headers: { origin: "https://overlay.example.com" } });
     expectStatus(ok, 200);
-    const notModified = await t.request("GET", path, { headers: { origin: "https://overlay.example.com", "if-none-match": ok.headers.get("etag")! } });
+    const notModified = await t.request("GET", path, {
+      headers: { origin: "https://overlay.example.com", "if-none-match": ok.headers.get("etag")! },
+    });
     expectStatus(notModified, 304);
     for (const res of [ok, notModified]) {
       expect(res.headers.get("access-control-allow-origin")).toBe("*");
@@ -844,11 +1076,14 @@ describe("since: not a non-negative integer is 400 naming since (section 14)", (
       fc.stringMatching(/^[a-zA-Z_-]{1,8}$/),
       fc.tuple(fc.nat({ max: 1000 }), fc.stringMatching(/^[a-zA-Z]{1,3}$/)).map(([i, s]) => `${i}${s}`),
     );
-    await fc.assert(fc.asyncProperty(nonInteger, async (bad) => {
-      const res = await ev.call("GET", `${base}?since=${encodeURIComponent(bad)}`);
-      expect(res.status, `since=${bad}\n${res.text}`).toBe(400);
-      expectError(res, 400, "validation_error", ["since"]);
-    }), { numRuns: runs(30), seed: SEED + 51, endOnFailure: true });
+    await fc.assert(
+      fc.asyncProperty(nonInteger, async (bad) => {
+        const res = await ev.call("GET", `${base}?since=${encodeURIComponent(bad)}`);
+        expect(res.status, `since=${bad}\n${res.text}`).toBe(400);
+        expectError(res, 400, "validation_error", ["since"]);
+      }),
+      { numRuns: runs(30), seed: SEED + 51, endOnFailure: true },
+    );
     const v = await versionOf(ev.call, ev.id);
     expectStatus(await ev.call("GET", `${base}?since=0`), 200);
     expectStatus(await ev.call("GET", `${base}?since=${v}`), 200);

@@ -6,7 +6,16 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { EventSource } from "eventsource";
 import {
-  apiUrl, type Call, createTeams, expectError, expectStatus, type Match, request, sql, startedTournament, tenant,
+  apiUrl,
+  type Call,
+  createTeams,
+  expectError,
+  expectStatus,
+  type Match,
+  request,
+  sql,
+  startedTournament,
+  tenant,
 } from "../support/helpers.ts";
 import { freePort, startFunction } from "../../scripts/stack.mjs";
 
@@ -21,7 +30,8 @@ let secondUrl: string;
 
 beforeAll(async () => {
   second = await startFunction({
-    port: await freePort(), databaseUrl: inject("functionDbUrl"),
+    port: await freePort(),
+    databaseUrl: inject("functionDbUrl"),
     env: { STREAM_MAX_SECONDS: "3", STREAM_KEEPALIVE_SECONDS: "1", STREAM_POLL_MS: "100" },
   });
   secondUrl = `${second.url}/functions/v1/api/v1`;
@@ -114,9 +124,10 @@ describe("the live stream", () => {
     const w = watch(apiUrl(), `/tournaments/${id}/stream`, t.key);
     try {
       await until("the first event", () => w.events.length === 1);
-      const m = (w.events[0].data.matches).find((x) => x.status === "ready")!;
+      const m = w.events[0].data.matches.find((x) => x.status === "ready")!;
       const res = await fetch(`${secondUrl}/tournaments/${id}/matches/${m.id}`, {
-        method: "PATCH", headers: { authorization: `Bearer ${t.key}`, "content-type": "application/json" },
+        method: "PATCH",
+        headers: { authorization: `Bearer ${t.key}`, "content-type": "application/json" },
         body: JSON.stringify({ team1_score: 3, team2_score: 1 }),
       });
       expect(res.status).toBe(200);
@@ -144,15 +155,25 @@ describe("the live stream", () => {
     expect(again.body.data).toEqual(first.body.data);
     const ready = (first.body.data.matches as Match[]).filter((m) => m.status === "ready");
     // A change through the other instance, then one in SQL (as another writer would): each is seen.
-    for (const [i, change] of [
-      async (m: Match) => expect((await fetch(`${secondUrl}/tournaments/${id}/matches/${m.id}`, {
-        method: "PATCH", headers: { authorization: `Bearer ${t.key}`, "content-type": "application/json" },
-        body: JSON.stringify({ team1_score: 5, team2_score: 1 }) })).status).toBe(200),
-      async (m: Match) => sql(`with bound as (select set_config('app.account_id', $1, true))
+    for (
+      const [i, change] of [
+        async (m: Match) =>
+          expect(
+            (await fetch(`${secondUrl}/tournaments/${id}/matches/${m.id}`, {
+              method: "PATCH",
+              headers: { authorization: `Bearer ${t.key}`, "content-type": "application/json" },
+              body: JSON.stringify({ team1_score: 5, team2_score: 1 }),
+            })).status,
+          ).toBe(200),
+        async (m: Match) =>
+          sql(
+            `with bound as (select set_config('app.account_id', $1, true))
                                select app.report_match(jsonb_build_object('tournament_id', $2::uuid, 'match_id', $3::uuid,
                                         'body', jsonb_build_object('team1_score', 6, 'team2_score', 1))) from bound`,
-                              [t.accountId, id, m.id]),
-    ].entries()) {
+            [t.accountId, id, m.id],
+          ),
+      ].entries()
+    ) {
       const before = await read(apiUrl());
       await change(ready[i]);
       const after = await read(apiUrl());
@@ -198,8 +219,10 @@ describe("the live stream", () => {
         for (const [i, m] of ready.entries()) {
           const base = i % 2 ? secondUrl : apiUrl();
           const res = await fetch(`${base}/tournaments/${id}/matches/${m.id}`, {
-            method: "PATCH", headers: { authorization: `Bearer ${reporter.key}`, "content-type": "application/json" },
-            body: JSON.stringify({ team1_score: 2, team2_score: 1 }) });
+            method: "PATCH",
+            headers: { authorization: `Bearer ${reporter.key}`, "content-type": "application/json" },
+            body: JSON.stringify({ team1_score: 2, team2_score: 1 }),
+          });
           expect(res.status).toBe(200);
         }
       }
@@ -310,9 +333,15 @@ describe("the live stream", () => {
 
   it("sends event: deleted with the id, then ends, when the tournament is deleted", async () => {
     const t = await tenant();
-    const created = await t.request("POST", "/tournaments", { body: {
-      name: "Doomed", game_id: "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b", team_size: 5, max_teams: 8,
-      starts_at: new Date(Date.now() + 86_400_000).toISOString() } });
+    const created = await t.request("POST", "/tournaments", {
+      body: {
+        name: "Doomed",
+        game_id: "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+        team_size: 5,
+        max_teams: 8,
+        starts_at: new Date(Date.now() + 86_400_000).toISOString(),
+      },
+    });
     const id = created.body.data.id;
     const res = await fetch(`${apiUrl()}/tournaments/${id}/stream`, { headers: { authorization: `Bearer ${t.key}` } });
     const body = res.text();
@@ -379,7 +408,8 @@ describe("the live stream", () => {
     await report(call, id, 1);
     const delta = (await call("GET", `/tournaments/${id}/results?since=${before.tournament.version}`)).body.data;
     const res = await fetch(`${apiUrl()}/tournaments/${id}/stream`, {
-      headers: { authorization: `Bearer ${t.key}`, "last-event-id": String(before.tournament.version) } });
+      headers: { authorization: `Bearer ${t.key}`, "last-event-id": String(before.tournament.version) },
+    });
     const reader = res.body!.getReader();
     let text = "";
     while (!text.includes("\n\n")) text += new TextDecoder().decode((await reader.read()).value);
@@ -400,14 +430,30 @@ describe("conditions meet existence first (found in review)", () => {
     const stale = { "if-match": `"${version - 1}"` };
     const nowhere = "00000000-0000-4000-8000-000000000000";
     const m = (await call("GET", `/tournaments/${id}/results`)).body.data.matches.find((x: Match) => x.status === "ready");
-    expectError(await call("PATCH", `/tournaments/${id}/registrations/${nowhere}`, { headers: stale, body: { seed: 1 } }), 404, "not_found");
-    expectError(await call("PATCH", `/tournaments/${id}/matches/${nowhere}`, { headers: stale, body: { team1_score: 2, team2_score: 0 } }), 404, "not_found");
-    expectError(await call("PUT", `/tournaments/${id}/matches/${nowhere}/games/1`, { headers: stale, body: { team1_score: 2, team2_score: 0 } }), 404, "not_found");
+    expectError(
+      await call("PATCH", `/tournaments/${id}/registrations/${nowhere}`, { headers: stale, body: { seed: 1 } }),
+      404,
+      "not_found",
+    );
+    expectError(
+      await call("PATCH", `/tournaments/${id}/matches/${nowhere}`, { headers: stale, body: { team1_score: 2, team2_score: 0 } }),
+      404,
+      "not_found",
+    );
+    expectError(
+      await call("PUT", `/tournaments/${id}/matches/${nowhere}/games/1`, { headers: stale, body: { team1_score: 2, team2_score: 0 } }),
+      404,
+      "not_found",
+    );
     expectError(await call("DELETE", `/tournaments/${id}/matches/${m.id}/games/1`, { headers: stale }), 404, "not_found");
     expectError(await call("PATCH", `/tournaments/${id}/stages/3`, { headers: stale, body: { status: "ongoing" } }), 404, "not_found");
     expectError(await call("PATCH", `/tournaments/${nowhere}`, { headers: stale, body: { name: "x" } }), 404, "not_found");
     // The same requests on what exists: 412, nothing changed.
-    expectError(await call("PUT", `/tournaments/${id}/matches/${m.id}/games/1`, { headers: stale, body: { team1_score: 2, team2_score: 0 } }), 412, "precondition_failed");
+    expectError(
+      await call("PUT", `/tournaments/${id}/matches/${m.id}/games/1`, { headers: stale, body: { team1_score: 2, team2_score: 0 } }),
+      412,
+      "precondition_failed",
+    );
     expect((await call("GET", `/tournaments/${id}`)).body.data.version).toBe(version);
   });
 
@@ -415,11 +461,15 @@ describe("conditions meet existence first (found in review)", () => {
     const teams = await createTeams(2, "Cond");
     const { t, call, id } = await startedTournament({}, teams);
     const etag = (await call("GET", `/tournaments/${id}/results`)).headers.get("etag")!;
-    expectError(await call("GET", `/tournaments/${id}/results?stage=3`, { headers: { "if-none-match": etag } }), 400, "validation_error", ["stage"]);
+    expectError(await call("GET", `/tournaments/${id}/results?stage=3`, { headers: { "if-none-match": etag } }), 400, "validation_error", [
+      "stage",
+    ]);
     expect((await call("GET", `/tournaments/${id}/results?stage=1`, { headers: { "if-none-match": etag } })).status).toBe(304);
     const ctl = new AbortController();
-    const res = await fetch(`${apiUrl()}/tournaments/${id}/stream`, { signal: ctl.signal,
-      headers: { authorization: `Bearer ${(await t.newKey()).key}`, "if-none-match": etag } });
+    const res = await fetch(`${apiUrl()}/tournaments/${id}/stream`, {
+      signal: ctl.signal,
+      headers: { authorization: `Bearer ${(await t.newKey()).key}`, "if-none-match": etag },
+    });
     expect([res.status, res.headers.get("content-type")]).toEqual([200, "text/event-stream"]);
     ctl.abort();
   });
@@ -429,9 +479,15 @@ describe("conditions meet existence first (found in review)", () => {
     const team = await owner.request("POST", "/teams", { body: { name: "Renamers", tag: "REN" } });
     expectStatus(team, 201);
     const organiser = await tenant();
-    const created = await organiser.request("POST", "/tournaments", { body: {
-      name: "Other's cup", game_id: "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b", team_size: 5, max_teams: 8,
-      starts_at: new Date(Date.now() + 86_400_000).toISOString() } });
+    const created = await organiser.request("POST", "/tournaments", {
+      body: {
+        name: "Other's cup",
+        game_id: "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+        team_size: 5,
+        max_teams: 8,
+        starts_at: new Date(Date.now() + 86_400_000).toISOString(),
+      },
+    });
     const tid = created.body.data.id;
     expectStatus(await organiser.request("POST", `/tournaments/${tid}/registrations`, { body: { team_id: team.body.data.id } }), 201);
     const before = await organiser.request("GET", `/tournaments/${tid}/registrations`);

@@ -2,11 +2,16 @@
 // whole tournaments run through the API, corrections, every 409, scopes, tenancy, races.
 import { describe, expect, it } from "vitest";
 import {
-  createTournament, expectStatus, request, sql, tenant, type Tenant, expectError, type Match,
+  createTournament,
+  expectError,
+  expectStatus,
+  type Match,
+  request,
+  sql,
   type Standing,
+  type Tenant,
+  tenant,
 } from "../support/helpers.ts";
-
-
 
 interface Team {
   id: string;
@@ -14,11 +19,31 @@ interface Team {
   tag: string;
 }
 
-const MATCH_FIELDS = ["best_of", "bracket", "completed_at", "forfeit", "games", "group", "id", "loser_next_match_id", "next_match_id", "position", "round", "scheduled_at", "stage", "status",
-  "team1_id", "team1_score", "team1_seed", "team2_id", "team2_score", "team2_seed", "winner_id"];
+const MATCH_FIELDS = [
+  "best_of",
+  "bracket",
+  "completed_at",
+  "forfeit",
+  "games",
+  "group",
+  "id",
+  "loser_next_match_id",
+  "next_match_id",
+  "position",
+  "round",
+  "scheduled_at",
+  "stage",
+  "status",
+  "team1_id",
+  "team1_score",
+  "team1_seed",
+  "team2_id",
+  "team2_score",
+  "team2_seed",
+  "winner_id",
+];
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
-
 
 let teamBatch = 0;
 /**
@@ -44,10 +69,8 @@ async function getResults(t: Tenant, tournamentId: string, key = t.key) {
   return res.body.data as { tournament: { id: string; format: string; status: string }; matches: Match[]; standings: Standing[] };
 }
 
-function report(t: Tenant, tournamentId: string, matchId: string, team1_score: number, team2_score: number,
-  key = t.key) {
-  return request("PATCH", `/tournaments/${tournamentId}/matches/${matchId}`,
-    { key, body: { team1_score, team2_score } });
+function report(t: Tenant, tournamentId: string, matchId: string, team1_score: number, team2_score: number, key = t.key) {
+  return request("PATCH", `/tournaments/${tournamentId}/matches/${matchId}`, { key, body: { team1_score, team2_score } });
 }
 
 function setStatus(t: Tenant, tournamentId: string, status: string) {
@@ -65,11 +88,16 @@ async function started(teamCount: number, options: { keys?: number } = {}) {
   const t = await tenant();
   const teams = await namedTeams(teamCount);
   const tournament = await createTournament(t, { max_teams: Math.max(teamCount, 2) });
-  const keys = [t.key, ...(await Promise.all(Array.from({ length: options.keys ?? 0 }, () => t.newKey())))
-    .map((k) => k.key)];
+  const keys = [
+    t.key,
+    ...(await Promise.all(Array.from({ length: options.keys ?? 0 }, () => t.newKey())))
+      .map((k) => k.key),
+  ];
   for (const [i, team] of teams.entries()) {
-    const res = await request("POST", `/tournaments/${tournament.id}/registrations`,
-      { key: keys[i % keys.length], body: { team_id: team.id } });
+    const res = await request("POST", `/tournaments/${tournament.id}/registrations`, {
+      key: keys[i % keys.length],
+      body: { team_id: team.id },
+    });
     expectStatus(res, 201);
   }
   const start = await setStatus(t, tournament.id, "ongoing");
@@ -127,8 +155,13 @@ function competitionPositions(lostIn: Map<string, number>, rounds: number): numb
  * every report that the winner moved on and the next match became ready only when both of
  * its teams were known. `team1Wins` decides each match. Returns who lost where.
  */
-async function playOut(t: Tenant, tournamentId: string, teams: Team[],
-  team1Wins: (m: Match) => boolean, beforeFinal?: () => Promise<void>) {
+async function playOut(
+  t: Tenant,
+  tournamentId: string,
+  teams: Team[],
+  team1Wins: (m: Match) => boolean,
+  beforeFinal?: () => Promise<void>,
+) {
   let matches = (await getResults(t, tournamentId)).matches;
   const size = matches.length + 1;
   const rounds = Math.log2(size);
@@ -151,7 +184,11 @@ async function playOut(t: Tenant, tournamentId: string, teams: Team[],
       const loser = first ? m.team2_id! : m.team1_id!;
       const reported: Match = res.body.data;
       expect(reported).toEqual({
-        ...m, team1_score: s1, team2_score: s2, winner_id: winner, status: "completed",
+        ...m,
+        team1_score: s1,
+        team2_score: s2,
+        winner_id: winner,
+        status: "completed",
         completed_at: reported.completed_at,
       });
       expect(Math.abs(Date.parse(reported.completed_at!) - Date.now())).toBeLessThan(60_000);
@@ -183,12 +220,12 @@ describe("GET /tournaments/{id}/results", () => {
     const tournament = await createTournament(t);
     const empty = {
       tournament: { id: tournament.id, format: "single_elimination", status: "registration", stage: 1, version: 1 },
-      matches: [], standings: [],
+      matches: [],
+      standings: [],
     };
     expect(await getResults(t, tournament.id)).toEqual(empty);
     for (const team of teams) {
-      expectStatus(await t.request("POST", `/tournaments/${tournament.id}/registrations`,
-        { body: { team_id: team.id } }), 201);
+      expectStatus(await t.request("POST", `/tournaments/${tournament.id}/registrations`, { body: { team_id: team.id } }), 201);
     }
     // Each registration raised the version by one (contract section 14).
     expect(await getResults(t, tournament.id)).toEqual({ ...empty, tournament: { ...empty.tournament, version: 1 + teams.length } });
@@ -229,22 +266,24 @@ describe("running a whole tournament", () => {
     const teams = await namedTeams(8);
     const tournament = await createTournament(t, { max_teams: 8 });
     for (const team of teams) {
-      expectStatus(await t.request("POST", `/tournaments/${tournament.id}/registrations`,
-        { body: { team_id: team.id } }), 201);
+      expectStatus(await t.request("POST", `/tournaments/${tournament.id}/registrations`, { body: { team_id: team.id } }), 201);
     }
     expectStatus(await setStatus(t, tournament.id, "ongoing"), 200);
 
     // Upsets in every round: team1 wins when round + position is even.
-    const { lostIn, champion, size } = await playOut(t, tournament.id, teams,
-      (m) => (m.round + m.position) % 2 === 0,
-      async () => {
-        const early = await setStatus(t, tournament.id, "completed");
-        expectError(early, 409, "invalid_status_transition");
-      });
+    const { lostIn, champion, size } = await playOut(t, tournament.id, teams, (m) => (m.round + m.position) % 2 === 0, async () => {
+      const early = await setStatus(t, tournament.id, "completed");
+      expectError(early, 409, "invalid_status_transition");
+    });
 
     const data = await getResults(t, tournament.id);
-    expect(data.tournament).toEqual({ id: tournament.id, format: "single_elimination", status: "ongoing", stage: 1,
-      version: (await t.request("GET", `/tournaments/${tournament.id}`)).body.data.version });
+    expect(data.tournament).toEqual({
+      id: tournament.id,
+      format: "single_elimination",
+      status: "ongoing",
+      stage: 1,
+      version: (await t.request("GET", `/tournaments/${tournament.id}`)).body.data.version,
+    });
     expect(data.matches.every((m) => m.status === "completed")).toBe(true);
     expectConsistent(data.matches);
 
@@ -337,8 +376,10 @@ describe("PATCH /tournaments/{id}/matches/{match_id}: validation", () => {
 
   it("returns 400 invalid_json for a body that is not a JSON object", async () => {
     const { t, tournament, matches } = await started(2);
-    const res = await t.request("PATCH", `/tournaments/${tournament.id}/matches/${matches[0].id}`,
-      { rawBody: "[1, 0]", headers: { "content-type": "application/json" } });
+    const res = await t.request("PATCH", `/tournaments/${tournament.id}/matches/${matches[0].id}`, {
+      rawBody: "[1, 0]",
+      headers: { "content-type": "application/json" },
+    });
     expectError(res, 400, "invalid_json");
     expect((await getResults(t, tournament.id)).matches).toEqual(matches);
   });
@@ -459,8 +500,7 @@ describe("409 conflicts", () => {
     const teams = await namedTeams(4);
     const tournament = await createTournament(t, { max_teams: 4 });
     for (const team of teams) {
-      expectStatus(await t.request("POST", `/tournaments/${tournament.id}/registrations`,
-        { body: { team_id: team.id } }), 201);
+      expectStatus(await t.request("POST", `/tournaments/${tournament.id}/registrations`, { body: { team_id: team.id } }), 201);
     }
     // registration -> completed skips a step.
     expectError(await setStatus(t, tournament.id, "completed"), 409, "invalid_status_transition");
@@ -492,8 +532,12 @@ describe("409 conflicts", () => {
     const { t, tournament } = await started(2);
     const later = new Date(Date.now() + 60 * 86_400_000).toISOString();
     const locked: Record<string, unknown>[] = [
-      { max_teams: 16 }, { entry_fee: 5 }, { team_size: 3 }, { game_id: UNKNOWN_ID },
-      { starts_at: later }, { registration_closes: new Date(Date.now() + 86_400_000).toISOString() },
+      { max_teams: 16 },
+      { entry_fee: 5 },
+      { team_size: 3 },
+      { game_id: UNKNOWN_ID },
+      { starts_at: later },
+      { registration_closes: new Date(Date.now() + 86_400_000).toISOString() },
       { name: "Renamed", max_teams: 32 },
     ];
     for (const body of locked) {
@@ -525,8 +569,7 @@ describe("409 conflicts", () => {
 describe("PATCH /tournaments/{id}/matches/{match_id}: access", () => {
   it("returns 403 insufficient_scope without write:results and changes nothing", async () => {
     const { t, tournament, matches } = await started(2);
-    const noWrite = await t.newKey(["read:tournaments", "write:tournaments", "read:results",
-      "read:registrations", "write:registrations"]);
+    const noWrite = await t.newKey(["read:tournaments", "write:tournaments", "read:results", "read:registrations", "write:registrations"]);
     const res = await report(t, tournament.id, matches[0].id, 1, 0, noWrite.key);
     expectError(res, 403, "insufficient_scope");
     expect(res.body.error.message).toContain("write:results");
@@ -563,8 +606,11 @@ describe("PATCH /tournaments/{id}/matches/{match_id}: access", () => {
   it("returns 404 for an unknown match, a malformed id and an unknown tournament", async () => {
     const { t, tournament, matches } = await started(2);
     expectError(await report(t, tournament.id, UNKNOWN_ID, 1, 0), 404, "not_found");
-    expectError(await t.request("PATCH", `/tournaments/${tournament.id}/matches/not-a-uuid`,
-      { body: { team1_score: 1, team2_score: 0 } }), 404, "not_found");
+    expectError(
+      await t.request("PATCH", `/tournaments/${tournament.id}/matches/not-a-uuid`, { body: { team1_score: 1, team2_score: 0 } }),
+      404,
+      "not_found",
+    );
     expectError(await report(t, UNKNOWN_ID, matches[0].id, 1, 0), 404, "not_found");
   });
 
@@ -582,8 +628,7 @@ describe("concurrency", () => {
     const m = find(matches, 1, 2);
     const keys = await Promise.all(Array.from({ length: 12 }, () => t.newKey()));
     const bodies = Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? [i + 1, 0] : [0, i + 1]));
-    const responses = await Promise.all(bodies.map(([s1, s2], i) =>
-      report(t, tournament.id, m.id, s1, s2, keys[i % keys.length].key)));
+    const responses = await Promise.all(bodies.map(([s1, s2], i) => report(t, tournament.id, m.id, s1, s2, keys[i % keys.length].key)));
     const ok = responses.filter((r) => r.status === 200);
     for (const r of responses) {
       if (r.status !== 200) expectError(r, 409, "match_locked");

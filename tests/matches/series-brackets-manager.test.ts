@@ -17,10 +17,7 @@
 import { BracketsManager } from "brackets-manager";
 import { InMemoryDatabase } from "brackets-memory-db";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  createTeams, expectStatus, mulberry32, startedTournament,
-  type Call, type Match, type Standing,
-} from "../support/helpers.ts";
+import { type Call, createTeams, expectStatus, type Match, mulberry32, type Standing, startedTournament } from "../support/helpers.ts";
 
 const TEAMS = 8;
 const BEST_OF = 3;
@@ -60,7 +57,10 @@ async function bmTournament() {
   const storage = new InMemoryDatabase();
   const manager = new BracketsManager(storage);
   const stage = await manager.create.stage({
-    tournamentId: 0, name: "Playoffs", type: "single_elimination", seeding: [...pool],
+    tournamentId: 0,
+    name: "Playoffs",
+    type: "single_elimination",
+    seeding: [...pool],
     settings: { matchesChildCount: BEST_OF },
   });
   return { storage, manager, stageId: stage.id };
@@ -85,8 +85,13 @@ function ourSlots(matches: Match[]): Map<string, Slot> {
   const out = new Map<string, Slot>();
   for (const m of matches) {
     out.set(key(m.round, m.position), {
-      team1: m.team1_id, team2: m.team2_id, score1: m.team1_score, score2: m.team2_score, winner: m.winner_id,
-      decided: m.status === "completed", gameWinners: m.games.map((g) => g.winner_id),
+      team1: m.team1_id,
+      team2: m.team2_id,
+      score1: m.team1_score,
+      score2: m.team2_score,
+      winner: m.winner_id,
+      decided: m.status === "completed",
+      gameWinners: m.games.map((g) => g.winner_id),
     });
   }
   return out;
@@ -115,9 +120,13 @@ async function bmState(bm: Bm) {
       .map((g) => (g.opponent1?.result === "win" ? teamOf(m.opponent1) : teamOf(m.opponent2)));
     const winner = m.opponent1?.result === "win" ? teamOf(m.opponent1) : m.opponent2?.result === "win" ? teamOf(m.opponent2) : null;
     slots.set(key(round, m.number), {
-      team1: teamOf(m.opponent1), team2: teamOf(m.opponent2),
-      score1: orNull(m.opponent1?.score), score2: orNull(m.opponent2?.score), winner,
-      decided: m.status === BM_COMPLETED || m.status === BM_ARCHIVED, gameWinners,
+      team1: teamOf(m.opponent1),
+      team2: teamOf(m.opponent2),
+      score1: orNull(m.opponent1?.score),
+      score2: orNull(m.opponent2?.score),
+      winner,
+      decided: m.status === BM_COMPLETED || m.status === BM_ARCHIVED,
+      gameWinners,
     });
     raw.set(key(round, m.number), { ...m, games });
   }
@@ -129,8 +138,12 @@ const seedOf = (team: string | null) => (team === null ? null : pool.indexOf(tea
 /** The whole bracket of both, slot by slot, as seeds (readable in a failure). */
 function bySeeds(slots: Map<string, Slot>) {
   return [...slots.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, s]) => ({
-    slot: k, teams: [seedOf(s.team1), seedOf(s.team2)], score: [s.score1, s.score2], winner: seedOf(s.winner),
-    decided: s.decided, games: s.gameWinners.map(seedOf),
+    slot: k,
+    teams: [seedOf(s.team1), seedOf(s.team2)],
+    score: [s.score1, s.score2],
+    winner: seedOf(s.winner),
+    decided: s.decided,
+    games: s.gameWinners.map(seedOf),
   }));
 }
 
@@ -152,8 +165,7 @@ describe("a best-of-three single elimination of 8 teams against brackets-manager
     }
 
     // Round 1's seed pairs agree, position by position (standard seeding: 1-8, 4-5, 2-7, 3-6).
-    const roundOne = (s: Map<string, Slot>) =>
-      [1, 2, 3, 4].map((p) => [seedOf(s.get(key(1, p))!.team1), seedOf(s.get(key(1, p))!.team2)]);
+    const roundOne = (s: Map<string, Slot>) => [1, 2, 3, 4].map((p) => [seedOf(s.get(key(1, p))!.team1), seedOf(s.get(key(1, p))!.team2)]);
     expect(ours.matches.filter((m) => m.round === 1).map((m) => [m.team1_seed, m.team2_seed]))
       .toEqual(roundOne(ourSlots(ours.matches)));
     expect(roundOne(ourSlots(ours.matches))).toEqual(roundOne(theirs.slots));
@@ -183,12 +195,14 @@ describe("a best-of-three single elimination of 8 teams against brackets-manager
         const [s1, s2] = side === 1 ? [13, loserScore] : [loserScore, 13];
         const label = `seed ${seed}, ${key(round, m.position)} game ${number}`;
 
-        const res = await call("PUT", `/tournaments/${id}/matches/${m.id}/games/${number}`,
-          { body: { team1_score: s1, team2_score: s2, map } });
+        const res = await call("PUT", `/tournaments/${id}/matches/${m.id}/games/${number}`, {
+          body: { team1_score: s1, team2_score: s2, map },
+        });
         expectStatus(res, 200);
         const parent = theirs.raw.get(key(round, m.position))!;
         await bm.manager.update.matchGame({
-          parent_id: parent.id, number,
+          parent_id: parent.id,
+          number,
           opponent1: { score: s1, ...(side === 1 ? { result: "win" as const } : {}) },
           opponent2: { score: s2, ...(side === 2 ? { result: "win" as const } : {}) },
         });
@@ -203,8 +217,12 @@ describe("a best-of-three single elimination of 8 teams against brackets-manager
         const body = res.body.data;
         expect([body.team1_score, body.team2_score], `${label}: ours`).toEqual([w1, w2]);
         expect([after.opponent1?.score, after.opponent2?.score], `${label}: brackets-manager`).toEqual([w1, w2]);
-        expect(body.games.map((g: { number: number; team1_score: number; team2_score: number; map: string }) =>
-          [g.number, g.team1_score, g.team2_score]).at(-1), label).toEqual([number, s1, s2]);
+        expect(
+          body.games.map((
+            g: { number: number; team1_score: number; team2_score: number; map: string },
+          ) => [g.number, g.team1_score, g.team2_score]).at(-1),
+          label,
+        ).toEqual([number, s1, s2]);
         expect(body.games.at(-1).map, label).toBe(map);
         expect([after.games[number - 1].opponent1?.score, after.games[number - 1].opponent2?.score], label).toEqual([s1, s2]);
         const winnerId = w1 > w2 ? m.team1_id : m.team2_id;

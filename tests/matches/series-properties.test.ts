@@ -21,8 +21,14 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  createTeams, expectError, expectStatus, mulberry32, startedTournament,
-  type ApiResponse, type Call, type Match,
+  type ApiResponse,
+  type Call,
+  createTeams,
+  expectError,
+  expectStatus,
+  type Match,
+  mulberry32,
+  startedTournament,
 } from "../support/helpers.ts";
 
 const SEED = Number(process.env.SERIES_PROPS_SEED ?? 20_260_613);
@@ -82,7 +88,10 @@ const need = (bestOf: number) => Math.ceil(bestOf / 2);
 function wins(games: G[]): [number, number] {
   let w1 = 0;
   let w2 = 0;
-  for (const g of games) if (sideOf(g) === 1) w1++; else w2++;
+  for (const g of games) {
+    if (sideOf(g) === 1) w1++;
+    else w2++;
+  }
   return [w1, w2];
 }
 /** The index of the game at which one side reached ceil(best_of / 2), or -1. */
@@ -90,7 +99,8 @@ function decidedAt(games: G[], bestOf: number): number {
   let w1 = 0;
   let w2 = 0;
   for (let i = 0; i < games.length; i++) {
-    if (sideOf(games[i]) === 1) w1++; else w2++;
+    if (sideOf(games[i]) === 1) w1++;
+    else w2++;
     if (w1 === need(bestOf) || w2 === need(bestOf)) return i;
   }
   return -1;
@@ -100,23 +110,37 @@ const allowed = (games: G[], bestOf: number) => {
   const d = decidedAt(games, bestOf);
   return games.length <= bestOf && (d === -1 || d === games.length - 1);
 };
-const gameBody = (g: G) => (g.map === null ? { team1_score: g.t1, team2_score: g.t2 } : { team1_score: g.t1, team2_score: g.t2, map: g.map });
+const gameBody = (
+  g: G,
+) => (g.map === null ? { team1_score: g.t1, team2_score: g.t2 } : { team1_score: g.t1, team2_score: g.t2, map: g.map });
 
 /** The match as section 13 says it must read with these games (no forfeit, no direct result). */
 function expectSeries(m: Match, games: G[], bestOf: number, teams: [string, string], ctx: string): void {
   const [w1, w2] = wins(games);
   const decided = Math.max(w1, w2) === need(bestOf);
   expect({
-    status: m.status, team1_score: m.team1_score, team2_score: m.team2_score, winner_id: m.winner_id,
-    forfeit: m.forfeit, best_of: m.best_of, completed_at_set: m.completed_at !== null,
+    status: m.status,
+    team1_score: m.team1_score,
+    team2_score: m.team2_score,
+    winner_id: m.winner_id,
+    forfeit: m.forfeit,
+    best_of: m.best_of,
+    completed_at_set: m.completed_at !== null,
   }, ctx).toEqual({
     status: decided ? "completed" : "ready",
-    team1_score: games.length ? w1 : null, team2_score: games.length ? w2 : null,
+    team1_score: games.length ? w1 : null,
+    team2_score: games.length ? w2 : null,
     winner_id: decided ? teams[w1 > w2 ? 0 : 1] : null,
-    forfeit: null, best_of: bestOf, completed_at_set: decided,
+    forfeit: null,
+    best_of: bestOf,
+    completed_at_set: decided,
   });
   expect(m.games, ctx).toEqual(games.map((g, i) => ({
-    number: i + 1, team1_score: g.t1, team2_score: g.t2, winner_id: teams[sideOf(g) - 1], map: g.map,
+    number: i + 1,
+    team1_score: g.t1,
+    team2_score: g.t2,
+    winner_id: teams[sideOf(g) - 1],
+    map: g.map,
     reported_at: expect.any(String),
   })));
 }
@@ -124,7 +148,9 @@ function expectSeries(m: Match, games: G[], bestOf: number, teams: [string, stri
 const MAPS = ["Mirage", "Nuke", "Inferno", "Ancient", "Anubis", "Dust II", "Vertigo"];
 const mapArb = fc.option(fc.oneof(fc.constantFrom(...MAPS), fc.string({ minLength: 1, maxLength: 100 })), { nil: null });
 const gameArb: fc.Arbitrary<G> = fc.record({
-  t1: fc.integer({ min: 0, max: 1_000_000 }), t2: fc.integer({ min: 0, max: 1_000_000 }), map: mapArb,
+  t1: fc.integer({ min: 0, max: 1_000_000 }),
+  t2: fc.integer({ min: 0, max: 1_000_000 }),
+  map: mapArb,
 }).map((g) => (g.t1 !== g.t2 ? g : { ...g, t2: g.t1 === 0 ? 1 : g.t1 - 1 }));
 
 /** A random game won by `side` (scores 0..1,000,000, a map or none) from a seeded generator. */
@@ -142,8 +168,19 @@ const CONFLICT_CODES = ["invalid_status_transition", "tournament_locked", "match
 // ============================================================================
 // 1. one series, step by step
 // ============================================================================
-type Kind = "next" | "correct" | "deleteLast" | "gap" | "pastBestOf" | "deleteNotLast" | "deleteMissing" | "equal" | "zero" |
-  "longMap" | "badBody" | "bestOf";
+type Kind =
+  | "next"
+  | "correct"
+  | "deleteLast"
+  | "gap"
+  | "pastBestOf"
+  | "deleteNotLast"
+  | "deleteMissing"
+  | "equal"
+  | "zero"
+  | "longMap"
+  | "badBody"
+  | "bestOf";
 function kindOf(k: number): Kind {
   if (k < 40) return "next";
   if (k < 54) return "correct";
@@ -244,8 +281,10 @@ async function runSeries(bestOf: number, ops: Op[], end: typeof endArb extends f
     switch (kind) {
       case "next": {
         const n = len + 1;
-        const want: Expect = n > bestOf ? { ok: false, status: 400, code: "validation_error", fields: ["number"] }
-          : decided ? { ok: false, status: 409, code: "series_decided" }
+        const want: Expect = n > bestOf
+          ? { ok: false, status: 400, code: "validation_error", fields: ["number"] }
+          : decided
+          ? { ok: false, status: 409, code: "series_decided" }
           : { ok: true, games: [...model, g] };
         await step(`PUT games/${n} ${JSON.stringify(gameBody(g))}`, put(n, gameBody(g)), want, true);
         break;
@@ -256,8 +295,15 @@ async function runSeries(bestOf: number, ops: Op[], end: typeof endArb extends f
         const want: Expect = allowed(games, bestOf) ? { ok: true, games } : { ok: false, status: 409, code: "series_decided" };
         const before = decidedAt(model, bestOf) !== -1;
         const afterDecided = decidedAt(games, bestOf) !== -1;
-        tag += !want.ok ? " leaving a game after the decision" : before && !afterDecided ? " undoing the decision"
-          : !before && afterDecided ? " deciding" : before && sideOf(g) !== sideOf(model[n - 1]) ? " flipping the winner" : "";
+        tag += !want.ok
+          ? " leaving a game after the decision"
+          : before && !afterDecided
+          ? " undoing the decision"
+          : !before && afterDecided
+          ? " deciding"
+          : before && sideOf(g) !== sideOf(model[n - 1])
+          ? " flipping the winner"
+          : "";
         await step(`PUT games/${n} (correction) ${JSON.stringify(gameBody(g))}`, put(n, gameBody(g)), want, true);
         break;
       }
@@ -266,12 +312,22 @@ async function runSeries(bestOf: number, ops: Op[], end: typeof endArb extends f
         break;
       case "gap": {
         const n = len + 2 + (op.k % (bestOf - len - 1));
-        await step(`PUT games/${n} (gap)`, put(n, gameBody(g)), { ok: false, status: 400, code: "validation_error", fields: ["number"] }, true);
+        await step(
+          `PUT games/${n} (gap)`,
+          put(n, gameBody(g)),
+          { ok: false, status: 400, code: "validation_error", fields: ["number"] },
+          true,
+        );
         break;
       }
       case "pastBestOf": {
         const n = bestOf + 1 + (op.k % 3);
-        await step(`PUT games/${n} (past best_of)`, put(n, gameBody(g)), { ok: false, status: 400, code: "validation_error", fields: ["number"] }, true);
+        await step(`PUT games/${n} (past best_of)`, put(n, gameBody(g)), {
+          ok: false,
+          status: 400,
+          code: "validation_error",
+          fields: ["number"],
+        }, true);
         break;
       }
       case "deleteNotLast": {
@@ -296,8 +352,11 @@ async function runSeries(bestOf: number, ops: Op[], end: typeof endArb extends f
       case "equal": {
         const n = 1 + (op.k % Math.min(len + 1, bestOf));
         const s = g.t1;
-        await step(`PUT games/${n} equal ${s}-${s}`, put(n, { team1_score: s, team2_score: s }),
-          { ok: false, status: 400, code: "validation_error" }, true);
+        await step(`PUT games/${n} equal ${s}-${s}`, put(n, { team1_score: s, team2_score: s }), {
+          ok: false,
+          status: 400,
+          code: "validation_error",
+        }, true);
         break;
       }
       case "zero":
@@ -305,15 +364,24 @@ async function runSeries(bestOf: number, ops: Op[], end: typeof endArb extends f
         break;
       case "longMap": {
         const n = 1 + (op.k % Math.min(len + 1, bestOf));
-        await step(`PUT games/${n} map of 101 chars`, put(n, { team1_score: g.t1, team2_score: g.t2, map: "m".repeat(101) }),
-          { ok: false, status: 400, code: "validation_error", fields: ["map"] }, true);
+        await step(`PUT games/${n} map of 101 chars`, put(n, { team1_score: g.t1, team2_score: g.t2, map: "m".repeat(101) }), {
+          ok: false,
+          status: 400,
+          code: "validation_error",
+          fields: ["map"],
+        }, true);
         break;
       }
       case "badBody": {
         const n = 1 + (op.k % Math.min(len + 1, bestOf));
         const [bad, field] = BAD_BODIES[op.k % BAD_BODIES.length];
         tag += ` ${field}`;
-        await step(`PUT games/${n} ${JSON.stringify(bad)}`, put(n, bad), { ok: false, status: 400, code: "validation_error", fields: [field] }, true);
+        await step(`PUT games/${n} ${JSON.stringify(bad)}`, put(n, bad), {
+          ok: false,
+          status: 400,
+          code: "validation_error",
+          fields: [field],
+        }, true);
         break;
       }
       case "bestOf": {
@@ -344,8 +412,12 @@ async function runSeries(bestOf: number, ops: Op[], end: typeof endArb extends f
   if (decidedAt(model, bestOf) !== -1 && model.length + 2 <= bestOf) {
     const n = model.length + 2;
     tag = "gap (decided series, probe)";
-    await step(`PUT games/${n} (gap on a decided series)`, put(n, gameBody(end.game)),
-      { ok: false, status: 400, code: "validation_error", fields: ["number"] }, true);
+    await step(`PUT games/${n} (gap on a decided series)`, put(n, gameBody(end.game)), {
+      ok: false,
+      status: 400,
+      code: "validation_error",
+      fields: ["number"],
+    }, true);
   }
 
   // Probes on a decided series, whatever the random steps left: the deciding game flipped
@@ -365,7 +437,11 @@ async function runSeries(bestOf: number, ops: Op[], end: typeof endArb extends f
     if (j !== -1) {
       const turned: G = { t1: model[j].t2, t2: model[j].t1, map: model[j].map };
       tag = "correct (decided series, probe) leaving a game after the decision";
-      await step(`PUT games/${j + 1} turned to the winner`, put(j + 1, gameBody(turned)), { ok: false, status: 409, code: "series_decided" }, true);
+      await step(`PUT games/${j + 1} turned to the winner`, put(j + 1, gameBody(turned)), {
+        ok: false,
+        status: 409,
+        code: "series_decided",
+      }, true);
     }
   }
 
@@ -379,16 +455,19 @@ async function runSeries(bestOf: number, ops: Op[], end: typeof endArb extends f
     const after = await results(call, ev.id);
     const m = after.matches[0];
     const winner = teams[end.side === 1 ? 1 : 0];
-    expect({ status: m.status, forfeit: m.forfeit, team1_score: m.team1_score, team2_score: m.team2_score, winner_id: m.winner_id },
-      ctx()).toEqual({ status: "completed", forfeit: sideKey, team1_score: null, team2_score: null, winner_id: winner });
+    expect({ status: m.status, forfeit: m.forfeit, team1_score: m.team1_score, team2_score: m.team2_score, winner_id: m.winner_id }, ctx())
+      .toEqual({ status: "completed", forfeit: sideKey, team1_score: null, team2_score: null, winner_id: winner });
     expect(m.games.map((x) => [x.number, x.team1_score, x.team2_score, x.map]), ctx())
       .toEqual(model.map((x, i) => [i + 1, x.t1, x.t2, x.map]));
     expectStandings(after, winner);
     state = after;
     if (model.length < bestOf) {
       tag = "next game after a forfeit";
-      await step(`PUT games/${model.length + 1} after a forfeit`, put(model.length + 1, gameBody(end.game)),
-        { ok: false, status: 409, code: "series_decided" }, true);
+      await step(`PUT games/${model.length + 1} after a forfeit`, put(model.length + 1, gameBody(end.game)), {
+        ok: false,
+        status: 409,
+        code: "series_decided",
+      }, true);
     }
   } else if (end.kind === "direct") {
     const nd = need(bestOf);
@@ -403,8 +482,12 @@ async function runSeries(bestOf: number, ops: Op[], end: typeof endArb extends f
       const [b1, b2] = bad[end.bad % bad.length];
       tag = "direct result that is not a series score";
       const badScore = end.side === 1 ? { team1_score: b1, team2_score: b2 } : { team1_score: b2, team2_score: b1 };
-      await step(`PATCH ${JSON.stringify(badScore)} (not a series score)`, () => call("PATCH", matchPath(ev, matchId), { body: badScore }),
-        { ok: false, status: 400, code: "validation_error" }, false);
+      await step(
+        `PATCH ${JSON.stringify(badScore)} (not a series score)`,
+        () => call("PATCH", matchPath(ev, matchId), { body: badScore }),
+        { ok: false, status: 400, code: "validation_error" },
+        false,
+      );
     }
     const res = await call("PATCH", matchPath(ev, matchId), { body: { team1_score: score[0], team2_score: score[1] } });
     log.push(`PATCH ${score[0]}-${score[1]} -> ${res.status} ${res.body?.error?.code ?? ""}`);
@@ -413,9 +496,14 @@ async function runSeries(bestOf: number, ops: Op[], end: typeof endArb extends f
     const after = await results(call, ev.id);
     const m = after.matches[0];
     const winner = teams[score[0] > score[1] ? 0 : 1];
-    expect({ status: m.status, forfeit: m.forfeit, team1_score: m.team1_score, team2_score: m.team2_score, winner_id: m.winner_id,
-      games: m.games }, ctx()).toEqual({ status: "completed", forfeit: null, team1_score: score[0], team2_score: score[1],
-      winner_id: winner, games: [] });
+    expect({
+      status: m.status,
+      forfeit: m.forfeit,
+      team1_score: m.team1_score,
+      team2_score: m.team2_score,
+      winner_id: m.winner_id,
+      games: m.games,
+    }, ctx()).toEqual({ status: "completed", forfeit: null, team1_score: score[0], team2_score: score[1], winner_id: winner, games: [] });
     expectStandings(after, winner);
     state = after;
     tag = "game 1 after a direct result";
@@ -540,16 +628,32 @@ interface Plan {
 const plans: Record<string, fc.Arbitrary<Plan>> = {
   "single elimination, 3-8 teams, best_of 3, final_best_of 5": fc.record({ n: fc.integer({ min: 3, max: 8 }), third: fc.boolean() })
     .map(({ n, third }) => ({ format: "single_elimination", n, options: { best_of: 3, final_best_of: 5, third_place_match: third } })),
-  "double elimination, 4-8 teams, best_of 3": fc.record({ n: fc.integer({ min: 4, max: 8 }), reset: fc.boolean(), fbo: fc.constantFrom(3, 5) })
-    .map(({ n, reset, fbo }) => ({ format: "double_elimination", n,
-      options: { best_of: 3, final_best_of: fbo, grand_final: reset ? "reset" : "single" } })),
-  "swiss, 3-6 teams, best_of 1/3/5": fc.record({ n: fc.integer({ min: 3, max: 6 }), rounds: fc.integer({ min: 1, max: 3 }),
-    bo: fc.constantFrom(1, 3, 5) })
+  "double elimination, 4-8 teams, best_of 3": fc.record({
+    n: fc.integer({ min: 4, max: 8 }),
+    reset: fc.boolean(),
+    fbo: fc.constantFrom(3, 5),
+  })
+    .map(({ n, reset, fbo }) => ({
+      format: "double_elimination",
+      n,
+      options: { best_of: 3, final_best_of: fbo, grand_final: reset ? "reset" : "single" },
+    })),
+  "swiss, 3-6 teams, best_of 1/3/5": fc.record({
+    n: fc.integer({ min: 3, max: 6 }),
+    rounds: fc.integer({ min: 1, max: 3 }),
+    bo: fc.constantFrom(1, 3, 5),
+  })
     .map(({ n, rounds, bo }) => ({ format: "swiss", n, options: { best_of: bo, rounds: Math.min(rounds, n - 1) } })),
-  "round robin, 3-6 teams in 1-2 groups, best_of 1/3/5": fc.record({ n: fc.integer({ min: 3, max: 6 }), groups: fc.integer({ min: 1, max: 2 }),
-    bo: fc.constantFrom(1, 3, 5) })
-    .map(({ n, groups, bo }) => ({ format: "round_robin", n,
-      options: { best_of: bo, groups: Math.min(groups, Math.floor(n / 2)), points: { win: 3, loss: 0 } } })),
+  "round robin, 3-6 teams in 1-2 groups, best_of 1/3/5": fc.record({
+    n: fc.integer({ min: 3, max: 6 }),
+    groups: fc.integer({ min: 1, max: 2 }),
+    bo: fc.constantFrom(1, 3, 5),
+  })
+    .map(({ n, groups, bo }) => ({
+      format: "round_robin",
+      n,
+      options: { best_of: bo, groups: Math.min(groups, Math.floor(n / 2)), points: { win: 3, loss: 0 } },
+    })),
 };
 
 /** The double elimination runs are the longest (up to 15 matches twice). */
@@ -560,10 +664,23 @@ function bracketOf(r: Results) {
   const placeById = new Map(r.matches.map((m) => [m.id, placeOf(m)]));
   const follow = (id: string | null) => (id === null ? null : placeById.get(id) ?? `unknown match ${id}`);
   return Object.fromEntries(r.matches.map((m) => [placeOf(m), {
-    stage: m.stage, bracket: m.bracket, group: m.group, round: m.round, position: m.position,
-    team1_id: m.team1_id, team2_id: m.team2_id, team1_seed: m.team1_seed, team2_seed: m.team2_seed,
-    team1_score: m.team1_score, team2_score: m.team2_score, winner_id: m.winner_id, status: m.status,
-    forfeit: m.forfeit, best_of: m.best_of, next: follow(m.next_match_id), loser_next: follow(m.loser_next_match_id ?? null),
+    stage: m.stage,
+    bracket: m.bracket,
+    group: m.group,
+    round: m.round,
+    position: m.position,
+    team1_id: m.team1_id,
+    team2_id: m.team2_id,
+    team1_seed: m.team1_seed,
+    team2_seed: m.team2_seed,
+    team1_score: m.team1_score,
+    team2_score: m.team2_score,
+    winner_id: m.winner_id,
+    status: m.status,
+    forfeit: m.forfeit,
+    best_of: m.best_of,
+    next: follow(m.next_match_id),
+    loser_next: follow(m.loser_next_match_id ?? null),
   }]));
 }
 
@@ -572,50 +689,57 @@ describe.concurrent("advancement equivalence: game by game = the series score se
   for (const [name, planArb] of Object.entries(plans)) {
     const salt = ++k;
     it(`${name}: both tournaments end with the same matches and standings`, async () => {
-      await fc.assert(fc.asyncProperty(planArb, fc.integer(), async (plan, seed) => {
-        const rng = mulberry32(seed);
-        const ctx = `${plan.format} ${plan.n} teams ${JSON.stringify(plan.options)} rng seed ${seed}`;
-        const fields = { format: plan.format, format_options: plan.options };
-        const byGames = await started(fields, plan.n);
-        const direct = await started(fields, plan.n);
-        let rounds = 0;
-        for (;;) {
-          expect(++rounds, `${ctx}: the event never ends`).toBeLessThan(60);
-          const [a, b] = [await results(byGames.call, byGames.id), await results(direct.call, direct.id)];
-          // The same matches are playable in both, with the same teams.
-          const readyA = a.matches.filter((m) => m.status === "ready");
-          const readyB = b.matches.filter((m) => m.status === "ready");
-          expect(readyA.map((m) => [placeOf(m), m.team1_id, m.team2_id, m.best_of]).sort(), ctx)
-            .toEqual(readyB.map((m) => [placeOf(m), m.team1_id, m.team2_id, m.best_of]).sort());
-          if (readyA.length === 0) break;
-          for (const mA of readyA) {
-            const mB = readyB.find((m) => placeOf(m) === placeOf(mA))!;
-            const w: 1 | 2 = rng() < 0.5 ? 1 : 2;
-            const l = Math.floor(rng() * need(mA.best_of));
-            await playByGames(byGames, mA, w, l, rng, ctx);
-            await playDirect(direct, mB, w, l, rng, ctx);
+      await fc.assert(
+        fc.asyncProperty(planArb, fc.integer(), async (plan, seed) => {
+          const rng = mulberry32(seed);
+          const ctx = `${plan.format} ${plan.n} teams ${JSON.stringify(plan.options)} rng seed ${seed}`;
+          const fields = { format: plan.format, format_options: plan.options };
+          const byGames = await started(fields, plan.n);
+          const direct = await started(fields, plan.n);
+          let rounds = 0;
+          for (;;) {
+            expect(++rounds, `${ctx}: the event never ends`).toBeLessThan(60);
+            const [a, b] = [await results(byGames.call, byGames.id), await results(direct.call, direct.id)];
+            // The same matches are playable in both, with the same teams.
+            const readyA = a.matches.filter((m) => m.status === "ready");
+            const readyB = b.matches.filter((m) => m.status === "ready");
+            expect(readyA.map((m) => [placeOf(m), m.team1_id, m.team2_id, m.best_of]).sort(), ctx)
+              .toEqual(readyB.map((m) => [placeOf(m), m.team1_id, m.team2_id, m.best_of]).sort());
+            if (readyA.length === 0) break;
+            for (const mA of readyA) {
+              const mB = readyB.find((m) => placeOf(m) === placeOf(mA))!;
+              const w: 1 | 2 = rng() < 0.5 ? 1 : 2;
+              const l = Math.floor(rng() * need(mA.best_of));
+              await playByGames(byGames, mA, w, l, rng, ctx);
+              await playDirect(direct, mB, w, l, rng, ctx);
+            }
           }
-        }
-        let [a, b] = [await results(byGames.call, byGames.id), await results(direct.call, direct.id)];
-        expect(bracketOf(a), ctx).toEqual(bracketOf(b));
-        expect(a.standings, ctx).toEqual(b.standings);
-        // Every match decided (or a bye); the games tournament's series scores are its games won,
-        // the direct one's games were all replaced.
-        for (const m of a.matches) {
-          expect(["completed", "bye"], `${ctx}: ${placeOf(m)}`).toContain(m.status);
-          if (m.status === "completed") expect(wins(m.games.map((g) => ({ t1: g.team1_score, t2: g.team2_score, map: g.map }))),
-            `${ctx}: ${placeOf(m)}`).toEqual([m.team1_score, m.team2_score]);
-        }
-        for (const m of b.matches) expect(m.games, `${ctx}: ${placeOf(m)}`).toEqual([]);
-        // Both complete, and still agree.
-        for (const ev of [byGames, direct]) {
-          const res = await ev.call("PATCH", `/tournaments/${ev.id}`, { body: { status: "completed" } });
-          expect(res.status, `${ctx}: completing\n${res.text}`).toBe(200);
-        }
-        [a, b] = [await results(byGames.call, byGames.id), await results(direct.call, direct.id)];
-        expect(a.standings, ctx).toEqual(b.standings);
-        note(`equivalence ${plan.format}: ${a.matches.length} matches`);
-      }), { numRuns: runs(planRuns[name] ?? 12), seed: SEED * 7 + salt, endOnFailure: true });
+          let [a, b] = [await results(byGames.call, byGames.id), await results(direct.call, direct.id)];
+          expect(bracketOf(a), ctx).toEqual(bracketOf(b));
+          expect(a.standings, ctx).toEqual(b.standings);
+          // Every match decided (or a bye); the games tournament's series scores are its games won,
+          // the direct one's games were all replaced.
+          for (const m of a.matches) {
+            expect(["completed", "bye"], `${ctx}: ${placeOf(m)}`).toContain(m.status);
+            if (m.status === "completed") {
+              expect(wins(m.games.map((g) => ({ t1: g.team1_score, t2: g.team2_score, map: g.map }))), `${ctx}: ${placeOf(m)}`).toEqual([
+                m.team1_score,
+                m.team2_score,
+              ]);
+            }
+          }
+          for (const m of b.matches) expect(m.games, `${ctx}: ${placeOf(m)}`).toEqual([]);
+          // Both complete, and still agree.
+          for (const ev of [byGames, direct]) {
+            const res = await ev.call("PATCH", `/tournaments/${ev.id}`, { body: { status: "completed" } });
+            expect(res.status, `${ctx}: completing\n${res.text}`).toBe(200);
+          }
+          [a, b] = [await results(byGames.call, byGames.id), await results(direct.call, direct.id)];
+          expect(a.standings, ctx).toEqual(b.standings);
+          note(`equivalence ${plan.format}: ${a.matches.length} matches`);
+        }),
+        { numRuns: runs(planRuns[name] ?? 12), seed: SEED * 7 + salt, endOnFailure: true },
+      );
       ran.add(`equivalence ${name}`);
     }, 240_000);
   }
@@ -626,8 +750,12 @@ describe.concurrent("advancement equivalence: game by game = the series score se
 // ============================================================================
 describe.concurrent("undo symmetry: DELETE of the deciding game gives back the bracket as it was (sections 10, 13)", () => {
   const undoArb = fc.record({
-    n: fc.integer({ min: 2, max: 8 }), third: fc.boolean(), fbo: fc.constantFrom(3, 5), played: fc.nat({ max: 7 }),
-    lock: fc.boolean(), seed: fc.integer(),
+    n: fc.integer({ min: 2, max: 8 }),
+    third: fc.boolean(),
+    fbo: fc.constantFrom(3, 5),
+    played: fc.nat({ max: 7 }),
+    lock: fc.boolean(),
+    seed: fc.integer(),
   });
   const optionsOf: Record<string, (p: { n: number; third: boolean; fbo: number; played: number }) => Record<string, unknown>> = {
     single_elimination: (p) => ({ best_of: 3, final_best_of: p.fbo, third_place_match: p.third }),
@@ -638,89 +766,102 @@ describe.concurrent("undo symmetry: DELETE of the deciding game gives back the b
   };
   for (const format of Object.keys(optionsOf)) {
     it(`${format} best_of 3: decide a match by a game, delete that game: every match and the standings as before`, async () => {
-      await fc.assert(fc.asyncProperty(undoArb, async (p) => {
-        const rng = mulberry32(p.seed);
-        const options = optionsOf[format](p);
-        const ctx = `${format} ${p.n} teams ${JSON.stringify(options)} rng seed ${p.seed}`;
-        const ev = await started({ format, format_options: options }, p.n);
-        // Some matches decided first (games or a direct score), leaving at least one to play.
-        for (let k = 0; k < p.played; k++) {
-          const r = await results(ev.call, ev.id);
-          const ready = r.matches.filter((m) => m.status === "ready");
-          // Stop while a decision is still to be made (a grand final may end the event, its reset a bye).
-          if (r.matches.filter((m) => m.status === "ready" || m.status === "pending").length <= 1) break;
-          if (ready.length === 1 && ready[0].bracket === "grand_final") break;
-          const m = ready[Math.floor(rng() * ready.length)];
-          const w: 1 | 2 = rng() < 0.5 ? 1 : 2;
-          if (rng() < 0.5) await playByGames(ev, m, w, Math.floor(rng() * need(m.best_of)), rng, ctx);
-          else await playDirect(ev, m, w, Math.floor(rng() * need(m.best_of)), rng, ctx);
-        }
-        let before = await results(ev.call, ev.id);
-        const ready = before.matches.filter((m) => m.status === "ready");
-        expect(ready.length, `${ctx}: a match left to play`).toBeGreaterThan(0);
-        // With `lock`, rather a match whose next match already holds its other team (so that
-        // the decision makes that match ready and a game can go in it).
-        const half = ready.filter((x) => before.matches.some((y) => y.id === x.next_match_id && (y.team1_id ?? y.team2_id)));
-        const pickFrom = p.lock && half.length > 0 ? half : ready;
-        const m = pickFrom[Math.floor(rng() * pickFrom.length)];
-        const teams: [string, string] = [m.team1_id!, m.team2_id!];
-        // The series to the brink: one game short of the decision.
-        const w: 1 | 2 = rng() < 0.5 ? 1 : 2;
-        const l = Math.floor(rng() * need(m.best_of));
-        const games: G[] = shuffle([...Array(need(m.best_of) - 1).fill(w), ...Array(l).fill(3 - w)], rng)
-          .map((s) => randomGame(rng, s));
-        for (let i = 0; i < games.length; i++) {
-          expectStatus(await ev.call("PUT", gamePath(ev, m.id, i + 1), { body: gameBody(games[i]) }), 200);
-        }
-        before = await results(ev.call, ev.id);
-        expectSeries(before.matches.find((x) => x.id === m.id)!, games, m.best_of, teams, ctx);
-        const deciding = randomGame(rng, w);
-        const res = await ev.call("PUT", gamePath(ev, m.id, games.length + 1), { body: gameBody(deciding) });
-        expectStatus(res, 200);
-        expectSeries(res.body.data, [...games, deciding], m.best_of, teams, ctx);
-        const decided = await results(ev.call, ev.id);
-        // The decision did something beyond the match itself: a team moved on, or places were decided.
-        const others = (r: Results) => ({ matches: r.matches.filter((x) => x.id !== m.id), standings: r.standings });
-        expect(others(decided), `${ctx}: ${placeOf(m)} decided changed nothing else`).not.toEqual(others(before));
-        note(`undo ${format}: ${format === "swiss" || format === "round_robin" ? "a match" : m.next_match_id === null ? "a last match" : m.bracket}`);
-
-        // What the decision fed, once it has a game, locks the decision (409 match_locked, nothing
-        // changed) but not a correction that keeps the winner; its game deleted, the lock goes.
-        const fed = decided.matches.filter((x) => x.id !== m.id && x.status === "ready" &&
-          before.matches.find((y) => y.id === x.id)?.status !== "ready");
-        if (p.lock && fed.length > 0) {
-          const f = fed[Math.floor(rng() * fed.length)];
-          expectStatus(await ev.call("PUT", gamePath(ev, f.id, 1), { body: gameBody(randomGame(rng, 1)) }), 200);
-          const locked = await results(ev.call, ev.id);
-          for (const [what, send] of [
-            ["DELETE of the deciding game", () => ev.call("DELETE", gamePath(ev, m.id, games.length + 1))],
-            ["the deciding game corrected to the other side",
-              () => ev.call("PUT", gamePath(ev, m.id, games.length + 1), { body: gameBody(randomGame(rng, w === 1 ? 2 : 1)) })],
-          ] as const) {
-            const r = await send();
-            note(`undo ${format}: locked, ${what} -> ${r.status} ${r.body?.error?.code ?? ""}`);
-            expect([r.status, r.body?.error?.code], `${ctx}: ${what} once ${placeOf(f)} has a game\n${r.text}`)
-              .toEqual([409, "match_locked"]);
-            expect(await results(ev.call, ev.id), `${ctx}: ${what} refused, yet something changed`).toEqual(locked);
+      await fc.assert(
+        fc.asyncProperty(undoArb, async (p) => {
+          const rng = mulberry32(p.seed);
+          const options = optionsOf[format](p);
+          const ctx = `${format} ${p.n} teams ${JSON.stringify(options)} rng seed ${p.seed}`;
+          const ev = await started({ format, format_options: options }, p.n);
+          // Some matches decided first (games or a direct score), leaving at least one to play.
+          for (let k = 0; k < p.played; k++) {
+            const r = await results(ev.call, ev.id);
+            const ready = r.matches.filter((m) => m.status === "ready");
+            // Stop while a decision is still to be made (a grand final may end the event, its reset a bye).
+            if (r.matches.filter((m) => m.status === "ready" || m.status === "pending").length <= 1) break;
+            if (ready.length === 1 && ready[0].bracket === "grand_final") break;
+            const m = ready[Math.floor(rng() * ready.length)];
+            const w: 1 | 2 = rng() < 0.5 ? 1 : 2;
+            if (rng() < 0.5) await playByGames(ev, m, w, Math.floor(rng() * need(m.best_of)), rng, ctx);
+            else await playDirect(ev, m, w, Math.floor(rng() * need(m.best_of)), rng, ctx);
           }
-          const same = randomGame(rng, w);
-          const r = await ev.call("PUT", gamePath(ev, m.id, games.length + 1), { body: gameBody(same) });
-          note(`undo ${format}: locked, the deciding game corrected, same winner -> ${r.status}`);
-          expect(r.status, `${ctx}: a correction keeping the winner while ${placeOf(f)} has a game\n${r.text}`).toBe(200);
-          expectSeries(r.body.data, [...games, same], m.best_of, teams, ctx);
-          expectStatus(await ev.call("DELETE", gamePath(ev, f.id, 1)), 200);
-        }
-        expectStatus(await ev.call("DELETE", gamePath(ev, m.id, games.length + 1)), 200);
-        const after = await results(ev.call, ev.id);
-        // The same matches exist (swiss, section 10: "only the current round's matches exist"; the
-        // round the decision drew is not the current round once the decision is undone) ...
-        expect(after.matches.map((x) => `${placeOf(x)} ${x.id}`), `${ctx}: ${placeOf(m)} decided then undone: the matches that exist`)
-          .toEqual(before.matches.map((x) => `${placeOf(x)} ${x.id}`));
-        // ... and each reads exactly as before.
-        expect(after.matches, `${ctx}: ${placeOf(m)} decided then undone`).toEqual(before.matches);
-        expect(after.standings, `${ctx}: ${placeOf(m)} decided then undone`).toEqual(before.standings);
-        expect(after.tournament.status).toBe("ongoing");
-      }), { numRuns: runs(12), seed: SEED * 13 + format.length, endOnFailure: true });
+          let before = await results(ev.call, ev.id);
+          const ready = before.matches.filter((m) => m.status === "ready");
+          expect(ready.length, `${ctx}: a match left to play`).toBeGreaterThan(0);
+          // With `lock`, rather a match whose next match already holds its other team (so that
+          // the decision makes that match ready and a game can go in it).
+          const half = ready.filter((x) => before.matches.some((y) => y.id === x.next_match_id && (y.team1_id ?? y.team2_id)));
+          const pickFrom = p.lock && half.length > 0 ? half : ready;
+          const m = pickFrom[Math.floor(rng() * pickFrom.length)];
+          const teams: [string, string] = [m.team1_id!, m.team2_id!];
+          // The series to the brink: one game short of the decision.
+          const w: 1 | 2 = rng() < 0.5 ? 1 : 2;
+          const l = Math.floor(rng() * need(m.best_of));
+          const games: G[] = shuffle([...Array(need(m.best_of) - 1).fill(w), ...Array(l).fill(3 - w)], rng)
+            .map((s) => randomGame(rng, s));
+          for (let i = 0; i < games.length; i++) {
+            expectStatus(await ev.call("PUT", gamePath(ev, m.id, i + 1), { body: gameBody(games[i]) }), 200);
+          }
+          before = await results(ev.call, ev.id);
+          expectSeries(before.matches.find((x) => x.id === m.id)!, games, m.best_of, teams, ctx);
+          const deciding = randomGame(rng, w);
+          const res = await ev.call("PUT", gamePath(ev, m.id, games.length + 1), { body: gameBody(deciding) });
+          expectStatus(res, 200);
+          expectSeries(res.body.data, [...games, deciding], m.best_of, teams, ctx);
+          const decided = await results(ev.call, ev.id);
+          // The decision did something beyond the match itself: a team moved on, or places were decided.
+          const others = (r: Results) => ({ matches: r.matches.filter((x) => x.id !== m.id), standings: r.standings });
+          expect(others(decided), `${ctx}: ${placeOf(m)} decided changed nothing else`).not.toEqual(others(before));
+          note(
+            `undo ${format}: ${
+              format === "swiss" || format === "round_robin" ? "a match" : m.next_match_id === null ? "a last match" : m.bracket
+            }`,
+          );
+
+          // What the decision fed, once it has a game, locks the decision (409 match_locked, nothing
+          // changed) but not a correction that keeps the winner; its game deleted, the lock goes.
+          const fed = decided.matches.filter((x) =>
+            x.id !== m.id && x.status === "ready" &&
+            before.matches.find((y) => y.id === x.id)?.status !== "ready"
+          );
+          if (p.lock && fed.length > 0) {
+            const f = fed[Math.floor(rng() * fed.length)];
+            expectStatus(await ev.call("PUT", gamePath(ev, f.id, 1), { body: gameBody(randomGame(rng, 1)) }), 200);
+            const locked = await results(ev.call, ev.id);
+            for (
+              const [what, send] of [
+                ["DELETE of the deciding game", () => ev.call("DELETE", gamePath(ev, m.id, games.length + 1))],
+                [
+                  "the deciding game corrected to the other side",
+                  () => ev.call("PUT", gamePath(ev, m.id, games.length + 1), { body: gameBody(randomGame(rng, w === 1 ? 2 : 1)) }),
+                ],
+              ] as const
+            ) {
+              const r = await send();
+              note(`undo ${format}: locked, ${what} -> ${r.status} ${r.body?.error?.code ?? ""}`);
+              expect([r.status, r.body?.error?.code], `${ctx}: ${what} once ${placeOf(f)} has a game\n${r.text}`)
+                .toEqual([409, "match_locked"]);
+              expect(await results(ev.call, ev.id), `${ctx}: ${what} refused, yet something changed`).toEqual(locked);
+            }
+            const same = randomGame(rng, w);
+            const r = await ev.call("PUT", gamePath(ev, m.id, games.length + 1), { body: gameBody(same) });
+            note(`undo ${format}: locked, the deciding game corrected, same winner -> ${r.status}`);
+            expect(r.status, `${ctx}: a correction keeping the winner while ${placeOf(f)} has a game\n${r.text}`).toBe(200);
+            expectSeries(r.body.data, [...games, same], m.best_of, teams, ctx);
+            expectStatus(await ev.call("DELETE", gamePath(ev, f.id, 1)), 200);
+          }
+          expectStatus(await ev.call("DELETE", gamePath(ev, m.id, games.length + 1)), 200);
+          const after = await results(ev.call, ev.id);
+          // The same matches exist (swiss, section 10: "only the current round's matches exist"; the
+          // round the decision drew is not the current round once the decision is undone) ...
+          expect(after.matches.map((x) => `${placeOf(x)} ${x.id}`), `${ctx}: ${placeOf(m)} decided then undone: the matches that exist`)
+            .toEqual(before.matches.map((x) => `${placeOf(x)} ${x.id}`));
+          // ... and each reads exactly as before.
+          expect(after.matches, `${ctx}: ${placeOf(m)} decided then undone`).toEqual(before.matches);
+          expect(after.standings, `${ctx}: ${placeOf(m)} decided then undone`).toEqual(before.standings);
+          expect(after.tournament.status).toBe("ongoing");
+        }),
+        { numRuns: runs(12), seed: SEED * 13 + format.length, endOnFailure: true },
+      );
       ran.add(`undo ${format}`);
     }, 240_000);
   }
@@ -735,24 +876,51 @@ describe("coverage of the runs above", () => {
     // Each of these is met many times at the default runs (or made sure of by a probe).
     const groups: [string[], string[]][] = [
       [[1, 3, 5, 7, 9].map((b) => `series ${b}`), [
-        "series next -> 200", "series next (decided series) -> 409 series_decided", "series next (decided series) -> 400",
-        "series correct -> 200", "series correct (decided series) undoing the decision -> 200",
-        "series correct (decided series, probe) the deciding game flipped -> 200", "series correct (probe) the deciding game flipped back -> 200",
+        "series next -> 200",
+        "series next (decided series) -> 409 series_decided",
+        "series next (decided series) -> 400",
+        "series correct -> 200",
+        "series correct (decided series) undoing the decision -> 200",
+        "series correct (decided series, probe) the deciding game flipped -> 200",
+        "series correct (probe) the deciding game flipped back -> 200",
         "series correct (decided series, probe) leaving a game after the decision -> 409 series_decided",
-        "series deleteLast (decided series) -> 200", "series deleteLast -> 200", "series gap -> 400", "series pastBestOf -> 400",
-        "series deleteNotLast", "series deleteMissing", "series equal -> 400", "series zero -> 400", "series longMap -> 400",
-        "series badBody", "series bestOf -> 200", "series bestOf -> 409", "series forfeit (decided series) -> 200", "series forfeit -> 200",
-        "series direct result replacing games -> 200", "series next game after a forfeit -> 409",
-        "series game 1 after a direct result -> 409", "series direct result that is not a series score -> 400",
+        "series deleteLast (decided series) -> 200",
+        "series deleteLast -> 200",
+        "series gap -> 400",
+        "series pastBestOf -> 400",
+        "series deleteNotLast",
+        "series deleteMissing",
+        "series equal -> 400",
+        "series zero -> 400",
+        "series longMap -> 400",
+        "series badBody",
+        "series bestOf -> 200",
+        "series bestOf -> 409",
+        "series forfeit (decided series) -> 200",
+        "series forfeit -> 200",
+        "series direct result replacing games -> 200",
+        "series next game after a forfeit -> 409",
+        "series game 1 after a direct result -> 409",
+        "series direct result that is not a series score -> 400",
       ]],
       [Object.keys(plans).map((name) => `equivalence ${name}`), [
-        "games detour: the wrong winner", "games detour: an earlier game flipped -> 200", "games detour: an extra game",
-        "games detour: the game deleted", "games after the decision: one more game -> 409",
-        "games after the decision: a game corrected, same winner -> 200", "direct the wrong winner first", "direct: a game first",
-        "equivalence single_elimination", "equivalence double_elimination", "equivalence swiss", "equivalence round_robin",
+        "games detour: the wrong winner",
+        "games detour: an earlier game flipped -> 200",
+        "games detour: an extra game",
+        "games detour: the game deleted",
+        "games after the decision: one more game -> 409",
+        "games after the decision: a game corrected, same winner -> 200",
+        "direct the wrong winner first",
+        "direct: a game first",
+        "equivalence single_elimination",
+        "equivalence double_elimination",
+        "equivalence swiss",
+        "equivalence round_robin",
       ]],
       [["undo single_elimination", "undo double_elimination"], [
-        "undo single_elimination: ", "undo double_elimination: ", ": locked, DELETE of the deciding game -> 409",
+        "undo single_elimination: ",
+        "undo double_elimination: ",
+        ": locked, DELETE of the deciding game -> 409",
       ]],
       [["undo swiss"], ["undo swiss: "]],
       [["undo round_robin"], ["undo round_robin: "]],

@@ -6,8 +6,16 @@
 // webhook order (match.game_reported before match.completed).
 import { beforeAll, describe, expect, it } from "vitest";
 import {
-  caller, createTeams, expectError, expectStatus, sql, startedTournament, tenant, tournamentBody,
-  type Call, type Match,
+  type Call,
+  caller,
+  createTeams,
+  expectError,
+  expectStatus,
+  type Match,
+  sql,
+  startedTournament,
+  tenant,
+  tournamentBody,
 } from "../support/helpers.ts";
 
 let pool: string[] = [];
@@ -38,13 +46,15 @@ describe("format_options", () => {
   it("fills best_of (1) and, for the elimination formats, final_best_of (= best_of) in", async () => {
     const t = await tenant();
     const call = caller(t);
-    for (const [format, options, expected] of [
-      ["single_elimination", {}, { third_place_match: false, best_of: 1, final_best_of: 1 }],
-      ["single_elimination", { best_of: 3 }, { third_place_match: false, best_of: 3, final_best_of: 3 }],
-      ["double_elimination", { best_of: 3, final_best_of: 5 }, { grand_final: "reset", best_of: 3, final_best_of: 5 }],
-      ["round_robin", { best_of: 3 }, { groups: 1, points: { win: 3, loss: 0 }, best_of: 3 }],
-      ["swiss", {}, { rounds: null, best_of: 1 }],
-    ] as const) {
+    for (
+      const [format, options, expected] of [
+        ["single_elimination", {}, { third_place_match: false, best_of: 1, final_best_of: 1 }],
+        ["single_elimination", { best_of: 3 }, { third_place_match: false, best_of: 3, final_best_of: 3 }],
+        ["double_elimination", { best_of: 3, final_best_of: 5 }, { grand_final: "reset", best_of: 3, final_best_of: 5 }],
+        ["round_robin", { best_of: 3 }, { groups: 1, points: { win: 3, loss: 0 }, best_of: 3 }],
+        ["swiss", {}, { rounds: null, best_of: 1 }],
+      ] as const
+    ) {
       const res = await call("POST", "/tournaments", { body: tournamentBody({ format, format_options: options }) });
       expectStatus(res, 201);
       expect(res.body.data.format_options, format).toEqual(expected);
@@ -54,21 +64,33 @@ describe("format_options", () => {
   it("refuses an even, out-of-range or non-integer best_of, and final_best_of where there is no final", async () => {
     const t = await tenant();
     const call = caller(t);
-    for (const [format, options, field] of [
-      ["single_elimination", { best_of: 2 }, "format_options.best_of"],
-      ["single_elimination", { best_of: 11 }, "format_options.best_of"],
-      ["double_elimination", { best_of: 0 }, "format_options.best_of"],
-      ["double_elimination", { final_best_of: 4 }, "format_options.final_best_of"],
-      ["swiss", { best_of: "3" }, "format_options.best_of"],
-      ["round_robin", { final_best_of: 3 }, "format_options.final_best_of"],
-    ] as const) {
-      expectError(await call("POST", "/tournaments", { body: tournamentBody({ format, format_options: options }) }),
-        400, "validation_error", [field]);
+    for (
+      const [format, options, field] of [
+        ["single_elimination", { best_of: 2 }, "format_options.best_of"],
+        ["single_elimination", { best_of: 11 }, "format_options.best_of"],
+        ["double_elimination", { best_of: 0 }, "format_options.best_of"],
+        ["double_elimination", { final_best_of: 4 }, "format_options.final_best_of"],
+        ["swiss", { best_of: "3" }, "format_options.best_of"],
+        ["round_robin", { final_best_of: 3 }, "format_options.final_best_of"],
+      ] as const
+    ) {
+      expectError(
+        await call("POST", "/tournaments", { body: tournamentBody({ format, format_options: options }) }),
+        400,
+        "validation_error",
+        [field],
+      );
     }
-    expectError(await call("POST", "/tournaments", {
-      body: tournamentBody({ stages: [{ format: "swiss", format_options: { best_of: 4 }, advance: { top: 4 } },
-                                      { format: "single_elimination" }] }),
-    }), 400, "validation_error", ["stages[0].format_options.best_of"]);
+    expectError(
+      await call("POST", "/tournaments", {
+        body: tournamentBody({
+          stages: [{ format: "swiss", format_options: { best_of: 4 }, advance: { top: 4 } }, { format: "single_elimination" }],
+        }),
+      }),
+      400,
+      "validation_error",
+      ["stages[0].format_options.best_of"],
+    );
   });
 });
 
@@ -86,8 +108,14 @@ describe("a best-of-three single elimination, map by map", () => {
     let res = await game(call, id, semi1, 1, 1, "Mirage");
     expectStatus(res, 200);
     expect(res.body.data).toMatchObject({ id: semi1.id, status: "ready", team1_score: 1, team2_score: 0, winner_id: null });
-    expect(res.body.data.games).toEqual([{ number: 1, team1_score: 13, team2_score: 8, winner_id: semi1.team1_id,
-      map: "Mirage", reported_at: expect.any(String) }]);
+    expect(res.body.data.games).toEqual([{
+      number: 1,
+      team1_score: 13,
+      team2_score: 8,
+      winner_id: semi1.team1_id,
+      map: "Mirage",
+      reported_at: expect.any(String),
+    }]);
     // No gaps, nothing past best_of.
     expectError(await game(call, id, semi1, 3, 1), 400, "validation_error", ["number"]);
     expectError(await game(call, id, semi1, 4, 1), 400, "validation_error", ["number"]);
@@ -174,8 +202,13 @@ describe("a best-of-three single elimination, map by map", () => {
     await game(call, id, semi2, 1, 1);
     res = await call("PATCH", path(semi2), { body: { forfeit: "team1" } });
     expectStatus(res, 200);
-    expect(res.body.data).toMatchObject({ status: "completed", forfeit: "team1", team1_score: null, team2_score: null,
-      winner_id: semi2.team2_id });
+    expect(res.body.data).toMatchObject({
+      status: "completed",
+      forfeit: "team1",
+      team1_score: null,
+      team2_score: null,
+      winner_id: semi2.team2_id,
+    });
     expect(res.body.data.games).toHaveLength(1);
     expectError(await game(call, id, semi2, 2, 1), 409, "series_decided");
     expectError(await call("DELETE", gamePath(id, semi2, 1)), 409, "series_decided");
@@ -275,10 +308,12 @@ describe("formats and stages", () => {
   });
 
   it("each stage's best_of; a game of a stage before the current one is locked", async () => {
-    const { call, id } = await started({ stages: [
-      { format: "round_robin", format_options: { best_of: 1 }, advance: { per_group: 2 } },
-      { format: "single_elimination", format_options: { best_of: 3, final_best_of: 5 } },
-    ] }, 3);
+    const { call, id } = await started({
+      stages: [
+        { format: "round_robin", format_options: { best_of: 1 }, advance: { per_group: 2 } },
+        { format: "single_elimination", format_options: { best_of: 3, final_best_of: 5 } },
+      ],
+    }, 3);
     const group = await matches(call, id);
     expect(group.every((m) => m.best_of === 1)).toBe(true);
     for (const m of group) expectStatus(await game(call, id, m, 1, 1), 200);
@@ -351,12 +386,17 @@ describe("webhooks", () => {
     const rows = await sql<{ type: string; payload: string }>(
       `select e.type, e.payload from app.webhook_events e
          join app.webhook_deliveries d on d.event_id = e.id
-        where e.account_id = $1 and e.tournament_id = $2 order by d.seq`, [t.accountId, id]);
+        where e.account_id = $1 and e.tournament_id = $2 order by d.seq`,
+      [t.accountId, id],
+    );
     const types = rows.map((r) => r.type).filter((x) => x.startsWith("match."));
-    expect(types).toEqual(["match.game_reported", "match.game_reported", "match.completed",
-      "match.game_reported", "match.corrected"]);
-    const second = JSON.parse(rows.find((r, i) => r.type === "match.game_reported" && i > 0 &&
-      JSON.parse(r.payload).data.games.length === 2)!.payload);
+    expect(types).toEqual(["match.game_reported", "match.game_reported", "match.completed", "match.game_reported", "match.corrected"]);
+    const second = JSON.parse(
+      rows.find((r, i) =>
+        r.type === "match.game_reported" && i > 0 &&
+        JSON.parse(r.payload).data.games.length === 2
+      )!.payload,
+    );
     expect(second.data).toMatchObject({ id: m.id, tournament_id: id, status: "completed", team1_score: 2 });
   });
 });

@@ -11,10 +11,23 @@ import { ALL_SCOPES, createAccount, expectStatus, request, sql, tenant } from ".
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const DENO = path.join(root, "node_modules", ".bin", "deno");
 // The flags of the `admin` script in package.json.
-const FLAGS = ["run", "--quiet", "--no-lock", "--allow-net", "--allow-env", "--allow-read",
-  "--config", "functions/api/deno.json", "scripts/admin.ts"];
+const FLAGS = [
+  "run",
+  "--quiet",
+  "--no-lock",
+  "--allow-net",
+  "--allow-env",
+  "--allow-read",
+  "--config",
+  "functions/api/deno.json",
+  "scripts/admin.ts",
+];
 
-interface Run { code: number; stdout: string; stderr: string }
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs `npm run admin -- ...args` (the same command line) and collects its output. */
 function admin(args: string[], databaseUrl = inject("adminDbUrl")): Promise<Run> {
@@ -33,7 +46,9 @@ function runCommand(file: string, args: string[], env: Record<string, string>): 
   return new Promise((resolve, reject) => {
     execFile(file, args, {
       // The suite's database holds every test's teams: `teams list` prints them all.
-      cwd: root, timeout: 20_000, maxBuffer: 256 * 1024 * 1024,
+      cwd: root,
+      timeout: 20_000,
+      maxBuffer: 256 * 1024 * 1024,
       env: { ...base, NO_COLOR: "1", ...env },
     }, (err, stdout, stderr) => {
       const code = err ? (err as { code?: unknown }).code : 0;
@@ -60,8 +75,18 @@ function expectOneLineError(run: Run, pattern: RegExp): void {
 }
 
 const KEY = /tmk_[0-9A-Za-z]{49}/g;
-const COMMANDS = ["accounts create", "accounts enable", "accounts disable", "accounts list", "keys create",
-  "keys list", "keys revoke", "teams create", "teams list", "members add"];
+const COMMANDS = [
+  "accounts create",
+  "accounts enable",
+  "accounts disable",
+  "accounts list",
+  "keys create",
+  "keys list",
+  "keys revoke",
+  "teams create",
+  "teams list",
+  "members add",
+];
 
 describe("operator CLI", () => {
   it("prints the usage with every command and exits 0 when given no command", async () => {
@@ -87,7 +112,9 @@ describe("operator CLI", () => {
 
     const list = await admin(["accounts", "list", "--json"]);
     expectExit(list, 0);
-    expect(JSON.parse(list.stdout)).toContainEqual(expect.objectContaining({ id, name: "Acme Esports", api_access_enabled: true, active_keys: 0 }));
+    expect(JSON.parse(list.stdout)).toContainEqual(
+      expect.objectContaining({ id, name: "Acme Esports", api_access_enabled: true, active_keys: 0 }),
+    );
   });
 
   it("creates an account with access on (--enable) and adds a Supabase Auth user as member", async () => {
@@ -96,8 +123,9 @@ describe("operator CLI", () => {
     const { id } = JSON.parse(created.stdout);
     expect(await sql("select api_access_enabled from app.accounts where id = $1", [id])).toEqual([{ api_access_enabled: true }]);
 
-    const [{ id: user }] = await sql<{ id: string }>("insert into auth.users (id, email) values (gen_random_uuid(), $1) returning id",
-      [`op-${randomUUID()}@example.com`]);
+    const [{ id: user }] = await sql<{ id: string }>("insert into auth.users (id, email) values (gen_random_uuid(), $1) returning id", [
+      `op-${randomUUID()}@example.com`,
+    ]);
     const added = await admin(["members", "add", id, user]);
     expectExit(added, 0);
     expect(await sql("select user_id from app.account_members where account_id = $1", [id])).toEqual([{ user_id: user }]);
@@ -111,14 +139,26 @@ describe("operator CLI", () => {
 
   it("creates a key that works against the API, lists it without secrets, and revokes it (401 next)", async () => {
     const account = await createAccount(true);
-    const created = await admin(["keys", "create", account, "--name", "bracket bot",
-      "--scopes", "write:results,read:tournaments", "--expires-in", "30d"]);
+    const created = await admin([
+      "keys",
+      "create",
+      account,
+      "--name",
+      "bracket bot",
+      "--scopes",
+      "write:results,read:tournaments",
+      "--expires-in",
+      "30d",
+    ]);
     expectExit(created, 0);
     const keys = created.stdout.match(KEY) ?? [];
     expect(keys).toHaveLength(1);
     const key = keys[0]!;
     expect(created.stderr).toMatch(/only time it is shown.*not stored/);
-    const [row] = await sql("select id, name, prefix, scopes::text[] as scopes, expires_at, encode(key_hash, 'hex') as hash from app.api_keys where account_id = $1", [account]);
+    const [row] = await sql(
+      "select id, name, prefix, scopes::text[] as scopes, expires_at, encode(key_hash, 'hex') as hash from app.api_keys where account_id = $1",
+      [account],
+    );
     expect(row).toMatchObject({ name: "bracket bot", prefix: key.slice(0, 12), scopes: ["read:tournaments", "write:results"] });
     expect(row.hash).toBe(createHash("sha256").update(key).digest("hex"));
     expect(Math.abs(row.expires_at.getTime() - (Date.now() + 30 * 86_400_000))).toBeLessThan(60_000);
@@ -131,15 +171,29 @@ describe("operator CLI", () => {
     expectExit(list, 0);
     const [{ last_used_at }] = await sql("select last_used_at from app.api_keys where id = $1", [row.id]);
     const line = list.stdout.split("\n").find((l) => l.startsWith(row.id)) ?? "";
-    for (const cell of [account, "bracket bot", row.prefix, "read:tournaments,write:results",
-      row.expires_at.toISOString().slice(0, 19), last_used_at.toISOString().slice(0, 19)]) {
+    for (
+      const cell of [
+        account,
+        "bracket bot",
+        row.prefix,
+        "read:tournaments,write:results",
+        row.expires_at.toISOString().slice(0, 19),
+        last_used_at.toISOString().slice(0, 19),
+      ]
+    ) {
       expect(line).toContain(cell);
     }
     const listJson = await admin(["keys", "list", "--json"]);
     expectExit(listJson, 0);
     expect(JSON.parse(listJson.stdout)).toContainEqual({
-      id: row.id, account_id: account, name: "bracket bot", prefix: row.prefix, scopes: row.scopes,
-      expires_at: row.expires_at.toISOString(), revoked_at: null, last_used_at: last_used_at.toISOString(),
+      id: row.id,
+      account_id: account,
+      name: "bracket bot",
+      prefix: row.prefix,
+      scopes: row.scopes,
+      expires_at: row.expires_at.toISOString(),
+      revoked_at: null,
+      last_used_at: last_used_at.toISOString(),
       created_at: expect.any(String),
     });
     for (const secret of secrets) {
@@ -157,8 +211,18 @@ describe("operator CLI", () => {
 
   it("creates a key with every scope (all) and an exact expiry in another time zone", async () => {
     const account = await createAccount(true);
-    const run = await admin(["keys", "create", account, "--name", "reporting", "--scopes", "all",
-      "--expires", "2031-06-01T12:00:00+02:00", "--json"]);
+    const run = await admin([
+      "keys",
+      "create",
+      account,
+      "--name",
+      "reporting",
+      "--scopes",
+      "all",
+      "--expires",
+      "2031-06-01T12:00:00+02:00",
+      "--json",
+    ]);
     expectExit(run, 0);
     const out = JSON.parse(run.stdout);
     expect(out).toMatchObject({ account_id: account, scopes: [...ALL_SCOPES].sort(), expires_at: "2031-06-01T10:00:00.000Z" });
@@ -230,12 +294,16 @@ describe("operator CLI", () => {
 
     const list = await admin(["teams", "list"]);
     expectExit(list, 0);
-    expect(list.stdout.split("\n")).toContainEqual(expect.stringMatching(new RegExp(`^${id}\\s+AUR\\s+${name}\\s+platform\\s+https://example.com/aur.png$`)));
+    expect(list.stdout.split("\n")).toContainEqual(
+      expect.stringMatching(new RegExp(`^${id}\\s+AUR\\s+${name}\\s+platform\\s+https://example.com/aur.png$`)),
+    );
     // A team an account made through the API is listed with its owner.
     const t = await tenant(["write:teams"]);
     const own = await t.request("POST", "/teams", { body: { name: `Owl ${randomUUID().slice(0, 8)}`, tag: "OWL" } });
     const again = await admin(["teams", "list"]);
-    expect(again.stdout.split("\n")).toContainEqual(expect.stringMatching(new RegExp(`^${own.body.data.id}\\s+OWL\\s+.+\\s+${t.accountId}\\s+-$`)));
+    expect(again.stdout.split("\n")).toContainEqual(
+      expect.stringMatching(new RegExp(`^${own.body.data.id}\\s+OWL\\s+.+\\s+${t.accountId}\\s+-$`)),
+    );
 
     const other = `Nova ${randomUUID().slice(0, 8)}`;
     const refused = await admin(["teams", "create", other, "NOV", "--logo", "ftp://example.com/nova.png"]);
@@ -272,7 +340,12 @@ describe("operator CLI", () => {
     const port = String(await freePort());
     const down = await adminWith(["accounts", "list"], { DB_PORT: port });
     expectExit(down, 1);
-    expectOneLineError(down, new RegExp(`cannot use the database at 127\\.0\\.0\\.1:${port}/postgres \\(the local stack on DB_PORT=${port}: is npm start running\\? Or set DATABASE_URL\\)`));
+    expectOneLineError(
+      down,
+      new RegExp(
+        `cannot use the database at 127\\.0\\.0\\.1:${port}/postgres \\(the local stack on DB_PORT=${port}: is npm start running\\? Or set DATABASE_URL\\)`,
+      ),
+    );
     for (const bad of ["54322x", "0", "70000"]) {
       const refused = await adminWith(["accounts", "list"], { DB_PORT: bad });
       expectExit(refused, 2);
@@ -286,10 +359,15 @@ describe("operator CLI", () => {
     const offline = { DATABASE_URL: "postgres://postgres:postgres@127.0.0.1:1/postgres" };
     const groups = [...new Set(COMMANDS.map((c) => c.split(" ")[0]))];
     const cases: [string[], string][] = [
-      [[], ""], [["--help"], ""], [["-h"], ""], [["help"], ""],
+      [[], ""],
+      [["--help"], ""],
+      [["-h"], ""],
+      [["help"], ""],
       ...groups.flatMap((g): [string[], string][] => [[[g], g], [[g, "--help"], g], [[g, "-h"], g], [["help", g], g]]),
       ...COMMANDS.flatMap((c): [string[], string][] => [
-        [[...c.split(" "), "--help"], c], [[...c.split(" "), "-h"], c], [["help", ...c.split(" ")], c],
+        [[...c.split(" "), "--help"], c],
+        [[...c.split(" "), "-h"], c],
+        [["help", ...c.split(" ")], c],
         [[...c.split(" "), "not-a-uuid", "--no-such-option", "--help", "--json"], c],
       ]),
     ];
@@ -318,9 +396,14 @@ describe("operator CLI", () => {
   it("prints nothing but JSON on stdout with --json, through `npm run -s admin` too (for jq)", async () => {
     const t = await tenant();
     const steps: string[][] = [
-      ["accounts", "create", "Json Esports"], ["accounts", "list"], ["accounts", "disable", t.accountId],
-      ["accounts", "enable", t.accountId], ["keys", "create", t.accountId, "--name", "json", "--scopes", "all"],
-      ["keys", "list", "--account", t.accountId], ["teams", "create", `Json ${randomUUID().slice(0, 8)}`, "JSN"], ["teams", "list"],
+      ["accounts", "create", "Json Esports"],
+      ["accounts", "list"],
+      ["accounts", "disable", t.accountId],
+      ["accounts", "enable", t.accountId],
+      ["keys", "create", t.accountId, "--name", "json", "--scopes", "all"],
+      ["keys", "list", "--account", t.accountId],
+      ["teams", "create", `Json ${randomUUID().slice(0, 8)}`, "JSN"],
+      ["teams", "list"],
     ];
     for (const args of steps) {
       const run = await admin([...args, "--json"]);

@@ -10,15 +10,22 @@ import { expect, it } from "vitest";
 
 it("a suite with a failing test exits non-zero and reports 1 passed, 1 failed", () => {
   const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "can-fail-")), "result.json");
-  const run = spawnSync(path.join("node_modules", ".bin", "vitest"),
-    ["run", "--config", "tests/support/fixtures/can-fail/vitest.config.ts", "--reporter=json", `--outputFile=${out}`],
-    { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" }, timeout: 120_000 });
+  const run = spawnSync(path.join("node_modules", ".bin", "vitest"), [
+    "run",
+    "--config",
+    "tests/support/fixtures/can-fail/vitest.config.ts",
+    "--reporter=json",
+    `--outputFile=${out}`,
+  ], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" }, timeout: 120_000 });
   const result = JSON.parse(fs.readFileSync(out, "utf8"));
   // .ci/run's closing summary, over the same report, fails too and counts the file once.
   const summary = spawnSync(process.execPath, ["scripts/ci-summary.mjs", out, String(run.status)], { encoding: "utf8" });
   fs.rmSync(path.dirname(out), { recursive: true, force: true });
-  expect({ status: run.status, passed: result.numPassedTests, failed: result.numFailedTests },
-    run.stdout + run.stderr).toEqual({ status: 1, passed: 1, failed: 1 });
+  expect({ status: run.status, passed: result.numPassedTests, failed: result.numFailedTests }, run.stdout + run.stderr).toEqual({
+    status: 1,
+    passed: 1,
+    failed: 1,
+  });
   expect({ status: summary.status, lines: summary.stdout.trim().split("\n") }).toEqual({
     status: 1,
     lines: [

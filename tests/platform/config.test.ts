@@ -2,9 +2,7 @@
 // the way it runs on Supabase: without DATABASE_URL it refuses to serve (503 on every request),
 // and without LOG_REQUESTS it logs errors only.
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  DEFAULT_POOL_SIZE, LOCAL_DATABASE_URL, loadConfig, SUPABASE_RUNTIME_MARKERS,
-} from "../../functions/api/config.ts";
+import { DEFAULT_POOL_SIZE, loadConfig, LOCAL_DATABASE_URL, SUPABASE_RUNTIME_MARKERS } from "../../functions/api/config.ts";
 import { base62, crc32 } from "../../functions/api/keys.ts";
 import { freePort, startFunction } from "../../scripts/stack.mjs";
 
@@ -84,7 +82,11 @@ describe("the real function, deployed without DATABASE_URL", () => {
     const key = wellFormedKey();
     const requests: [string, RequestInit][] = [
       [`${base}/tournaments`, { headers: { authorization: `Bearer ${key}` } }],
-      [`${base}/tournaments`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: "{}" }],
+      [`${base}/tournaments`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: "{}",
+      }],
       [`${base}/tournaments`, {}],
       [`${base}/openapi.json`, {}],
       [`${base}/docs`, {}],

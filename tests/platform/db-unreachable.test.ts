@@ -64,8 +64,21 @@ function selfSignedChain(): { cert: Buffer; key: Buffer } {
   const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
   openssl("req", "-x509", ...ec, "-keyout", file("ca.key"), "-out", file("ca.pem"), "-days", "1", "-subj", "/CN=Test Root CA");
   openssl("req", ...ec, "-keyout", file("leaf.key"), "-out", file("leaf.csr"), "-subj", "/CN=localhost");
-  openssl("x509", "-req", "-in", file("leaf.csr"), "-CA", file("ca.pem"), "-CAkey", file("ca.key"),
-    "-CAcreateserial", "-days", "1", "-out", file("leaf.pem"));
+  openssl(
+    "x509",
+    "-req",
+    "-in",
+    file("leaf.csr"),
+    "-CA",
+    file("ca.pem"),
+    "-CAkey",
+    file("ca.key"),
+    "-CAcreateserial",
+    "-days",
+    "1",
+    "-out",
+    file("leaf.pem"),
+  );
   return {
     cert: Buffer.concat([fs.readFileSync(file("leaf.pem")), fs.readFileSync(file("ca.pem"))]),
     key: fs.readFileSync(file("leaf.key")),
@@ -203,7 +216,9 @@ beforeAll(() => {
       const { url, password } = await c.target();
       const lines: string[] = [];
       const fn = await startFunction({
-        port: await freePort(), databaseUrl: url, onLine: (line: string) => lines.push(line),
+        port: await freePort(),
+        databaseUrl: url,
+        onLine: (line: string) => lines.push(line),
         env: { DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS), DB_POOL_SIZE: "1" },
       });
       cleanups.push(() => fn.stop());
@@ -216,7 +231,8 @@ beforeAll(() => {
 
 async function get(fn: Fn, key: string): Promise<ApiResponse> {
   const res = await fetch(`${fn.url}/functions/v1/api/v1/tournaments`, {
-    headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(CONNECT_TIMEOUT_MS + 4000),
+    headers: { authorization: `Bearer ${key}` },
+    signal: AbortSignal.timeout(CONNECT_TIMEOUT_MS + 4000),
   });
   const text = await res.text();
   let body: unknown;
@@ -253,7 +269,11 @@ describe("a database the function cannot reach", () => {
       const logged = await linesFor(lines, res.body.meta.request_id);
       expect(logged, lines.join("\n")).toHaveLength(1);
       expect(logged[0], JSON.stringify(logged[0])).toMatchObject({
-        level: "error", msg: "request", status: 503, error_code: "service_unavailable", db_error: c.failure,
+        level: "error",
+        msg: "request",
+        status: 503,
+        error_code: "service_unavailable",
+        db_error: c.failure,
       });
       if (Array.isArray(c.code)) expect(c.code, JSON.stringify(logged[0])).toContain(logged[0].db_code);
       else expect(logged[0].db_code, JSON.stringify(logged[0])).toBe(c.code);

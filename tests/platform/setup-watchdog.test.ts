@@ -11,8 +11,12 @@ import { descendants, running } from "../support/procs.ts";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 it("stops the stack's Postgres and function when the vitest process is SIGKILLed", async () => {
-  const run = spawn(process.execPath, [path.join("node_modules", "vitest", "vitest.mjs"), "run",
-    "--config", "tests/support/fixtures/killed/vitest.config.ts"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+  const run = spawn(process.execPath, [
+    path.join("node_modules", "vitest", "vitest.mjs"),
+    "run",
+    "--config",
+    "tests/support/fixtures/killed/vitest.config.ts",
+  ], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
   let out = "";
   let stack: ReturnType<typeof descendants> = [];
   run.stdout.on("data", (c) => (out += c));

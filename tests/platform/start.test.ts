@@ -46,7 +46,9 @@ function npmStart(env: Record<string, string>): Run {
   const base = { ...process.env };
   for (const name of ["DATABASE_URL", "DB_PORT", "API_PORT", "API_HOST", "TOURNAMENT_DATA_DIR"]) delete base[name];
   const npm = spawn("npm", ["start"], {
-    cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"],
+    cwd: root,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
     env: { ...base, NO_COLOR: "1", TOURNAMENT_DATA_DIR: dataDir, ...env },
   });
   let out = "";
@@ -54,13 +56,20 @@ function npmStart(env: Record<string, string>): Run {
   npm.stdout!.on("data", (d) => (out += d));
   npm.stderr!.on("data", (d) => (err += d));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
-    npm.on("exit", (code, signal) => resolve({ code, signal, at: Date.now() })));
+    npm.on("exit", (code, signal) => resolve({ code, signal, at: Date.now() }))
+  );
   const run = { npm, pid: npm.pid!, out: () => out, err: () => err, exited };
   runs.push(run);
   return run;
 }
 
-interface Stack { run: Run; key: string; base: string; procs: Proc[]; node: Proc }
+interface Stack {
+  run: Run;
+  key: string;
+  base: string;
+  procs: Proc[];
+  node: Proc;
+}
 
 /** Starts the stack and waits for its banner; returns the printed key and URL and its processes. */
 async function startStack(ports: { db: number; api: number }): Promise<Stack> {
@@ -125,11 +134,15 @@ beforeAll(async () => {
 async function killLeftovers() {
   for (const run of runs) {
     if (run.npm.exitCode === null && run.npm.signalCode === null) {
-      try { process.kill(-run.pid, "SIGKILL"); } catch { /* gone */ }
+      try {
+        process.kill(-run.pid, "SIGKILL");
+      } catch { /* gone */ }
     }
   }
   for (const p of seen.filter(running)) {
-    try { process.kill(p.pid, p.comm === "postgres" ? "SIGQUIT" : "SIGKILL"); } catch { /* gone */ }
+    try {
+      process.kill(p.pid, p.comm === "postgres" ? "SIGQUIT" : "SIGKILL");
+    } catch { /* gone */ }
   }
   for (let i = 0; i < 50 && seen.some(running); i++) await sleep(100);
 }
@@ -162,8 +175,13 @@ describe("npm start", () => {
     expect(fs.readdirSync(dataDir).filter((f) => f.startsWith("postgres-before-"))).toEqual([]);
     expect((await api(stack, "GET", "/tournaments")).status).toBe(200);
     const created = await api(stack, "POST", "/tournaments", {
-      name: "Restart Cup", game_id: "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b", team_size: 5, max_teams: 8,
-      entry_fee: 0, prize_pool: 100, starts_at: "2031-03-01T18:00:00Z",
+      name: "Restart Cup",
+      game_id: "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+      team_size: 5,
+      max_teams: 8,
+      entry_fee: 0,
+      prize_pool: 100,
+      starts_at: "2031-03-01T18:00:00Z",
     });
     expect(created.status).toBe(201);
     tournamentId = created.body.data.id;
@@ -298,8 +316,11 @@ describe("npm start with DATABASE_URL elsewhere", () => {
   it("refuses a database not on this machine (it would set known passwords and add demo data), starting nothing", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tournament-start-remote-"));
     try {
-      const run = npmStart({ TOURNAMENT_DATA_DIR: dir, DATABASE_URL: "postgres://postgres:secret-pw@db.example.com:5432/postgres",
-        API_PORT: String(await freePort()) });
+      const run = npmStart({
+        TOURNAMENT_DATA_DIR: dir,
+        DATABASE_URL: "postgres://postgres:secret-pw@db.example.com:5432/postgres",
+        API_PORT: String(await freePort()),
+      });
       const exit = await Promise.race([run.exited, sleep(30_000).then(() => null)]);
       expect(exit, "exited").not.toBeNull();
       expect(exit!.code).not.toBe(0);

@@ -26,8 +26,20 @@ import fc from "fast-check";
 import zlib from "node:zlib";
 import { describe, expect, it } from "vitest";
 import {
-  ALL_SCOPES, apiUrl, createAccount, createKey, expectError, expectStatus, rateHits, request, setRateHits, sql,
-  tournamentBody, type ApiResponse, type Match, type RequestOptions,
+  ALL_SCOPES,
+  type ApiResponse,
+  apiUrl,
+  createAccount,
+  createKey,
+  expectError,
+  expectStatus,
+  type Match,
+  rateHits,
+  request,
+  type RequestOptions,
+  setRateHits,
+  sql,
+  tournamentBody,
 } from "../support/helpers.ts";
 
 const SEED = Number(process.env.PUBLIC_PROPS_SEED ?? 20_261_125);
@@ -51,7 +63,12 @@ function address(): string {
  * A request to a public route from `ip`, optionally with a key. A body that does not end within
  * 8 s (a stream answered where none should be) is cut, so that no test hangs on it.
  */
-async function pubMethod(ip: string, method: string, path: string, options: { headers?: Record<string, string>; key?: string } = {}): Promise<ApiResponse> {
+async function pubMethod(
+  ip: string,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; key?: string } = {},
+): Promise<ApiResponse> {
   const headers: Record<string, string> = { "x-forwarded-for": ip, ...options.headers };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
   if (method !== "GET") headers["content-type"] = "application/json";
@@ -76,7 +93,8 @@ async function pubMethod(ip: string, method: string, path: string, options: { he
     clearTimeout(timer);
   }
 }
-const pub = (ip: string, path: string, options: { headers?: Record<string, string>; key?: string } = {}) => pubMethod(ip, "GET", path, options);
+const pub = (ip: string, path: string, options: { headers?: Record<string, string>; key?: string } = {}) =>
+  pubMethod(ip, "GET", path, options);
 
 /** Raw bytes of a GET (for PNG). */
 async function getBytes(path: string, headers: Record<string, string>) {
@@ -129,8 +147,11 @@ async function makeTeams(n: number, names?: (i: number) => string, tags?: (i: nu
   const rows = await sql<{ id: string; name: string; tag: string }>(
     `select admin.create_team(x.name, x.tag) as id, x.name, x.tag
        from unnest($1::text[], $2::text[]) with ordinality as x(name, tag, i) order by x.i`,
-    [Array.from({ length: n }, (_, i) => names?.(i) ?? `Squad ${RUN} ${String(next()).padStart(5, "0")}`),
-      Array.from({ length: n }, (_, i) => tags?.(i) ?? `Z${next().toString(36).toUpperCase().padStart(4, "0")}`)]);
+    [
+      Array.from({ length: n }, (_, i) => names?.(i) ?? `Squad ${RUN} ${String(next()).padStart(5, "0")}`),
+      Array.from({ length: n }, (_, i) => tags?.(i) ?? `Z${next().toString(36).toUpperCase().padStart(4, "0")}`),
+    ],
+  );
   for (const r of rows) out.push({ id: r.id, name: r.name, tag: r.tag });
   return out;
 }
@@ -161,13 +182,16 @@ async function makeEvent(fields: Record<string, unknown>, teams: Team[], opts: {
 /** The same, registrations straight in SQL (for big brackets). */
 async function bigEvent(fields: Record<string, unknown>, teams: Team[]): Promise<Event> {
   const org = await organiser();
-  const created = await org.call("POST", "/tournaments", { body: tournamentBody({ max_teams: teams.length, visibility: "public", ...fields }) });
+  const created = await org.call("POST", "/tournaments", {
+    body: tournamentBody({ max_teams: teams.length, visibility: "public", ...fields }),
+  });
   expectStatus(created, 201);
   const id: string = created.body.data.id;
   await sql(
     `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
      select $1, $2, u.team_id, 'complete' from unnest($3::uuid[]) with ordinality u(team_id, i) order by u.i`,
-    [id, org.accountId, teams.map((t) => t.id)]);
+    [id, org.accountId, teams.map((t) => t.id)],
+  );
   expectStatus(await org.call("PATCH", `/tournaments/${id}`, { body: { status: "ongoing" } }), 200);
   return { org, id, slug: created.body.data.slug, teams };
 }
@@ -195,8 +219,9 @@ const need = (bestOf: number) => Math.ceil(bestOf / 2);
 function report(ev: Event, m: Match, team1Wins?: boolean, scores?: [number, number]) {
   const t1 = team1Wins ?? ((m.team1_seed ?? 99) < (m.team2_seed ?? 99));
   const [w, l] = scores ?? [need(m.best_of), 0];
-  return ev.org.call("PATCH", `/tournaments/${ev.id}/matches/${m.id}`,
-    { body: t1 ? { team1_score: w, team2_score: l } : { team1_score: l, team2_score: w } });
+  return ev.org.call("PATCH", `/tournaments/${ev.id}/matches/${m.id}`, {
+    body: t1 ? { team1_score: w, team2_score: l } : { team1_score: l, team2_score: w },
+  });
 }
 
 /** Reports every ready match of `stage` (better seed wins) until none is ready. */
@@ -222,12 +247,17 @@ async function keyedDocuments(ev: Event) {
     expectStatus(d, 200);
     details.push(d.body.data);
   }
-  return { tournament: t.body.data, stages: st.body.data, stageDetails: details, registrations: rg.body.data, results: rs.body.data as Results };
+  return {
+    tournament: t.body.data,
+    stages: st.body.data,
+    stageDetails: details,
+    registrations: rg.body.data,
+    results: rs.body.data as Results,
+  };
 }
 
 const ACCOUNTISH = /account|api_?key|key_id|secret|owner|owned|prefix|webhook/i;
-const omit = (o: Record<string, unknown>, keys: (k: string) => boolean) =>
-  Object.fromEntries(Object.entries(o).filter(([k]) => !keys(k)));
+const omit = (o: Record<string, unknown>, keys: (k: string) => boolean) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys(k)));
 
 /** Every key name and string value in `v`, with its path. */
 function walk(v: unknown, path: string, out: { keys: [string, string][]; values: [string, string][] }) {
@@ -254,7 +284,13 @@ function expectNoAccountLeak(doc: unknown, text: string, org: Org, ctx: string) 
 
 /** The public JSON equals the keyed documents minus payment_status (and anything about the account). */
 function expectPublicEqualsKeyed(data: Record<string, unknown>, keyed: Awaited<ReturnType<typeof keyedDocuments>>, ctx: string) {
-  expect(Object.keys(data).sort(), `${ctx}: the public document's members`).toEqual(["matches", "registrations", "stages", "standings", "tournament"]);
+  expect(Object.keys(data).sort(), `${ctx}: the public document's members`).toEqual([
+    "matches",
+    "registrations",
+    "stages",
+    "standings",
+    "tournament",
+  ]);
   const pt = data.tournament as Record<string, unknown>;
   const kt = omit(keyed.tournament, (k) => ACCOUNTISH.test(k));
   // Every field of GET /tournaments/{id}; a field more only if GET results' tournament has it, equal.
@@ -275,7 +311,8 @@ function expectPublicEqualsKeyed(data: Record<string, unknown>, keyed: Awaited<R
     }
   });
   expect(data.registrations, `${ctx}: registrations`).toEqual(
-    keyed.registrations.map((r: Record<string, unknown>) => omit(r, (k) => k === "payment_status" || ACCOUNTISH.test(k))));
+    keyed.registrations.map((r: Record<string, unknown>) => omit(r, (k) => k === "payment_status" || ACCOUNTISH.test(k))),
+  );
   expect(data.matches, `${ctx}: matches`).toEqual(keyed.results.matches);
   expect(data.standings, `${ctx}: standings`).toEqual(keyed.results.standings);
 }
@@ -308,7 +345,8 @@ function decodeEntities(s: string, where: string): string {
 /** Parses `xml` or throws saying why it is not well-formed. DOCTYPE is refused (no entities). */
 function parseXml(xml: string): XmlElement {
   // deno-lint-ignore no-control-regex -- control characters are what it looks for
-  const bad = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.exec(xml);
+  const bad = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+    .exec(xml);
   if (bad) throw new Error(`a character XML does not allow (U+${bad[0].charCodeAt(0).toString(16)}) at ${bad.index}`);
   let i = 0;
   const stack: XmlElement[] = [];
@@ -514,7 +552,9 @@ function parsePng(bytes: Uint8Array): { width: number; height: number; inked: nu
   let inked = -1;
   if (ihdr.interlace === 0) {
     const rowBytes = Math.ceil((ihdr.width * channels[ihdr.color] * ihdr.depth) / 8);
-    if (raw.length !== ihdr.height * (rowBytes + 1)) throw new Error(`image data of ${raw.length} bytes, want ${ihdr.height * (rowBytes + 1)}`);
+    if (raw.length !== ihdr.height * (rowBytes + 1)) {
+      throw new Error(`image data of ${raw.length} bytes, want ${ihdr.height * (rowBytes + 1)}`);
+    }
     for (let y = 0; y < ihdr.height; y++) if (raw[y * (rowBytes + 1)] > 4) throw new Error(`row ${y}: filter ${raw[y * (rowBytes + 1)]}`);
     if (ihdr.depth === 8 && (ihdr.color === 2 || ihdr.color === 6)) inked = inkedShare(raw, ihdr.width, ihdr.height, channels[ihdr.color]);
   }
@@ -739,7 +779,9 @@ describe.concurrent("visibility (sections 3, 15)", () => {
 
   it("a visibility change is a tournament.updated webhook event showing the new visibility (section 11)", async () => {
     const ev = await makeEvent({}, await makeTeams(2), { start: false });
-    const hook = await ev.org.call("POST", "/webhooks", { body: { url: "http://127.0.0.1:9/hook", events: ["tournament.updated"], tournament_id: ev.id } });
+    const hook = await ev.org.call("POST", "/webhooks", {
+      body: { url: "http://127.0.0.1:9/hook", events: ["tournament.updated"], tournament_id: ev.id },
+    });
     expectStatus(hook, 201);
     expectStatus(await ev.org.call("PATCH", `/tournaments/${ev.id}`, { body: { visibility: "public" } }), 200);
     const deliveries = await ev.org.call("GET", `/webhooks/${hook.body.data.id}/deliveries`);
@@ -758,14 +800,21 @@ describe.concurrent("visibility (sections 3, 15)", () => {
     const other = fc.oneof(
       fc.string({ maxLength: 12 }).filter((s) => s !== "public" && s !== "private"),
       fc.constantFrom("Public", "PRIVATE", " public", "public ", "unlisted", "hidden", ""),
-      fc.constant(null), fc.boolean(), fc.integer(), fc.constant(["public"]), fc.constant({ value: "public" }),
+      fc.constant(null),
+      fc.boolean(),
+      fc.integer(),
+      fc.constant(["public"]),
+      fc.constant({ value: "public" }),
     );
-    await fc.assert(fc.asyncProperty(other, async (bad) => {
-      const c = await org.call("POST", "/tournaments", { body: tournamentBody({ visibility: bad }) });
-      expectError(c, 400, "validation_error", ["visibility"]);
-      const p = await org.call("PATCH", `/tournaments/${id}`, { body: { visibility: bad } });
-      expectError(p, 400, "validation_error", ["visibility"]);
-    }), { numRuns: 15, seed: SEED + 1, endOnFailure: true });
+    await fc.assert(
+      fc.asyncProperty(other, async (bad) => {
+        const c = await org.call("POST", "/tournaments", { body: tournamentBody({ visibility: bad }) });
+        expectError(c, 400, "validation_error", ["visibility"]);
+        const p = await org.call("PATCH", `/tournaments/${id}`, { body: { visibility: bad } });
+        expectError(p, 400, "validation_error", ["visibility"]);
+      }),
+      { numRuns: 15, seed: SEED + 1, endOnFailure: true },
+    );
     expect((await org.call("GET", `/tournaments/${id}`)).body.data.visibility).toBe("private");
   });
 });
@@ -775,7 +824,8 @@ describe.concurrent("visibility (sections 3, 15)", () => {
 // ============================================================================
 describe.concurrent("a private or unknown slug is 404, the same answer (section 15)", () => {
   it.concurrent.each(PUBLIC_ROUTES.map((r) => [r || "(JSON)", r]))(
-    "%s: private, made private again, deleted, an id, unknown: one answer, with or without a key", async (_label, route) => {
+    "%s: private, made private again, deleted, an id, unknown: one answer, with or without a key",
+    async (_label, route) => {
       const ip = address();
       const teams = await makeTeams(3);
       const priv = await makeEvent({}, teams);
@@ -791,15 +841,23 @@ describe.concurrent("a private or unknown slug is 404, the same answer (section 
       expect((baseline.body as { error: { code: string } }).error?.code, JSON.stringify(baseline)).toBe("not_found");
       expect(baseline.allowOrigin, "a 404 of a public route allows any origin too (a viewer must read it)").toBe("*");
       const keys: [string, Record<string, string>][] = [
-        ["no key", {}], ["the owner's key", { authorization: `Bearer ${priv.org.key}` }],
+        ["no key", {}],
+        ["the owner's key", { authorization: `Bearer ${priv.org.key}` }],
         ["the owner's key without scopes", { authorization: `Bearer ${scopeless}` }],
         ["another account's key", { authorization: `Bearer ${other.key}` }],
       ];
       const slugs: [string, string][] = [
-        ["private", priv.slug], ["made private", flipped.slug], ["deleted", gone.slug], ["the private one's id", priv.id],
+        ["private", priv.slug],
+        ["made private", flipped.slug],
+        ["deleted", gone.slug],
+        ["the private one's id", priv.id],
         ["unknown", `zz-${RUN.toLowerCase()}-nothing`],
-        ...(route === "" ? [["a NUL", "\u0000"], ["an emoji", "😀-x"], ["a quote", "x' or '1'='1"], ["300 characters", "a".repeat(300)],
-          ["a percent", "%"], ["an upper-case copy of a private slug", priv.slug.toUpperCase()]] as [string, string][] : []),
+        ...(route === ""
+          ? [["a NUL", "\u0000"], ["an emoji", "😀-x"], ["a quote", "x' or '1'='1"], ["300 characters", "a".repeat(300)], [
+            "a percent",
+            "%",
+          ], ["an upper-case copy of a private slug", priv.slug.toUpperCase()]] as [string, string][]
+          : []),
       ];
       for (const [sk, slug] of slugs) {
         for (const [kk, headers] of keys) {
@@ -809,7 +867,8 @@ describe.concurrent("a private or unknown slug is 404, the same answer (section 
         const inm = await answerOf(ip, publicPath(slug, route), { "if-none-match": "*" });
         expect(inm, `${route || "JSON"} ${sk} slug with If-None-Match: *`).toEqual(baseline);
       }
-    });
+    },
+  );
 
   it("a key changes nothing on a public tournament: the same document with the owner's, another's or a bad key", async () => {
     const ip = address();
@@ -827,8 +886,17 @@ describe.concurrent("a private or unknown slug is 404, the same answer (section 
   it("there is no public listing: /public, /public/tournaments and unknown public paths are 404", async () => {
     const ip = address();
     const ev = await makeEvent({ visibility: "public" }, await makeTeams(2));
-    for (const path of ["/public", "/public/tournaments", "/public/tournaments/", `/public/tournaments/${ev.slug}/bracket.gif`,
-      `/public/tournaments/${ev.slug}/registrations`, `/public/tournaments/${ev.slug}/results`, "/public/viewer.js"]) {
+    for (
+      const path of [
+        "/public",
+        "/public/tournaments",
+        "/public/tournaments/",
+        `/public/tournaments/${ev.slug}/bracket.gif`,
+        `/public/tournaments/${ev.slug}/registrations`,
+        `/public/tournaments/${ev.slug}/results`,
+        "/public/viewer.js",
+      ]
+    ) {
       expectError(await pub(ip, path), 404, "not_found");
     }
   });
@@ -881,16 +949,26 @@ describe.concurrent("the public JSON is the keyed documents minus payment_status
     const own = await org.call("POST", "/teams", { body: { name: `Own ${RUN} team`, tag: `OWN${RUN}` } });
     expectStatus(own, 201);
     const teams = [...await makeTeams(7), { id: own.body.data.id, name: own.body.data.name, tag: own.body.data.tag }];
-    const ev = await makeEvent({
-      visibility: "public", entry_fee: 12.5, description: "desc", rules: "rules",
-      stages: [
-        { name: "Groups", format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 2 } },
-        { name: "Playoffs", format: "single_elimination", format_options: { third_place_match: true } },
-      ],
-    }, teams, { org, start: false });
+    const ev = await makeEvent(
+      {
+        visibility: "public",
+        entry_fee: 12.5,
+        description: "desc",
+        rules: "rules",
+        stages: [
+          { name: "Groups", format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 2 } },
+          { name: "Playoffs", format: "single_elimination", format_options: { third_place_match: true } },
+        ],
+      },
+      teams,
+      { org, start: false },
+    );
     const regs = (await org.call("GET", `/tournaments/${ev.id}/registrations`)).body.data;
     expectStatus(await org.call("PATCH", `/tournaments/${ev.id}/registrations/${regs[7].id}`, { body: { seed: 1 } }), 200);
-    expectStatus(await org.call("PATCH", `/tournaments/${ev.id}/registrations/${regs[2].id}`, { body: { payment_status: "complete" } }), 200);
+    expectStatus(
+      await org.call("PATCH", `/tournaments/${ev.id}/registrations/${regs[2].id}`, { body: { payment_status: "complete" } }),
+      200,
+    );
     const check = async (ctx: string) => {
       const res = await pub(ip, publicPath(ev.slug, ""));
       expectStatus(res, 200);
@@ -913,7 +991,10 @@ describe.concurrent("the public JSON is the keyed documents minus payment_status
     await check("stage 1 played");
     expectStatus(await org.call("PATCH", `/tournaments/${ev.id}/stages/2`, { body: { status: "ongoing" } }), 200);
     const [semi] = (await results(ev)).matches.filter((m) => m.stage === 2 && m.status === "ready");
-    expectStatus(await org.call("PATCH", `/tournaments/${ev.id}/matches/${semi.id}`, { body: { scheduled_at: "2031-07-14T18:45:00Z" } }), 200);
+    expectStatus(
+      await org.call("PATCH", `/tournaments/${ev.id}/matches/${semi.id}`, { body: { scheduled_at: "2031-07-14T18:45:00Z" } }),
+      200,
+    );
     expectStatus(await report(ev, semi), 200);
     const last = await check("stage 2 under way");
     expect(last.matches.some((m: Match) => m.stage === 2), "stage 2's matches are in").toBe(true);
@@ -933,44 +1014,54 @@ describe.concurrent("the public JSON is the keyed documents minus payment_status
       coin: fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
       bestOf: fc.constantFrom(1, 3),
     });
-    await fc.assert(fc.asyncProperty(plan, async (p) => {
-      const n = p.format === "two_stage" ? Math.max(p.n, 4) : p.format === "round_robin" ? Math.max(p.n, 3) : p.n;
-      const fields: Record<string, unknown> = { visibility: "public", entry_fee: p.fee };
-      if (p.format === "two_stage") {
-        fields.stages = [
-          { format: "swiss", format_options: { rounds: 2, best_of: p.bestOf }, advance: { top: 2 } },
-          { format: "single_elimination" },
-        ];
-      } else {
-        fields.format = p.format;
-        fields.format_options = { best_of: p.bestOf };
-      }
-      const ev = await makeEvent(fields, pool.slice(0, n), { start: false });
-      const regs = (await ev.org.call("GET", `/tournaments/${ev.id}/registrations`)).body.data;
-      if (p.fee > 0) {
-        for (let i = 0; i < n; i++) {
-          if (p.paid[i]) expectStatus(await ev.org.call("PATCH", `/tournaments/${ev.id}/registrations/${regs[i].id}`, { body: { payment_status: "complete" } }), 200);
+    await fc.assert(
+      fc.asyncProperty(plan, async (p) => {
+        const n = p.format === "two_stage" ? Math.max(p.n, 4) : p.format === "round_robin" ? Math.max(p.n, 3) : p.n;
+        const fields: Record<string, unknown> = { visibility: "public", entry_fee: p.fee };
+        if (p.format === "two_stage") {
+          fields.stages = [
+            { format: "swiss", format_options: { rounds: 2, best_of: p.bestOf }, advance: { top: 2 } },
+            { format: "single_elimination" },
+          ];
+        } else {
+          fields.format = p.format;
+          fields.format_options = { best_of: p.bestOf };
         }
-      }
-      if (p.seedLast) expectStatus(await ev.org.call("PATCH", `/tournaments/${ev.id}/registrations/${regs[n - 1].id}`, { body: { seed: 1 } }), 200);
-      if (p.start) {
-        expectStatus(await ev.org.call("PATCH", `/tournaments/${ev.id}`, { body: { status: "ongoing" } }), 200);
-        for (let k = 0; k < p.reports; k++) {
-          const ready = (await results(ev)).matches.filter((m) => m.status === "ready");
-          if (!ready.length) break;
-          expectStatus(await report(ev, ready[k % ready.length], p.coin[k % 6]), 200);
+        const ev = await makeEvent(fields, pool.slice(0, n), { start: false });
+        const regs = (await ev.org.call("GET", `/tournaments/${ev.id}/registrations`)).body.data;
+        if (p.fee > 0) {
+          for (let i = 0; i < n; i++) {
+            if (p.paid[i]) {
+              expectStatus(
+                await ev.org.call("PATCH", `/tournaments/${ev.id}/registrations/${regs[i].id}`, { body: { payment_status: "complete" } }),
+                200,
+              );
+            }
+          }
         }
-      }
-      const ctx = `${JSON.stringify(p)} (n ${n})`;
-      const res = await pub(ip, publicPath(ev.slug, ""));
-      expectStatus(res, 200);
-      expectPublicEqualsKeyed(res.body.data, await keyedDocuments(ev), ctx);
-      expectNoAccountLeak(res.body, res.text, ev.org, ctx);
-      if (p.start) {
-        const svg = checkSvg(await pub(ip, publicPath(ev.slug, "/bracket.svg")), `${ctx} SVG`);
-        expectTeamsShown(svg.texts, pool.slice(0, n), `${ctx} SVG`);
-      }
-    }), { numRuns: 10, seed: SEED + 2, endOnFailure: true });
+        if (p.seedLast) {
+          expectStatus(await ev.org.call("PATCH", `/tournaments/${ev.id}/registrations/${regs[n - 1].id}`, { body: { seed: 1 } }), 200);
+        }
+        if (p.start) {
+          expectStatus(await ev.org.call("PATCH", `/tournaments/${ev.id}`, { body: { status: "ongoing" } }), 200);
+          for (let k = 0; k < p.reports; k++) {
+            const ready = (await results(ev)).matches.filter((m) => m.status === "ready");
+            if (!ready.length) break;
+            expectStatus(await report(ev, ready[k % ready.length], p.coin[k % 6]), 200);
+          }
+        }
+        const ctx = `${JSON.stringify(p)} (n ${n})`;
+        const res = await pub(ip, publicPath(ev.slug, ""));
+        expectStatus(res, 200);
+        expectPublicEqualsKeyed(res.body.data, await keyedDocuments(ev), ctx);
+        expectNoAccountLeak(res.body, res.text, ev.org, ctx);
+        if (p.start) {
+          const svg = checkSvg(await pub(ip, publicPath(ev.slug, "/bracket.svg")), `${ctx} SVG`);
+          expectTeamsShown(svg.texts, pool.slice(0, n), `${ctx} SVG`);
+        }
+      }),
+      { numRuns: 10, seed: SEED + 2, endOnFailure: true },
+    );
   });
 });
 
@@ -979,33 +1070,48 @@ describe.concurrent("the public JSON is the keyed documents minus payment_status
 // ============================================================================
 describe.concurrent("caching and CORS of the public routes (sections 14, 15)", () => {
   it.concurrent.each(PUBLIC_ROUTES.filter((r) => r !== "/stream").map((r) => [r || "(JSON)", r]))(
-    "%s: Cache-Control public, max-age=5; ETag the version; 304 exactly on a matching If-None-Match", async (_l, route) => {
+    "%s: Cache-Control public, max-age=5; ETag the version; 304 exactly on a matching If-None-Match",
+    async (_l, route) => {
       const ip = address();
       const ev = await makeEvent({ visibility: "public" }, await makeTeams(4));
       const path = publicPath(ev.slug, route);
-      const get = (inm?: string) => fetch(apiUrl() + path, {
-        headers: { "x-forwarded-for": ip, origin: "https://fans.example.org", ...(inm === undefined ? {} : { "if-none-match": inm }) },
-      });
+      const get = (inm?: string) =>
+        fetch(apiUrl() + path, {
+          headers: { "x-forwarded-for": ip, origin: "https://fans.example.org", ...(inm === undefined ? {} : { "if-none-match": inm }) },
+        });
       const v = await versionOf(ev);
       const first = await get();
       const firstBody = Buffer.from(await first.arrayBuffer());
       expect(first.status, `${route}: ${firstBody.toString().slice(0, 300)}`).toBe(200);
-      for (const [inm, want] of [
-        [undefined, 200], [tag(v), 304], [`"0", ${tag(v)}`, 304], [`${tag(v + 5)},${tag(v)}`, 304], ["*", 304], [`W/${tag(v)}`, 304],
-        [`W/"1", W/${tag(v)}`, 304], [tag(v - 1), 200], [`${tag(v + 1)}, ${tag(v + 2)}`, 200], [`W/${tag(v + 1)}`, 200],
-      ] as const) {
+      for (
+        const [inm, want] of [
+          [undefined, 200],
+          [tag(v), 304],
+          [`"0", ${tag(v)}`, 304],
+          [`${tag(v + 5)},${tag(v)}`, 304],
+          ["*", 304],
+          [`W/${tag(v)}`, 304],
+          [`W/"1", W/${tag(v)}`, 304],
+          [tag(v - 1), 200],
+          [`${tag(v + 1)}, ${tag(v + 2)}`, 200],
+          [`W/${tag(v + 1)}`, 200],
+        ] as const
+      ) {
         const what = `${route || "JSON"} If-None-Match: ${inm} (version ${v})`;
         const res = await get(inm);
         const body = Buffer.from(await res.arrayBuffer());
         expect(res.status, `${what}\n${body.toString().slice(0, 300)}`).toBe(want);
         expect(res.headers.get("etag"), `${what}: ETag`).toBe(tag(v));
-        expect((res.headers.get("cache-control") ?? "").replace(/\s+/g, "").toLowerCase(), `${what}: Cache-Control`).toBe("public,max-age=5");
+        expect((res.headers.get("cache-control") ?? "").replace(/\s+/g, "").toLowerCase(), `${what}: Cache-Control`).toBe(
+          "public,max-age=5",
+        );
         expect(res.headers.get("access-control-allow-origin"), `${what}: Access-Control-Allow-Origin`).toBe("*");
         const exposed = (res.headers.get("access-control-expose-headers") ?? "").toLowerCase().split(/\s*,\s*/);
         expect(exposed, `${what}: ETag exposed`).toContain("etag");
         if (want === 304) expect(body.length, `${what}: a 304 has no body`).toBe(0);
-        else if (route === "") expect(JSON.parse(body.toString()).data, `${what}: the same document`).toEqual(JSON.parse(firstBody.toString()).data);
-        else expect(body.equals(firstBody), `${what}: the same representation`).toBe(true);
+        else if (route === "") {
+          expect(JSON.parse(body.toString()).data, `${what}: the same document`).toEqual(JSON.parse(firstBody.toString()).data);
+        } else expect(body.equals(firstBody), `${what}: the same representation`).toBe(true);
       }
       // After a change: the new version is the ETag, the old one no longer matches.
       expectStatus(await ev.org.call("PATCH", `/tournaments/${ev.id}`, { body: { description: "changed" } }), 200);
@@ -1016,7 +1122,8 @@ describe.concurrent("caching and CORS of the public routes (sections 14, 15)", (
       const again = await get(tag(v + 1));
       await again.arrayBuffer();
       expect(again.status, `${route}: the new ETag`).toBe(304);
-    });
+    },
+  );
 
   it("property: a public route is 304 exactly when the If-None-Match list names the version (strong or weak) or is *", async () => {
     const ip = address();
@@ -1024,17 +1131,29 @@ describe.concurrent("caching and CORS of the public routes (sections 14, 15)", (
     const v = await versionOf(ev);
     const routes = ["", "/bracket.svg", "/page"];
     const entry = fc.oneof(
-      fc.record({ d: fc.integer({ min: -2, max: 2 }), weak: fc.boolean() }).map(({ d, weak }) => ({ s: `${weak ? "W/" : ""}${tag(Math.max(0, v + d))}`, hit: d === 0 })),
+      fc.record({ d: fc.integer({ min: -2, max: 2 }), weak: fc.boolean() }).map(({ d, weak }) => ({
+        s: `${weak ? "W/" : ""}${tag(Math.max(0, v + d))}`,
+        hit: d === 0,
+      })),
       fc.constant({ s: `"${v}x"`, hit: false }),
     );
-    await fc.assert(fc.asyncProperty(fc.array(entry, { minLength: 1, maxLength: 4 }), fc.constantFrom(", ", ",", " , "),
-      fc.constantFrom(...routes), async (list, sep, route) => {
-        const inm = list.map((e) => e.s).join(sep);
-        const want = list.some((e) => e.hit) ? 304 : 200;
-        const res = await pub(ip, publicPath(ev.slug, route), { headers: { "if-none-match": inm } });
-        expect(res.status, `${route || "JSON"} If-None-Match: ${inm} (version ${v})`).toBe(want);
-        if (want === 304) expect(res.text).toBe("");
-      }), { numRuns: 30, seed: SEED + 3, endOnFailure: true });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(entry, { minLength: 1, maxLength: 4 }),
+        fc.constantFrom(", ", ",", " , "),
+        fc.constantFrom(...routes),
+        async (list, sep, route) => {
+          const inm = list.map((e) => e.s).join(sep);
+          const want = list.some((e) => e.hit) ? 304 : 200;
+          const res = await pub(ip, publicPath(ev.slug, route), { headers: { "if-none-match": inm } });
+          expect(res.status, `${route || "JSON"} If-None-Match: ${inm} (version ${v})`).toBe(want);
+          if (want === 304) {
+            expect(res.text).toBe("");
+          }
+        },
+      ),
+      { numRuns: 30, seed: SEED + 3, endOnFailure: true },
+    );
   });
 
   it("the CORS preflight of every public route allows any origin, GET and the conditional headers; the same for unknown slugs", async () => {
@@ -1046,7 +1165,9 @@ describe.concurrent("caching and CORS of the public routes (sections 14, 15)", (
         const res = await fetch(apiUrl() + publicPath(slug, route), {
           method: "OPTIONS",
           headers: {
-            "x-forwarded-for": ip, origin: "https://fans.example.org", "access-control-request-method": "GET",
+            "x-forwarded-for": ip,
+            origin: "https://fans.example.org",
+            "access-control-request-method": "GET",
             "access-control-request-headers": "if-none-match, last-event-id",
           },
         });
@@ -1061,7 +1182,9 @@ describe.concurrent("caching and CORS of the public routes (sections 14, 15)", (
         answers.push({ route, status: res.status, methods, allowed });
       }
     }
-    expect(answers.slice(PUBLIC_ROUTES.length), "the preflight of an unknown slug is the same").toEqual(answers.slice(0, PUBLIC_ROUTES.length));
+    expect(answers.slice(PUBLIC_ROUTES.length), "the preflight of an unknown slug is the same").toEqual(
+      answers.slice(0, PUBLIC_ROUTES.length),
+    );
   });
 });
 
@@ -1101,7 +1224,9 @@ describe("per client address: 300 requests a minute, never per key (section 15)"
     const ip = address();
     const ev = await makeEvent({ visibility: "public" }, await makeTeams(2));
     const statuses = await burst(ip, publicPath(ev.slug, ""), 330, 330);
-    expect(statuses.filter((s) => s === 200).length, `statuses: ${JSON.stringify(statuses.filter((s) => s !== 200 && s !== 429))}`).toBe(300);
+    expect(statuses.filter((s) => s === 200).length, `statuses: ${JSON.stringify(statuses.filter((s) => s !== 200 && s !== 429))}`).toBe(
+      300,
+    );
     expect(statuses.filter((s) => s === 429).length).toBe(30);
   });
 
@@ -1117,7 +1242,9 @@ describe("per client address: 300 requests a minute, never per key (section 15)"
     const ip = address();
     const ev = await makeEvent({ visibility: "public" }, await makeTeams(2));
     const { id: keyId, key } = await createKey(ev.org.accountId);
-    for (const route of ["", "/bracket.svg", "/bracket.png", "/page"]) expectStatus(await pub(ip, publicPath(ev.slug, route), { key }), 200);
+    for (const route of ["", "/bracket.svg", "/bracket.png", "/page"]) {
+      expectStatus(await pub(ip, publicPath(ev.slug, route), { key }), 200);
+    }
     expect(await rateHits(keyId), "public requests counted on the key").toBe(0);
     await setRateHits(keyId, Array.from({ length: 100 }, () => 1));
     expectError(await request("GET", `/tournaments/${ev.id}`, { key }), 429, "rate_limited");
@@ -1130,13 +1257,17 @@ describe.concurrent("what a client cannot bend (sections 14, 15)", () => {
   it("the page never points at a host taken from X-Forwarded-Host or Forwarded (it is publicly cached)", async () => {
     const ip = address();
     const ev = await makeEvent({ visibility: "public" }, await makeTeams(2));
-    const variants: Record<string, string>[] = [{ "x-forwarded-host": "evil.example" }, { forwarded: "for=1.2.3.4;host=evil.example;proto=https" },
-      { "x-forwarded-host": "evil.example", "x-forwarded-proto": "https", "x-forwarded-port": "443" }];
+    const variants: Record<string, string>[] = [{ "x-forwarded-host": "evil.example" }, {
+      forwarded: "for=1.2.3.4;host=evil.example;proto=https",
+    }, { "x-forwarded-host": "evil.example", "x-forwarded-proto": "https", "x-forwarded-port": "443" }];
     for (const headers of variants) {
       const res = await pub(ip, publicPath(ev.slug, "/page"), { headers });
       expectStatus(res, 200);
       expect(res.text.includes("evil.example"), `${JSON.stringify(headers)}: the page names evil.example`).toBe(false);
-      expect((res.headers.get("content-security-policy") ?? "").includes("evil.example"), `${JSON.stringify(headers)}: the CSP names evil.example`).toBe(false);
+      expect(
+        (res.headers.get("content-security-policy") ?? "").includes("evil.example"),
+        `${JSON.stringify(headers)}: the CSP names evil.example`,
+      ).toBe(false);
     }
   });
 
@@ -1159,7 +1290,10 @@ describe.concurrent("what a client cannot bend (sections 14, 15)", () => {
     const org = await organiser();
     const own = await org.call("POST", "/teams", { body: { name: `Before ${RUN}`, tag: `B${RUN}` } });
     expectStatus(own, 201);
-    const ev = await makeEvent({ visibility: "public" }, [{ id: own.body.data.id, name: own.body.data.name, tag: own.body.data.tag }, ...await makeTeams(1)], { org });
+    const ev = await makeEvent({ visibility: "public" }, [
+      { id: own.body.data.id, name: own.body.data.name, tag: own.body.data.tag },
+      ...await makeTeams(1),
+    ], { org });
     const first = await pub(ip, publicPath(ev.slug, ""));
     expectStatus(first, 200);
     const etag = first.headers.get("etag")!;
@@ -1191,10 +1325,16 @@ describe.concurrent("bracket.svg (section 15)", () => {
     expect(b.texts.some((t) => t.includes("4711")), "the winner's score is shown").toBe(true);
     expect(b.texts.some((t) => t.includes("815")), "the loser's score is shown").toBe(true);
     const sched = (await results(ev)).matches.find((m) => m.status === "ready")!;
-    expectStatus(await ev.org.call("PATCH", `/tournaments/${ev.id}/matches/${sched.id}`, { body: { scheduled_at: "2031-07-14T18:45:00Z" } }), 200);
+    expectStatus(
+      await ev.org.call("PATCH", `/tournaments/${ev.id}/matches/${sched.id}`, { body: { scheduled_at: "2031-07-14T18:45:00Z" } }),
+      200,
+    );
     const c = await pub(ip, path);
     const cc = checkSvg(c, "after scheduling");
-    expect(cc.texts.some((t) => t.includes("18:45")), `the scheduled time is shown (18:45 UTC): ${JSON.stringify(cc.texts.filter((t) => /\d:\d\d/.test(t)))}`).toBe(true);
+    expect(
+      cc.texts.some((t) => t.includes("18:45")),
+      `the scheduled time is shown (18:45 UTC): ${JSON.stringify(cc.texts.filter((t) => /\d:\d\d/.test(t)))}`,
+    ).toBe(true);
     expect(c.headers.get("etag")).toBe(tag(await versionOf(ev)));
   });
 
@@ -1202,9 +1342,22 @@ describe.concurrent("bracket.svg (section 15)", () => {
     const ip = address();
     const nasty = fc.oneof(
       fc.string({ minLength: 1, maxLength: 24, unit: "grapheme" }),
-      fc.constantFrom("<b>&amp;</b>", "]]>", "\"'<>&", "a\u0007b", "x\u000bz", "\ufffe\uffff", "--><!--", "&#0;", "<script>x</script>",
-        "Tab\tNL\nCR\r", "\u202eRTL", "\u0085\u2028\u2029", "𝔘🦄ᾯ"),
-    // deno-lint-ignore no-control-regex -- control characters are what it looks for
+      fc.constantFrom(
+        "<b>&amp;</b>",
+        "]]>",
+        "\"'<>&",
+        "a\u0007b",
+        "x\u000bz",
+        "\ufffe\uffff",
+        "--><!--",
+        "&#0;",
+        "<script>x</script>",
+        "Tab\tNL\nCR\r",
+        "\u202eRTL",
+        "\u0085\u2028\u2029",
+        "𝔘🦄ᾯ",
+      ),
+      // deno-lint-ignore no-control-regex -- control characters are what it looks for
     ).map((s) => s.replace(/\u0000/g, "").trim() || "x");
     const plan = fc.record({
       format: fc.constantFrom("single_elimination", "double_elimination", "round_robin", "swiss"),
@@ -1216,41 +1369,53 @@ describe.concurrent("bracket.svg (section 15)", () => {
       reports: fc.constantFrom(0, 2, 99),
       coin: fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }),
     });
-    await fc.assert(fc.asyncProperty(plan, async (p) => {
-      const n = p.format === "round_robin" ? Math.max(p.n, 3) : p.reports > 2 ? Math.min(p.n, 6) : p.n;
-      const teams = await makeTeams(n, (i) => `${p.names[i]} ${next()}`);
-      const format_options = p.format === "single_elimination" ? { third_place_match: p.options.third }
-        : p.format === "double_elimination" ? { grand_final: p.options.reset ? "reset" : "single" }
-        : p.format === "round_robin" ? { groups: Math.min(p.options.groups, Math.floor(n / 2)) } : {};
-      const ev = await makeEvent({ visibility: "public", name: p.title.slice(0, 100), format: p.format, format_options }, teams);
-      // Every reported match gets scores of its own (winner 1000 + 17k, loser 100 + 13k); a grand
-      // final is won by the losers-bracket side, so that a reset is played.
-      const scores: number[] = [];
-      for (let k = 0; k < p.reports && k < 40; k++) {
-        const cur = await results(ev);
-        const ready = cur.matches.filter((m) => m.status === "ready");
-        if (!ready.length) break;
-        const m = ready[0];
-        const losers = new Set(cur.matches.filter((x) => x.status === "completed" && x.winner_id)
-          .map((x) => (x.winner_id === x.team1_id ? x.team2_id : x.team1_id)));
-        const t1 = m.bracket === "grand_final" ? losers.has(m.team1_id) : p.coin[k];
-        const pair: [number, number] = [1000 + 17 * k, 100 + 13 * k];
-        expectStatus(await report(ev, m, t1, pair), 200);
-        scores.push(...pair);
-      }
-      const ctx = `${JSON.stringify(p)} (n ${n})`;
-      const svg = checkSvg(await pub(ip, publicPath(ev.slug, `/bracket.svg?theme=${p.theme}`)), ctx);
-      const undrawn = scores.filter((x) => !svg.texts.some((t) => new RegExp(`(^|\\D)${x}(\\D|$)`).test(t)));
-      expect(undrawn, `${ctx}: reported scores not drawn (reported ${scores.join(" ")})`).toEqual([]);
-      // A name may lose characters XML cannot hold; its tag, plain, stays.
-      // deno-lint-ignore no-control-regex -- control characters are what it looks for
-      expectTeamsShown(svg.texts, teams.map((t) => ({ ...t, name: t.name.replace(/[\u0000-\u001f\ufffe\uffff]/g, "") })), ctx);
-    }), { numRuns: 14, seed: SEED + 4, endOnFailure: true });
+    await fc.assert(
+      fc.asyncProperty(plan, async (p) => {
+        const n = p.format === "round_robin" ? Math.max(p.n, 3) : p.reports > 2 ? Math.min(p.n, 6) : p.n;
+        const teams = await makeTeams(n, (i) => `${p.names[i]} ${next()}`);
+        const format_options = p.format === "single_elimination"
+          ? { third_place_match: p.options.third }
+          : p.format === "double_elimination"
+          ? { grand_final: p.options.reset ? "reset" : "single" }
+          : p.format === "round_robin"
+          ? { groups: Math.min(p.options.groups, Math.floor(n / 2)) }
+          : {};
+        const ev = await makeEvent({ visibility: "public", name: p.title.slice(0, 100), format: p.format, format_options }, teams);
+        // Every reported match gets scores of its own (winner 1000 + 17k, loser 100 + 13k); a grand
+        // final is won by the losers-bracket side, so that a reset is played.
+        const scores: number[] = [];
+        for (let k = 0; k < p.reports && k < 40; k++) {
+          const cur = await results(ev);
+          const ready = cur.matches.filter((m) => m.status === "ready");
+          if (!ready.length) break;
+          const m = ready[0];
+          const losers = new Set(
+            cur.matches.filter((x) => x.status === "completed" && x.winner_id)
+              .map((x) => (x.winner_id === x.team1_id ? x.team2_id : x.team1_id)),
+          );
+          const t1 = m.bracket === "grand_final" ? losers.has(m.team1_id) : p.coin[k];
+          const pair: [number, number] = [1000 + 17 * k, 100 + 13 * k];
+          expectStatus(await report(ev, m, t1, pair), 200);
+          scores.push(...pair);
+        }
+        const ctx = `${JSON.stringify(p)} (n ${n})`;
+        const svg = checkSvg(await pub(ip, publicPath(ev.slug, `/bracket.svg?theme=${p.theme}`)), ctx);
+        const undrawn = scores.filter((x) => !svg.texts.some((t) => new RegExp(`(^|\\D)${x}(\\D|$)`).test(t)));
+        expect(undrawn, `${ctx}: reported scores not drawn (reported ${scores.join(" ")})`).toEqual([]);
+        // A name may lose characters XML cannot hold; its tag, plain, stays.
+        // deno-lint-ignore no-control-regex -- control characters are what it looks for
+        expectTeamsShown(svg.texts, teams.map((t) => ({ ...t, name: t.name.replace(/[\u0000-\u001f\ufffe\uffff]/g, "") })), ctx);
+      }),
+      { numRuns: 14, seed: SEED + 4, endOnFailure: true },
+    );
   });
 
   it("real teams' tags (up to 20 allowed) and names: each team's whole tag or whole name is shown", async () => {
     const ip = address();
-    const real = [["Imperial Esports", "IMPERIAL"], ["Natus Vincere Junior", "NAVI.JR"], ["Natus Vincere", "NAVI"], ["Eternal Fire Academy", "EF.ACA"]];
+    const real = [["Imperial Esports", "IMPERIAL"], ["Natus Vincere Junior", "NAVI.JR"], ["Natus Vincere", "NAVI"], [
+      "Eternal Fire Academy",
+      "EF.ACA",
+    ]];
     const teams = await makeTeams(4, (i) => real[i][0], (i) => real[i][1]);
     const ev = await makeEvent({ visibility: "public" }, teams);
     const svg = checkSvg(await pub(ip, publicPath(ev.slug, "/bracket.svg")), "long tags");
@@ -1267,14 +1432,19 @@ describe.concurrent("bracket.svg (section 15)", () => {
       fc.integer({ min: 1, max: 10 }).map((k) => "W".repeat(k)), // the widest capitals: 10 fit a row
       fc.integer({ min: 1, max: 10 }).map((k) => "M".repeat(k)),
     );
-    const nameArb = fc.oneof(fc.integer({ min: 1, max: 100 }).map((k) => "Wide Name ".repeat(10).slice(0, k).trim() || "W"),
-      fc.stringMatching(/^[A-Za-z][A-Za-z ]{0,99}$/).map((x) => x.trim()));
-    await fc.assert(fc.asyncProperty(fc.array(fc.tuple(tagArb, nameArb), { minLength: 4, maxLength: 4 }), async (pairs) => {
-      const teams = await makeTeams(4, (i) => pairs[i][1], (i) => pairs[i][0]);
-      const ev = await makeEvent({ visibility: "public" }, teams);
-      const svg = checkSvg(await pub(ip, publicPath(ev.slug, "/bracket.svg")), "tags");
-      expectTeamsShown(svg.texts, teams, `tags ${JSON.stringify(pairs.map((x) => x[0]))}; drawn: ${JSON.stringify(svg.texts)}`);
-    }), { numRuns: 8, seed: SEED + 5, endOnFailure: true });
+    const nameArb = fc.oneof(
+      fc.integer({ min: 1, max: 100 }).map((k) => "Wide Name ".repeat(10).slice(0, k).trim() || "W"),
+      fc.stringMatching(/^[A-Za-z][A-Za-z ]{0,99}$/).map((x) => x.trim()),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(tagArb, nameArb), { minLength: 4, maxLength: 4 }), async (pairs) => {
+        const teams = await makeTeams(4, (i) => pairs[i][1], (i) => pairs[i][0]);
+        const ev = await makeEvent({ visibility: "public" }, teams);
+        const svg = checkSvg(await pub(ip, publicPath(ev.slug, "/bracket.svg")), "tags");
+        expectTeamsShown(svg.texts, teams, `tags ${JSON.stringify(pairs.map((x) => x[0]))}; drawn: ${JSON.stringify(svg.texts)}`);
+      }),
+      { numRuns: 8, seed: SEED + 5, endOnFailure: true },
+    );
   });
 
   it("two stages (round robin groups into single elimination): ?stage=k draws each, the default is the current one", async () => {
@@ -1335,11 +1505,14 @@ describe.concurrent("bracket.svg (section 15)", () => {
     }
   });
 
-  it.concurrent.each(["/bracket.svg", "/bracket.png"])("%s: a stage the tournament does not have (stage=2 of one) is 400 naming stage", async (route) => {
-    const ip = address();
-    const ev = await makeEvent({ visibility: "public" }, await makeTeams(3));
-    expectError(await pub(ip, `${publicPath(ev.slug, route)}?stage=2`), 400, "validation_error", ["stage"]);
-  });
+  it.concurrent.each(["/bracket.svg", "/bracket.png"])(
+    "%s: a stage the tournament does not have (stage=2 of one) is 400 naming stage",
+    async (route) => {
+      const ip = address();
+      const ev = await makeEvent({ visibility: "public" }, await makeTeams(3));
+      expectError(await pub(ip, `${publicPath(ev.slug, route)}?stage=2`), 400, "validation_error", ["stage"]);
+    },
+  );
 
   it("a public tournament still in registration draws (200, well-formed, inert)", async () => {
     const ip = address();
@@ -1372,7 +1545,9 @@ describe.concurrent("bracket.png (section 15)", () => {
     expect(Buffer.from(twinPng.bytes).equals(Buffer.from(light.bytes)), "the same bracket with other teams draws another PNG").toBe(false);
     const svg = checkSvg(await pub(ip, publicPath(ev.slug, "/bracket.svg")), "svg").root;
     const [sw, sh] = [Number(svg.attrs.width), Number(svg.attrs.height)];
-    expect(Math.abs(size.width / size.height - sw / sh) / (sw / sh), `PNG ${size.width}x${size.height} vs SVG ${sw}x${sh}`).toBeLessThan(0.02);
+    expect(Math.abs(size.width / size.height - sw / sh) / (sw / sh), `PNG ${size.width}x${size.height} vs SVG ${sw}x${sh}`).toBeLessThan(
+      0.02,
+    );
     const dark = await getBytes(publicPath(ev.slug, "/bracket.png?theme=dark"), h);
     expect(dark.status).toBe(200);
     parsePng(dark.bytes);
@@ -1396,7 +1571,12 @@ describe.concurrent("bracket.png (section 15)", () => {
     const ip = address();
     const teams = await makeTeams(128);
     const sizes: string[] = [];
-    for (const [fields, n] of [[{ format: "single_elimination" }, 128], [{ format: "double_elimination" }, 64], [{ format: "round_robin" }, 32]] as const) {
+    for (
+      const [fields, n] of [[{ format: "single_elimination" }, 128], [{ format: "double_elimination" }, 64], [
+        { format: "round_robin" },
+        32,
+      ]] as const
+    ) {
       const ev = await bigEvent(fields, teams.slice(0, n));
       const what = `${fields.format} of ${n}`;
       const png = await getBytes(publicPath(ev.slug, "/bracket.png"), { "x-forwarded-for": ip });
@@ -1446,7 +1626,10 @@ describe.concurrent("GET /tournaments/{id}/bracket.svg and .png with a key (sect
       expectError(theirs, 404, "not_found");
       const unknownPic = await request("GET", `/tournaments/00000000-0000-4000-8000-000000000000/bracket.${ext}`, { key: other.key });
       expectError(unknownPic, 404, "not_found");
-      expect({ ...theirs.body, meta: undefined }, `${ext}: another account's is the same 404 as an unknown id`).toEqual({ ...unknownPic.body, meta: undefined });
+      expect({ ...theirs.body, meta: undefined }, `${ext}: another account's is the same 404 as an unknown id`).toEqual({
+        ...unknownPic.body,
+        meta: undefined,
+      });
       for (const [q, field] of [["?stage=0", "stage"], ["?stage=x", "stage"], ["?theme=sepia", "theme"]]) {
         expectError(await request("GET", `${path}${q}`, { key: onlyResults }), 400, "validation_error", [field]);
       }
@@ -1490,13 +1673,16 @@ function foreignHosts(html: string, own: string): string[] {
   });
 }
 
-const unescapeHtml = (s: string) => s.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos|#39);/gi, (_m, e: string) => {
-  const named: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
-  if (e.toLowerCase() in named) return named[e.toLowerCase()];
-  return String.fromCodePoint(e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
-});
+const unescapeHtml = (s: string) =>
+  s.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos|#39);/gi, (_m, e: string) => {
+    const named: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
+    if (e.toLowerCase() in named) return named[e.toLowerCase()];
+    return String.fromCodePoint(e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
+  });
 const metaContent = (html: string, prop: string) => {
-  const tagText = [...html.matchAll(/<meta\b[^>]*>/gi)].map((m) => m[0]).find((t) => new RegExp(`(property|name)=["']${prop}["']`, "i").test(t));
+  const tagText = [...html.matchAll(/<meta\b[^>]*>/gi)].map((m) => m[0]).find((t) =>
+    new RegExp(`(property|name)=["']${prop}["']`, "i").test(t)
+  );
   const m = tagText && /content=(?:"([^"]*)"|'([^']*)')/i.exec(tagText);
   return m ? unescapeHtml(m[1] ?? m[2]) : null;
 };
@@ -1511,7 +1697,10 @@ describe.concurrent("the share page and viewer.html (section 15)", () => {
     expect(res.headers.get("content-type") ?? "", "Content-Type").toMatch(/^text\/html\b/);
     expect(html.trimStart().slice(0, 15).toLowerCase()).toBe("<!doctype html>");
     expect(metaContent(html, "viewport") ?? "", "a viewport for phones").toContain("width=device-width");
-    expect(/prefers-color-scheme/.test(html) || /light dark|dark light/.test(metaContent(html, "color-scheme") ?? ""), "light or dark as the system prefers").toBe(true);
+    expect(
+      /prefers-color-scheme/.test(html) || /light dark|dark light/.test(metaContent(html, "color-scheme") ?? ""),
+      "light or dark as the system prefers",
+    ).toBe(true);
     expect(metaContent(html, "og:title") ?? "", "og:title").toContain(`Spring Open ${RUN}`);
     const image = metaContent(html, "og:image");
     expect(image, "og:image").toBeTruthy();
@@ -1607,7 +1796,10 @@ describe("the public stream (sections 14, 15)", () => {
     try {
       const first = await nextEvent(s, 5000, "first event");
       expectNoAccountLeak(JSON.parse(first.data), first.data, ev.org, "first event");
-      expectStatus(await ev.org.call("PATCH", `/tournaments/${ev.id}/registrations/${regs[1].id}`, { body: { payment_status: "complete" } }), 200);
+      expectStatus(
+        await ev.org.call("PATCH", `/tournaments/${ev.id}/registrations/${regs[1].id}`, { body: { payment_status: "complete" } }),
+        200,
+      );
       const delta = await nextEvent(s, 5000, "the delta");
       expect(delta.id).toBe(String(Number(first.id) + 1));
       expectNoAccountLeak(JSON.parse(delta.data), delta.data, ev.org, "delta of a payment");

@@ -16,7 +16,6 @@ const ARTIFACTS = path.join(process.cwd(), ".test-artifacts", "public");
 
 let browser: Browser;
 
-
 beforeAll(async () => {
   browser = await launchChromium();
   // Pages stay open to the end: closing a page can end the headless shell's one process, so the
@@ -39,16 +38,22 @@ interface Team {
 
 // Names as organisers type them: a long one, and one that is HTML if it is not escaped.
 const NAMES: [string, string][] = [
-  ["Nebula Esports", "NEB"], ["Crimson Wolves", "CRW"], ["Team Aurora", "AUR"],
-  ["The Extraordinarily Long-Named Collective of Gamers", "XLCG"], [`<b>Bold</b> & "Quoted"`, "B&Q"],
-  ["Polar Foxes", "PFX"], ["Iron Lotus", "LOT"], ["Midnight Static", "MNS"],
+  ["Nebula Esports", "NEB"],
+  ["Crimson Wolves", "CRW"],
+  ["Team Aurora", "AUR"],
+  ["The Extraordinarily Long-Named Collective of Gamers", "XLCG"],
+  [`<b>Bold</b> & "Quoted"`, "B&Q"],
+  ["Polar Foxes", "PFX"],
+  ["Iron Lotus", "LOT"],
+  ["Midnight Static", "MNS"],
 ];
 
 async function namedTeams(count: number): Promise<Team[]> {
   const picked = NAMES.slice(0, count);
   const rows = await sql<{ id: string }>(
     `select admin.create_team(u.name, u.tag) as id from unnest($1::text[], $2::text[]) with ordinality u(name, tag, i) order by u.i`,
-    [picked.map((n) => n[0]), picked.map((n) => n[1])]);
+    [picked.map((n) => n[0]), picked.map((n) => n[1])],
+  );
   return rows.map((r, i) => ({ id: r.id, name: picked[i][0], tag: picked[i][1] }));
 }
 
@@ -82,24 +87,51 @@ interface EventSpec {
 }
 
 const EVENTS: EventSpec[] = [
-  { name: "single-elimination", teams: 6, visibility: "create", fields: {
-    name: "Northern Lights Cup", description: "Six teams, one trophy: single elimination with a match for third place.",
-    format: "single_elimination", format_options: { third_place_match: true },
-  } },
-  { name: "double-elimination", teams: 8, visibility: "patch", fields: {
-    name: "Double Trouble Invitational", format: "double_elimination", format_options: { grand_final: "reset" },
-  } },
-  { name: "round-robin", teams: 8, visibility: "create", fields: {
-    name: "League Night", format: "round_robin", format_options: { groups: 2 },
-  } },
+  {
+    name: "single-elimination",
+    teams: 6,
+    visibility: "create",
+    fields: {
+      name: "Northern Lights Cup",
+      description: "Six teams, one trophy: single elimination with a match for third place.",
+      format: "single_elimination",
+      format_options: { third_place_match: true },
+    },
+  },
+  {
+    name: "double-elimination",
+    teams: 8,
+    visibility: "patch",
+    fields: {
+      name: "Double Trouble Invitational",
+      format: "double_elimination",
+      format_options: { grand_final: "reset" },
+    },
+  },
+  {
+    name: "round-robin",
+    teams: 8,
+    visibility: "create",
+    fields: {
+      name: "League Night",
+      format: "round_robin",
+      format_options: { groups: 2 },
+    },
+  },
   { name: "swiss", teams: 8, visibility: "create", fields: { name: "Swiss Open", format: "swiss", format_options: { rounds: 3 } } },
-  { name: "two-stage", teams: 8, visibility: "patch", twoStage: true, fields: {
-    name: "Spring Major",
-    stages: [
-      { name: "Group stage", format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 2 } },
-      { name: "Playoffs", format: "single_elimination" },
-    ],
-  } },
+  {
+    name: "two-stage",
+    teams: 8,
+    visibility: "patch",
+    twoStage: true,
+    fields: {
+      name: "Spring Major",
+      stages: [
+        { name: "Group stage", format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 2 } },
+        { name: "Playoffs", format: "single_elimination" },
+      ],
+    },
+  },
 ];
 
 /** A public tournament of the spec, started (and its stage 2 started), with one match scheduled. */
@@ -170,7 +202,13 @@ async function openPairs(): Promise<void> {
     for (const kind of ["page", "viewer"] as const) {
       const page = await context.newPage();
       const v: Viewer = {
-        kind, origin: kind === "page" ? new URL(apiUrl()).origin : viewerOrigin(), mode, page, requests: [], network: [], errors: [],
+        kind,
+        origin: kind === "page" ? new URL(apiUrl()).origin : viewerOrigin(),
+        mode,
+        page,
+        requests: [],
+        network: [],
+        errors: [],
       };
       page.on("request", (r) => {
         v.requests.push(r.url());
@@ -325,11 +363,15 @@ async function layout(page: Page, teams: Team[]): Promise<Layout> {
 /** Waits until the page shows stage `stage`'s picture and its tables. */
 async function drawn(page: Page, stage: number): Promise<void> {
   try {
-    await page.waitForFunction((n) => {
-      const box = document.getElementById("p-bracket");
-      return document.getElementById("p-main")?.hasAttribute("aria-busy") === false && box?.getAttribute("data-stage") === String(n) &&
-        box.querySelector("svg .team") !== null;
-    }, stage, { timeout: 15_000, polling: 50 });
+    await page.waitForFunction(
+      (n) => {
+        const box = document.getElementById("p-bracket");
+        return document.getElementById("p-main")?.hasAttribute("aria-busy") === false && box?.getAttribute("data-stage") === String(n) &&
+          box.querySelector("svg .team") !== null;
+      },
+      stage,
+      { timeout: 15_000, polling: 50 },
+    );
   } catch (err) {
     const shown = await page.evaluate("document.body.innerText.slice(0, 600)").catch(() => "(no page)");
     throw new Error(`stage ${stage} not drawn at ${page.url()}: ${(err as Error).message}\n${shown}`);
@@ -361,8 +403,10 @@ function expectLayout(where: string, l: Layout, v: Viewer): void {
   const dark = v.mode.options.colorScheme === "dark";
   if (dark) expect(l.background, `${where}: background`).toBeLessThan(0.15);
   else expect(l.background, `${where}: background`).toBeGreaterThan(0.85);
-  expect(v.requests.filter((u) => u.includes("/bracket.svg")).every((u) => u.includes(`theme=${dark ? "dark" : "light"}`)),
-    `${where}: the picture's theme`).toBe(true);
+  expect(
+    v.requests.filter((u) => u.includes("/bracket.svg")).every((u) => u.includes(`theme=${dark ? "dark" : "light"}`)),
+    `${where}: the picture's theme`,
+  ).toBe(true);
   expect(v.requests.filter((u) => !u.startsWith(`${v.origin}/`)), `${where}: requests elsewhere`).toEqual([]);
   expect(v.errors, `${where}: script errors`).toEqual([]);
 }
@@ -443,8 +487,12 @@ async function checkMode(spec: EventSpec, event: Prepared, viewers: Viewer[]): P
 /** Reports `result`, then waits for every viewer to show it: `within` 2 s, or later (up to 10 s; never: the test fails). */
 async function reportLive(spec: EventSpec, event: Prepared, viewers: Viewer[], result: [string, number, number]) {
   const reportedAt = Date.now();
-  expectStatus(await event.call("PATCH", `/tournaments/${event.id}/matches/${result[0]}`,
-    { body: { team1_score: result[1], team2_score: result[2] } }), 200);
+  expectStatus(
+    await event.call("PATCH", `/tournaments/${event.id}/matches/${result[0]}`, {
+      body: { team1_score: result[1], team2_score: result[2] },
+    }),
+    200,
+  );
   return await Promise.all(viewers.map(async (v) => {
     let text: string;
     try {
@@ -477,54 +525,61 @@ describe("the public page in a browser", () => {
       // Each event starts with another mode, so that the three pairs work side by side.
       const modes = MODES.map((_, k) => MODES[(i + k) % MODES.length]);
       for (const mode of modes) await withPair(mode, (viewers) => checkMode(spec, event, viewers));
-    }, 90_000); // the file takes 30–50 s on two cores; the margin is for a machine busy with other work
+    },
+    90_000,
+  ); // the file takes 30–50 s on two cores; the margin is for a machine busy with other work
 });
 
 describe("the public page's messages", () => {
-  it("says when a tournament is not public, when viewer.html lacks its parameters, and when a shown tournament goes private",
-    () => withPair(MODES[0], async ([v]) => {
-      const api = apiUrl();
-      const page = v.page;
-      const message = () => page.locator("#p-main [role=alert] h2").textContent({ timeout: 10_000 });
-      await page.setExtraHTTPHeaders({ "X-Forwarded-For": newAddress() });
+  it(
+    "says when a tournament is not public, when viewer.html lacks its parameters, and when a shown tournament goes private",
+    () =>
+      withPair(MODES[0], async ([v]) => {
+        const api = apiUrl();
+        const page = v.page;
+        const message = () => page.locator("#p-main [role=alert] h2").textContent({ timeout: 10_000 });
+        await page.setExtraHTTPHeaders({ "X-Forwarded-For": newAddress() });
 
-      await page.goto(`${api}/public/viewer.html?api=${encodeURIComponent(api)}&slug=no-such-tournament-${randomUUID().slice(0, 6)}`);
-      expect(await message()).toBe("This tournament is not public or does not exist");
+        await page.goto(`${api}/public/viewer.html?api=${encodeURIComponent(api)}&slug=no-such-tournament-${randomUUID().slice(0, 6)}`);
+        expect(await message()).toBe("This tournament is not public or does not exist");
 
-      await page.goto(`${api}/public/viewer.html`);
-      expect(await message()).toBe("Which tournament?");
-      expect(await page.locator("#p-main").textContent()).toContain("?api=");
+        await page.goto(`${api}/public/viewer.html`);
+        expect(await message()).toBe("Which tournament?");
+        expect(await page.locator("#p-main").textContent()).toContain("?api=");
 
-      const event = await prepare(EVENTS[0]);
-      await page.goto(`${api}/public/viewer.html?api=${encodeURIComponent(api)}&slug=${event.slug}`);
-      await drawn(page, 1);
-      expectStatus(await event.call("PATCH", `/tournaments/${event.id}`, { body: { visibility: "private" } }), 200);
-      expect(await message()).toBe("This tournament is not public or does not exist");
-    }), 30_000);
+        const event = await prepare(EVENTS[0]);
+        await page.goto(`${api}/public/viewer.html?api=${encodeURIComponent(api)}&slug=${event.slug}`);
+        await drawn(page, 1);
+        expectStatus(await event.call("PATCH", `/tournaments/${event.id}`, { body: { visibility: "private" } }), 200);
+        expect(await message()).toBe("This tournament is not public or does not exist");
+      }),
+    30_000,
+  );
 });
 
 describe("the page's script built by another compiler", () => {
   // The page inlines its client functions by their source text (render/page.ts): what a compiler
   // makes of them must still run alone in a browser. The served page is Deno's; this is Node's
   // (vitest's transform), served at the same origin in place of the real page.
-  it("the page as vitest compiles it draws a tournament without a script error", () => withPair(MODES[0], async ([v]) => {
-    const event = await prepare(EVENTS[0]);
-    const api = apiUrl();
-    const url = `${api}/public/tournaments/${event.slug}/page`;
-    const html = pageHtml({ apiBase: api, slug: event.slug });
-    const served = (await v.page.context().request.get(url)).status();
-    expect(served, "the real page's address").toBe(200);
-    v.errors.length = 0;
-    await v.page.route(url, (route) => route.fulfill({ status: 200, contentType: "text/html; charset=utf-8", body: html }));
-    try {
-      await v.page.setExtraHTTPHeaders({ "X-Forwarded-For": newAddress() });
-      await v.page.goto(url);
-      await drawn(v.page, 1);
-      expect(await v.page.locator("#p-upcoming .p-up").count(), "upcoming matches").toBeGreaterThan(0);
-      expect(await v.page.locator("#p-chips .p-chip").first().textContent()).toBe("In progress");
-      expect(v.errors, "script errors").toEqual([]);
-    } finally {
-      await v.page.unroute(url);
-    }
-  }), 30_000);
+  it("the page as vitest compiles it draws a tournament without a script error", () =>
+    withPair(MODES[0], async ([v]) => {
+      const event = await prepare(EVENTS[0]);
+      const api = apiUrl();
+      const url = `${api}/public/tournaments/${event.slug}/page`;
+      const html = pageHtml({ apiBase: api, slug: event.slug });
+      const served = (await v.page.context().request.get(url)).status();
+      expect(served, "the real page's address").toBe(200);
+      v.errors.length = 0;
+      await v.page.route(url, (route) => route.fulfill({ status: 200, contentType: "text/html; charset=utf-8", body: html }));
+      try {
+        await v.page.setExtraHTTPHeaders({ "X-Forwarded-For": newAddress() });
+        await v.page.goto(url);
+        await drawn(v.page, 1);
+        expect(await v.page.locator("#p-upcoming .p-up").count(), "upcoming matches").toBeGreaterThan(0);
+        expect(await v.page.locator("#p-chips .p-chip").first().textContent()).toBe("In progress");
+        expect(v.errors, "script errors").toEqual([]);
+      } finally {
+        await v.page.unroute(url);
+      }
+    }), 30_000);
 });

@@ -14,7 +14,12 @@ const DENO = path.join(root, "node_modules", ".bin", "deno");
 const STATIC = path.join(root, "functions", "api", "static");
 const FONT = "Inter, ui-sans-serif, system-ui, sans-serif";
 
-interface Case { name: string; svg: string; width: number; height: number }
+interface Case {
+  name: string;
+  svg: string;
+  width: number;
+  height: number;
+}
 type Outcome = { png: Buffer } | { error: string };
 
 /** An SVG of `width` × `height` on white, with `body` inside. */
@@ -36,10 +41,14 @@ const CASES: Case[] = [
   { name: "at-the-cap", svg: svg(2048, 1024), width: 2048, height: 1024 },
   { name: "wrong-size", svg: svg(400, 200), width: 500, height: 200 },
   // No background: transparent, and red at 50% and 20% opacity (straight alpha in the PNG).
-  { name: "translucent", width: 300, height: 100,
+  {
+    name: "translucent",
+    width: 300,
+    height: 100,
     svg: `<svg xmlns="http://www.w3.org/2000/svg" width="300" height="100" viewBox="0 0 300 100">` +
       `<rect x="100" width="100" height="100" fill="#ff0000" fill-opacity="0.5"/>` +
-      `<rect x="200" width="100" height="100" fill="#3366cc" fill-opacity="0.2"/></svg>` },
+      `<rect x="200" width="100" height="100" fill="#3366cc" fill-opacity="0.2"/></svg>`,
+  },
 ];
 
 // Renders every case in one Deno process (the first two at once: the wasm is set up once even
@@ -67,11 +76,20 @@ beforeAll(async () => {
   const out = path.join(dir, "out");
   fs.mkdirSync(out);
   fs.writeFileSync(path.join(dir, "cases.json"), JSON.stringify(CASES));
-  fs.writeFileSync(path.join(dir, "runner.ts"),
-    RUNNER(pathToFileURL(path.join(root, "functions", "api", "render", "png.ts")).href));
+  fs.writeFileSync(path.join(dir, "runner.ts"), RUNNER(pathToFileURL(path.join(root, "functions", "api", "render", "png.ts")).href));
   // Reads allowed only where the function's static files and the cases are.
-  const args = ["run", "--quiet", "--frozen", "--config", "functions/api/deno.json", `--allow-read=${STATIC},${dir}`,
-    `--allow-write=${out}`, path.join(dir, "runner.ts"), path.join(dir, "cases.json"), out];
+  const args = [
+    "run",
+    "--quiet",
+    "--frozen",
+    "--config",
+    "functions/api/deno.json",
+    `--allow-read=${STATIC},${dir}`,
+    `--allow-write=${out}`,
+    path.join(dir, "runner.ts"),
+    path.join(dir, "cases.json"),
+    out,
+  ];
   await new Promise<void>((resolve, reject) => {
     execFile(DENO, args, { cwd: root, timeout: 60_000, env: { ...process.env, NO_COLOR: "1" } }, (err, stdout, stderr) => {
       if (err) reject(new Error(`deno failed: ${err.message}\n${stdout}\n${stderr}`));
@@ -80,8 +98,10 @@ beforeAll(async () => {
   });
   for (const c of CASES) {
     const png = path.join(out, `${c.name}.png`);
-    outcomes.set(c.name, fs.existsSync(png) ? { png: fs.readFileSync(png) }
-      : { error: fs.readFileSync(path.join(out, `${c.name}.error`), "utf8") });
+    outcomes.set(
+      c.name,
+      fs.existsSync(png) ? { png: fs.readFileSync(png) } : { error: fs.readFileSync(path.join(out, `${c.name}.error`), "utf8") },
+    );
   }
 }, 90_000);
 
@@ -101,7 +121,12 @@ function crc32(bytes: Uint8Array): number {
   return (c ^ 0xffffffff) >>> 0;
 }
 
-interface Image { width: number; height: number; channels: number; pixels: Uint8Array }
+interface Image {
+  width: number;
+  height: number;
+  channels: number;
+  pixels: Uint8Array;
+}
 
 /** Decodes an 8-bit, non-interlaced greyscale, RGB or RGBA PNG, checking every chunk's CRC. */
 function decodePng(png: Buffer): Image {
@@ -144,16 +169,25 @@ function decodePng(png: Buffer): Image {
       const c = y > 0 && i >= channels ? pixels[row - stride + i - channels] : 0;
       let predictor: number;
       switch (filter) {
-        case 0: predictor = 0; break;
-        case 1: predictor = a; break;
-        case 2: predictor = b; break;
-        case 3: predictor = (a + b) >> 1; break;
+        case 0:
+          predictor = 0;
+          break;
+        case 1:
+          predictor = a;
+          break;
+        case 2:
+          predictor = b;
+          break;
+        case 3:
+          predictor = (a + b) >> 1;
+          break;
         case 4: {
           const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
           predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
           break;
         }
-        default: throw new Error(`unknown filter ${filter} on line ${y}`);
+        default:
+          throw new Error(`unknown filter ${filter} on line ${y}`);
       }
       pixels[row + i] = (line[i] + predictor) & 0xff;
     }
@@ -175,8 +209,10 @@ function ink(image: Image): { count: number; box: { x0: number; y0: number; x1: 
     for (let x = 0; x < image.width; x++) {
       if (grey(image, x, y) >= 128) continue;
       count++;
-      box.x0 = Math.min(box.x0, x); box.x1 = Math.max(box.x1, x);
-      box.y0 = Math.min(box.y0, y); box.y1 = Math.max(box.y1, y);
+      box.x0 = Math.min(box.x0, x);
+      box.x1 = Math.max(box.x1, x);
+      box.y0 = Math.min(box.y0, y);
+      box.y1 = Math.max(box.y1, y);
     }
   }
   return { count, box };

@@ -7,7 +7,17 @@ import zlib from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { PICTURES_DRAWN_BY } from "../../functions/api/pictures.ts";
 import {
-  apiUrl, asFunctionRole, type Call, createTeams, expectError, expectStatus, type Match, request, sql, startedTournament, tenant,
+  apiUrl,
+  asFunctionRole,
+  type Call,
+  createTeams,
+  expectError,
+  expectStatus,
+  type Match,
+  request,
+  sql,
+  startedTournament,
+  tenant,
   tournamentBody,
 } from "../support/helpers.ts";
 
@@ -65,8 +75,9 @@ describe("visibility", () => {
     expect(created.body.data.visibility).toBe("private");
     const open = await t.request("POST", "/tournaments", { body: tournamentBody({ visibility: "public" }) });
     expect(open.body.data.visibility).toBe("public");
-    expectError(await t.request("POST", "/tournaments", { body: tournamentBody({ visibility: "secret" }) }), 400,
-      "validation_error", ["visibility"]);
+    expectError(await t.request("POST", "/tournaments", { body: tournamentBody({ visibility: "secret" }) }), 400, "validation_error", [
+      "visibility",
+    ]);
 
     const { call, id } = await startedTournament({}, await createTeams(2, "Vis"));
     const made = await call("PATCH", `/tournaments/${id}`, { body: { visibility: "public" } });
@@ -217,8 +228,10 @@ describe("the pictures an instance sends again", () => {
       expect(svg, path).toMatch(/>17</);
       expect(after.res.headers.get("etag"), path).toBe(`"${(await call("GET", `/tournaments/${id}`)).body.data.version}"`);
       // The client's own If-None-Match still answers 304, cached picture or not.
-      const again = await fetchRaw(path, address, { "if-none-match": after.res.headers.get("etag")!,
-        ...(path.startsWith("/public") ? {} : { authorization: `Bearer ${t.key}` }) });
+      const again = await fetchRaw(path, address, {
+        "if-none-match": after.res.headers.get("etag")!,
+        ...(path.startsWith("/public") ? {} : { authorization: `Bearer ${t.key}` }),
+      });
       expect(again.res.status, path).toBe(304);
     }
   });
@@ -231,7 +244,10 @@ describe("the pictures an instance sends again", () => {
       expect(a.bytes.equals(answers[0].bytes)).toBe(true);
     }
     pngSize(answers[0].bytes);
-    const head = await fetch(`${apiUrl()}/public/tournaments/${slug}/bracket.png`, { method: "HEAD", headers: { "x-forwarded-for": newAddress() } });
+    const head = await fetch(`${apiUrl()}/public/tournaments/${slug}/bracket.png`, {
+      method: "HEAD",
+      headers: { "x-forwarded-for": newAddress() },
+    });
     expect(head.status).toBe(200);
     expect(head.headers.get("content-type")).toBe("image/png");
     expect((await head.arrayBuffer()).byteLength).toBe(0);
@@ -260,8 +276,11 @@ describe("PNGs drawn one at a time per instance", () => {
 });
 
 describe("the PNGs kept for every instance", () => {
-  const kept = (id: string) => sql<{ key: string; version: string; png: Buffer; clipped: string | null }>(
-    "select key, version, png, clipped from app.pictures where tournament_id = $1 order by key", [id]);
+  const kept = (id: string) =>
+    sql<{ key: string; version: string; png: Buffer; clipped: string | null }>(
+      "select key, version, png, clipped from app.pictures where tournament_id = $1 order by key",
+      [id],
+    );
 
   it("keeps a whole stage's PNG once drawn, at the version it shows, and sends it where this instance never drew it", async () => {
     const { id, slug } = await publicTournament({ format: "double_elimination" }, 8);
@@ -272,8 +291,11 @@ describe("the PNGs kept for every instance", () => {
     expect(rows.map((r) => [r.key, r.version])).toEqual([["png||light", version]]);
     expect(rows[0].png.equals(light.bytes)).toBe(true);
     // The light picture kept under the dark one's name, with a note: sent as kept, not drawn.
-    await sql(`insert into app.pictures (tournament_id, key, version, png, clipped, drawn_by)
-               values ($1, 'png||dark', $2, $3, 'Kept note', $4)`, [id, version, light.bytes, PICTURES_DRAWN_BY]);
+    await sql(
+      `insert into app.pictures (tournament_id, key, version, png, clipped, drawn_by)
+               values ($1, 'png||dark', $2, $3, 'Kept note', $4)`,
+      [id, version, light.bytes, PICTURES_DRAWN_BY],
+    );
     const dark = await fetchRaw(`/public/tournaments/${slug}/bracket.png?theme=dark`, newAddress());
     expect(dark.res.status).toBe(200);
     expect(dark.res.headers.get("content-type")).toBe("image/png");
@@ -281,11 +303,20 @@ describe("the PNGs kept for every instance", () => {
     expect(dark.res.headers.get("x-bracket-clipped")).toBe("Kept%20note");
     expect(dark.bytes.equals(light.bytes)).toBe(true);
     // What another renderer drew is not sent: the view comes instead, to draw the picture from.
-    const ask = (drawnBy: string) => asFunctionRole(null, async (c) => (await c.query(
-      "select result::text as r from api.public_call($1, 'picture', $2, null)",
-      [createHash("sha256").update(newAddress()).digest(), { slug, key: "png||dark", drawn_by: drawnBy }])).rows[0].r as string);
+    const ask = (drawnBy: string) =>
+      asFunctionRole(null, async (c) =>
+        (await c.query(
+          "select result::text as r from api.public_call($1, 'picture', $2, null)",
+          [createHash("sha256").update(newAddress()).digest(), { slug, key: "png||dark", drawn_by: drawnBy }],
+        )).rows[0].r as string);
     expect(JSON.parse(await ask(PICTURES_DRAWN_BY))).toEqual({ kept: light.bytes.toString("base64"), clipped: "Kept note" });
-    expect(Object.keys(JSON.parse(await ask("an older renderer")))).toEqual(["tournament", "stages", "registrations", "matches", "standings"]);
+    expect(Object.keys(JSON.parse(await ask("an older renderer")))).toEqual([
+      "tournament",
+      "stages",
+      "registrations",
+      "matches",
+      "standings",
+    ]);
   });
 
   it("draws again when the kept PNG shows an older version, and keeps the new one in its place", async () => {
@@ -310,8 +341,12 @@ describe("the PNGs kept for every instance", () => {
     expect(keyed.res.status).toBe(200);
     expect(await kept(id)).toEqual([]);
     const version = Number(keyed.res.headers.get("etag")!.replaceAll('"', ""));
-    const keep = (v: number, key = "png||light") => asFunctionRole(null, async (c) =>
-      (await c.query("select api.keep_picture($1, $2, $3, $4, null, 'bench') as kept", [slug, key, v, keyed.bytes])).rows[0].kept);
+    const keep = (v: number, key = "png||light") =>
+      asFunctionRole(
+        null,
+        async (c) =>
+          (await c.query("select api.keep_picture($1, $2, $3, $4, null, 'bench') as kept", [slug, key, v, keyed.bytes])).rows[0].kept,
+      );
     // As the function's role (each call rolled back).
     expect(await keep(version - 1), "an older version").toBe(false);
     await expect(keep(version, "png||light|1-2"), "not a whole stage's name").rejects.toThrow(/pictures_key_check/);
@@ -344,13 +379,17 @@ describe("the per-address limit", () => {
     await sql(
       `insert into app.address_limits (address_hash, next_slot, slots, last_at)
        values ($1, 1, array[clock_timestamp() - interval '61 seconds']
-                      || array_fill(clock_timestamp() - interval '1 second', array[299]), clock_timestamp())`, [hash]);
+                      || array_fill(clock_timestamp() - interval '1 second', array[299]), clock_timestamp())`,
+      [hash],
+    );
     const first = await pub(`/tournaments/no-such-slug-abc123`, address);
     expectError(first, 404, "not_found");
     expect(first.headers.get("ratelimit-remaining")).toBe("0");
     expectError(await pub(`/tournaments/no-such-slug-abc123`, address), 429, "rate_limited");
     const stored = await sql<{ n: number }>(
-      `select count(*)::int as n from app.address_limits where position(convert_to($1, 'UTF8') in address_hash) > 0`, [address]);
+      `select count(*)::int as n from app.address_limits where position(convert_to($1, 'UTF8') in address_hash) > 0`,
+      [address],
+    );
     expect(stored[0].n).toBe(0);
   });
 });

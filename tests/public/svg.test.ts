@@ -12,9 +12,7 @@ import { renderBracket, type RenderOptions } from "../../functions/api/render/sv
 import { BOX_H, BOX_W, META_H, NAME_W } from "../../functions/api/render/match.ts";
 import { TEXT_ON, THEMES } from "../../functions/api/render/theme.ts";
 import type { Format, PublicView, ViewMatch } from "../../functions/api/render/view.ts";
-import {
-  buildView, double, makeTeams, registration, roundRobin, single, swiss, type BracketOptions,
-} from "../support/render-fixtures.ts";
+import { type BracketOptions, buildView, double, makeTeams, registration, roundRobin, single, swiss } from "../support/render-fixtures.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Reading the SVG back
@@ -57,11 +55,19 @@ function xmlProblem(xml: string): string | null {
 
 const FORBIDDEN = [/<script/i, /foreignObject/i, /<image/i, /href/i, /url\(/i, /@import/i, /<a[\s>]/i, /\son[a-z]+=/i];
 
-interface Card { id: string; status: string; x: number; y: number; w: number; h: number }
+interface Card {
+  id: string;
+  status: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
 
 /** Every match box: its id, and its box (from the group's translate and the box's size). */
 function cards(svg: string): Card[] {
-  const re = /<g class="match" data-match-id="([^"]+)" data-status="([^"]+)" transform="translate\((-?\d+),(-?\d+)\)"[^>]*><title>[^<]*<\/title><rect class="box" width="(\d+)" height="(\d+)"/g;
+  const re =
+    /<g class="match" data-match-id="([^"]+)" data-status="([^"]+)" transform="translate\((-?\d+),(-?\d+)\)"[^>]*><title>[^<]*<\/title><rect class="box" width="(\d+)" height="(\d+)"/g;
   return [...svg.matchAll(re)].map((m) => ({ id: m[1], status: m[2], x: +m[3], y: +m[4], w: +m[5], h: +m[6] }));
 }
 
@@ -89,7 +95,10 @@ function overlaps(rects: Array<{ x: number; y: number; w: number; h: number }>):
 function teamTexts(svg: string): Array<{ id: string; tag: string; name: string; bold: boolean; muted: boolean }> {
   const re = /<text class="team" data-team-id="([^"]+)"([^>]*)><tspan font-weight="700">([^<]*)<\/tspan>([^<]*)<\/text>/g;
   return [...svg.matchAll(re)].map((m) => ({
-    id: m[1], tag: unescape(m[3]), name: unescape(m[4]).replace(/^ /, ""), bold: m[2].includes(`font-weight="700"`),
+    id: m[1],
+    tag: unescape(m[3]),
+    name: unescape(m[4]).replace(/^ /, ""),
+    bold: m[2].includes(`font-weight="700"`),
     muted: /fill="(#59636e|#9198a1)"/.test(m[2]),
   }));
 }
@@ -159,7 +168,11 @@ function fontWidths(file: string): (ch: string) => number {
     const off = cmap + b.readUInt32BE(cmap + 8 + 8 * i);
     if (b.readUInt16BE(cmap + 4 + 8 * i) === 3 && b.readUInt16BE(cmap + 6 + 8 * i) === 1 && b.readUInt16BE(off) === 4) sub = off;
   }
-  const segs = b.readUInt16BE(sub + 6) / 2, ends = sub + 14, starts = ends + 2 * segs + 2, deltas = starts + 2 * segs, ranges = deltas + 2 * segs;
+  const segs = b.readUInt16BE(sub + 6) / 2,
+    ends = sub + 14,
+    starts = ends + 2 * segs + 2,
+    deltas = starts + 2 * segs,
+    ranges = deltas + 2 * segs;
   const glyph = (c: number) => {
     for (let s = 0; s < segs; s++) {
       if (b.readUInt16BE(ends + 2 * s) < c) continue;
@@ -199,8 +212,12 @@ const play = fc.record({
 });
 type Play = { fraction: number; seed: number; bestOf: number; forfeitEvery: number; schedule: boolean };
 const options = (p: Play, matches: number): BracketOptions => ({
-  decide: Math.round(p.fraction * matches), seed: p.seed, bestOf: p.bestOf, finalBestOf: p.bestOf === 1 ? 1 : p.bestOf + 2,
-  forfeitEvery: p.forfeitEvery || undefined, schedule: p.schedule,
+  decide: Math.round(p.fraction * matches),
+  seed: p.seed,
+  bestOf: p.bestOf,
+  finalBestOf: p.bestOf === 1 ? 1 : p.bestOf + 2,
+  forfeitEvery: p.forfeitEvery || undefined,
+  schedule: p.schedule,
 });
 
 const event = fc.oneof(
@@ -222,63 +239,89 @@ const event = fc.oneof(
 describe("the bracket picture, for any event of 2 to 64 teams", () => {
   it("is well-formed, self-contained, sized as it says, with every team of its stage and no box over another", () => {
     const limits = fc.option(fc.constantFrom(1200, 2000, 4096), { nil: undefined });
-    fc.assert(fc.property(event, fc.constantFrom("light" as const, "dark" as const), limits, (view, theme, maxSide) => {
-      const { svg, clipped } = checkPicture(view, { theme, maxSide });
-      if (clipped) {
-        expect(svg).toMatch(/<text class="clipped"[^>]*>[^<]+<\/text>/);
-        return;
-      }
-      expect(svg).not.toContain(`class="clipped"`);
-      const shown = new Map(teamTexts(svg).map((t) => [t.id, t]));
-      const stage = stageOf(svg);
-      for (const id of participants(view, stage)) {
-        const team = view.registrations.find((r) => r.team_id === id)!.teams;
-        expect(shown.get(id)?.tag, `${team.tag} in stage ${stage}`).toBe(team.tag);
-      }
-    }), { numRuns: 150 });
+    fc.assert(
+      fc.property(event, fc.constantFrom("light" as const, "dark" as const), limits, (view, theme, maxSide) => {
+        const { svg, clipped } = checkPicture(view, { theme, maxSide });
+        if (clipped) {
+          expect(svg).toMatch(/<text class="clipped"[^>]*>[^<]+<\/text>/);
+          return;
+        }
+        expect(svg).not.toContain(`class="clipped"`);
+        const shown = new Map(teamTexts(svg).map((t) => [t.id, t]));
+        const stage = stageOf(svg);
+        for (const id of participants(view, stage)) {
+          const team = view.registrations.find((r) => r.team_id === id)!.teams;
+          expect(shown.get(id)?.tag, `${team.tag} in stage ${stage}`).toBe(team.tag);
+        }
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it("draws every match of an elimination or swiss stage once, byes and TBDs as they are", () => {
-    fc.assert(fc.property(event, (view) => {
-      const { svg } = renderBracket(view, { theme: "light" });
-      const stage = view.stages[stageOf(svg) - 1];
-      if (stage.status === "pending" || stage.format === "round_robin") return;
-      const drawn = cards(svg);
-      const matches = view.matches.filter((m) => m.stage === stage.number);
-      expect(drawn.map((c) => c.id).sort()).toEqual(matches.map((m) => m.id).sort());
-      const byes = (svg.match(/<text class="slot"[^>]*>BYE</g) ?? []).length;
-      const tbds = (svg.match(/<text class="slot"[^>]*>TBD</g) ?? []).length;
-      const empty = (m: ViewMatch) => (m.team1_id ? 0 : 1) + (m.team2_id ? 0 : 1);
-      const idleReset = (m: ViewMatch) => m.bracket === "grand_final" && m.status === "bye";
-      // Every side without a team says BYE or TBD (an unneeded reset says "Not needed" instead).
-      expect(byes + tbds).toBe(matches.filter((m) => !idleReset(m)).reduce((n, m) => n + empty(m), 0));
-      // A bye with its team has one BYE; a match still waiting for teams has no BYE.
-      for (const m of matches) {
-        if (m.status === "pending" && m.bracket !== "losers") {
-          expect(matchSvg(svg, m.id)).not.toContain(">BYE<");
+    fc.assert(
+      fc.property(event, (view) => {
+        const { svg } = renderBracket(view, { theme: "light" });
+        const stage = view.stages[stageOf(svg) - 1];
+        if (stage.status === "pending" || stage.format === "round_robin") return;
+        const drawn = cards(svg);
+        const matches = view.matches.filter((m) => m.stage === stage.number);
+        expect(drawn.map((c) => c.id).sort()).toEqual(matches.map((m) => m.id).sort());
+        const byes = (svg.match(/<text class="slot"[^>]*>BYE</g) ?? []).length;
+        const tbds = (svg.match(/<text class="slot"[^>]*>TBD</g) ?? []).length;
+        const empty = (m: ViewMatch) => (m.team1_id ? 0 : 1) + (m.team2_id ? 0 : 1);
+        const idleReset = (m: ViewMatch) => m.bracket === "grand_final" && m.status === "bye";
+        // Every side without a team says BYE or TBD (an unneeded reset says "Not needed" instead).
+        expect(byes + tbds).toBe(matches.filter((m) => !idleReset(m)).reduce((n, m) => n + empty(m), 0));
+        // A bye with its team has one BYE; a match still waiting for teams has no BYE.
+        for (const m of matches) {
+          if (m.status === "pending" && m.bracket !== "losers") {
+            expect(matchSvg(svg, m.id)).not.toContain(">BYE<");
+          }
         }
-      }
-    }), { numRuns: 120 });
+      }),
+      { numRuns: 120 },
+    );
   });
 
   it("fits every team's tag and name in its row, in the font the PNG is drawn with", () => {
-    const names = fc.string({ unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZWWWMMMmmmw0123456789 &-'.éÅøß"), minLength: 1, maxLength: 80 });
+    const names = fc.string({
+      unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZWWWMMMmmmw0123456789 &-'.éÅøß"),
+      minLength: 1,
+      maxLength: 80,
+    });
     const tags = fc.string({ unit: fc.constantFrom(..."ABCDEFGHIJKLMNOPQRSTUVWXYZWMWM0123456789"), minLength: 1, maxLength: 20 });
-    fc.assert(fc.property(fc.array(fc.tuple(names, tags), { minLength: 4, maxLength: 16 }), fc.integer({ min: 1, max: 99 }),
-      (teams, seed) => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(names, tags), { minLength: 4, maxLength: 16 }), fc.integer({ min: 1, max: 99 }), (teams, seed) => {
         const custom = Object.fromEntries(teams.map(([name, tag], i) => [i, { name: name.trim() || "x", tag: tag.trim() || "X" }]));
-        const view = buildView({ teams: makeTeams(teams.length, custom), stages: [{ format: "double_elimination", play: { decide: teams.length, seed } }] });
+        const view = buildView({
+          teams: makeTeams(teams.length, custom),
+          stages: [{ format: "double_elimination", play: { decide: teams.length, seed } }],
+        });
         const { svg } = checkPicture(view, { theme: "light" });
         for (const t of teamTexts(svg)) expect(rowWidth(t), `${t.tag} ${t.name}`).toBeLessThanOrEqual(NAME_W);
-      }), { numRuns: 60 });
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 
 describe("the test's own XML check", () => {
   it("rejects what is not well-formed", () => {
     expect(xmlProblem(`<svg><g><text>a</text></g></svg>`)).toBeNull();
-    for (const bad of [`<svg><g></svg>`, `<svg>a & b</svg>`, `<svg a="1" a="2"/>`, `<svg/><svg/>`, `<svg><text>x<y</text></svg>`,
-      `<svg x=1/>`, `<svg>\u0001</svg>`, `<svg><g>`, `text<svg/>`]) {
+    for (
+      const bad of [
+        `<svg><g></svg>`,
+        `<svg>a & b</svg>`,
+        `<svg a="1" a="2"/>`,
+        `<svg/><svg/>`,
+        `<svg><text>x<y</text></svg>`,
+        `<svg x=1/>`,
+        `<svg>\u0001</svg>`,
+        `<svg><g>`,
+        `text<svg/>`,
+      ]
+    ) {
       expect(xmlProblem(bad), bad).not.toBeNull();
     }
   });
@@ -351,7 +394,10 @@ describe("long tags", () => {
   it("shows a tag whole when it fits its row, so that teams sharing a prefix stay apart; a longer one is cut, whole in the match's title", () => {
     const tags = ["NAVIJR-A9Z", "NAVIJR-B9Z", "NAVIJR-C9Z", "NAVIJR-D9Z", "MOUZ-NXT-ACAD"];
     const wide = "WWWWWWWWWWWWWWWWWWWW"; // 20 characters, the most a tag may have: wider than any row
-    const teams = makeTeams(6, Object.fromEntries([...tags, wide].map((tag, i) => [i, { tag, name: `Natus Vincere Junior ${tag.slice(-3)}` }])));
+    const teams = makeTeams(
+      6,
+      Object.fromEntries([...tags, wide].map((tag, i) => [i, { tag, name: `Natus Vincere Junior ${tag.slice(-3)}` }])),
+    );
     for (const format of ["single_elimination", "double_elimination", "round_robin", "swiss"] as Format[]) {
       const { svg } = checkPicture(buildView({ teams, stages: [{ format, play: { decide: 3 } }] }), { theme: "light" });
       for (const tag of tags) expect(svg, `${format}: ${tag}`).toContain(`>${tag}</tspan>`);
@@ -436,8 +482,9 @@ describe("round robin", () => {
     expect((crossTables.match(/>–</g) ?? []).length).toBe(10);
     const done = view.matches.filter((m) => m.status === "completed");
     const cells = [...crossTables.matchAll(/>(\d+–\d+|W|FF)</g)].map((m) => m[1]).sort();
-    const expected = done.flatMap((m) => m.forfeit ? ["W", "FF"]
-      : [`${m.team1_score}–${m.team2_score}`, `${m.team2_score}–${m.team1_score}`]).sort();
+    const expected = done.flatMap((m) =>
+      m.forfeit ? ["W", "FF"] : [`${m.team1_score}–${m.team2_score}`, `${m.team2_score}–${m.team1_score}`]
+    ).sort();
     expect(cells).toEqual(expected);
     // Standings rows in group order with W, L and points.
     const first = view.stages[0].standings.find((s) => s.group === 1 && s.group_position === 1)!;
@@ -467,8 +514,10 @@ describe("round robin", () => {
     const groups = [...svg.matchAll(/>Group (\d+)<\/text>/g)].map((m) => Number(m[1]));
     expect(groups.length).toBeLessThan(8);
     expect(groups).toEqual(groups.map((_, i) => i + 1));
-    expect(clipped).toBe(`Groups 1–${groups.length} of 8 shown; ?group=${groups.length + 1}` +
-      `${groups.length + 1 < 8 ? " to ?group=8" : ""} for the rest`);
+    expect(clipped).toBe(
+      `Groups 1–${groups.length} of 8 shown; ?group=${groups.length + 1}` +
+        `${groups.length + 1 < 8 ? " to ?group=8" : ""} for the rest`,
+    );
   });
 });
 
@@ -509,15 +558,19 @@ describe("swiss", () => {
 });
 
 describe("stages and what is drawn by default", () => {
-  const twoStage = (decideSecond: number | "pending") => buildView({
-    teams: 16,
-    stages: [
-      { name: "Group stage", format: "round_robin", options: { groups: 4 }, advance: { per_group: 2 }, play: { seed: 3 } },
-      decideSecond === "pending"
-        ? { name: "Playoffs", format: "single_elimination", pending: true }
-        : { name: "Playoffs", format: "single_elimination", play: { decide: decideSecond, bestOf: 3, third: true }, options: { third_place_match: true } },
-    ],
-  });
+  const twoStage = (decideSecond: number | "pending") =>
+    buildView({
+      teams: 16,
+      stages: [
+        { name: "Group stage", format: "round_robin", options: { groups: 4 }, advance: { per_group: 2 }, play: { seed: 3 } },
+        decideSecond === "pending" ? { name: "Playoffs", format: "single_elimination", pending: true } : {
+          name: "Playoffs",
+          format: "single_elimination",
+          play: { decide: decideSecond, bestOf: 3, third: true },
+          options: { third_place_match: true },
+        },
+      ],
+    });
 
   it("draws the current stage: the last one not pending", () => {
     const ongoing = twoStage(3);
@@ -554,23 +607,29 @@ describe("stages and what is drawn by default", () => {
 describe("?round and maxSide on elimination brackets", () => {
   const winnersRound = (view: PublicView, id: string) => {
     const m = view.matches.find((x) => x.id === id)!;
-    return m.bracket === "losers" ? Math.floor((m.round + 3) / 2)
-      : m.bracket === "grand_final" || m.bracket === "third_place" ? Infinity : m.round;
+    return m.bracket === "losers"
+      ? Math.floor((m.round + 3) / 2)
+      : m.bracket === "grand_final" || m.bracket === "third_place"
+      ? Infinity
+      : m.round;
   };
 
   it("splits a bracket between two round ranges with every match in exactly one", () => {
-    fc.assert(fc.property(fc.integer({ min: 3, max: 128 }), fc.boolean(), fc.nat(), (n, isDouble, cut) => {
-      const view = isDouble ? double(n, { decide: n }) : single(n, { decide: n }, true);
-      const k = Math.log2(Math.max(2, 2 ** Math.ceil(Math.log2(n))));
-      if (k < 2) return;
-      const m = 1 + (cut % (k - 1));
-      const left = cards(checkPicture(view, { theme: "light", rounds: [1, m] }).svg).map((c) => c.id);
-      const right = cards(checkPicture(view, { theme: "light", rounds: [m + 1, k] }).svg).map((c) => c.id);
-      expect([...left, ...right].sort()).toEqual(view.matches.map((x) => x.id).sort());
-      // Losers round l belongs to winners round floor(l / 2) + 1 (+1 more when l is odd).
-      for (const id of left) expect(winnersRound(view, id)).toBeLessThanOrEqual(m);
-      for (const id of right) expect(winnersRound(view, id)).toBeGreaterThan(m);
-    }), { numRuns: 40 });
+    fc.assert(
+      fc.property(fc.integer({ min: 3, max: 128 }), fc.boolean(), fc.nat(), (n, isDouble, cut) => {
+        const view = isDouble ? double(n, { decide: n }) : single(n, { decide: n }, true);
+        const k = Math.log2(Math.max(2, 2 ** Math.ceil(Math.log2(n))));
+        if (k < 2) return;
+        const m = 1 + (cut % (k - 1));
+        const left = cards(checkPicture(view, { theme: "light", rounds: [1, m] }).svg).map((c) => c.id);
+        const right = cards(checkPicture(view, { theme: "light", rounds: [m + 1, k] }).svg).map((c) => c.id);
+        expect([...left, ...right].sort()).toEqual(view.matches.map((x) => x.id).sort());
+        // Losers round l belongs to winners round floor(l / 2) + 1 (+1 more when l is odd).
+        for (const id of left) expect(winnersRound(view, id)).toBeLessThanOrEqual(m);
+        for (const id of right) expect(winnersRound(view, id)).toBeGreaterThan(m);
+      }),
+      { numRuns: 40 },
+    );
   });
 
   it("refuses rounds that name nothing", () => {
@@ -583,40 +642,51 @@ describe("?round and maxSide on elimination brackets", () => {
   });
 
   it("keeps the rounds that fit under maxSide (the last ones, or from the round being played when it is earlier), and names the rounds left out", () => {
-    fc.assert(fc.property(fc.constantFrom(64, 100, 256, 512, 1024), fc.boolean(), fc.constantFrom(1200, 2000, 4096),
-      fc.constantFrom(0, 0.3, 1), (n, isDouble, maxSide, played) => {
-        const decide = Math.floor(n * played);
-        const view = isDouble ? double(n, { decide, seed: n }) : single(n, { decide, seed: n }, true);
-        const k = Math.ceil(Math.log2(n));
-        const { svg, clipped, width, height } = checkPicture(view, { theme: "dark", maxSide });
-        expect(Math.max(width, height)).toBeLessThanOrEqual(maxSide);
-        const shown = cards(svg).map((c) => c.id);
-        const full = renderBracket(view, { theme: "dark" });
-        if (Math.max(full.width, full.height) <= maxSide) {
-          expect(clipped).toBeNull();
-          expect(shown).toHaveLength(view.matches.length);
-          return;
-        }
-        const window = /^Rounds? (\d+)(?:–(\d+))? of/.exec(clipped ?? "");
-        const [a, b] = window ? [Number(window[1]), Number(window[2] ?? window[1])] : [1, k];
-        const rest = [a > 1 ? `?round=1-${a - 1}` : "", b < k ? `?round=${b + 1}-${k}` : ""].filter(Boolean).join(" and ");
-        if (window) expect(clipped).toMatch(new RegExp(`^Rounds? ${a}(–${b})? of ${k} shown; ${rest.replace(/[?]/g, "\\?")} for the rest`));
-        else expect(clipped).toMatch(/^Matches 1–\d+ of \d+ of each round shown/);
-        // The round being played: the earliest with a ready match (losers rounds by their column).
-        const ready = view.matches.filter((m) => m.status === "ready").map((m) => winnersRound(view, m.id));
-        const current = ready.length ? Math.min(...ready) : null;
-        if (b < k) expect(a).toBe(current); // cut at the end only to show the round being played
-        else if (current !== null && current !== Infinity) expect(current).toBeGreaterThanOrEqual(a);
-        for (const id of shown) {
-          const r = winnersRound(view, id);
-          expect(r === Infinity ? b === k : r >= a && r <= b).toBe(true);
-        }
-        if (!clipped!.includes("Matches 1–")) {
-          const others = [...(a > 1 ? [[1, a - 1]] : []), ...(b < k ? [[b + 1, k]] : [])] as [number, number][];
-          const rest = others.flatMap((rounds) => cards(renderBracket(view, { theme: "dark", rounds }).svg).map((c) => c.id));
-          expect([...shown, ...rest].sort()).toEqual(view.matches.map((m) => m.id).sort());
-        }
-      }), { numRuns: 16 });
+    fc.assert(
+      fc.property(
+        fc.constantFrom(64, 100, 256, 512, 1024),
+        fc.boolean(),
+        fc.constantFrom(1200, 2000, 4096),
+        fc.constantFrom(0, 0.3, 1),
+        (n, isDouble, maxSide, played) => {
+          const decide = Math.floor(n * played);
+          const view = isDouble ? double(n, { decide, seed: n }) : single(n, { decide, seed: n }, true);
+          const k = Math.ceil(Math.log2(n));
+          const { svg, clipped, width, height } = checkPicture(view, { theme: "dark", maxSide });
+          expect(Math.max(width, height)).toBeLessThanOrEqual(maxSide);
+          const shown = cards(svg).map((c) => c.id);
+          const full = renderBracket(view, { theme: "dark" });
+          if (Math.max(full.width, full.height) <= maxSide) {
+            expect(clipped).toBeNull();
+            expect(shown).toHaveLength(view.matches.length);
+            return;
+          }
+          const window = /^Rounds? (\d+)(?:–(\d+))? of/.exec(clipped ?? "");
+          const [a, b] = window ? [Number(window[1]), Number(window[2] ?? window[1])] : [1, k];
+          const rest = [a > 1 ? `?round=1-${a - 1}` : "", b < k ? `?round=${b + 1}-${k}` : ""].filter(Boolean).join(" and ");
+          if (window) {
+            expect(clipped).toMatch(
+              new RegExp(`^Rounds? ${a}(–${b})? of ${k} shown; ${rest.replace(/[?]/g, "\\?")} for the rest`),
+            );
+          } else expect(clipped).toMatch(/^Matches 1–\d+ of \d+ of each round shown/);
+          // The round being played: the earliest with a ready match (losers rounds by their column).
+          const ready = view.matches.filter((m) => m.status === "ready").map((m) => winnersRound(view, m.id));
+          const current = ready.length ? Math.min(...ready) : null;
+          if (b < k) expect(a).toBe(current); // cut at the end only to show the round being played
+          else if (current !== null && current !== Infinity) expect(current).toBeGreaterThanOrEqual(a);
+          for (const id of shown) {
+            const r = winnersRound(view, id);
+            expect(r === Infinity ? b === k : r >= a && r <= b).toBe(true);
+          }
+          if (!clipped!.includes("Matches 1–")) {
+            const others = [...(a > 1 ? [[1, a - 1]] : []), ...(b < k ? [[b + 1, k]] : [])] as [number, number][];
+            const rest = others.flatMap((rounds) => cards(renderBracket(view, { theme: "dark", rounds }).svg).map((c) => c.id));
+            expect([...shown, ...rest].sort()).toEqual(view.matches.map((m) => m.id).sort());
+          }
+        },
+      ),
+      { numRuns: 16 },
+    );
   });
 
   it("keeps the top of the bracket when even one round is too tall", () => {

@@ -2,7 +2,16 @@
 // registrations, the order of the checks, and capacity under concurrency.
 import { describe, expect, it } from "vitest";
 import {
-  admin, apiUrl, createTeams, createTournament, expectStatus, request, sql, tenant, type Tenant, expectError,
+  admin,
+  apiUrl,
+  createTeams,
+  createTournament,
+  expectError,
+  expectStatus,
+  request,
+  sql,
+  type Tenant,
+  tenant,
 } from "../support/helpers.ts";
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
@@ -12,16 +21,19 @@ function register(t: Tenant, tournamentId: string, teamId: string) {
   return t.request("POST", `/tournaments/${tournamentId}/registrations`, { body: { team_id: teamId } });
 }
 
-
 async function teamRow(id: string) {
   const [row] = await sql<{ id: string; name: string; tag: string; logo_url: string | null }>(
-    "select id, name, tag, logo_url from app.teams where id = $1", [id]);
+    "select id, name, tag, logo_url from app.teams where id = $1",
+    [id],
+  );
   return row;
 }
 
 async function registrationCount(tournamentId: string): Promise<number> {
   const [{ n }] = await sql<{ n: number }>(
-    "select count(*)::int as n from app.registrations where tournament_id = $1", [tournamentId]);
+    "select count(*)::int as n from app.registrations where tournament_id = $1",
+    [tournamentId],
+  );
   return n;
 }
 
@@ -30,14 +42,16 @@ describe("POST /tournaments/{id}/registrations", () => {
     const t = await tenant();
     const tournament = await createTournament(t);
     const [{ id: teamId }] = await sql<{ id: string }>(
-      "select admin.create_team('Night Owls', 'OWL', 'https://cdn.example.com/owl.png') as id");
+      "select admin.create_team('Night Owls', 'OWL', 'https://cdn.example.com/owl.png') as id",
+    );
     const before = Date.now();
     const res = await register(t, tournament.id, teamId);
     expectStatus(res, 201);
     expect(res.body.success).toBe(true);
     const reg = res.body.data;
     expect(Object.keys(reg).sort()).toEqual(
-      ["checked_in_at", "id", "payment_status", "registered_at", "seed", "team_id", "teams", "tournament_id"]);
+      ["checked_in_at", "id", "payment_status", "registered_at", "seed", "team_id", "teams", "tournament_id"],
+    );
     expect(reg.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(reg.tournament_id).toBe(tournament.id);
     expect(reg.team_id).toBe(teamId);
@@ -103,8 +117,10 @@ describe("POST /tournaments/{id}/registrations", () => {
       const t = await tenant();
       const tournament = await createTournament(t);
       const [teamId] = await createTeams(1);
-      const res = await t.request("POST", `/tournaments/${tournament.id}/registrations`,
-        { rawBody: JSON.stringify([{ team_id: teamId }]), headers: { "content-type": "application/json" } });
+      const res = await t.request("POST", `/tournaments/${tournament.id}/registrations`, {
+        rawBody: JSON.stringify([{ team_id: teamId }]),
+        headers: { "content-type": "application/json" },
+      });
       expectError(res, 400, "invalid_json");
       expect(await registrationCount(tournament.id)).toBe(0);
     });
@@ -129,8 +145,7 @@ describe("POST /tournaments/{id}/registrations", () => {
     it("checks the team before whether registration is open", async () => {
       const t = await tenant();
       const tournament = await createTournament(t);
-      await sql("update app.tournaments set registration_closes = now() - interval '1 minute' where id = $1",
-        [tournament.id]);
+      await sql("update app.tournaments set registration_closes = now() - interval '1 minute' where id = $1", [tournament.id]);
       const res = await register(t, tournament.id, UNKNOWN_ID);
       expectError(res, 404, "not_found");
       expect(res.body.error.message).toMatch(/team/i);
@@ -141,8 +156,7 @@ describe("POST /tournaments/{id}/registrations", () => {
       const tournament = await createTournament(t);
       const [early, late] = await createTeams(2);
       expectStatus(await register(t, tournament.id, early), 201);
-      await sql("update app.tournaments set registration_closes = now() - interval '1 second' where id = $1",
-        [tournament.id]);
+      await sql("update app.tournaments set registration_closes = now() - interval '1 second' where id = $1", [tournament.id]);
       const res = await register(t, tournament.id, late);
       expectError(res, 409, "registration_closed");
       expect(await registrationCount(tournament.id)).toBe(1);
@@ -151,8 +165,7 @@ describe("POST /tournaments/{id}/registrations", () => {
     it("accepts registrations while registration_closes is still ahead", async () => {
       const t = await tenant();
       const tournament = await createTournament(t);
-      await sql("update app.tournaments set registration_closes = now() + interval '1 minute' where id = $1",
-        [tournament.id]);
+      await sql("update app.tournaments set registration_closes = now() + interval '1 minute' where id = $1", [tournament.id]);
       const [teamId] = await createTeams(1);
       expectStatus(await register(t, tournament.id, teamId), 201);
     });
@@ -180,8 +193,10 @@ describe("POST /tournaments/{id}/registrations", () => {
       const results = await t.request("GET", `/tournaments/${tournament.id}/results`);
       expectStatus(results, 200);
       const [final] = results.body.data.matches;
-      expectStatus(await t.request("PATCH", `/tournaments/${tournament.id}/matches/${final.id}`,
-        { body: { team1_score: 2, team2_score: 1 } }), 200);
+      expectStatus(
+        await t.request("PATCH", `/tournaments/${tournament.id}/matches/${final.id}`, { body: { team1_score: 2, team2_score: 1 } }),
+        200,
+      );
       expectStatus(await t.request("PATCH", `/tournaments/${tournament.id}`, { body: { status: "completed" } }), 200);
       expectError(await register(t, tournament.id, c), 409, "registration_closed");
     });
@@ -223,8 +238,7 @@ describe("POST /tournaments/{id}/registrations", () => {
       const [a, b, c] = await createTeams(3);
       expectStatus(await register(t, tournament.id, a), 201);
       expectStatus(await register(t, tournament.id, b), 201);
-      await sql("update app.tournaments set registration_closes = now() - interval '1 second' where id = $1",
-        [tournament.id]);
+      await sql("update app.tournaments set registration_closes = now() - interval '1 second' where id = $1", [tournament.id]);
       expectError(await register(t, tournament.id, c), 409, "registration_closed");
     });
 
@@ -255,8 +269,7 @@ describe("POST /tournaments/{id}/registrations", () => {
     const tournament = await createTournament(t);
     const [teamId] = await createTeams(1);
     const readOnly = await t.newKey(["read:tournaments", "read:registrations", "write:tournaments"]);
-    const res = await request("POST", `/tournaments/${tournament.id}/registrations`,
-      { key: readOnly.key, body: { team_id: teamId } });
+    const res = await request("POST", `/tournaments/${tournament.id}/registrations`, { key: readOnly.key, body: { team_id: teamId } });
     expectError(res, 403, "insufficient_scope");
     expect(res.body.error.message).toContain("write:registrations");
     expect(await registrationCount(tournament.id)).toBe(0);
@@ -273,9 +286,11 @@ describe("capacity under concurrency", () => {
     for (const team of teams.slice(0, max - 1)) expectStatus(await register(t, tournament.id, team), 201);
     const contenders = teams.slice(max - 1);
     const keys = await Promise.all(contenders.map(() => t.newKey()));
-    const responses = await Promise.all(contenders.map((team, i) =>
-      request("POST", `/tournaments/${tournament.id}/registrations`,
-        { key: keys[i % keys.length].key, body: { team_id: team } })));
+    const responses = await Promise.all(
+      contenders.map((team, i) =>
+        request("POST", `/tournaments/${tournament.id}/registrations`, { key: keys[i % keys.length].key, body: { team_id: team } })
+      ),
+    );
 
     const created = responses.filter((r) => r.status === 201);
     expect(created, responses.map((r) => r.status).join(",")).toHaveLength(1);
@@ -294,9 +309,11 @@ describe("capacity under concurrency", () => {
     const tournament = await createTournament(t, { max_teams: 64 });
     const [teamId] = await createTeams(1);
     const keys = await Promise.all(Array.from({ length: 20 }, () => t.newKey()));
-    const responses = await Promise.all(keys.map((_, i) =>
-      request("POST", `/tournaments/${tournament.id}/registrations`,
-        { key: keys[i % keys.length].key, body: { team_id: teamId } })));
+    const responses = await Promise.all(
+      keys.map((_, i) =>
+        request("POST", `/tournaments/${tournament.id}/registrations`, { key: keys[i % keys.length].key, body: { team_id: teamId } })
+      ),
+    );
     expect(responses.filter((r) => r.status === 201)).toHaveLength(1);
     for (const r of responses) {
       if (r.status !== 201) expectError(r, 409, "already_registered");
@@ -326,7 +343,9 @@ describe("capacity under concurrency", () => {
       await registerSql(ca, a);
       let settled = false;
       const pending = registerSql(cb, b).then(
-        (r) => ({ ok: true as const, r }), (e) => ({ ok: false as const, e })).finally(() => (settled = true));
+        (r) => ({ ok: true as const, r }),
+        (e) => ({ ok: false as const, e }),
+      ).finally(() => (settled = true));
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(settled).toBe(false);
       await ca.query("commit");
@@ -390,7 +409,9 @@ describe("GET /tournaments/{id}/registrations", () => {
     await sql("update app.registrations set payment_status = 'refunded' where id = $1", [ids[2]]);
 
     const expected: Record<string, string[]> = {
-      pending: [ids[0]], complete: [ids[1], ids[3]], refunded: [ids[2]],
+      pending: [ids[0]],
+      complete: [ids[1], ids[3]],
+      refunded: [ids[2]],
     };
     for (const [status, want] of Object.entries(expected)) {
       const res = await t.request("GET", `/tournaments/${tournament.id}/registrations?status=${status}`);
@@ -468,8 +489,9 @@ describe("GET /tournaments/{id}/registrations/{registration_id}", () => {
     const created = await register(t, tournament.id, teamId);
     expectStatus(created, 201);
     const noRead = await t.newKey(["read:tournaments", "write:registrations"]);
-    for (const path of [`/tournaments/${tournament.id}/registrations`,
-      `/tournaments/${tournament.id}/registrations/${created.body.data.id}`]) {
+    for (
+      const path of [`/tournaments/${tournament.id}/registrations`, `/tournaments/${tournament.id}/registrations/${created.body.data.id}`]
+    ) {
       const res = await request("GET", path, { key: noRead.key });
       expectError(res, 403, "insufficient_scope");
       expect(res.body.error.message).toContain("read:registrations");

@@ -3,27 +3,65 @@
 // with which bracket seeds, scheduled_at and forfeits on matches, and the races between them.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  createTeams, createTournament, expectError, expectStatus, request, sql, tenant, type Tenant,
-} from "../support/helpers.ts";
+import { createTeams, createTournament, expectError, expectStatus, request, sql, type Tenant, tenant } from "../support/helpers.ts";
 
 const REGISTRATION_FIELDS = ["checked_in_at", "id", "payment_status", "registered_at", "seed", "team_id", "teams", "tournament_id"];
-const MATCH_FIELDS = ["best_of", "bracket", "completed_at", "forfeit", "games", "group", "id", "loser_next_match_id", "next_match_id", "position", "round", "scheduled_at", "stage", "status",
-  "team1_id", "team1_score", "team1_seed", "team2_id", "team2_score", "team2_seed", "winner_id"];
+const MATCH_FIELDS = [
+  "best_of",
+  "bracket",
+  "completed_at",
+  "forfeit",
+  "games",
+  "group",
+  "id",
+  "loser_next_match_id",
+  "next_match_id",
+  "position",
+  "round",
+  "scheduled_at",
+  "stage",
+  "status",
+  "team1_id",
+  "team1_score",
+  "team1_seed",
+  "team2_id",
+  "team2_score",
+  "team2_seed",
+  "winner_id",
+];
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
 
 interface Registration {
-  id: string; tournament_id: string; team_id: string; payment_status: string; registered_at: string;
-  seed: number | null; checked_in_at: string | null;
+  id: string;
+  tournament_id: string;
+  team_id: string;
+  payment_status: string;
+  registered_at: string;
+  seed: number | null;
+  checked_in_at: string | null;
 }
 interface Match {
-  id: string; round: number; position: number; team1_id: string | null; team2_id: string | null;
-  team1_seed: number | null; team2_seed: number | null; team1_score: number | null; team2_score: number | null;
-  winner_id: string | null; status: string; forfeit: "team1" | "team2" | null; next_match_id: string | null;
-  scheduled_at: string | null; completed_at: string | null;
+  id: string;
+  round: number;
+  position: number;
+  team1_id: string | null;
+  team2_id: string | null;
+  team1_seed: number | null;
+  team2_seed: number | null;
+  team1_score: number | null;
+  team2_score: number | null;
+  winner_id: string | null;
+  status: string;
+  forfeit: "team1" | "team2" | null;
+  next_match_id: string | null;
+  scheduled_at: string | null;
+  completed_at: string | null;
 }
-interface Standing { position: number; team_id: string }
+interface Standing {
+  position: number;
+  team_id: string;
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
@@ -100,15 +138,28 @@ function expectedFirstRound(order: string[]) {
   const side = (seed: number) => (seed <= order.length ? { id: order[seed - 1], seed } : { id: null, seed: null });
   return Array.from({ length: size / 2 }, (_, i) => {
     const [a, b] = [side(slots[2 * i]), side(slots[2 * i + 1])];
-    return { round: 1, position: i + 1, team1_id: a.id, team1_seed: a.seed, team2_id: b.id, team2_seed: b.seed,
-      status: b.id ? "ready" : "bye" };
+    return {
+      round: 1,
+      position: i + 1,
+      team1_id: a.id,
+      team1_seed: a.seed,
+      team2_id: b.id,
+      team2_seed: b.seed,
+      status: b.id ? "ready" : "bye",
+    };
   });
 }
 
-const firstRound = (matches: Match[]) => matches.filter((m) => m.round === 1).map((m) => ({
-  round: m.round, position: m.position, team1_id: m.team1_id, team1_seed: m.team1_seed, team2_id: m.team2_id,
-  team2_seed: m.team2_seed, status: m.status,
-}));
+const firstRound = (matches: Match[]) =>
+  matches.filter((m) => m.round === 1).map((m) => ({
+    round: m.round,
+    position: m.position,
+    team1_id: m.team1_id,
+    team1_seed: m.team1_seed,
+    team2_id: m.team2_id,
+    team2_seed: m.team2_seed,
+    status: m.status,
+  }));
 
 /** A two-team tournament, started, its final reported and the tournament completed. */
 async function completedTournament() {
@@ -397,7 +448,7 @@ describe("PATCH /tournaments/{id}/registrations/{registration_id}", () => {
     expectError(await patchReg(a.t, second.id, a.regs[0].id, { seed: 1 }), 404, "not_found");
     expectError(await patchReg(a.t, other.tournament.id, other.regs[0].id, { seed: 1 }), 404, "not_found");
     expectError(await patchReg(a.t, a.tournament.id, other.regs[0].id, { payment_status: "refunded" }), 404, "not_found");
-    expect((await registrations(other.t, other.tournament.id))).toEqual(other.regs);
+    expect(await registrations(other.t, other.tournament.id)).toEqual(other.regs);
   });
 
   it("returns 403 insufficient_scope naming write:registrations without it", async () => {
@@ -416,9 +467,16 @@ describe("check-in", () => {
       const t = await tenant();
       const plain = await createTournament(t);
       expect(plain.check_in_opens).toBeNull();
-      const res = await t.request("POST", "/tournaments", { body: {
-        name: "Check Cup", game_id: "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b", team_size: 5, max_teams: 8,
-        starts_at: "2099-06-15T12:00:00+02:00", check_in_opens: "2099-06-15T11:00:00+02:00" } });
+      const res = await t.request("POST", "/tournaments", {
+        body: {
+          name: "Check Cup",
+          game_id: "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+          team_size: 5,
+          max_teams: 8,
+          starts_at: "2099-06-15T12:00:00+02:00",
+          check_in_opens: "2099-06-15T11:00:00+02:00",
+        },
+      });
       expectStatus(res, 201);
       expect(res.body.data.check_in_opens).toBe("2099-06-15T09:00:00.000Z");
       const got = await t.request("GET", `/tournaments/${res.body.data.id}`);
@@ -427,22 +485,41 @@ describe("check-in", () => {
 
     it("accepts check_in_opens equal to starts_at written with another offset, and refuses one after it naming check_in_opens", async () => {
       const t = await tenant();
-      const ok = await t.request("POST", "/tournaments", { body: { name: "Edge", game_id: UNKNOWN_ID, team_size: 1, max_teams: 2,
-        starts_at: "2099-03-01T10:00:00Z", check_in_opens: "2099-03-01T12:00:00+02:00" } });
+      const ok = await t.request("POST", "/tournaments", {
+        body: {
+          name: "Edge",
+          game_id: UNKNOWN_ID,
+          team_size: 1,
+          max_teams: 2,
+          starts_at: "2099-03-01T10:00:00Z",
+          check_in_opens: "2099-03-01T12:00:00+02:00",
+        },
+      });
       expectStatus(ok, 201);
       expect(ok.body.data.check_in_opens).toBe("2099-03-01T10:00:00.000Z");
-      const late = await t.request("POST", "/tournaments", { body: { name: "Late", game_id: UNKNOWN_ID, team_size: 1, max_teams: 2,
-        starts_at: "2099-03-01T10:00:00Z", check_in_opens: "2099-03-01T10:00:01Z" } });
+      const late = await t.request("POST", "/tournaments", {
+        body: {
+          name: "Late",
+          game_id: UNKNOWN_ID,
+          team_size: 1,
+          max_teams: 2,
+          starts_at: "2099-03-01T10:00:00Z",
+          check_in_opens: "2099-03-01T10:00:01Z",
+        },
+      });
       expectError(late, 400, "validation_error", ["check_in_opens"]);
     });
 
     it.each([["no offset", "2099-03-01T09:00:00"], ["a date only", "2099-03-01"], ["a number", 1], ["text", "soon"]])(
-      "returns 400 naming check_in_opens for %s", async (_what, value) => {
+      "returns 400 naming check_in_opens for %s",
+      async (_what, value) => {
         const t = await tenant();
-        const res = await t.request("POST", "/tournaments", { body: { name: "Bad", game_id: UNKNOWN_ID, team_size: 1, max_teams: 2,
-          starts_at: "2099-03-01T10:00:00Z", check_in_opens: value } });
+        const res = await t.request("POST", "/tournaments", {
+          body: { name: "Bad", game_id: UNKNOWN_ID, team_size: 1, max_teams: 2, starts_at: "2099-03-01T10:00:00Z", check_in_opens: value },
+        });
         expectError(res, 400, "validation_error", ["check_in_opens"]);
-      });
+      },
+    );
 
     it("is set, moved and cleared with PATCH, and never after starts_at", async () => {
       const t = await tenant();
@@ -450,13 +527,21 @@ describe("check-in", () => {
       const set = await t.request("PATCH", `/tournaments/${created.id}`, { body: { check_in_opens: "2099-05-01T17:00:00+01:00" } });
       expectStatus(set, 200);
       expect(set.body.data.check_in_opens).toBe("2099-05-01T16:00:00.000Z");
-      expectError(await t.request("PATCH", `/tournaments/${created.id}`, { body: { check_in_opens: "2099-05-01T18:00:01Z" } }),
-        400, "validation_error", ["check_in_opens"]);
+      expectError(
+        await t.request("PATCH", `/tournaments/${created.id}`, { body: { check_in_opens: "2099-05-01T18:00:01Z" } }),
+        400,
+        "validation_error",
+        ["check_in_opens"],
+      );
       // Moving starts_at before the stored check_in_opens is refused too.
-      expectError(await t.request("PATCH", `/tournaments/${created.id}`, { body: { starts_at: "2099-05-01T15:00:00Z" } }),
-        400, "validation_error");
-      const both = await t.request("PATCH", `/tournaments/${created.id}`,
-        { body: { starts_at: "2099-05-01T15:00:00Z", check_in_opens: "2099-05-01T14:00:00Z", registration_closes: "2099-05-01T14:00:00Z" } });
+      expectError(
+        await t.request("PATCH", `/tournaments/${created.id}`, { body: { starts_at: "2099-05-01T15:00:00Z" } }),
+        400,
+        "validation_error",
+      );
+      const both = await t.request("PATCH", `/tournaments/${created.id}`, {
+        body: { starts_at: "2099-05-01T15:00:00Z", check_in_opens: "2099-05-01T14:00:00Z", registration_closes: "2099-05-01T14:00:00Z" },
+      });
       expectStatus(both, 200);
       const cleared = await t.request("PATCH", `/tournaments/${created.id}`, { body: { check_in_opens: null } });
       expectStatus(cleared, 200);
@@ -466,8 +551,11 @@ describe("check-in", () => {
     it("is locked once the tournament is ongoing (409 tournament_locked)", async () => {
       const { t, tournament } = await withRegistrations(2);
       expectStatus(await setStatus(t, tournament.id, "ongoing"), 200);
-      expectError(await t.request("PATCH", `/tournaments/${tournament.id}`, { body: { check_in_opens: inDays(1) } }),
-        409, "tournament_locked");
+      expectError(
+        await t.request("PATCH", `/tournaments/${tournament.id}`, { body: { check_in_opens: inDays(1) } }),
+        409,
+        "tournament_locked",
+      );
       // Sending back the value it holds is no change.
       expectStatus(await t.request("PATCH", `/tournaments/${tournament.id}`, { body: { check_in_opens: null } }), 200);
     });
@@ -570,7 +658,8 @@ describe("seeding at the start", () => {
     // Byes (seeds 1 and 2) put their team, with its seed, into round two.
     const round2 = matches.filter((m) => m.round === 2);
     expect(round2.map((m) => [m.team1_id, m.team1_seed, m.team2_id, m.team2_seed])).toEqual([
-      [order[0], 1, null, null], [order[1], 2, null, null],
+      [order[0], 1, null, null],
+      [order[1], 2, null, null],
     ]);
     const final = at(matches, 3, 1);
     expect([final.team1_seed, final.team2_seed]).toEqual([null, null]);
@@ -597,56 +686,64 @@ describe("seeding at the start", () => {
   });
 
   it("follows the rule for any registrations, seeds and check-ins (property)", async () => {
-    await fc.assert(fc.asyncProperty(
-      fc.array(fc.record({ seed: fc.option(fc.integer({ min: 1, max: 12 }), { nil: null }), checkedIn: fc.boolean() }),
-        { minLength: 1, maxLength: 9 }),
-      fc.boolean(),
-      async (generated, checkIn) => {
-        const rows = generated.map((r) => ({ ...r }));
-        const { t, tournament, regs } = await withRegistrations(rows.length,
-          checkIn ? { check_in_opens: new Date(Date.now() - 60_000).toISOString() } : {});
-        const held = new Map<number, number>();
-        for (const [i, row] of rows.entries()) {
-          const body: Record<string, unknown> = {};
-          if (row.seed !== null) body.seed = row.seed;
-          if (row.checkedIn) body.checked_in = true;
-          if (!Object.keys(body).length) continue;
-          const res = await patchReg(t, tournament.id, regs[i].id, body);
-          if (row.seed !== null && held.has(row.seed)) {
-            expectError(res, 409, "seed_taken");
-            // The whole change is refused: check in again without the seed.
-            row.seed = null;
-            if (row.checkedIn) expectStatus(await patchReg(t, tournament.id, regs[i].id, { checked_in: true }), 200);
-          } else {
-            expectStatus(res, 200);
-            if (row.seed !== null) held.set(row.seed, i);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ seed: fc.option(fc.integer({ min: 1, max: 12 }), { nil: null }), checkedIn: fc.boolean() }), {
+          minLength: 1,
+          maxLength: 9,
+        }),
+        fc.boolean(),
+        async (generated, checkIn) => {
+          const rows = generated.map((r) => ({ ...r }));
+          const { t, tournament, regs } = await withRegistrations(
+            rows.length,
+            checkIn ? { check_in_opens: new Date(Date.now() - 60_000).toISOString() } : {},
+          );
+          const held = new Map<number, number>();
+          for (const [i, row] of rows.entries()) {
+            const body: Record<string, unknown> = {};
+            if (row.seed !== null) body.seed = row.seed;
+            if (row.checkedIn) body.checked_in = true;
+            if (!Object.keys(body).length) continue;
+            const res = await patchReg(t, tournament.id, regs[i].id, body);
+            if (row.seed !== null && held.has(row.seed)) {
+              expectError(res, 409, "seed_taken");
+              // The whole change is refused: check in again without the seed.
+              row.seed = null;
+              if (row.checkedIn) expectStatus(await patchReg(t, tournament.id, regs[i].id, { checked_in: true }), 200);
+            } else {
+              expectStatus(res, 200);
+              if (row.seed !== null) held.set(row.seed, i);
+            }
           }
-        }
-        const taking = rows.map((row, i) => ({ ...row, i })).filter((r) => !checkIn || r.checkedIn);
-        const order = [
-          ...taking.filter((r) => r.seed !== null).sort((a, b) => a.seed! - b.seed!),
-          ...taking.filter((r) => r.seed === null),
-        ].map((r) => regs[r.i].team_id);
-        const start = await setStatus(t, tournament.id, "ongoing");
-        if (order.length < 2) {
-          expectError(start, 409, "invalid_status_transition");
-          expect((await results(t, tournament.id)).matches).toEqual([]);
-          return;
-        }
-        expectStatus(start, 200);
-        const { matches } = await results(t, tournament.id);
-        let size = 1;
-        while (size < order.length) size *= 2;
-        expect(matches).toHaveLength(size - 1);
-        expect(firstRound(matches)).toEqual(expectedFirstRound(order));
-        const list = await registrations(t, tournament.id);
-        const playing = new Set(matches.flatMap((m) => [m.team1_id, m.team2_id]).filter(Boolean));
-        for (const [i, reg] of list.entries()) {
-          expect(reg.seed).toBe(rows[i].seed);
-          expect(reg.checked_in_at === null).toBe(!rows[i].checkedIn);
-          expect(playing.has(reg.team_id)).toBe(order.includes(reg.team_id));
-        }
-      }), { numRuns: 20 });
+          const taking = rows.map((row, i) => ({ ...row, i })).filter((r) => !checkIn || r.checkedIn);
+          const order = [
+            ...taking.filter((r) => r.seed !== null).sort((a, b) => a.seed! - b.seed!),
+            ...taking.filter((r) => r.seed === null),
+          ].map((r) => regs[r.i].team_id);
+          const start = await setStatus(t, tournament.id, "ongoing");
+          if (order.length < 2) {
+            expectError(start, 409, "invalid_status_transition");
+            expect((await results(t, tournament.id)).matches).toEqual([]);
+            return;
+          }
+          expectStatus(start, 200);
+          const { matches } = await results(t, tournament.id);
+          let size = 1;
+          while (size < order.length) size *= 2;
+          expect(matches).toHaveLength(size - 1);
+          expect(firstRound(matches)).toEqual(expectedFirstRound(order));
+          const list = await registrations(t, tournament.id);
+          const playing = new Set(matches.flatMap((m) => [m.team1_id, m.team2_id]).filter(Boolean));
+          for (const [i, reg] of list.entries()) {
+            expect(reg.seed).toBe(rows[i].seed);
+            expect(reg.checked_in_at === null).toBe(!rows[i].checkedIn);
+            expect(playing.has(reg.team_id)).toBe(order.includes(reg.team_id));
+          }
+        },
+      ),
+      { numRuns: 20 },
+    );
   }, 120_000);
 });
 
@@ -674,11 +771,13 @@ describe("PATCH …/matches/{match_id}: scheduled_at and forfeit", () => {
     const ready = matches.find((m) => m.status === "ready")!;
     const bye = matches.find((m) => m.status === "bye")!;
     const pending = matches.find((m) => m.status === "pending")!;
-    for (const [m, when, utc] of [
-      [ready, "2099-07-01T20:00:00+02:00", "2099-07-01T18:00:00.000Z"],
-      [bye, "2099-07-01T18:30:00Z", "2099-07-01T18:30:00.000Z"],
-      [pending, "2099-07-02T01:15:00-05:30", "2099-07-02T06:45:00.000Z"],
-    ] as const) {
+    for (
+      const [m, when, utc] of [
+        [ready, "2099-07-01T20:00:00+02:00", "2099-07-01T18:00:00.000Z"],
+        [bye, "2099-07-01T18:30:00Z", "2099-07-01T18:30:00.000Z"],
+        [pending, "2099-07-02T01:15:00-05:30", "2099-07-02T06:45:00.000Z"],
+      ] as const
+    ) {
       const res = await patchMatch(t, tournament.id, m.id, { scheduled_at: when });
       expectStatus(res, 200);
       expect(res.body.data).toEqual({ ...m, scheduled_at: utc });
@@ -694,14 +793,20 @@ describe("PATCH …/matches/{match_id}: scheduled_at and forfeit", () => {
     expectStatus(await patchMatch(t, tournament.id, next.id, { team1_score: 3, team2_score: 1 }), 200);
     expectStatus(await patchMatch(t, tournament.id, done.id, { scheduled_at: null }), 200);
     after = await results(t, tournament.id);
-    expect(after.matches.find((m) => m.id === done.id)).toMatchObject({ scheduled_at: null, status: "completed", winner_id: done.winner_id });
+    expect(after.matches.find((m) => m.id === done.id)).toMatchObject({
+      scheduled_at: null,
+      status: "completed",
+      winner_id: done.winner_id,
+    });
     expect(after.matches.find((m) => m.id === bye.id)!.scheduled_at).toBe("2099-07-01T18:30:00.000Z");
   });
 
   it("accepts a scheduled_at in the past and one far ahead", async () => {
     const { t, tournament, matches } = await ongoing5();
     const ready = matches.find((m) => m.status === "ready")!;
-    for (const [when, utc] of [["2020-01-01T00:00:00Z", "2020-01-01T00:00:00.000Z"], ["2999-12-31T23:00:00-01:00", "3000-01-01T00:00:00.000Z"]]) {
+    for (
+      const [when, utc] of [["2020-01-01T00:00:00Z", "2020-01-01T00:00:00.000Z"], ["2999-12-31T23:00:00-01:00", "3000-01-01T00:00:00.000Z"]]
+    ) {
       const res = await patchMatch(t, tournament.id, ready.id, { scheduled_at: when });
       expectStatus(res, 200);
       expect(res.body.data.scheduled_at).toBe(utc);
@@ -715,27 +820,47 @@ describe("PATCH …/matches/{match_id}: scheduled_at and forfeit", () => {
     const [a, b] = matches.filter((m) => m.round === 1);
     const scored = await patchMatch(w.t, w.tournament.id, a.id, { team1_score: 2, team2_score: 1, scheduled_at: "2099-01-01T12:00:00Z" });
     expectStatus(scored, 200);
-    expect(scored.body.data).toMatchObject({ status: "completed", winner_id: a.team1_id, forfeit: null, scheduled_at: "2099-01-01T12:00:00.000Z" });
+    expect(scored.body.data).toMatchObject({
+      status: "completed",
+      winner_id: a.team1_id,
+      forfeit: null,
+      scheduled_at: "2099-01-01T12:00:00.000Z",
+    });
     const forfeited = await patchMatch(w.t, w.tournament.id, b.id, { forfeit: "team2", scheduled_at: "2099-01-01T13:00:00+01:00" });
     expectStatus(forfeited, 200);
-    expect(forfeited.body.data).toMatchObject({ status: "completed", winner_id: b.team1_id, forfeit: "team2", scheduled_at: "2099-01-01T12:00:00.000Z" });
+    expect(forfeited.body.data).toMatchObject({
+      status: "completed",
+      winner_id: b.team1_id,
+      forfeit: "team2",
+      scheduled_at: "2099-01-01T12:00:00.000Z",
+    });
   });
 
-  it.each(["team1", "team2"] as const)("ends a ready match by a forfeit of %s: the other team wins and advances, no scores", async (side) => {
-    const w = await withRegistrations(4);
-    expectStatus(await setStatus(w.t, w.tournament.id, "ongoing"), 200);
-    const { matches } = await results(w.t, w.tournament.id);
-    const m = at(matches, 1, 2);
-    const winner = side === "team1" ? m.team2_id : m.team1_id;
-    const res = await patchMatch(w.t, w.tournament.id, m.id, { forfeit: side });
-    expectStatus(res, 200);
-    const data = res.body.data as Match;
-    expect({ ...data, completed_at: null }).toEqual({ ...m, status: "completed", winner_id: winner, forfeit: side, team1_score: null, team2_score: null });
-    expect(data.completed_at).toMatch(ISO_UTC);
-    const final = at((await results(w.t, w.tournament.id)).matches, 2, 1);
-    expect(final.team2_id).toBe(winner);
-    expect(final.team2_seed).toBe(side === "team1" ? m.team2_seed : m.team1_seed);
-  });
+  it.each(["team1", "team2"] as const)(
+    "ends a ready match by a forfeit of %s: the other team wins and advances, no scores",
+    async (side) => {
+      const w = await withRegistrations(4);
+      expectStatus(await setStatus(w.t, w.tournament.id, "ongoing"), 200);
+      const { matches } = await results(w.t, w.tournament.id);
+      const m = at(matches, 1, 2);
+      const winner = side === "team1" ? m.team2_id : m.team1_id;
+      const res = await patchMatch(w.t, w.tournament.id, m.id, { forfeit: side });
+      expectStatus(res, 200);
+      const data = res.body.data as Match;
+      expect({ ...data, completed_at: null }).toEqual({
+        ...m,
+        status: "completed",
+        winner_id: winner,
+        forfeit: side,
+        team1_score: null,
+        team2_score: null,
+      });
+      expect(data.completed_at).toMatch(ISO_UTC);
+      const final = at((await results(w.t, w.tournament.id)).matches, 2, 1);
+      expect(final.team2_id).toBe(winner);
+      expect(final.team2_seed).toBe(side === "team1" ? m.team2_seed : m.team1_seed);
+    },
+  );
 
   it("corrects a forfeit into scores and back, and switches the forfeiting side, while the next match is open", async () => {
     const w = await withRegistrations(4);
@@ -777,7 +902,11 @@ describe("PATCH …/matches/{match_id}: scheduled_at and forfeit", () => {
     const { t, tournament, matches } = await ongoing5();
     for (const m of [matches.find((x) => x.status === "pending")!, matches.find((x) => x.status === "bye")!]) {
       expectError(await patchMatch(t, tournament.id, m.id, { forfeit: "team1" }), 409, "match_not_ready");
-      expectError(await patchMatch(t, tournament.id, m.id, { forfeit: "team2", scheduled_at: "2099-01-01T00:00:00Z" }), 409, "match_not_ready");
+      expectError(
+        await patchMatch(t, tournament.id, m.id, { forfeit: "team2", scheduled_at: "2099-01-01T00:00:00Z" }),
+        409,
+        "match_not_ready",
+      );
     }
     expect((await results(t, tournament.id)).matches).toEqual(matches);
   });

@@ -16,21 +16,27 @@
 import fc from "fast-check";
 import type pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
+import { asOwnerRole, type Call, caller, createTeams, expectStatus, sql, type Tenant, tenant, tournamentBody } from "../support/helpers.ts";
 import {
-  asOwnerRole, createTeams, expectStatus, sql, tenant, tournamentBody, type Tenant,
-  caller, type Call,
-} from "../support/helpers.ts";
-import {
-  firstRoundSlots, mulberry32, overallStandings, placesOf, qualifiersOf, separable, separationViolations, snakeGroup, standardSlots,
-  uuidsIn, type Format, type Place, type StageMatch,
+  firstRoundSlots,
+  type Format,
+  mulberry32,
+  overallStandings,
+  type Place,
+  placesOf,
+  qualifiersOf,
+  separable,
+  separationViolations,
+  snakeGroup,
+  type StageMatch,
+  standardSlots,
+  uuidsIn,
 } from "../support/stages-oracle.ts";
-
 
 let pool: string[] = [];
 beforeAll(async () => {
   pool = await createTeams(64, `StgP${Date.now().toString(36)}`);
 });
-
 
 // deno-lint-ignore no-explicit-any
 type Outcome = { ok: true; data: any } | { ok: false; code: string; message: string; details: unknown };
@@ -61,7 +67,8 @@ function operations(c: pg.PoolClient, tournamentId: string) {
     return r.data;
   };
   return {
-    run, ok,
+    run,
+    ok,
     // PATCH /tournaments/{id} names its path id `id`; the routes below it `tournament_id`.
     setStatus: (status: string) => run("update_tournament", { id: tournamentId, body: { status } }),
     results: (stage?: number) => ok("tournament_results", { query: stage === undefined ? {} : { stage } }),
@@ -87,15 +94,19 @@ const FORMATS: Format[] = ["single_elimination", "double_elimination", "round_ro
 
 // A new fast-check seed every run (printed); STAGES_PROPS_SEED=<n> replays one.
 const SEED = process.env.STAGES_PROPS_SEED && process.env.STAGES_PROPS_SEED !== "random"
-  ? Number(process.env.STAGES_PROPS_SEED) : Math.floor(Math.random() * 2 ** 31);
+  ? Number(process.env.STAGES_PROPS_SEED)
+  : Math.floor(Math.random() * 2 ** 31);
 console.log(`stages-properties: fast-check seed ${SEED} (STAGES_PROPS_SEED=<n> replays)`);
 
 /** Options for a stage of `format` with `k` teams, from a random number: always playable. */
 function optionsFor(format: Format, k: number, r: number): Record<string, unknown> {
   switch (format) {
-    case "single_elimination": return { third_place_match: r % 2 === 0 };
-    case "double_elimination": return { grand_final: r % 2 === 0 ? "reset" : "single" };
-    case "swiss": return { rounds: 1 + (r % Math.min(k - 1, 4)) };
+    case "single_elimination":
+      return { third_place_match: r % 2 === 0 };
+    case "double_elimination":
+      return { grand_final: r % 2 === 0 ? "reset" : "single" };
+    case "swiss":
+      return { rounds: 1 + (r % Math.min(k - 1, 4)) };
     case "round_robin": {
       // At most 6 teams a group (the event stays fast), at least 2.
       const lo = Math.ceil(k / 6);
@@ -131,8 +142,9 @@ const eventArb = fc.record({
   bestNext: fc.nat({ max: 16 }),
   next: fc.constantFrom(...FORMATS),
   nextOption: fc.nat({ max: 1000 }),
-  third: fc.option(fc.record({ format: fc.constantFrom(...FORMATS), cut: fc.nat({ max: 1000 }), option: fc.nat({ max: 1000 }) }),
-    { nil: null }),
+  third: fc.option(fc.record({ format: fc.constantFrom(...FORMATS), cut: fc.nat({ max: 1000 }), option: fc.nat({ max: 1000 }) }), {
+    nil: null,
+  }),
   seed: fc.integer(),
 });
 type EventArb = typeof eventArb extends fc.Arbitrary<infer T> ? T : never;
@@ -144,8 +156,11 @@ function eventOf(e: EventArb, withThird = true): { n: number; stages: StageDef[]
   const n = g * size + (e.extra % g);
   const adv1 = roundRobinAdvance(n, g, e.perGroup, e.bestNext);
   const stages: StageDef[] = [
-    { format: "round_robin", format_options: { groups: g, points: { win: 3, loss: 0 } },
-      advance: { per_group: adv1.per_group, best_next: adv1.best_next } },
+    {
+      format: "round_robin",
+      format_options: { groups: g, points: { win: 3, loss: 0 } },
+      advance: { per_group: adv1.per_group, best_next: adv1.best_next },
+    },
     { format: e.next, format_options: optionsFor(e.next, adv1.count, e.nextOption) },
   ];
   if (withThird && e.third) {
@@ -192,18 +207,35 @@ async function playStage(api: Ops, k: number, random: () => number): Promise<Sta
 }
 
 /** What the checks learned, summed over one property's runs (printed: evidence the cases were reached). */
-const fresh = () => ({ runs: 0, ties: 0, byHand: 0, separated: 0, moved: 0, winnersElsewhere: 0, movedSeeds: 0, movedSlots: 0, stages3: 0,
+const fresh = () => ({
+  runs: 0,
+  ties: 0,
+  byHand: 0,
+  separated: 0,
+  moved: 0,
+  winnersElsewhere: 0,
+  movedSeeds: 0,
+  movedSlots: 0,
+  stages3: 0,
   formats: new Map<string, number>(),
   /** Separation rule breaks, when collected instead of failing at once (see the first property). */
-  broken: null as string[] | null });
+  broken: null as string[] | null,
+});
 let seen = fresh();
 
 /**
  * Checks the first draw of stage k + 1 (its seeds and placement) against the plan; returns the
  * seeds in order (team per seed).
  */
-function checkDraw(next: StageDef, prev: StageDef, matches: StageMatch[], order: string[] | null,
-  plan: ReturnType<typeof qualifiersOf>, prevPlaces: Place[], label: string): string[] {
+function checkDraw(
+  next: StageDef,
+  prev: StageDef,
+  matches: StageMatch[],
+  order: string[] | null,
+  plan: ReturnType<typeof qualifiersOf>,
+  prevPlaces: Place[],
+  label: string,
+): string[] {
   const seeds = new Map<string, number>();
   for (const m of matches) {
     if (m.team1_id) seeds.set(m.team1_id, m.team1_seed!);
@@ -240,8 +272,8 @@ function checkDraw(next: StageDef, prev: StageDef, matches: StageMatch[], order:
       // The rule binds where some draw satisfies it (a search says so, or cannot tell).
       if (broken.length > 0 && separable(bySeed.map((x) => groupOf.get(x)!), slots.length) === false) broken = [];
       const where = `${label}: slots by seed ${JSON.stringify(slots.map((s) => s && bySeed.indexOf(s) + 1))}, by group ${
-        JSON.stringify(slots.map((s) => s && groupOf.get(s)))}, seeds ${
-        bySeed.every((x, i) => x === flat[i]) ? "in tier order" : "moved from the tier order"}`;
+        JSON.stringify(slots.map((s) => s && groupOf.get(s)))
+      }, seeds ${bySeed.every((x, i) => x === flat[i]) ? "in tier order" : "moved from the tier order"}`;
       if (seen.broken && broken.length > 0) {
         seen.broken.push(`${where}: ${broken.join("; ")}`);
         return bySeed;
@@ -281,7 +313,8 @@ function checkDraw(next: StageDef, prev: StageDef, matches: StageMatch[], order:
   if (next.format === "swiss") {
     const half = Math.floor(k / 2);
     const round1 = matches.filter((m) => m.round === 1);
-    const pairs = round1.filter((m) => m.status !== "bye").map((m) => [m.team1_seed!, m.team2_seed!].sort((a, b) => a - b).join("v")).sort();
+    const pairs = round1.filter((m) => m.status !== "bye").map((m) => [m.team1_seed!, m.team2_seed!].sort((a, b) => a - b).join("v"))
+      .sort();
     expect(pairs, label).toEqual(Array.from({ length: half }, (_, i) => `${i + 1}v${i + 1 + half}`).sort());
     if (k % 2 === 1) expect(round1.filter((m) => m.status === "bye").map((m) => m.team1_seed), label).toEqual([k]);
   }
@@ -299,7 +332,8 @@ async function playEvent(t: Tenant, call: Call, e: EventArb, options: { playLast
   await sql(
     `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
      select $1, $2, u.team_id, 'complete' from unnest($3::uuid[]) with ordinality u(team_id, i) order by u.i`,
-    [id, t.accountId, teams]);
+    [id, t.accountId, teams],
+  );
   const label = JSON.stringify(event.stages.map((s) => [s.format, s.format_options, s.advance ?? null])) + ` n=${event.n}`;
 
   await asOwnerRole(t.accountId, async (c) => {
@@ -339,11 +373,22 @@ async function playEvent(t: Tenant, call: Call, e: EventArb, options: { playLast
       // The qualifiers by the oracle, and as GET /stages/{k+1} shows them.
       const plan = qualifiersOf(def.format, places, def.advance!);
       const next = event.stages[k];
-      const qs = (await api.stage(k + 1)).qualifiers as
-        { team_id: string; seed: number; from_group: number | null; from_position: number; tied: boolean }[];
+      const qs = (await api.stage(k + 1)).qualifiers as {
+        team_id: string;
+        seed: number;
+        from_group: number | null;
+        from_position: number;
+        tied: boolean;
+      }[];
       expect(qs.map((q) => q.seed), label).toEqual(qs.map((_, i) => i + 1));
-      const info = new Map(plan.blocks.flat().concat(plan.tie ? places.filter((p) => plan.tie!.tied.includes(p.team))
-        .map((p) => ({ team: p.team, from_group: null, from_position: p.position })) : []).map((q) => [q.team, q]));
+      const info = new Map(
+        plan.blocks.flat().concat(
+          plan.tie
+            ? places.filter((p) => plan.tie!.tied.includes(p.team))
+              .map((p) => ({ team: p.team, from_group: null, from_position: p.position }))
+            : [],
+        ).map((q) => [q.team, q]),
+      );
       const groups = def.format === "round_robin" ? def.format_options.groups as number : 0;
       for (const q of qs) {
         const want = info.get(q.team_id);
@@ -369,8 +414,10 @@ async function playEvent(t: Tenant, call: Call, e: EventArb, options: { playLast
         // By hand: the sure ones (a shared place in stage order by seed), then `open` of the tied, at random.
         const seedOf = new Map(places.map((p) => [p.team, p.seed]));
         const shuffled = [...plan.tie.tied].map((x) => [random(), x] as const).sort((a, b) => a[0] - b[0]).map(([, x]) => x);
-        order = [...plan.tie.sure.flatMap((b) => b.map((q) => q.team).sort((a, b) => seedOf.get(a)! - seedOf.get(b)!)),
-          ...shuffled.slice(0, plan.tie.open)];
+        order = [
+          ...plan.tie.sure.flatMap((b) => b.map((q) => q.team).sort((a, b) => seedOf.get(a)! - seedOf.get(b)!)),
+          ...shuffled.slice(0, plan.tie.open),
+        ];
         const wrong = await api.startStage(k + 1, order.slice(1));
         expect(wrong.ok ? "ok" : wrong.code, label).toBe("validation_error");
       }
@@ -390,8 +437,13 @@ async function playEvent(t: Tenant, call: Call, e: EventArb, options: { playLast
       advanced = bySeed;
       // Stage k is locked now.
       const played = matches.find((m) => m.status === "completed")!;
-      const relock = await api.report(played, played.forfeit ? { forfeit: played.forfeit } : {
-        team1_score: played.team1_score, team2_score: played.team2_score });
+      const relock = await api.report(
+        played,
+        played.forfeit ? { forfeit: played.forfeit } : {
+          team1_score: played.team1_score,
+          team2_score: played.team2_score,
+        },
+      );
       expect(relock.ok ? "ok" : relock.code, label).toBe("match_locked");
     }
     if (!options.playLast) return;
@@ -413,45 +465,77 @@ async function playEvent(t: Tenant, call: Call, e: EventArb, options: { playLast
 }
 
 describe("stages: properties", () => {
-  it("property: random events (groups 1-16, per_group 1-4, best_next, any format after, sometimes a third stage) always complete, with the contract's qualifiers, seeds, draws and standings", async () => {
-    const t = await tenant();
-    const call = caller(t);
-    const started = performance.now();
-    // The separation rule has its own property below; here its breaks are collected and
-    // asserted once at the end, so that one break does not hide what the other runs would show.
-    seen = fresh();
-    seen.broken = [];
-    await fc.assert(fc.asyncProperty(eventArb, (e) => playEvent(t, call, e)), {
-      numRuns: 50, seed: SEED,
-      examples: [
-        // 16 groups of 3 into a double elimination; a third stage after a single elimination (a tie at the cut).
-        [{ groups: 16, size: 3, extra: 0, perGroup: 2, bestNext: 0, next: "double_elimination", nextOption: 0, third: null, seed: 1 }],
-        [{ groups: 2, size: 4, extra: 0, perGroup: 2, bestNext: 0, next: "single_elimination", nextOption: 1,
-          third: { format: "round_robin", cut: 1, option: 0 }, seed: 7 }],
-        [{ groups: 6, size: 4, extra: 0, perGroup: 2, bestNext: 4, next: "single_elimination", nextOption: 1,
-          third: { format: "swiss", cut: 3, option: 2 }, seed: 3 }],
-        [{ groups: 1, size: 5, extra: 0, perGroup: 1, bestNext: 0, next: "swiss", nextOption: 0, third: null, seed: 5 }],
-      ],
-    });
-    console.log(`stages property: ${seen.runs} events in ${((performance.now() - started) / 1000).toFixed(1)} s; ` +
-      `${seen.ties} ties at the cut, ${seen.byHand} starts with advancing chosen at random, ${seen.separated} elimination stages after groups (${seen.moved} needing a move: ` +
-      `${seen.movedSeeds} by moving seeds, ${seen.movedSlots} by moving slots, ${seen.winnersElsewhere} with a winner past seed G), ${seen.stages3} with 3 stages; ` +
-      `formats ${JSON.stringify(Object.fromEntries(seen.formats))}`);
-    expect(seen.runs).toBeGreaterThanOrEqual(50);
-    expect(seen.ties).toBeGreaterThan(0);
-    expect(seen.moved).toBeGreaterThan(0);
-    expect(seen.broken, "separation rule broken").toEqual([]);
-  }, 240_000);
+  it(
+    "property: random events (groups 1-16, per_group 1-4, best_next, any format after, sometimes a third stage) always complete, with the contract's qualifiers, seeds, draws and standings",
+    async () => {
+      const t = await tenant();
+      const call = caller(t);
+      const started = performance.now();
+      // The separation rule has its own property below; here its breaks are collected and
+      // asserted once at the end, so that one break does not hide what the other runs would show.
+      seen = fresh();
+      seen.broken = [];
+      await fc.assert(fc.asyncProperty(eventArb, (e) => playEvent(t, call, e)), {
+        numRuns: 50,
+        seed: SEED,
+        examples: [
+          // 16 groups of 3 into a double elimination; a third stage after a single elimination (a tie at the cut).
+          [{ groups: 16, size: 3, extra: 0, perGroup: 2, bestNext: 0, next: "double_elimination", nextOption: 0, third: null, seed: 1 }],
+          [{
+            groups: 2,
+            size: 4,
+            extra: 0,
+            perGroup: 2,
+            bestNext: 0,
+            next: "single_elimination",
+            nextOption: 1,
+            third: { format: "round_robin", cut: 1, option: 0 },
+            seed: 7,
+          }],
+          [{
+            groups: 6,
+            size: 4,
+            extra: 0,
+            perGroup: 2,
+            bestNext: 4,
+            next: "single_elimination",
+            nextOption: 1,
+            third: { format: "swiss", cut: 3, option: 2 },
+            seed: 3,
+          }],
+          [{ groups: 1, size: 5, extra: 0, perGroup: 1, bestNext: 0, next: "swiss", nextOption: 0, third: null, seed: 5 }],
+        ],
+      });
+      console.log(
+        `stages property: ${seen.runs} events in ${((performance.now() - started) / 1000).toFixed(1)} s; ` +
+          `${seen.ties} ties at the cut, ${seen.byHand} starts with advancing chosen at random, ${seen.separated} elimination stages after groups (${seen.moved} needing a move: ` +
+          `${seen.movedSeeds} by moving seeds, ${seen.movedSlots} by moving slots, ${seen.winnersElsewhere} with a winner past seed G), ${seen.stages3} with 3 stages; ` +
+          `formats ${JSON.stringify(Object.fromEntries(seen.formats))}`,
+      );
+      expect(seen.runs).toBeGreaterThanOrEqual(50);
+      expect(seen.ties).toBeGreaterThan(0);
+      expect(seen.moved).toBeGreaterThan(0);
+      expect(seen.broken, "separation rule broken").toEqual([]);
+    },
+    240_000,
+  );
 
   it("property: after groups, every elimination stage keeps a group's qualifiers in separate sections and apart in round 1", async () => {
     const t = await tenant();
     const call = caller(t);
     seen = fresh();
-    await fc.assert(fc.asyncProperty(
-      eventArb.map((e) => ({ ...e, groups: Math.max(2, e.groups), next: e.seed % 2 === 0 ? "single_elimination" as const : "double_elimination" as const })),
-      (e) => playEvent(t, call, e, { playLast: false })),
-    // Shrinking replays whole events: bounded so that a failure reports within the file's budget.
-    { numRuns: 25, seed: SEED, interruptAfterTimeLimit: 20_000, markInterruptAsFailure: false });
+    await fc.assert(
+      fc.asyncProperty(
+        eventArb.map((e) => ({
+          ...e,
+          groups: Math.max(2, e.groups),
+          next: e.seed % 2 === 0 ? "single_elimination" as const : "double_elimination" as const,
+        })),
+        (e) => playEvent(t, call, e, { playLast: false }),
+      ),
+      // Shrinking replays whole events: bounded so that a failure reports within the file's budget.
+      { numRuns: 25, seed: SEED, interruptAfterTimeLimit: 20_000, markInterruptAsFailure: false },
+    );
     expect(seen.separated).toBeGreaterThanOrEqual(10);
   }, 120_000);
 });

@@ -93,43 +93,77 @@ describe("separation: each function on hand-worked inputs", () => {
   it("app.separation_layout: the bracket, its tree depths, each group's sections", async () => {
     const [row] = await sql("select (app.separation_layout(array[1, 2, 1, 2])).*");
     expect(row).toEqual({
-      bracket_size: 4, bracket_depth: 2, slot_of_seed: [0, 2, 3, 1], node_depth: [0, 1, 1, 2, 2, 2, 2],
-      group_depth: [1, 1], entry_start: [0, 2], depth_groups: [1, 2], depth_start: [1, 1, 3, 3],
+      bracket_size: 4,
+      bracket_depth: 2,
+      slot_of_seed: [0, 2, 3, 1],
+      node_depth: [0, 1, 1, 2, 2, 2, 2],
+      group_depth: [1, 1],
+      entry_start: [0, 2],
+      depth_groups: [1, 2],
+      depth_start: [1, 1, 3, 3],
     });
     const [three] = await sql("select (app.separation_layout(array[3, 1, 3, 3, 3, 3])).*");
     // group 1: one qualifier (one section, the root); group 2 none; group 3: five (8 sections of 1 slot)
-    expect(three).toMatchObject({ bracket_size: 8, group_depth: [0, 0, 3], entry_start: [0, 1, 2], depth_groups: [1, 3],
-      depth_start: [1, 2, 2, 2, 3] });
+    expect(three).toMatchObject({
+      bracket_size: 8,
+      group_depth: [0, 0, 3],
+      entry_start: [0, 1, 2],
+      depth_groups: [1, 3],
+      depth_start: [1, 2, 2, 2, 3],
+    });
   });
 
   it("app.separation_empty_flow: real slots open, byes closed, open slots counted up the tree", async () => {
     const [row] = await sql("select (app.separation_empty_flow(app.separation_layout(array[1, 1, 2]), 3)).*");
-    expect(row).toEqual({ entries: [0, 0, 0], down: [0, 0, 0, 0, 0, 0, 0], leaves: [0, 2, 0, 0],
-      free_below: [3, 1, 2, 1, 0, 1, 1], entered_below: [0, 0, 0, 0, 0, 0, 0] });
+    expect(row).toEqual({
+      entries: [0, 0, 0],
+      down: [0, 0, 0, 0, 0, 0, 0],
+      leaves: [0, 2, 0, 0],
+      free_below: [3, 1, 2, 1, 0, 1, 1],
+      entered_below: [0, 0, 0, 0, 0, 0, 0],
+    });
   });
 
   it("app.separation_path and app.separation_augment: group 1 into its left half, down to slot 0", async () => {
     const [{ path }] = await sql(
-      "select app.separation_path(app.separation_layout(array[1, 1, 2]), app.separation_empty_flow(app.separation_layout(array[1, 1, 2]), 3), 1, 0) as path");
+      "select app.separation_path(app.separation_layout(array[1, 1, 2]), app.separation_empty_flow(app.separation_layout(array[1, 1, 2]), 3), 1, 0) as path",
+    );
     expect(path).toEqual([1, 2 + 2]); // group 1, then tree node 2 (node ids after the 2 groups)
     const [flow] = await sql(`select (app.separation_augment(l, app.separation_empty_flow(l, 3), array[1, 4])).*
       from app.separation_layout(array[1, 1, 2]) l`);
-    expect(flow).toEqual({ entries: [1, 0, 0], down: [0, 0, 0, 1, 0, 0, 0], leaves: [1, 2, 0, 0],
-      free_below: [2, 0, 2, 0, 0, 1, 1], entered_below: [1, 1, 0, 0, 0, 0, 0] });
+    expect(flow).toEqual({
+      entries: [1, 0, 0],
+      down: [0, 0, 0, 1, 0, 0, 0],
+      leaves: [1, 2, 0, 0],
+      free_below: [2, 0, 2, 0, 0, 1, 1],
+      entered_below: [1, 1, 0, 0, 0, 0, 0],
+    });
   });
 
   it("app.separation_max_flow and app.separation_fix: group 2 on seed 1 leaves group 1 no left half", async () => {
     // The full flow: group 1 at slots 0 and 2 (one per half), group 2 at slot 3.
     const [full] = await sql("select (app.separation_max_flow(app.separation_layout(array[1, 1, 2]), array[1, 1, 2])).*");
-    expect(full).toEqual({ entries: [1, 1, 1], down: [0, 0, 1, 1, 0, 1, 1], leaves: [1, 2, 1, 1],
-      free_below: [0, 0, 0, 0, 0, 0, 0], entered_below: [3, 1, 1, 0, 0, 0, 0] });
+    expect(full).toEqual({
+      entries: [1, 1, 1],
+      down: [0, 0, 1, 1, 0, 1, 1],
+      leaves: [1, 2, 1, 1],
+      free_below: [0, 0, 0, 0, 0, 0, 0],
+      entered_below: [3, 1, 1, 0, 0, 0, 0],
+    });
     // Group 2 on slot 0: group 1's qualifier there is taken off (group 1 short), group 2's section
     // (the root) closed and its qualifier's slot freed (slot 2, by the flow's decomposition).
     const [fixed] = await sql(`select (f.flow).*, f.short, f.extra
       from app.separation_layout(array[1, 1, 2]) l,
            app.separation_fix(l, app.separation_max_flow(l, array[1, 1, 2]), 2, 0) f`);
-    expect(fixed).toEqual({ entries: [0, 1, 2], down: [0, 0, 0, 0, 0, 0, 1], leaves: [2, 2, 0, 1],
-      free_below: [1, 0, 1, 0, 0, 1, 0], entered_below: [1, 0, 1, 0, 0, 0, 0], short: 1, extra: 0 });
+    expect(fixed).toEqual({
+      entries: [0, 1, 2],
+      down: [0, 0, 0, 0, 0, 0, 1],
+      leaves: [2, 2, 0, 1],
+      free_below: [1, 0, 1, 0, 0, 1, 0],
+      entered_below: [1, 0, 1, 0, 0, 0, 0],
+      short: 1,
+      extra: 0,
+    });
     // Group 1 cannot get back into the left half (slot 1 is a bye): no augmenting path.
     const [{ path }] = await sql(`select app.separation_path(l, (f.flow), f.short, f.extra) as path
       from app.separation_layout(array[1, 1, 2]) l, app.separation_fix(l, app.separation_max_flow(l, array[1, 1, 2]), 2, 0) f`);
@@ -160,46 +194,50 @@ describe("separation: each function on hand-worked inputs", () => {
 });
 
 describe("separation: exhaustive oracle on small events", () => {
-  it("keeps the rule whenever any permutation can, and gives exactly the lexicographically smallest permutation that keeps it", async () => {
-    const random = mulberry32(SEED);
-    let events = 0;
-    let moved = 0;
-    const cases: number[][] = [];
-    // every tier order of every shape with 2-6 qualifiers from 2-3 groups, then random ones up to 8
-    for (let k = 2; k <= 6; k++) {
-      for (let code = 0; code < 3 ** k; code++) {
-        const groups = Array.from({ length: k }, (_, i) => 1 + (Math.floor(code / 3 ** i) % 3));
-        const present = [...new Set(groups)].sort();
-        if (present.length < 2 || present.some((g, i) => g !== i + 1)) continue;
-        cases.push(groups);
-      }
-    }
-    for (let n = 0; n < 150; n++) {
-      const k = 7 + Math.floor(random() * 2);
-      const g = 2 + Math.floor(random() * 4);
-      cases.push(Array.from({ length: k }, (_, i) => (i < g ? i + 1 : 1 + Math.floor(random() * g))));
-    }
-    for (const groups of cases) {
-      let best: number[] | null = null;
-      let anyWithRoundOne = false;
-      for (const p of permutations(groups.length)) {
-        if (broken(groups, p).length > 0) continue;
-        best ??= p;
-        if (broken(groups, p, true).length === 0) {
-          anyWithRoundOne = true;
-          break;
+  it(
+    "keeps the rule whenever any permutation can, and gives exactly the lexicographically smallest permutation that keeps it",
+    async () => {
+      const random = mulberry32(SEED);
+      let events = 0;
+      let moved = 0;
+      const cases: number[][] = [];
+      // every tier order of every shape with 2-6 qualifiers from 2-3 groups, then random ones up to 8
+      for (let k = 2; k <= 6; k++) {
+        for (let code = 0; code < 3 ** k; code++) {
+          const groups = Array.from({ length: k }, (_, i) => 1 + (Math.floor(code / 3 ** i) % 3));
+          const present = [...new Set(groups)].sort();
+          if (present.length < 2 || present.some((g, i) => g !== i + 1)) continue;
+          cases.push(groups);
         }
       }
-      const seeds = await separatedSeeds(groups);
-      events++;
-      if (seeds.some((s, i) => s !== i + 1)) moved++;
-      expect(best, `${JSON.stringify(groups)}: no permutation keeps the sections`).not.toBeNull();
-      expect(seeds, `${JSON.stringify(groups)}`).toEqual(best);
-      if (anyWithRoundOne) expect(broken(groups, seeds, true), JSON.stringify(groups)).toEqual([]);
-    }
-    console.log(`separation oracle: ${events} events (K <= 8), ${moved} with seeds moved from the tier order`);
-    expect(moved).toBeGreaterThan(50);
-  }, 120_000);
+      for (let n = 0; n < 150; n++) {
+        const k = 7 + Math.floor(random() * 2);
+        const g = 2 + Math.floor(random() * 4);
+        cases.push(Array.from({ length: k }, (_, i) => (i < g ? i + 1 : 1 + Math.floor(random() * g))));
+      }
+      for (const groups of cases) {
+        let best: number[] | null = null;
+        let anyWithRoundOne = false;
+        for (const p of permutations(groups.length)) {
+          if (broken(groups, p).length > 0) continue;
+          best ??= p;
+          if (broken(groups, p, true).length === 0) {
+            anyWithRoundOne = true;
+            break;
+          }
+        }
+        const seeds = await separatedSeeds(groups);
+        events++;
+        if (seeds.some((s, i) => s !== i + 1)) moved++;
+        expect(best, `${JSON.stringify(groups)}: no permutation keeps the sections`).not.toBeNull();
+        expect(seeds, `${JSON.stringify(groups)}`).toEqual(best);
+        if (anyWithRoundOne) expect(broken(groups, seeds, true), JSON.stringify(groups)).toEqual([]);
+      }
+      console.log(`separation oracle: ${events} events (K <= 8), ${moved} with seeds moved from the tier order`);
+      expect(moved).toBeGreaterThan(50);
+    },
+    120_000,
+  );
 });
 
 describe("separation: fixed corpus", () => {
@@ -209,8 +247,98 @@ describe("separation: fixed corpus", () => {
     { name: "11 groups of 4 + 3 best fifths, groups in order", groups: tierOrder(11, 4, 0, () => 0).concat([2, 5, 9]) },
     { name: "11 groups of 4 + 3 best fifths, shuffled tiers", groups: tierOrder(11, 4, 3, mulberry32(32)) },
     // the tier orders the old search once gave up on (10 groups of 4 and a best fifth into 64)
-    { name: "10 groups of 4 + 1 (a)", groups: [8, 9, 2, 3, 6, 5, 1, 7, 10, 4, 2, 5, 1, 7, 10, 4, 9, 8, 6, 3, 1, 3, 10, 8, 9, 2, 7, 5, 4, 6, 3, 4, 8, 5, 6, 10, 2, 7, 9, 1, 2] },
-    { name: "10 groups of 4 + 1 (b)", groups: [3, 4, 5, 9, 2, 6, 8, 1, 7, 10, 7, 3, 2, 9, 6, 1, 10, 4, 8, 5, 9, 2, 6, 5, 10, 3, 8, 1, 7, 4, 4, 1, 6, 8, 5, 2, 9, 7, 3, 10, 2] },
+    {
+      name: "10 groups of 4 + 1 (a)",
+      groups: [
+        8,
+        9,
+        2,
+        3,
+        6,
+        5,
+        1,
+        7,
+        10,
+        4,
+        2,
+        5,
+        1,
+        7,
+        10,
+        4,
+        9,
+        8,
+        6,
+        3,
+        1,
+        3,
+        10,
+        8,
+        9,
+        2,
+        7,
+        5,
+        4,
+        6,
+        3,
+        4,
+        8,
+        5,
+        6,
+        10,
+        2,
+        7,
+        9,
+        1,
+        2,
+      ],
+    },
+    {
+      name: "10 groups of 4 + 1 (b)",
+      groups: [
+        3,
+        4,
+        5,
+        9,
+        2,
+        6,
+        8,
+        1,
+        7,
+        10,
+        7,
+        3,
+        2,
+        9,
+        6,
+        1,
+        10,
+        4,
+        8,
+        5,
+        9,
+        2,
+        6,
+        5,
+        10,
+        3,
+        8,
+        1,
+        7,
+        4,
+        4,
+        1,
+        6,
+        8,
+        5,
+        2,
+        9,
+        7,
+        3,
+        10,
+        2,
+      ],
+    },
     { name: "16 groups of 3 + 0", groups: tierOrder(16, 3, 0, () => 0) },
     { name: "256 groups of 4 (1,024)", groups: tierOrder(256, 4, 0, () => 0) },
     { name: "16 groups of 64 (1,024)", groups: tierOrder(16, 64, 0, () => 0) },
@@ -236,35 +364,44 @@ describe("separation: fixed corpus", () => {
 });
 
 describe("separation: property", () => {
-  it(`random events (groups 2-512, per_group 1-8, best_next; 2-1,024 qualifiers): a permutation keeping the rule, the tier order kept when it keeps the rule`, async () => {
-    const started = performance.now();
-    let qualifiers = 0;
-    let moved = 0;
-    let winnersElsewhere = 0;
-    const event = fc.record({
-      log: fc.double({ min: 1, max: 10, noNaN: true }),
-      perGroup: fc.integer({ min: 1, max: 8 }),
-      share: fc.double({ min: 0, max: 1, noNaN: true }),
-      order: fc.integer(),
-    }).map(({ log, perGroup, share, order }) => {
-      // about 2^log qualifiers: g groups of perGroup, and best_next of them (fewer than g)
-      const target = Math.max(2, Math.min(1024, Math.round(2 ** log)));
-      const per = Math.min(perGroup, Math.max(1, Math.floor(target / 2)));
-      const g = Math.max(2, Math.min(512, Math.floor(target / per)));
-      const best = Math.min(g - 1, 1024 - g * per, Math.floor(share * g));
-      return tierOrder(g, Math.min(per, Math.floor(1024 / g)), Math.max(0, best), mulberry32(order));
-    });
-    await fc.assert(fc.asyncProperty(event, async (groups) => {
-      const seeds = await separatedSeeds(groups);
-      qualifiers += groups.length;
-      if (seeds.some((s, i) => s !== i + 1)) moved++;
-      if (!winnersFirst(groups, seeds)) winnersElsewhere++;
-      const found = problems(groups, seeds);
-      if (found.length > 0) throw new Error(`${JSON.stringify(groups)} -> ${JSON.stringify(seeds)}: ${found.join("; ")}`);
-    }), { numRuns: EVENTS, seed: SEED, endOnFailure: true });
-    console.log(`separation property: ${EVENTS} events, ${qualifiers} qualifiers, ${moved} with seeds moved, ` +
-      `${winnersElsewhere} with a group winner past seed G, ` +
-      `${((performance.now() - started) / 1000).toFixed(1)} s (seed ${SEED})`);
-    expect(moved).toBeGreaterThan(0);
-  }, 3_600_000);
+  it(
+    `random events (groups 2-512, per_group 1-8, best_next; 2-1,024 qualifiers): a permutation keeping the rule, the tier order kept when it keeps the rule`,
+    async () => {
+      const started = performance.now();
+      let qualifiers = 0;
+      let moved = 0;
+      let winnersElsewhere = 0;
+      const event = fc.record({
+        log: fc.double({ min: 1, max: 10, noNaN: true }),
+        perGroup: fc.integer({ min: 1, max: 8 }),
+        share: fc.double({ min: 0, max: 1, noNaN: true }),
+        order: fc.integer(),
+      }).map(({ log, perGroup, share, order }) => {
+        // about 2^log qualifiers: g groups of perGroup, and best_next of them (fewer than g)
+        const target = Math.max(2, Math.min(1024, Math.round(2 ** log)));
+        const per = Math.min(perGroup, Math.max(1, Math.floor(target / 2)));
+        const g = Math.max(2, Math.min(512, Math.floor(target / per)));
+        const best = Math.min(g - 1, 1024 - g * per, Math.floor(share * g));
+        return tierOrder(g, Math.min(per, Math.floor(1024 / g)), Math.max(0, best), mulberry32(order));
+      });
+      await fc.assert(
+        fc.asyncProperty(event, async (groups) => {
+          const seeds = await separatedSeeds(groups);
+          qualifiers += groups.length;
+          if (seeds.some((s, i) => s !== i + 1)) moved++;
+          if (!winnersFirst(groups, seeds)) winnersElsewhere++;
+          const found = problems(groups, seeds);
+          if (found.length > 0) throw new Error(`${JSON.stringify(groups)} -> ${JSON.stringify(seeds)}: ${found.join("; ")}`);
+        }),
+        { numRuns: EVENTS, seed: SEED, endOnFailure: true },
+      );
+      console.log(
+        `separation property: ${EVENTS} events, ${qualifiers} qualifiers, ${moved} with seeds moved, ` +
+          `${winnersElsewhere} with a group winner past seed G, ` +
+          `${((performance.now() - started) / 1000).toFixed(1)} s (seed ${SEED})`,
+      );
+      expect(moved).toBeGreaterThan(0);
+    },
+    3_600_000,
+  );
 });

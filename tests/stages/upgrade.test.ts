@@ -8,7 +8,7 @@
 // tournaments playable. One cluster for the file; the tests run in order on it.
 import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrationsAround, startUpgradeCluster, type Json, type UpgradeCluster } from "../support/upgrade-stack.ts";
+import { type Json, migrationsAround, startUpgradeCluster, type UpgradeCluster } from "../support/upgrade-stack.ts";
 
 const { before: EARLIER, it: STAGES_FILE } = migrationsAround("_stages.sql");
 const STAGES = [STAGES_FILE];
@@ -64,7 +64,9 @@ let pushOutput = "";
 /** An account's webhook events, counted by type. */
 async function eventTypes(account: string): Promise<Record<string, number>> {
   const rows = await sql<{ type: string; n: number }>(
-    "select type, count(*)::int as n from app.webhook_events where account_id = $1 group by type", [account]);
+    "select type, count(*)::int as n from app.webhook_events where account_id = $1 group by type",
+    [account],
+  );
   return Object.fromEntries(rows.map((r) => [r.type, r.n]));
 }
 
@@ -73,8 +75,11 @@ async function matches(t: Made): Promise<Json[]> {
 }
 
 async function report(t: Made, match: Json, team1Wins = true): Promise<Json> {
-  return op(t.account, "matches.report", { tournament_id: t.id, match_id: match.id,
-    body: team1Wins ? { team1_score: 2, team2_score: 1 } : { team1_score: 0, team2_score: 3 } });
+  return op(t.account, "matches.report", {
+    tournament_id: t.id,
+    match_id: match.id,
+    body: team1Wins ? { team1_score: 2, team2_score: 1 } : { team1_score: 0, team2_score: 3 },
+  });
 }
 
 async function reportReady(t: Made, filter: (m: Json) => boolean = () => true): Promise<number> {
@@ -88,10 +93,16 @@ async function reportReady(t: Made, filter: (m: Json) => boolean = () => true): 
   return n;
 }
 
-async function makeTournament(account: string, name: string, teams: string[], body: Json,
-  { seeds = {}, checkedIn }: { seeds?: Record<string, number>; checkedIn?: string[] } = {}): Promise<Made> {
-  const t = await op(account, "tournaments.create", { body: { name, game_id: crypto.randomUUID(), team_size: 5,
-    max_teams: 16, starts_at: future(), ...body } });
+async function makeTournament(
+  account: string,
+  name: string,
+  teams: string[],
+  body: Json,
+  { seeds = {}, checkedIn }: { seeds?: Record<string, number>; checkedIn?: string[] } = {},
+): Promise<Made> {
+  const t = await op(account, "tournaments.create", {
+    body: { name, game_id: crypto.randomUUID(), team_size: 5, max_teams: 16, starts_at: future(), ...body },
+  });
   for (const team of teams) {
     const r = await op(account, "registrations.create", { tournament_id: t.id, body: { team_id: team } });
     const patch: Json = {};
@@ -116,13 +127,16 @@ function expectedSeeds(t: Made): { team_id: string; seed: number }[] {
 
 async function entries(t: Made, stage = 1) {
   return sql<{ team_id: string; seed: number }>(
-    "select team_id, seed from app.stage_entries where tournament_id = $1 and stage = $2 order by seed", [t.id, stage]);
+    "select team_id, seed from app.stage_entries where tournament_id = $1 and stage = $2 order by seed",
+    [t.id, stage],
+  );
 }
 
 async function stageRows(t: Made) {
   return sql<{ number: number; status: string; team_count: number; started_at: Date; completed_at: Date | null }>(
     "select number, status, team_count, started_at, completed_at from app.stages where tournament_id = $1 order by number",
-    [t.id]);
+    [t.id],
+  );
 }
 
 /** A results document without what the stages migration adds (`stage` on the tournament and matches). */
@@ -145,12 +159,15 @@ beforeAll(async () => {
     const [{ id }] = await sql<{ id: string }>("select admin.create_team($1, $2) as id", [`Legacy ${i}`, `LG${i}`]);
     legacyTeams.push(id);
   }
-  const lt = await legacy(L.account, "create_tournament", { body: { name: "Legacy Cup", game_id: crypto.randomUUID(),
-    team_size: 5, max_teams: 8, starts_at: future() } });
+  const lt = await legacy(L.account, "create_tournament", {
+    body: { name: "Legacy Cup", game_id: crypto.randomUUID(), team_size: 5, max_teams: 8, starts_at: future() },
+  });
   for (const team of legacyTeams) await legacy(L.account, "create_registration", { tournament_id: lt.id, body: { team_id: team } });
   await legacy(L.account, "update_tournament", { id: lt.id, body: { status: "ongoing" } });
   const [ready] = await sql<{ id: string }>(
-    "select id from app.matches where tournament_id = $1 and status = 'ready' order by round, position limit 1", [lt.id]);
+    "select id from app.matches where tournament_id = $1 and status = 'ready' order by round, position limit 1",
+    [lt.id],
+  );
   await legacy(L.account, "report_match", { tournament_id: lt.id, match_id: ready.id, body: { team1_score: 3, team2_score: 1 } });
   old = { id: lt.id, account: L.account, teams: legacyTeams, participants: legacyTeams, seeds: {} };
 
@@ -162,40 +179,46 @@ beforeAll(async () => {
   }
   const teamsOf = async (account: string, prefix: string, n: number) => {
     const ids: string[] = [];
-    for (let i = 1; i <= n; i++) ids.push((await op(account, "teams.create", { body: { name: `${prefix} ${i}`, tag: `${prefix[0]}${i}` } })).id);
+    for (let i = 1; i <= n; i++) {
+      ids.push((await op(account, "teams.create", { body: { name: `${prefix} ${i}`, tag: `${prefix[0]}${i}` } })).id);
+    }
     return ids;
   };
   const ta = await teamsOf(A.account, "Alpha", 10);
   const tb = await teamsOf(B.account, "Bravo", 4);
   // B has a webhook endpoint for everything: any event the upgrade made would be recorded.
-  await op(B.account, "webhooks.create", { body: { url: "https://hooks.example.com/t", events: ["*"] },
-    secret: crypto.randomBytes(32).toString("base64") });
+  await op(B.account, "webhooks.create", {
+    body: { url: "https://hooks.example.com/t", events: ["*"] },
+    secret: crypto.randomBytes(32).toString("base64"),
+  });
 
   // Single elimination, 6 teams (byes), third-place match, two organiser seeds; one result of two.
-  seOngoing = await makeTournament(A.account, "Ongoing Cup", ta.slice(0, 6),
-    { format: "single_elimination", format_options: { third_place_match: true } },
-    { seeds: { [ta[4]]: 1, [ta[1]]: 2 } });
+  seOngoing = await makeTournament(A.account, "Ongoing Cup", ta.slice(0, 6), {
+    format: "single_elimination",
+    format_options: { third_place_match: true },
+  }, { seeds: { [ta[4]]: 1, [ta[1]]: 2 } });
   await start(seOngoing);
   expect(await reportReady(seOngoing, (m) => m.round === 1 && m.position === 2)).toBe(1);
 
   // Single elimination, 4 teams, played out and completed.
-  seCompleted = await makeTournament(A.account, "Finished Cup", ta.slice(2, 6), { format: "single_elimination" },
-    { seeds: { [ta[5]]: 1 } });
+  seCompleted = await makeTournament(A.account, "Finished Cup", ta.slice(2, 6), { format: "single_elimination" }, {
+    seeds: { [ta[5]]: 1 },
+  });
   await start(seCompleted);
   while (await reportReady(seCompleted));
   await complete(seCompleted);
 
   // Swiss with check-in: 7 registered, 6 checked in (ta[3] is not); round 1 played, round 2 drawn.
   const swissTeams = ta.slice(0, 7);
-  swiss = await makeTournament(A.account, "Swiss Open", swissTeams,
-    { format: "swiss", check_in_opens: new Date(Date.now() - 3_600_000).toISOString() },
-    { seeds: { [ta[6]]: 1 }, checkedIn: swissTeams.filter((t) => t !== ta[3]) });
+  swiss = await makeTournament(A.account, "Swiss Open", swissTeams, {
+    format: "swiss",
+    check_in_opens: new Date(Date.now() - 3_600_000).toISOString(),
+  }, { seeds: { [ta[6]]: 1 }, checkedIn: swissTeams.filter((t) => t !== ta[3]) });
   await start(swiss);
   expect(await reportReady(swiss, (m) => m.round === 1)).toBe(3);
 
   // Round robin still taking registrations.
-  waiting = await makeTournament(A.account, "Spring League", ta.slice(5, 10), { format: "round_robin" },
-    { seeds: { [ta[9]]: 1 } });
+  waiting = await makeTournament(A.account, "Spring League", ta.slice(5, 10), { format: "round_robin" }, { seeds: { [ta[9]]: 1 } });
 
   // B's single elimination: both semi-finals played, the final not.
   hooked = await makeTournament(B.account, "Hooked Cup", tb, { format: "single_elimination" });
@@ -206,7 +229,8 @@ beforeAll(async () => {
     before.results[name] = await op(t.account, "results.get", { tournament_id: t.id });
     before.bracketSeeds[name] = await sql<{ team_id: string; seed: number }>(
       "select team_id, bracket_seed as seed from app.registrations where tournament_id = $1 and bracket_seed is not null order by bracket_seed",
-      [t.id]);
+      [t.id],
+    );
   }
   [{ n: before.events }] = await sql<{ n: number }>("select count(*)::int as n from app.webhook_events");
   before.hookedEvents = await eventTypes(B.account);
@@ -252,7 +276,8 @@ describe("the backfill", () => {
     expect((await entries(swiss)).map((e) => e.team_id)).not.toContain(swiss.teams[3]); // not checked in
     expect(await entries(waiting)).toEqual([]);
     const [{ n }] = await sql<{ n: number }>(
-      "select count(*)::int as n from app.stage_entries e join app.tournaments t on t.id = e.tournament_id where e.account_id <> t.account_id");
+      "select count(*)::int as n from app.stage_entries e join app.tournaments t on t.id = e.tournament_id where e.account_id <> t.account_id",
+    );
     expect(n).toBe(0);
   });
 
@@ -267,7 +292,9 @@ describe("the backfill", () => {
       expect(row.started_at.getTime(), name).toBeLessThanOrEqual(pushEndedAt + 1);
       if (t === seCompleted) {
         const [{ last }] = await sql<{ last: Date }>(
-          "select max(completed_at) as last from app.matches where tournament_id = $1", [t.id]);
+          "select max(completed_at) as last from app.matches where tournament_id = $1",
+          [t.id],
+        );
         expect(row.status, name).toBe("completed");
         expect(row.completed_at?.getTime(), name).toBe(last.getTime());
       } else {
@@ -279,7 +306,9 @@ describe("the backfill", () => {
     const [{ n }] = await sql<{ n: number }>("select count(*)::int as n from app.stages");
     expect(n).toBe(Object.keys(started()).length);
     const tournaments = await sql<{ stage: number; stages: unknown }>(
-      "select stage, stages from app.tournaments where id = any($1)", [Object.values(all()).map((t) => t.id)]);
+      "select stage, stages from app.tournaments where id = any($1)",
+      [Object.values(all()).map((t) => t.id)],
+    );
     expect(tournaments).toEqual(Object.values(all()).map(() => ({ stage: 1, stages: null })));
   });
 
@@ -309,7 +338,8 @@ describe("the backfill", () => {
     const [{ n }] = await sql<{ n: number }>("select count(*)::int as n from app.webhook_events");
     expect(n).toBe(before.events);
     const [{ stage }] = await sql<{ stage: number }>(
-      "select count(*)::int as stage from app.webhook_events where type like 'stage.%'");
+      "select count(*)::int as stage from app.webhook_events where type like 'stage.%'",
+    );
     expect(stage).toBe(0);
   });
 });
@@ -356,8 +386,10 @@ describe("the old tournaments afterwards", () => {
     expect(row.completed_at).not.toBeNull();
     expect((await complete(hooked)).status).toBe("completed");
     const now = await eventTypes(B.account);
-    const since = Object.fromEntries(Object.entries(now).map(([type, n]) => [type, n - (before.hookedEvents[type] ?? 0)])
-      .filter(([, n]) => n !== 0));
+    const since = Object.fromEntries(
+      Object.entries(now).map(([type, n]) => [type, n - (before.hookedEvents[type] ?? 0)])
+        .filter(([, n]) => n !== 0),
+    );
     expect(since).toEqual({ "match.completed": 1, "stage.completed": 1, "tournament.completed": 1 });
     const results = await op(B.account, "results.get", { tournament_id: hooked.id });
     expect(results.tournament).toMatchObject({ status: "completed", stage: 1 });
@@ -390,8 +422,13 @@ describe("the old tournaments afterwards", () => {
 
   it("keeps a completed tournament's stage completed and its matches locked", async () => {
     const first = (await matches(seCompleted))[0];
-    expect((await opError(A.account, "matches.report", { tournament_id: seCompleted.id, match_id: first.id,
-      body: { team1_score: 0, team2_score: 5 } })).code).toBe("match_locked");
+    expect(
+      (await opError(A.account, "matches.report", {
+        tournament_id: seCompleted.id,
+        match_id: first.id,
+        body: { team1_score: 0, team2_score: 5 },
+      })).code,
+    ).toBe("match_locked");
     expect((await stageRows(seCompleted))[0].status).toBe("completed");
   });
 });

@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
 import { createRequire } from "node:module";
-import { chromium, type Browser } from "playwright-core";
+import { type Browser, chromium } from "playwright-core";
 import sparticuz from "@sparticuz/chromium";
 
 /** Unpacks the package's al2023.tar.br (its libraries) once; returns the lib folder. */

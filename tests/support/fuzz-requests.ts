@@ -8,10 +8,17 @@ import { base62, crc32 } from "../../functions/api/keys.ts";
 import { ALL_SCOPES, type Scope } from "./helpers.ts";
 import { EVENT_TYPES } from "../../functions/api/contract.ts";
 
-export interface Key { id: string; key: string; scopes: readonly string[] }
+export interface Key {
+  id: string;
+  key: string;
+  scopes: readonly string[];
+}
 /** `state`: a tournament of aCore that started while the fixtures were made: never back in registration, never deleted. */
 export interface TournamentFx {
-  id: string; regs: string[]; matches: string[]; state?: "started" | "completed";
+  id: string;
+  regs: string[];
+  matches: string[];
+  state?: "started" | "completed";
   /** Its status when the last batch ended (a hint for picking targets, not an oracle). */
   status?: string;
   /**
@@ -68,7 +75,12 @@ type Target =
   | { mode: "team"; pick: "own" | "platform" | "other" | "wrongKind"; i: number; enc: string }
   | { mode: "hook"; pick: "own" | "other" | "wrongKind"; child: "own" | "cross"; i: number; c: number; enc: string }
   | { mode: "unknown"; ids: string[] };
-interface Body { label: string; data: string | Uint8Array; chunked?: boolean; type?: ContentType }
+interface Body {
+  label: string;
+  data: string | Uint8Array;
+  chunked?: boolean;
+  type?: ContentType;
+}
 
 /** One generated request, before fixture ids and keys are filled in. */
 export interface Spec {
@@ -132,49 +144,192 @@ export function routeOf(template: string, method: string): Route | undefined {
 // hostile material
 
 export const SQL = [
-  "'; drop table app.tournaments; --", "' or '1'='1", "1; select pg_sleep(5)", "\" or 1=1 --",
-  "$$; drop schema app cascade; $$", "'||(select key_hash from app.api_keys limit 1)||'",
-  "%' or account_id is not null --", "'; set role postgres; --", "1) or (1=1", "/**/union/**/select * from app.api_keys--",
-  "'; update app.accounts set api_access_enabled = true; --", "\\'; truncate app.api_keys cascade; --",
+  "'; drop table app.tournaments; --",
+  "' or '1'='1",
+  "1; select pg_sleep(5)",
+  '" or 1=1 --',
+  "$$; drop schema app cascade; $$",
+  "'||(select key_hash from app.api_keys limit 1)||'",
+  "%' or account_id is not null --",
+  "'; set role postgres; --",
+  "1) or (1=1",
+  "/**/union/**/select * from app.api_keys--",
+  "'; update app.accounts set api_access_enabled = true; --",
+  "\\'; truncate app.api_keys cascade; --",
 ];
 const WEIRD = [
-  "", " ", "\u0000", "a\u0000b", "\ud800", "\udfff", "x\ud83dy", "\u202e", "\ufeff", "\u2028", "Ünïcödé", "💥💥💥",
-  "\\", "\n\r\t", "<script>alert(1)</script>", "${jndi:ldap://x/a}", "{{7*7}}", "%00", "%s%n", "null", "NaN",
-  "x".repeat(101), "x".repeat(5001), "\u0301".repeat(50),
+  "",
+  " ",
+  "\u0000",
+  "a\u0000b",
+  "\ud800",
+  "\udfff",
+  "x\ud83dy",
+  "\u202e",
+  "\ufeff",
+  "\u2028",
+  "Ünïcödé",
+  "💥💥💥",
+  "\\",
+  "\n\r\t",
+  "<script>alert(1)</script>",
+  "${jndi:ldap://x/a}",
+  "{{7*7}}",
+  "%00",
+  "%s%n",
+  "null",
+  "NaN",
+  "x".repeat(101),
+  "x".repeat(5001),
+  "\u0301".repeat(50),
 ];
 /** Valid JSON values that no field accepts, or accepts only at the edge. */
 const HOSTILE_LITERALS = [
-  "1e400", "-1e400", "1e-400", "-0", "0.0", "1E2", "123456789012345678901234567890", "-9007199254740993",
-  "4.9e-324", "1.7976931348623157e308", "0.1", "0.005", "1.005", "2.675", "1000000.01", "100000000.001",
-  "true", "false", "null", "[]", "{}", "[1,2]", '{"$gt":""}', '"\\u0000"', '"a\\u0000b"', '"\\ud800"',
-  '"\\udfff\\ud800"', '"x\\ud83d"', '"\\u0000\\u0000"', '"1"', '"2"', '"0"', '"-1"', '"1e3"',
+  "1e400",
+  "-1e400",
+  "1e-400",
+  "-0",
+  "0.0",
+  "1E2",
+  "123456789012345678901234567890",
+  "-9007199254740993",
+  "4.9e-324",
+  "1.7976931348623157e308",
+  "0.1",
+  "0.005",
+  "1.005",
+  "2.675",
+  "1000000.01",
+  "100000000.001",
+  "true",
+  "false",
+  "null",
+  "[]",
+  "{}",
+  "[1,2]",
+  '{"$gt":""}',
+  '"\\u0000"',
+  '"a\\u0000b"',
+  '"\\ud800"',
+  '"\\udfff\\ud800"',
+  '"x\\ud83d"',
+  '"\\u0000\\u0000"',
+  '"1"',
+  '"2"',
+  '"0"',
+  '"-1"',
+  '"1e3"',
 ];
 /** Not JSON at all: the whole body becomes invalid JSON. */
 const INVALID_LITERALS = [
-  "NaN", "-NaN", "Infinity", "-Infinity", "undefined", "01", "+1", ".5", "1.", "0x10", "'x'", '"\\x00"', "1e",
-  "--1", '"\u0000"', '"\t"', '"\\u12"', "tru", "nul", "1_000", "∞",
+  "NaN",
+  "-NaN",
+  "Infinity",
+  "-Infinity",
+  "undefined",
+  "01",
+  "+1",
+  ".5",
+  "1.",
+  "0x10",
+  "'x'",
+  '"\\x00"',
+  "1e",
+  "--1",
+  '"\u0000"',
+  '"\t"',
+  '"\\u12"',
+  "tru",
+  "nul",
+  "1_000",
+  "∞",
 ];
 const deep = (n: number, open = "[", close = "]") => open.repeat(n) + close.repeat(n);
 const deepObject = (n: number) => '{"a":'.repeat(n) + "1" + "}".repeat(n);
 
 const INVALID_UTF8 = [
-  [0xff], [0xfe, 0xff], [0xc3, 0x28], [0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf],
-  [0xf8, 0x88, 0x80, 0x80, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0x80], [0xc3],
+  [0xff],
+  [0xfe, 0xff],
+  [0xc3, 0x28],
+  [0xc0, 0xaf],
+  [0xe0, 0x80, 0xaf],
+  [0xed, 0xa0, 0x80],
+  [0xed, 0xbf, 0xbf],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xe2, 0x82],
+  [0x80],
+  [0xc3],
 ];
 
 const EXTRA_KEYS = [
-  "id", "slug", "account_id", "created_at", "updated_at", "__proto__", "constructor", "prototype", "name ", "Name",
-  "", "x'; drop table app.tournaments; --", "\u0000", "team_ids", "winner_id", "api_key", "status ", "seq",
+  "id",
+  "slug",
+  "account_id",
+  "created_at",
+  "updated_at",
+  "__proto__",
+  "constructor",
+  "prototype",
+  "name ",
+  "Name",
+  "",
+  "x'; drop table app.tournaments; --",
+  "\u0000",
+  "team_ids",
+  "winner_id",
+  "api_key",
+  "status ",
+  "seq",
 ];
 
 const MALFORMED_SEGMENTS = [
-  "1", "0", "-1", "null", "undefined", "true", "NaN", "Infinity", "'%20OR%20'1'='1", "1;DROP%20TABLE%20app.tournaments",
-  "%27%3B%20drop%20table%20app.tournaments%3B%20--", "%00", "%", "%zz", "%ff", "%c3%28", "%ed%a0%80", "%2F",
-  "x".repeat(5000), "6f1c2b1a3c4d4e5f8a9b0c1d2e3f4a5b", "{6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b}",
-  "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5", "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5bb", "g6f1c2b1-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
-  "%F0%9F%98%80", "$(reboot)", "${jndi:ldap:%2F%2Fx}", "<script>", "*", "~", "tmk_", "__proto__", "constructor",
-  "%ID%%00", "%ID%x", "%ID%.json", "%ID%%20", "%20%ID%", "%ID%;", "%ID%'", "%ID%%0a", "%ID%,%ID%", "(%ID%)",
-  "'%ID%'", "%ID%--", "%ID%%2F..",
+  "1",
+  "0",
+  "-1",
+  "null",
+  "undefined",
+  "true",
+  "NaN",
+  "Infinity",
+  "'%20OR%20'1'='1",
+  "1;DROP%20TABLE%20app.tournaments",
+  "%27%3B%20drop%20table%20app.tournaments%3B%20--",
+  "%00",
+  "%",
+  "%zz",
+  "%ff",
+  "%c3%28",
+  "%ed%a0%80",
+  "%2F",
+  "x".repeat(5000),
+  "6f1c2b1a3c4d4e5f8a9b0c1d2e3f4a5b",
+  "{6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b}",
+  "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5",
+  "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5bb",
+  "g6f1c2b1-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+  "%F0%9F%98%80",
+  "$(reboot)",
+  "${jndi:ldap:%2F%2Fx}",
+  "<script>",
+  "*",
+  "~",
+  "tmk_",
+  "__proto__",
+  "constructor",
+  "%ID%%00",
+  "%ID%x",
+  "%ID%.json",
+  "%ID%%20",
+  "%20%ID%",
+  "%ID%;",
+  "%ID%'",
+  "%ID%%0a",
+  "%ID%,%ID%",
+  "(%ID%)",
+  "'%ID%'",
+  "%ID%--",
+  "%ID%%2F..",
 ];
 
 /**
@@ -182,8 +337,28 @@ const MALFORMED_SEGMENTS = [
  * past them, or a segment the function refuses (not ^[1-9][0-9]{0,3}$ once decoded: 404) or takes
  * (`%32` is 2).
  */
-const STAGE_SEGMENTS = ["5", "9", "9999", "10000", "0", "00", "01", "-1", "+1", "1.0", "1e0", "%32", "%31%30", "1%20", "%201", "%00",
-  "%EF%BC%91", "one", "2a", "4294967297"];
+const STAGE_SEGMENTS = [
+  "5",
+  "9",
+  "9999",
+  "10000",
+  "0",
+  "00",
+  "01",
+  "-1",
+  "+1",
+  "1.0",
+  "1e0",
+  "%32",
+  "%31%30",
+  "1%20",
+  "%201",
+  "%00",
+  "%EF%BC%91",
+  "one",
+  "2a",
+  "4294967297",
+];
 const STAGE_NUMBER = /^[1-9][0-9]{0,3}$/;
 
 /** The stage number a path segment names, as the function reads it (decoded), or null: refused with a 404. */
@@ -197,25 +372,73 @@ export function stageNumber(segment: string): number | null {
 
 /** The path mutations, and whether the path still names the route, names nothing, or may name another. */
 const MUTATIONS: Record<string, "canonical" | "unknown" | "other"> = {
-  "trailing-slash": "canonical", "api-prefix": "canonical", "dot-segment": "canonical", "encoded-dot": "canonical",
-  "double-slash": "unknown", "upper-case": "unknown", "traversal": "unknown", "encoded-traversal": "unknown",
-  "encoded-slash": "other", "v2": "unknown", "no-prefix": "unknown", "prefix-junk": "unknown",
-  "suffix": "other", "semicolon": "other",
+  "trailing-slash": "canonical",
+  "api-prefix": "canonical",
+  "dot-segment": "canonical",
+  "encoded-dot": "canonical",
+  "double-slash": "unknown",
+  "upper-case": "unknown",
+  "traversal": "unknown",
+  "encoded-traversal": "unknown",
+  "encoded-slash": "other",
+  "v2": "unknown",
+  "no-prefix": "unknown",
+  "prefix-junk": "unknown",
+  "suffix": "other",
+  "semicolon": "other",
 };
 
 const MALFORMED_AUTH = [
-  "%KEY%", "Bearer", "Bearer ", "Token %KEY%", "Basic dG1rXzp4", "Bearer %KEY%x", "Bearer x%KEY%", "Bearer %TRUNC%",
-  "Bearer tmk_", `Bearer tmk_${"0".repeat(49)}`, "Bearer ' or '1'='1", "Bearer %KEY% %KEY%", "Bearer\t%KEY%",
-  "Bearer %UPPER%", "Bearer %LOWER%", "Bearer sk_%BODY%", "Bearer \xff\xfe", "Bearer %KEY%;", "Bearer <%KEY%>",
-  `Bearer ${"A".repeat(5000)}`, "Bearer=%KEY%", "%KEY% Bearer", "Bearer %KEY%,", "Bearer tmk_%BODY%%BODY%",
+  "%KEY%",
+  "Bearer",
+  "Bearer ",
+  "Token %KEY%",
+  "Basic dG1rXzp4",
+  "Bearer %KEY%x",
+  "Bearer x%KEY%",
+  "Bearer %TRUNC%",
+  "Bearer tmk_",
+  `Bearer tmk_${"0".repeat(49)}`,
+  "Bearer ' or '1'='1",
+  "Bearer %KEY% %KEY%",
+  "Bearer\t%KEY%",
+  "Bearer %UPPER%",
+  "Bearer %LOWER%",
+  "Bearer sk_%BODY%",
+  "Bearer \xff\xfe",
+  "Bearer %KEY%;",
+  "Bearer <%KEY%>",
+  `Bearer ${"A".repeat(5000)}`,
+  "Bearer=%KEY%",
+  "%KEY% Bearer",
+  "Bearer %KEY%,",
+  "Bearer tmk_%BODY%%BODY%",
 ];
 
-const JSON_TYPES = ["application/json", "application/json; charset=utf-8", "Application/JSON",
-  "application/json;charset=UTF-8", "application/json ; charset=utf-8"];
-const OTHER_TYPES: ContentType[] = [null, "", "text/plain", "application/x-www-form-urlencoded",
-  "multipart/form-data; boundary=x", "application/jsonx", "application/json-patch+json", "application/vnd.api+json",
-  "text/json", "json", "*/*", "application/*", ["application/json", "text/plain"], "application/json\xff",
-  "text/plain; application/json"];
+const JSON_TYPES = [
+  "application/json",
+  "application/json; charset=utf-8",
+  "Application/JSON",
+  "application/json;charset=UTF-8",
+  "application/json ; charset=utf-8",
+];
+const OTHER_TYPES: ContentType[] = [
+  null,
+  "",
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=x",
+  "application/jsonx",
+  "application/json-patch+json",
+  "application/vnd.api+json",
+  "text/json",
+  "json",
+  "*/*",
+  "application/*",
+  ["application/json", "text/plain"],
+  "application/json\xff",
+  "text/plain; application/json",
+];
 
 // ---------------------------------------------------------------------------------------------
 // arbitraries
@@ -249,22 +472,46 @@ const hostileValue: fc.Arbitrary<string> = fc.oneof(
 
 /** A date-time: mostly valid and in the future; some past, without offset, out of range or not a date. */
 const dateTime: fc.Arbitrary<string> = fc.oneof(
-  w(9, fc.record({
-    days: fc.oneof(fc.integer({ min: 1, max: 60 }), fc.integer({ min: -30, max: 3650 })),
-    secs: fc.integer({ min: 0, max: 86_399 }),
-    offset: fc.constantFrom("Z", "Z", "+00:00", "+05:30", "-08:00", "+14:00", "-12:00", "+15:59", "+23:59", "-23:59", "", "+0530"),
-    frac: fc.constantFrom("", "", ".5", ".123", ".123456789"),
-  }).map(({ days, secs, offset, frac }) => {
-    const m = /^([+-])(\d{2}):?(\d{2})$/.exec(offset);
-    const minutes = m ? (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : 0;
-    const local = new Date(Date.now() + days * 86_400_000 + secs * 1000 + minutes * 60_000);
-    return JSON.stringify(local.toISOString().slice(0, 19) + frac + offset);
-  })),
-  w(2, fc.constantFrom("9999-12-31T23:59:59Z", "9999-12-31T23:59:59-14:00", "9999-12-31T23:59:59.999999999-23:59",
-    "0001-01-01T00:00:00Z", "2027-02-29T00:00:00Z", "2028-02-29T12:00:00Z", "2027-04-31T00:00:00Z",
-    "2027-13-01T00:00:00Z", "2027-01-01", "2027-01-01T00:00:00", "2027-01-01 00:00:00Z", "20270101T000000Z",
-    "275760-09-13T00:00:00Z", "+275760-09-13T00:00:00Z", "2027-W01-1", "now", "infinity", "epoch", "tomorrow",
-    "2027-06-01T12:00:00+24:00", "2027-06-01T12:00:00.Z").map((s) => JSON.stringify(s))),
+  w(
+    9,
+    fc.record({
+      days: fc.oneof(fc.integer({ min: 1, max: 60 }), fc.integer({ min: -30, max: 3650 })),
+      secs: fc.integer({ min: 0, max: 86_399 }),
+      offset: fc.constantFrom("Z", "Z", "+00:00", "+05:30", "-08:00", "+14:00", "-12:00", "+15:59", "+23:59", "-23:59", "", "+0530"),
+      frac: fc.constantFrom("", "", ".5", ".123", ".123456789"),
+    }).map(({ days, secs, offset, frac }) => {
+      const m = /^([+-])(\d{2}):?(\d{2})$/.exec(offset);
+      const minutes = m ? (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : 0;
+      const local = new Date(Date.now() + days * 86_400_000 + secs * 1000 + minutes * 60_000);
+      return JSON.stringify(local.toISOString().slice(0, 19) + frac + offset);
+    }),
+  ),
+  w(
+    2,
+    fc.constantFrom(
+      "9999-12-31T23:59:59Z",
+      "9999-12-31T23:59:59-14:00",
+      "9999-12-31T23:59:59.999999999-23:59",
+      "0001-01-01T00:00:00Z",
+      "2027-02-29T00:00:00Z",
+      "2028-02-29T12:00:00Z",
+      "2027-04-31T00:00:00Z",
+      "2027-13-01T00:00:00Z",
+      "2027-01-01",
+      "2027-01-01T00:00:00",
+      "2027-01-01 00:00:00Z",
+      "20270101T000000Z",
+      "275760-09-13T00:00:00Z",
+      "+275760-09-13T00:00:00Z",
+      "2027-W01-1",
+      "now",
+      "infinity",
+      "epoch",
+      "tomorrow",
+      "2027-06-01T12:00:00+24:00",
+      "2027-06-01T12:00:00.Z",
+    ).map((s) => JSON.stringify(s)),
+  ),
 );
 
 function pairs(entries: [string, string][]): string {
@@ -280,13 +527,19 @@ const maybe = <T>(arb: fc.Arbitrary<T>, percent: number): fc.Arbitrary<T | null>
  * sometimes with an unknown or duplicate key. A clean object has every required field and no
  * unknown or duplicate key.
  */
-function objectOf(required: Record<string, fc.Arbitrary<string>>, optional: Record<string, fc.Arbitrary<string>>,
-  { optionalPercent = 50, clean = false } = {}): fc.Arbitrary<[string, string][]> {
+function objectOf(
+  required: Record<string, fc.Arbitrary<string>>,
+  optional: Record<string, fc.Arbitrary<string>>,
+  { optionalPercent = 50, clean = false } = {},
+): fc.Arbitrary<[string, string][]> {
   const rec: Record<string, fc.Arbitrary<string | null>> = {};
   for (const [k, a] of Object.entries(required)) rec[k] = clean ? a : maybe(a, 92);
   for (const [k, a] of Object.entries(optional)) rec[k] = maybe(a, optionalPercent);
-  return fc.tuple(fc.record(rec), maybe(fc.tuple(fc.constantFrom(...EXTRA_KEYS), hostileValue), clean ? 0 : 8),
-    maybe(fc.tuple(fc.nat(), hostileValue, fc.boolean()), clean ? 0 : 5))
+  return fc.tuple(
+    fc.record(rec),
+    maybe(fc.tuple(fc.constantFrom(...EXTRA_KEYS), hostileValue), clean ? 0 : 8),
+    maybe(fc.tuple(fc.nat(), hostileValue, fc.boolean()), clean ? 0 : 5),
+  )
     .map(([values, extra, dup]) => {
       const entries = Object.entries(values).filter((e): e is [string, string] => e[1] !== null);
       if (extra !== null) entries.push(extra);
@@ -305,30 +558,66 @@ const hoursFromNow = (h: number) => new Date(Date.now() + h * 3_600_000).toISOSt
 
 /** Logo URLs the contract accepts (http(s), at most 2,048 characters). */
 const LOGO_URLS = [
-  "https://example.com/logo.png", "http://x", "https://cdn.example.org/a/b.svg?v=2#top", "http://127.0.0.1:8080/l.png",
-  "https://例え.jp/ロゴ.png", "https://xn--r8jz45g.jp/x", "http://[::1]/l.png", "https://example.com/%00",
-  "https://example.com/" + "a".repeat(2048 - 20), "https://user:pass@example.com/l.png", "https://example.com/😀.png",
+  "https://example.com/logo.png",
+  "http://x",
+  "https://cdn.example.org/a/b.svg?v=2#top",
+  "http://127.0.0.1:8080/l.png",
+  "https://例え.jp/ロゴ.png",
+  "https://xn--r8jz45g.jp/x",
+  "http://[::1]/l.png",
+  "https://example.com/%00",
+  "https://example.com/" + "a".repeat(2048 - 20),
+  "https://user:pass@example.com/l.png",
+  "https://example.com/😀.png",
   "https://example.com/'; drop table app.teams; --",
 ];
 /** Logo URLs it refuses: another scheme, no host, too long, not a URL. */
 const BAD_LOGO_URLS = [
-  "", "ftp://example.com/l.png", "javascript:alert(1)", "data:image/png;base64,AAAA", "https://", "https:// x",
-  "//example.com/l.png", "example.com/l.png", "HTTPS://EXAMPLE.COM/L.PNG", "https://example.com/" + "a".repeat(2048 - 19),
-  "https://exa mple.com/", "https://example.com/a\u0000", "http:/x", "file:///etc/passwd", "https://\u00a0x",
+  "",
+  "ftp://example.com/l.png",
+  "javascript:alert(1)",
+  "data:image/png;base64,AAAA",
+  "https://",
+  "https:// x",
+  "//example.com/l.png",
+  "example.com/l.png",
+  "HTTPS://EXAMPLE.COM/L.PNG",
+  "https://example.com/" + "a".repeat(2048 - 19),
+  "https://exa mple.com/",
+  "https://example.com/a\u0000",
+  "http:/x",
+  "file:///etc/passwd",
+  "https://\u00a0x",
   "https://example.com/a\ud800", // a lone surrogate: refused as invalid text (it was a 500)
 ];
 
 /** Webhook URLs: all where nothing listens (port 9 of the loopback), since a test dispatcher may attempt them. */
 const HOOK_URLS = [
-  "http://127.0.0.1:9/x", "https://127.0.0.1:9/hooks/fuzz", "http://127.0.0.1:9/a/b?c=d#e", "https://127.0.0.1:9/%E2%9C%93",
-  "http://127.0.0.1:9/" + "a".repeat(2048 - 20), "http://[::1]:9/v6", "https://127.0.0.1:9/'; drop table app.webhook_endpoints; --",
+  "http://127.0.0.1:9/x",
+  "https://127.0.0.1:9/hooks/fuzz",
+  "http://127.0.0.1:9/a/b?c=d#e",
+  "https://127.0.0.1:9/%E2%9C%93",
+  "http://127.0.0.1:9/" + "a".repeat(2048 - 20),
+  "http://[::1]:9/v6",
+  "https://127.0.0.1:9/'; drop table app.webhook_endpoints; --",
   "http://127.0.0.1:9/😀",
 ];
 /** URLs the contract refuses: not absolute, user-info, another scheme, too long, not a URL. */
 const BAD_HOOK_URLS = [
-  "", "/hooks", "127.0.0.1:9/x", "//127.0.0.1:9/x", "ftp://127.0.0.1:9/x", "javascript:alert(1)", "https://",
-  "https://user:pass@127.0.0.1:9/x", "https://user@127.0.0.1:9/x", "http://127.0.0.1:9/" + "a".repeat(2048 - 19),
-  "https://127.0.0.1:9/a b", "https://127.0.0.1:9/a\u0000", "https://127.0.0.1:9/a\ud800", "file:///etc/passwd",
+  "",
+  "/hooks",
+  "127.0.0.1:9/x",
+  "//127.0.0.1:9/x",
+  "ftp://127.0.0.1:9/x",
+  "javascript:alert(1)",
+  "https://",
+  "https://user:pass@127.0.0.1:9/x",
+  "https://user@127.0.0.1:9/x",
+  "http://127.0.0.1:9/" + "a".repeat(2048 - 19),
+  "https://127.0.0.1:9/a b",
+  "https://127.0.0.1:9/a\u0000",
+  "https://127.0.0.1:9/a\ud800",
+  "file:///etc/passwd",
 ];
 
 const FORMAT_NAMES = ["single_elimination", "double_elimination", "round_robin", "swiss"] as const;
@@ -341,73 +630,130 @@ const FORMAT_NAMES = ["single_elimination", "double_elimination", "round_robin",
  */
 function stageArb(last: boolean): fc.Arbitrary<Record<string, unknown>> {
   const options = {
-    single_elimination: fc.record({ third_place_match: fc.boolean(), best_of: fc.constant(1), final_best_of: fc.constant(1) }, { requiredKeys: [] }),
-    double_elimination: fc.record({ grand_final: fc.constantFrom("single", "reset"), best_of: fc.constant(1), final_best_of: fc.constant(1) },
-      { requiredKeys: [] }),
-    round_robin: fc.record({ groups: fc.integer({ min: 1, max: 4 }),
+    single_elimination: fc.record({ third_place_match: fc.boolean(), best_of: fc.constant(1), final_best_of: fc.constant(1) }, {
+      requiredKeys: [],
+    }),
+    double_elimination: fc.record({
+      grand_final: fc.constantFrom("single", "reset"),
+      best_of: fc.constant(1),
+      final_best_of: fc.constant(1),
+    }, { requiredKeys: [] }),
+    round_robin: fc.record({
+      groups: fc.integer({ min: 1, max: 4 }),
       points: fc.record({ win: fc.integer({ min: -3, max: 5 }), loss: fc.integer({ min: -3, max: 3 }) }, { requiredKeys: [] }),
-      best_of: fc.constant(1) },
-    { requiredKeys: [] }),
-    swiss: fc.record({ rounds: fc.oneof(fc.constant(null), fc.integer({ min: 1, max: 6 })), best_of: fc.constant(1) }, { requiredKeys: [] }),
+      best_of: fc.constant(1),
+    }, { requiredKeys: [] }),
+    swiss: fc.record({ rounds: fc.oneof(fc.constant(null), fc.integer({ min: 1, max: 6 })), best_of: fc.constant(1) }, {
+      requiredKeys: [],
+    }),
   };
-  return fc.constantFrom(...FORMAT_NAMES).chain((format) => fc.record({
-    name: fc.option(fc.constantFrom("Groups", "Playoffs", "  Swiss Stage  ", "Ünïcödé", "😀".repeat(60), "n".repeat(60)), { nil: undefined }),
-    format: fc.constant(format),
-    format_options: fc.option(options[format] as fc.Arbitrary<Record<string, unknown>>, { nil: undefined }),
-    advance: last ? fc.constant(undefined)
-      : format === "round_robin"
-      ? fc.record({ per_group: fc.integer({ min: 1, max: 4 }), best_next: fc.integer({ min: 0, max: 3 }) }, { requiredKeys: ["per_group"] })
-      : fc.record({ top: fc.integer({ min: 2, max: 8 }) }),
-  }));
+  return fc.constantFrom(...FORMAT_NAMES).chain((format) =>
+    fc.record({
+      name: fc.option(fc.constantFrom("Groups", "Playoffs", "  Swiss Stage  ", "Ünïcödé", "😀".repeat(60), "n".repeat(60)), {
+        nil: undefined,
+      }),
+      format: fc.constant(format),
+      format_options: fc.option(options[format] as fc.Arbitrary<Record<string, unknown>>, { nil: undefined }),
+      advance: last
+        ? fc.constant(undefined)
+        : format === "round_robin"
+        ? fc.record({ per_group: fc.integer({ min: 1, max: 4 }), best_next: fc.integer({ min: 0, max: 3 }) }, {
+          requiredKeys: ["per_group"],
+        })
+        : fc.record({ top: fc.integer({ min: 2, max: 8 }) }),
+    })
+  );
 }
 
 /** `stages`: 1-4 stages, clean or not; unclean, also each way the contract refuses them. */
 function stagesArb(clean: boolean): fc.Arbitrary<string> {
   const valid = fc.integer({ min: 1, max: 4 }).chain((n) =>
-    fc.tuple(...Array.from({ length: n }, (_, i) => stageArb(i === n - 1))).map((list) => JSON.stringify(list)));
+    fc.tuple(...Array.from({ length: n }, (_, i) => stageArb(i === n - 1))).map((list) => JSON.stringify(list))
+  );
   if (clean) return valid;
   const se = { format: "single_elimination" };
-  return fc.oneof(w(70, valid), w(30, fc.constantFrom(
-    "[]", "null", "{}", '"single_elimination"', "[null]", '["swiss"]', JSON.stringify(Array(5).fill({ ...se, advance: { top: 2 } })),
-    JSON.stringify([se, se]), JSON.stringify([{ ...se, advance: { top: 2 } }]), JSON.stringify([{ ...se, foo: 1 }]),
-    JSON.stringify([{ format: "round_robin", format_options: { groups: 0 } }]), JSON.stringify([{ format: "round_robin", advance: { top: 2 } }, se]),
-    JSON.stringify([{ format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 1, best_next: 3 } }, se]),
-    JSON.stringify([{ format: "round_robin", advance: { per_group: 1 } }, se]),
-    JSON.stringify([{ ...se, advance: { top: 4 } }, { format: "swiss", format_options: { rounds: 4 } }]),
-    JSON.stringify([{ ...se, advance: { top: 5 } }, { format: "round_robin", format_options: { groups: 3 } }]),
-    JSON.stringify([{ ...se, advance: { top: 1e9 } }, se]), JSON.stringify([{ ...se, name: "" }, se]), JSON.stringify([{ ...se, name: "\u0000" }]),
-    JSON.stringify([{ ...se, format_options: { rounds: 2 } }]), JSON.stringify([{ ...se, advance: { top: 2, per_group: 1 } }, se]),
-    JSON.stringify([{ ...se, advance: null }]), JSON.stringify([{ ...se, advance: { top: "2" } }, se]),
-  )));
+  return fc.oneof(
+    w(70, valid),
+    w(
+      30,
+      fc.constantFrom(
+        "[]",
+        "null",
+        "{}",
+        '"single_elimination"',
+        "[null]",
+        '["swiss"]',
+        JSON.stringify(Array(5).fill({ ...se, advance: { top: 2 } })),
+        JSON.stringify([se, se]),
+        JSON.stringify([{ ...se, advance: { top: 2 } }]),
+        JSON.stringify([{ ...se, foo: 1 }]),
+        JSON.stringify([{ format: "round_robin", format_options: { groups: 0 } }]),
+        JSON.stringify([{ format: "round_robin", advance: { top: 2 } }, se]),
+        JSON.stringify([{ format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 1, best_next: 3 } }, se]),
+        JSON.stringify([{ format: "round_robin", advance: { per_group: 1 } }, se]),
+        JSON.stringify([{ ...se, advance: { top: 4 } }, { format: "swiss", format_options: { rounds: 4 } }]),
+        JSON.stringify([{ ...se, advance: { top: 5 } }, { format: "round_robin", format_options: { groups: 3 } }]),
+        JSON.stringify([{ ...se, advance: { top: 1e9 } }, se]),
+        JSON.stringify([{ ...se, name: "" }, se]),
+        JSON.stringify([{ ...se, name: "\u0000" }]),
+        JSON.stringify([{ ...se, format_options: { rounds: 2 } }]),
+        JSON.stringify([{ ...se, advance: { top: 2, per_group: 1 } }, se]),
+        JSON.stringify([{ ...se, advance: null }]),
+        JSON.stringify([{ ...se, advance: { top: "2" } }, se]),
+      ),
+    ),
+  );
 }
 
 /** Bodies shaped by the route's schema: clean ones (valid field values) reach the SQL rules. */
 function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Body> {
   const field = (valid: fc.Arbitrary<string>) => (clean ? valid : fc.oneof(w(85, valid), w(15, hostileValue)));
   /** Like field, with values at and past the field's own edges among the unclean ones. */
-  const edgy = (valid: fc.Arbitrary<string>, edges: string[]) =>
-    (clean ? valid : fc.oneof(w(70, valid), w(15, fc.constantFrom(...edges)), w(15, hostileValue)));
+  const edgy = (
+    valid: fc.Arbitrary<string>,
+    edges: string[],
+  ) => (clean ? valid : fc.oneof(w(70, valid), w(15, fc.constantFrom(...edges)), w(15, hostileValue)));
   const future = j(fc.integer({ min: 2, max: 3650 * 24 }).map((h) => new Date(Date.now() + h * 3_600_000).toISOString()));
   // At the limit in code points: 5,000 "😀" are 10,000 UTF-16 units and 20,000 bytes.
-  const text = (max: number) => j(fc.oneof(fc.constant(""), fc.string({ maxLength: 60, unit: "grapheme" }),
-    fc.constantFrom("d".repeat(max), "é".repeat(max), "😀".repeat(max))));
+  const text = (max: number) =>
+    j(fc.oneof(
+      fc.constant(""),
+      fc.string({ maxLength: 60, unit: "grapheme" }),
+      fc.constantFrom("d".repeat(max), "é".repeat(max), "😀".repeat(max)),
+    ));
   const tournament = {
-    name: field(j(fc.oneof(fc.constantFrom("Fuzz Cup", "  Padded Cup  ", "Ünïcödé Çüp ß", "x".repeat(100), "🏆 Cup", "a",
-      "Øresund Łódź Æther", "   "), fc.string({ minLength: 1, maxLength: 40, unit: "grapheme" })))),
+    name: field(
+      j(fc.oneof(
+        fc.constantFrom("Fuzz Cup", "  Padded Cup  ", "Ünïcödé Çüp ß", "x".repeat(100), "🏆 Cup", "a", "Øresund Łódź Æther", "   "),
+        fc.string({ minLength: 1, maxLength: 40, unit: "grapheme" }),
+      )),
+    ),
     description: field(text(5000)),
     game_id: field(j(fc.oneof(fc.constant(GAME), fc.uuid(), fc.constant(GAME.toUpperCase())))),
     format: field(j(fc.constantFrom("single_elimination", "double_elimination"))),
     team_size: field(j(fc.integer({ min: 0, max: 101 }))),
     max_teams: field(j(fc.oneof(fc.integer({ min: 1, max: 16 }), fc.integer({ min: 2, max: 1025 })))),
-    entry_fee: field(j(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 100_000_000 }).map((c) => c / 100),
-      fc.constantFrom(0.01, 12.5, 1_000_000, 0.3, 0.1 + 0.2)))),
+    entry_fee: field(
+      j(fc.oneof(
+        fc.constant(0),
+        fc.integer({ min: 0, max: 100_000_000 }).map((c) => c / 100),
+        fc.constantFrom(0.01, 12.5, 1_000_000, 0.3, 0.1 + 0.2),
+      )),
+    ),
     prize_pool: field(j(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 10_000_000_000 }).map((c) => c / 100)))),
     starts_at: clean ? future : field(dateTime),
     registration_closes: clean ? future : field(dateTime),
     rules: field(text(20_000)),
     // mostly none or already open (valid whatever starts_at is); sometimes later, maybe after the start
-    check_in_opens: clean ? j(fc.oneof(w(3, fc.constant(null)), w(3, fc.integer({ min: -96, max: -1 }).map(hoursFromNow)),
-      w(1, fc.integer({ min: 1, max: 3650 * 24 }).map(hoursFromNow)))) : field(fc.oneof(w(3, dateTime), w(1, fc.constant("null")))),
+    check_in_opens: clean
+      ? j(
+        fc.oneof(
+          w(3, fc.constant(null)),
+          w(3, fc.integer({ min: -96, max: -1 }).map(hoursFromNow)),
+          w(1, fc.integer({ min: 1, max: 3650 * 24 }).map(hoursFromNow)),
+        ),
+      )
+      : field(fc.oneof(w(3, dateTime), w(1, fc.constant("null")))),
     // (half as often as the other optional fields: a tournament of one stage stays the common case)
     stages: fc.oneof(fc.constant(null), field(stagesArb(clean))) as fc.Arbitrary<string>,
   };
@@ -421,24 +767,54 @@ function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Bo
       entries = oneShape(objectOf({ name, game_id, team_size, max_teams, starts_at }, rest, { clean }));
       break;
     case "tournaments.update":
-      entries = oneShape(objectOf({}, { ...tournament, status: field(j(fc.constantFrom("registration", "ongoing", "completed", "cancelled"))) },
-        { optionalPercent: 15, clean }));
+      entries = oneShape(
+        objectOf({}, { ...tournament, status: field(j(fc.constantFrom("registration", "ongoing", "completed", "cancelled"))) }, {
+          optionalPercent: 15,
+          clean,
+        }),
+      );
       break;
     case "stages.update": {
       // The teams of the fixtures' tournaments (the first of fx.teams), so that a hand-picked
       // `advancing` sometimes names exactly the K teams of the stage before; else teams that played
       // nothing, ids of another kind, or none.
       const played = fx.teams.slice(0, 4);
-      const team = fc.oneof(w(8, fc.constantFrom(...fx.teams.slice(0, 8))), w(1, fc.constantFrom(...fx.teams.slice(8))), w(1, fc.uuid()),
-        w(1, fc.constantFrom(...fx.aCore.map((t) => t.id))));
+      const team = fc.oneof(
+        w(8, fc.constantFrom(...fx.teams.slice(0, 8))),
+        w(1, fc.constantFrom(...fx.teams.slice(8))),
+        w(1, fc.uuid()),
+        w(1, fc.constantFrom(...fx.aCore.map((t) => t.id))),
+      );
       entries = objectOf({
-        status: edgy(j(fc.oneof(w(6, fc.constant("ongoing")), w(2, fc.constant("pending")), w(2, fc.constant("completed")))),
-          ['"started"', '"ONGOING"', '"ongoing "', '""', "null", "1", "true", '"registration"', '["ongoing"]']),
+        status: edgy(j(fc.oneof(w(6, fc.constant("ongoing")), w(2, fc.constant("pending")), w(2, fc.constant("completed")))), [
+          '"started"',
+          '"ONGOING"',
+          '"ongoing "',
+          '""',
+          "null",
+          "1",
+          "true",
+          '"registration"',
+          '["ongoing"]',
+        ]),
       }, {
-        advancing: edgy(j(fc.oneof(w(6, fc.shuffledSubarray(played, { minLength: 2, maxLength: 4 })),
-          w(3, fc.array(team, { minLength: 1, maxLength: 5 })))),
-          ["[]", "null", '"x"', '["x"]', "[1]", `[${JSON.stringify(played[0])},${JSON.stringify(played[0])}]`,
-            `[${JSON.stringify(played[0])},${JSON.stringify(played[0].toUpperCase())}]`, JSON.stringify(Array(1025).fill(played[0])), "[[]]"]),
+        advancing: edgy(
+          j(fc.oneof(
+            w(6, fc.shuffledSubarray(played, { minLength: 2, maxLength: 4 })),
+            w(3, fc.array(team, { minLength: 1, maxLength: 5 })),
+          )),
+          [
+            "[]",
+            "null",
+            '"x"',
+            '["x"]',
+            "[1]",
+            `[${JSON.stringify(played[0])},${JSON.stringify(played[0])}]`,
+            `[${JSON.stringify(played[0])},${JSON.stringify(played[0].toUpperCase())}]`,
+            JSON.stringify(Array(1025).fill(played[0])),
+            "[[]]",
+          ],
+        ),
       }, { optionalPercent: 30, clean });
       break;
     }
@@ -446,31 +822,79 @@ function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Bo
       // Any team may be registered: platform teams, the account's own (the deletable ones by a
       // placeholder that materialize resolves, so that teams the fuzz made get registered too) and
       // another account's; or an id that names no team.
-      entries = objectOf({ team_id: field(fc.oneof(w(6, j(fc.constantFrom(...fx.teams))), w(2, j(fc.uuid())),
-        w(1, j(fc.constantFrom(...fx.aCore.map((t) => t.id)))), w(1, j(fc.constantFrom(...fx.own.core, ...fx.own.inUse))),
-        w(2, fc.nat().map((n) => JSON.stringify(`${OWN_TEAM}${n}@@`))), w(1, j(fc.constantFrom(...fx.otherTeams))))) }, {}, { clean });
+      entries = objectOf(
+        {
+          team_id: field(fc.oneof(
+            w(6, j(fc.constantFrom(...fx.teams))),
+            w(2, j(fc.uuid())),
+            w(1, j(fc.constantFrom(...fx.aCore.map((t) => t.id)))),
+            w(1, j(fc.constantFrom(...fx.own.core, ...fx.own.inUse))),
+            w(2, fc.nat().map((n) => JSON.stringify(`${OWN_TEAM}${n}@@`))),
+            w(1, j(fc.constantFrom(...fx.otherTeams))),
+          )),
+        },
+        {},
+        { clean },
+      );
       break;
     case "registrations.update":
       entries = objectOf({}, {
         // small seeds, so that seed_taken happens
-        seed: edgy(j(fc.oneof(w(6, fc.integer({ min: 1, max: 4 })), w(2, fc.integer({ min: 1, max: 1024 })), w(2, fc.constant(null)))),
-          ["0", "1025", "-1", "1.5", "1.0", '"1"', "true", "1e3", "2147483648", "-2147483649"]),
-        payment_status: edgy(j(fc.constantFrom("pending", "complete", "refunded")),
-          ['"paid"', '"COMPLETE"', '"complete "', '""', "null", '"registration"']),
+        seed: edgy(j(fc.oneof(w(6, fc.integer({ min: 1, max: 4 })), w(2, fc.integer({ min: 1, max: 1024 })), w(2, fc.constant(null)))), [
+          "0",
+          "1025",
+          "-1",
+          "1.5",
+          "1.0",
+          '"1"',
+          "true",
+          "1e3",
+          "2147483648",
+          "-2147483649",
+        ]),
+        payment_status: edgy(j(fc.constantFrom("pending", "complete", "refunded")), [
+          '"paid"',
+          '"COMPLETE"',
+          '"complete "',
+          '""',
+          "null",
+          '"registration"',
+        ]),
         checked_in: edgy(j(fc.boolean()), ["null", '"true"', "1", "0", '"yes"']),
       }, { optionalPercent: 50, clean });
       break;
     case "teams.create":
     case "teams.update": {
       const team = {
-        name: edgy(j(fc.oneof(fc.constantFrom("Fuzz Own Team", "  Padded Team  ", "Ünïcödé ß", "x".repeat(100),
-          "😀".repeat(100), "a", "Fuzz", "%_\\", "Bravo", "Øresund Łódź Æther"),
-        fc.string({ minLength: 1, maxLength: 40, unit: "grapheme" }))),
-        ['""', '"   "', `"${"x".repeat(101)}"`, `"${"😀".repeat(101)}"`, '"a\\u0000b"', '"\\ud800"', '"\\u00a0"']),
-        tag: edgy(j(fc.oneof(fc.constantFrom("FUZ", "x".repeat(20), "é".repeat(20), "😀".repeat(20), "t", " T "),
-          fc.string({ minLength: 1, maxLength: 20, unit: "grapheme" }))), ['""', '" "', `"${"x".repeat(21)}"`, '"\\udfff"']),
-        logo_url: edgy(j(fc.oneof(w(6, fc.constantFrom(...LOGO_URLS)), w(2, fc.webUrl({ validSchemes: ["http", "https"] })),
-          w(2, fc.constant(null)))), BAD_LOGO_URLS.map((u) => JSON.stringify(u))),
+        name: edgy(
+          j(fc.oneof(
+            fc.constantFrom(
+              "Fuzz Own Team",
+              "  Padded Team  ",
+              "Ünïcödé ß",
+              "x".repeat(100),
+              "😀".repeat(100),
+              "a",
+              "Fuzz",
+              "%_\\",
+              "Bravo",
+              "Øresund Łódź Æther",
+            ),
+            fc.string({ minLength: 1, maxLength: 40, unit: "grapheme" }),
+          )),
+          ['""', '"   "', `"${"x".repeat(101)}"`, `"${"😀".repeat(101)}"`, '"a\\u0000b"', '"\\ud800"', '"\\u00a0"'],
+        ),
+        tag: edgy(
+          j(fc.oneof(
+            fc.constantFrom("FUZ", "x".repeat(20), "é".repeat(20), "😀".repeat(20), "t", " T "),
+            fc.string({ minLength: 1, maxLength: 20, unit: "grapheme" }),
+          )),
+          ['""', '" "', `"${"x".repeat(21)}"`, '"\\udfff"'],
+        ),
+        logo_url: edgy(
+          j(fc.oneof(w(6, fc.constantFrom(...LOGO_URLS)), w(2, fc.webUrl({ validSchemes: ["http", "https"] })), w(2, fc.constant(null)))),
+          BAD_LOGO_URLS.map((u) => JSON.stringify(u)),
+        ),
       };
       entries = route.op === "teams.create"
         ? objectOf({ name: team.name, tag: team.tag }, { logo_url: team.logo_url }, { clean })
@@ -480,8 +904,14 @@ function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Bo
     case "matches.report": {
       const score = field(j(fc.oneof(fc.integer({ min: 0, max: 5 }), fc.integer({ min: -1, max: 1_000_001 }))));
       const forfeit = edgy(j(fc.constantFrom("team1", "team2")), ['"team3"', '"TEAM1"', '" team1"', '""', "null", "1", "true", '"team"']);
-      const scheduled = clean ? j(fc.oneof(w(4, fc.integer({ min: -72, max: 24 * 365 }).map(hoursFromNow)),
-        w(1, fc.constantFrom("2030-01-01T00:00:00+15:59", "2027-06-01T12:00:00.123-08:00", "9999-12-31T23:59:59Z")), w(2, fc.constant(null))))
+      const scheduled = clean
+        ? j(
+          fc.oneof(
+            w(4, fc.integer({ min: -72, max: 24 * 365 }).map(hoursFromNow)),
+            w(1, fc.constantFrom("2030-01-01T00:00:00+15:59", "2027-06-01T12:00:00.123-08:00", "9999-12-31T23:59:59Z")),
+            w(2, fc.constant(null)),
+          ),
+        )
         : field(fc.oneof(w(4, dateTime), w(1, fc.constant("null"))));
       // A result (both scores, or a forfeit), a schedule, or both; and, unclean, any mix of the four.
       const shapes = [
@@ -489,15 +919,21 @@ function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Bo
         w(2, objectOf({ forfeit }, { scheduled_at: scheduled }, { optionalPercent: 25, clean })),
         w(2, objectOf({ scheduled_at: scheduled }, {}, { clean })),
       ];
-      if (!clean) shapes.push(w(2, objectOf({}, { team1_score: score, team2_score: score, forfeit, scheduled_at: scheduled }, { optionalPercent: 50 })));
+      if (!clean) {
+        shapes.push(
+          w(2, objectOf({}, { team1_score: score, team2_score: score, forfeit, scheduled_at: scheduled }, { optionalPercent: 50 })),
+        );
+      }
       entries = fc.oneof(...shapes);
       break;
     }
     case "games.put": {
       // a game's scores (0..1,000,000, unequal) and its map (a string of at most 100 characters, or null)
       const score = field(j(fc.oneof(w(4, fc.integer({ min: 0, max: 16 })), w(1, fc.integer({ min: -1, max: 1_000_001 })))));
-      const map = edgy(j(fc.oneof(fc.constant(null), fc.constantFrom("Mirage", "Inferno", "Nuke"), fc.string({ maxLength: 100, unit: "grapheme" }))),
-        [`"${"m".repeat(101)}"`, "5", "true", '["Mirage"]', '"a\\u0000b"']);
+      const map = edgy(
+        j(fc.oneof(fc.constant(null), fc.constantFrom("Mirage", "Inferno", "Nuke"), fc.string({ maxLength: 100, unit: "grapheme" }))),
+        [`"${"m".repeat(101)}"`, "5", "true", '["Mirage"]', '"a\\u0000b"'],
+      );
       entries = objectOf({ team1_score: score, team2_score: score }, { map }, { optionalPercent: 40, clean });
       break;
     }
@@ -505,14 +941,32 @@ function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Bo
     case "webhooks.update": {
       const hook = {
         url: edgy(j(fc.constantFrom(...HOOK_URLS)), BAD_HOOK_URLS.map((u) => JSON.stringify(u).replaceAll("\\\\u", "\\u"))),
-        events: edgy(j(fc.oneof(w(3, fc.constant(["*"])), w(5, fc.shuffledSubarray([...EVENT_TYPES], { minLength: 1 })))),
-          ["[]", '["*","match.ready"]', '["match.ready","match.ready"]', '["match.finished"]', '["webhook.test"]', '"*"', "null", "[1]", '["*","*"]']),
+        events: edgy(j(fc.oneof(w(3, fc.constant(["*"])), w(5, fc.shuffledSubarray([...EVENT_TYPES], { minLength: 1 })))), [
+          "[]",
+          '["*","match.ready"]',
+          '["match.ready","match.ready"]',
+          '["match.finished"]',
+          '["webhook.test"]',
+          '"*"',
+          "null",
+          "[1]",
+          '["*","*"]',
+        ]),
         // the account's lasting tournaments, or none; unclean: another account's, or one that exists nowhere (400, in SQL)
-        tournament_id: clean ? j(fc.oneof(w(3, fc.constant(null)), w(2, fc.constantFrom(...fx.aCore.map((t) => t.id)))))
-          : field(j(fc.oneof(w(3, fc.constant(null)), w(2, fc.constantFrom(...fx.aCore.map((t) => t.id))),
-            w(1, fc.constantFrom(...fx.b.map((t) => t.id))), w(1, fc.uuid())))),
-        description: edgy(j(fc.oneof(fc.constant(null), fc.string({ maxLength: 60, unit: "grapheme" }), fc.constantFrom("d".repeat(200), "😀".repeat(200)))),
-          [`"${"d".repeat(201)}"`, `"${"😀".repeat(201)}"`, "5", "true", '"a\\u0000b"']),
+        tournament_id: clean ? j(fc.oneof(w(3, fc.constant(null)), w(2, fc.constantFrom(...fx.aCore.map((t) => t.id))))) : field(j(fc.oneof(
+          w(3, fc.constant(null)),
+          w(2, fc.constantFrom(...fx.aCore.map((t) => t.id))),
+          w(1, fc.constantFrom(...fx.b.map((t) => t.id))),
+          w(1, fc.uuid()),
+        ))),
+        description: edgy(
+          j(fc.oneof(
+            fc.constant(null),
+            fc.string({ maxLength: 60, unit: "grapheme" }),
+            fc.constantFrom("d".repeat(200), "😀".repeat(200)),
+          )),
+          [`"${"d".repeat(201)}"`, `"${"😀".repeat(201)}"`, "5", "true", '"a\\u0000b"'],
+        ),
         enabled: edgy(j(fc.boolean()), ["null", '"true"', "1", "0"]),
       };
       const { enabled: _enabled, url, events, ...optional } = hook;
@@ -531,8 +985,10 @@ function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Bo
 function validBase(route: Route, fx: Fixtures): [string, string][] {
   switch (route.op) {
     case "tournaments.create":
-      return [["name", '"Fuzz Base Cup"'], ["game_id", JSON.stringify(GAME)], ["team_size", "5"], ["max_teams", "8"],
-        ["starts_at", JSON.stringify(new Date(Date.now() + 30 * 86_400_000).toISOString())]];
+      return [["name", '"Fuzz Base Cup"'], ["game_id", JSON.stringify(GAME)], ["team_size", "5"], ["max_teams", "8"], [
+        "starts_at",
+        JSON.stringify(new Date(Date.now() + 30 * 86_400_000).toISOString()),
+      ]];
     case "tournaments.update":
       return [["name", '"Fuzz Renamed"']];
     case "registrations.create":
@@ -562,9 +1018,17 @@ function validBase(route: Route, fx: Fixtures): [string, string][] {
 function targetedBody(route: Route, fx: Fixtures): fc.Arbitrary<Body> {
   const base = () => validBase(route, fx);
   const first = () => base()[0][0];
-  const numeric = ({ "matches.report": "team1_score", "registrations.create": "team_id", "registrations.update": "seed",
-    "teams.create": "tag", "teams.update": "tag", "webhooks.create": "events", "webhooks.update": "description",
-    "stages.update": "status", "games.put": "team1_score" } as Record<string, string>)[route.op] ?? "max_teams";
+  const numeric = ({
+    "matches.report": "team1_score",
+    "registrations.create": "team_id",
+    "registrations.update": "seed",
+    "teams.create": "tag",
+    "teams.update": "tag",
+    "webhooks.create": "events",
+    "webhooks.update": "description",
+    "stages.update": "status",
+    "games.put": "team1_score",
+  } as Record<string, string>)[route.op] ?? "max_teams";
   const withValue = (key: string, value: string) => pairs([...base().filter(([k]) => k !== key), [key, value]]);
   const bytes = (...parts: (string | number[])[]) =>
     new Uint8Array(Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : Buffer.from(p)))));
@@ -573,11 +1037,22 @@ function targetedBody(route: Route, fx: Fixtures): fc.Arbitrary<Body> {
     return start + "x".repeat(Math.max(0, size - start.length - 2)) + '"}';
   };
   const cases: fc.Arbitrary<Body>[] = [
-    fc.constantFrom(...INVALID_UTF8).map((seq) => ({ label: "invalid UTF-8",
-      data: bytes(`${pairs(base()).slice(0, -1)},"${first()}":"a`, seq, 'b"}') })),
-    fc.constantFrom(...INVALID_UTF8).map((seq) => ({ label: "invalid UTF-8 in a key", data: bytes('{"', seq, `":1,${pairs(base()).slice(1)}`) })),
-    fc.constantFrom('"\\ud800"', '"a\\u0000b"', '"\\udfff"', '"\\u0000"').map((v) => ({ label: "escaped NUL or lone surrogate", data: withValue(first(), v) })),
-    fc.constantFrom("\u0000", "\u0001", "\u001f", "\n").map((c) => ({ label: "raw control character in a string", data: withValue(first(), `"a${c}b"`) })),
+    fc.constantFrom(...INVALID_UTF8).map((seq) => ({
+      label: "invalid UTF-8",
+      data: bytes(`${pairs(base()).slice(0, -1)},"${first()}":"a`, seq, 'b"}'),
+    })),
+    fc.constantFrom(...INVALID_UTF8).map((seq) => ({
+      label: "invalid UTF-8 in a key",
+      data: bytes('{"', seq, `":1,${pairs(base()).slice(1)}`),
+    })),
+    fc.constantFrom('"\\ud800"', '"a\\u0000b"', '"\\udfff"', '"\\u0000"').map((v) => ({
+      label: "escaped NUL or lone surrogate",
+      data: withValue(first(), v),
+    })),
+    fc.constantFrom("\u0000", "\u0001", "\u001f", "\n").map((c) => ({
+      label: "raw control character in a string",
+      data: withValue(first(), `"a${c}b"`),
+    })),
     fc.constantFrom("1e400", "-1e400", "1e-400", "NaN", "Infinity", "-0", "123456789012345678901234567890", "9007199254740993")
       .map((v) => ({ label: "extreme number", data: withValue(numeric, v) })),
     fc.constantFrom(10_000, 30_000).map((n) => ({ label: "deep arrays", data: deep(n) })),
@@ -589,38 +1064,74 @@ function targetedBody(route: Route, fx: Fixtures): fc.Arbitrary<Body> {
     fc.constant({ label: "chunked", data: pairs(base()), chunked: true }),
     hostileValue.map((v) => ({ label: "duplicate key, valid last", data: pairs([[first(), v], ...base()]) })),
     hostileValue.map((v) => ({ label: "duplicate key, hostile last", data: pairs([...base(), [first(), v]]) })),
-    fc.constantFrom("\ufeff", " \n\t", "\r\n").map((p) => ({ label: "BOM or whitespace around", data: `${p}${pairs(base())}${p === "\ufeff" ? "" : p}` })),
+    fc.constantFrom("\ufeff", " \n\t", "\r\n").map((p) => ({
+      label: "BOM or whitespace around",
+      data: `${p}${pairs(base())}${p === "\ufeff" ? "" : p}`,
+    })),
     fc.constantFrom("[]", "null", "0", '"x"', "true", `[${pairs(base())}]`).map((d) => ({ label: "not an object", data: d })),
     fc.constantFrom("", " ", "\n").map((d) => ({ label: "empty", data: d })),
     fc.constant({ label: "form encoded", data: "name=x&max_teams=2&team_id=1", type: "application/x-www-form-urlencoded" }),
     fc.constant({ label: "form encoded as JSON", data: "name=x&max_teams=2&team_id=1" }),
-    fc.constantFrom("__proto__", "constructor", "prototype").map((k) => ({ label: "prototype key", data: pairs([[k, '{"admin":true}'], ...base()]) })),
+    fc.constantFrom("__proto__", "constructor", "prototype").map((k) => ({
+      label: "prototype key",
+      data: pairs([[k, '{"admin":true}'], ...base()]),
+    })),
     fc.constant({ label: "2,000 keys", data: pairs(Array.from({ length: 2000 }, (_, i) => [`k${i}`, "1"] as [string, string])) }),
     fc.constant({ label: "60,000-character key", data: pairs([["k".repeat(60_000), "1"], ...base()]) }),
     fc.constant({ label: "UTF-16", data: new Uint8Array(Buffer.from(pairs(base()), "utf16le")) }),
-    fc.constantFrom(`{/* c */${pairs(base()).slice(1)}`, `${pairs(base())}garbage`, `${pairs(base())}${pairs(base())}`,
-      pairs(base()).slice(0, -1), `${pairs(base()).slice(0, -1)},}`).map((d) => ({ label: "broken JSON", data: d })),
-    fc.constant({ label: "escaped but valid", data: pairs(base().map(([k, v]) => [k, v.startsWith('"')
-      ? `"${v.slice(1, -1).replace(/[0-9a-z]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`)}"` : v])) }),
+    fc.constantFrom(
+      `{/* c */${pairs(base()).slice(1)}`,
+      `${pairs(base())}garbage`,
+      `${pairs(base())}${pairs(base())}`,
+      pairs(base()).slice(0, -1),
+      `${pairs(base()).slice(0, -1)},}`,
+    ).map((d) => ({ label: "broken JSON", data: d })),
+    fc.constant({
+      label: "escaped but valid",
+      data: pairs(
+        base().map(([k, v]) => [
+          k,
+          v.startsWith('"') ? `"${v.slice(1, -1).replace(/[0-9a-z]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`)}"` : v,
+        ]),
+      ),
+    }),
     fc.constantFrom(...SQL).map((s) => ({ label: "SQL key", data: pairs([[s, "1"], ...base()]) })),
     fc.constantFrom(...SQL).map((s) => ({ label: "SQL value", data: withValue(first(), JSON.stringify(s)) })),
   ];
   if (route.op.startsWith("webhooks.")) {
     // what a URL may carry that the database cannot store
-    cases.push(fc.constantFrom('\\ud800', '\\udfff', '\\u0000', "%00", "\\u202e").map((e) =>
-      ({ label: "NUL or lone surrogate in a URL", data: withValue("url", `"http://127.0.0.1:9/a${e}b"`) })));
+    cases.push(
+      fc.constantFrom("\\ud800", "\\udfff", "\\u0000", "%00", "\\u202e").map((e) => ({
+        label: "NUL or lone surrogate in a URL",
+        data: withValue("url", `"http://127.0.0.1:9/a${e}b"`),
+      })),
+    );
   }
   if (route.op.startsWith("teams.")) {
     // what a URL may carry that the database cannot store
-    cases.push(fc.constantFrom('\\ud800', '\\udfff', '\\ud83d', '\\u0000', "%00", "\\u202e").map((e) =>
-      ({ label: "NUL or lone surrogate in a URL", data: withValue("logo_url", `"https://example.com/a${e}b"`) })));
+    cases.push(
+      fc.constantFrom("\\ud800", "\\udfff", "\\ud83d", "\\u0000", "%00", "\\u202e").map((e) => ({
+        label: "NUL or lone surrogate in a URL",
+        data: withValue("logo_url", `"https://example.com/a${e}b"`),
+      })),
+    );
   }
   if (route.op === "matches.report") {
     // the result's two shapes at once, and a forfeit's edges
-    cases.push(fc.constantFrom('{"forfeit":"team1","team1_score":2,"team2_score":1}', '{"forfeit":"team2","team2_score":0}',
-      '{"forfeit":null,"team1_score":2,"team2_score":1}', '{"forfeit":"team1","scheduled_at":null}', '{"forfeit":"team1","forfeit":"team2"}',
-      '{"scheduled_at":"2027-06-01T12:00:00"}', '{"scheduled_at":""}', '{"scheduled_at":null,"team1_score":1}', "{}")
-      .map((data) => ({ label: "result shapes", data })));
+    cases.push(
+      fc.constantFrom(
+        '{"forfeit":"team1","team1_score":2,"team2_score":1}',
+        '{"forfeit":"team2","team2_score":0}',
+        '{"forfeit":null,"team1_score":2,"team2_score":1}',
+        '{"forfeit":"team1","scheduled_at":null}',
+        '{"forfeit":"team1","forfeit":"team2"}',
+        '{"scheduled_at":"2027-06-01T12:00:00"}',
+        '{"scheduled_at":""}',
+        '{"scheduled_at":null,"team1_score":1}',
+        "{}",
+      )
+        .map((data) => ({ label: "result shapes", data })),
+    );
   }
   return fc.oneof(...cases);
 }
@@ -644,64 +1155,247 @@ const arbitraryBody: fc.Arbitrary<Body> = fc.oneof(
 
 const QUERY_NAMES = ["page", "limit", "status", "game_id"];
 const QUERY_VALUES = [
-  "1", "2", "3", "20", "100", "101", "0", "-1", "1e3", "01", "1.5", "999999999", "1000000", "1000001", "9999999999",
-  "", " ", "+1", "0x10", "registration", "ongoing", "completed", "pending", "complete", "refunded", "REGISTRATION",
-  "null", "undefined", "true", "[]", "{}", "%00", "\u0000", GAME, GAME.toUpperCase(), "b0b0b0b0-0000-4000-8000-00000000b0b0",
-  "not-a-uuid", ...SQL,
+  "1",
+  "2",
+  "3",
+  "20",
+  "100",
+  "101",
+  "0",
+  "-1",
+  "1e3",
+  "01",
+  "1.5",
+  "999999999",
+  "1000000",
+  "1000001",
+  "9999999999",
+  "",
+  " ",
+  "+1",
+  "0x10",
+  "registration",
+  "ongoing",
+  "completed",
+  "pending",
+  "complete",
+  "refunded",
+  "REGISTRATION",
+  "null",
+  "undefined",
+  "true",
+  "[]",
+  "{}",
+  "%00",
+  "\u0000",
+  GAME,
+  GAME.toUpperCase(),
+  "b0b0b0b0-0000-4000-8000-00000000b0b0",
+  "not-a-uuid",
+  ...SQL,
 ];
 const RAW_QUERIES = [
-  "%", "%zz", "%ff%fe", "page=%00", "&&&", "=", "page", "page=1&page=2", "status=registration%00", "page[]=1",
-  "limit=100&limit=0", `a=${"x".repeat(4000)}`, "status=%27%3B%20drop%20table%20app.tournaments%3B%20--", "page=1%20",
-  "page=%EF%BC%91", "page=%D9%A1", "limit=1e2", `game_id=%7B${GAME}%7D`, "status=ongoing&status=bogus", "page=2&limit=1",
+  "%",
+  "%zz",
+  "%ff%fe",
+  "page=%00",
+  "&&&",
+  "=",
+  "page",
+  "page=1&page=2",
+  "status=registration%00",
+  "page[]=1",
+  "limit=100&limit=0",
+  `a=${"x".repeat(4000)}`,
+  "status=%27%3B%20drop%20table%20app.tournaments%3B%20--",
+  "page=1%20",
+  "page=%EF%BC%91",
+  "page=%D9%A1",
+  "limit=1e2",
+  `game_id=%7B${GAME}%7D`,
+  "status=ongoing&status=bogus",
+  "page=2&limit=1",
 ];
 /** GET /teams: `search` (≤ 100 characters, `%` and `_` literal) and `owned`. */
 const TEAM_QUERY_NAMES = ["page", "limit", "search", "owned"];
 const TEAM_QUERY_VALUES = [
-  "1", "2", "20", "100", "101", "0", "-1", "01", "1.5", "999999999", "1000000000", "", " ", "true", "false", "TRUE", "False",
-  "yes", "null", "Fuzz", "fuzz", "FUZZ 00", "Own", "ünï", "ÜNÏ", "😀", "%", "_", "%_", "\\", "'", "x".repeat(100),
-  "x".repeat(101), "é".repeat(100), "😀".repeat(100), "😀".repeat(101), "\u0000", "a\u0000b", "Bravo", GAME, ...SQL,
+  "1",
+  "2",
+  "20",
+  "100",
+  "101",
+  "0",
+  "-1",
+  "01",
+  "1.5",
+  "999999999",
+  "1000000000",
+  "",
+  " ",
+  "true",
+  "false",
+  "TRUE",
+  "False",
+  "yes",
+  "null",
+  "Fuzz",
+  "fuzz",
+  "FUZZ 00",
+  "Own",
+  "ünï",
+  "ÜNÏ",
+  "😀",
+  "%",
+  "_",
+  "%_",
+  "\\",
+  "'",
+  "x".repeat(100),
+  "x".repeat(101),
+  "é".repeat(100),
+  "😀".repeat(100),
+  "😀".repeat(101),
+  "\u0000",
+  "a\u0000b",
+  "Bravo",
+  GAME,
+  ...SQL,
 ];
 const TEAM_RAW_QUERIES = [
-  "owned=true&owned=false", "owned=false&owned=true", "search=%25", "search=%5F", "search=%5C", "search=%00", "owned=",
-  "search=", "search=%ff", "search=%ED%A0%80", `search=${"%F0%9F%98%80".repeat(100)}`, `search=${"x".repeat(4000)}`,
-  "search[]=x", "owned[]=true", "search=a&search=", "page=2&limit=1&owned=false", "limit=100&owned=true&search=fuzz",
+  "owned=true&owned=false",
+  "owned=false&owned=true",
+  "search=%25",
+  "search=%5F",
+  "search=%5C",
+  "search=%00",
+  "owned=",
+  "search=",
+  "search=%ff",
+  "search=%ED%A0%80",
+  `search=${"%F0%9F%98%80".repeat(100)}`,
+  `search=${"x".repeat(4000)}`,
+  "search[]=x",
+  "owned[]=true",
+  "search=a&search=",
+  "page=2&limit=1&owned=false",
+  "limit=100&owned=true&search=fuzz",
 ];
 
 /** GET .../results: `stage` (1 to the tournament's stages; the schema takes 1-4), other names ignored. */
 const RESULT_STAGES = ["1", "2", "3", "4"];
-const RESULT_STAGE_ODD = ["5", "0", "01", "004", "-1", "1.5", "1e0", "", " ", "+1", "x", "null", "%EF%BC%91", "999999999", "1000000000",
-  ...SQL.slice(0, 3)];
+const RESULT_STAGE_ODD = [
+  "5",
+  "0",
+  "01",
+  "004",
+  "-1",
+  "1.5",
+  "1e0",
+  "",
+  " ",
+  "+1",
+  "x",
+  "null",
+  "%EF%BC%91",
+  "999999999",
+  "1000000000",
+  ...SQL.slice(0, 3),
+];
 
 function queryArb(route: Route): fc.Arbitrary<string> {
   if (route.op === "results.get") {
-    const value = fc.oneof(w(6, fc.constantFrom(...RESULT_STAGES)), w(3, fc.constantFrom(...RESULT_STAGE_ODD)), w(1, fc.integer().map(String)));
-    const name = fc.oneof(w(8, fc.constant("stage")), w(1, fc.constantFrom("Stage", "stage[]", "page", "since")),
-      w(1, fc.string({ maxLength: 8, unit: "binary" })));
-    return fc.oneof(w(4, fc.constant("")),
-      w(6, fc.array(fc.tuple(name, value), { minLength: 1, maxLength: 3 })
-        .map((list) => list.map(([k, v]) => `${pct(k)}=${v.startsWith("%") ? v : pct(v)}`).join("&"))),
-      w(1, fc.constantFrom("stage=1&stage=5", "stage=5&stage=2", "stage", "stage=", "stage=%00", "stage=%ff")));
+    const value = fc.oneof(
+      w(6, fc.constantFrom(...RESULT_STAGES)),
+      w(3, fc.constantFrom(...RESULT_STAGE_ODD)),
+      w(1, fc.integer().map(String)),
+    );
+    const name = fc.oneof(
+      w(8, fc.constant("stage")),
+      w(1, fc.constantFrom("Stage", "stage[]", "page", "since")),
+      w(1, fc.string({ maxLength: 8, unit: "binary" })),
+    );
+    return fc.oneof(
+      w(4, fc.constant("")),
+      w(
+        6,
+        fc.array(fc.tuple(name, value), { minLength: 1, maxLength: 3 })
+          .map((list) => list.map(([k, v]) => `${pct(k)}=${v.startsWith("%") ? v : pct(v)}`).join("&")),
+      ),
+      w(1, fc.constantFrom("stage=1&stage=5", "stage=5&stage=2", "stage", "stage=", "stage=%00", "stage=%ff")),
+    );
   }
   if (route.op === "deliveries.list" || route.op === "webhooks.list") {
     const names = route.op === "deliveries.list" ? ["page", "limit", "status"] : ["page", "limit"];
-    const values = ["1", "2", "20", "100", "101", "0", "-1", "01", "1.5", "", "pending", "succeeded", "failed", "exhausted",
-      "Pending", "done", "null", ...SQL];
-    return fc.oneof(w(4, fc.constant("")), w(5, fc.array(fc.tuple(fc.oneof(w(9, fc.constantFrom(...names)), w(1, fc.string({ maxLength: 8, unit: "binary" }))),
-      fc.oneof(w(6, fc.constantFrom(...values)), w(2, fc.integer().map(String)))), { maxLength: 4 })
-      .map((list) => list.map(([k, v]) => `${pct(k)}=${pct(v)}`).join("&"))),
-    w(1, fc.constantFrom("page=1&page=2", "status=%00", "limit=1e2", "status=succeeded&status=bogus", "page=2&limit=1")));
+    const values = [
+      "1",
+      "2",
+      "20",
+      "100",
+      "101",
+      "0",
+      "-1",
+      "01",
+      "1.5",
+      "",
+      "pending",
+      "succeeded",
+      "failed",
+      "exhausted",
+      "Pending",
+      "done",
+      "null",
+      ...SQL,
+    ];
+    return fc.oneof(
+      w(4, fc.constant("")),
+      w(
+        5,
+        fc.array(
+          fc.tuple(
+            fc.oneof(w(9, fc.constantFrom(...names)), w(1, fc.string({ maxLength: 8, unit: "binary" }))),
+            fc.oneof(w(6, fc.constantFrom(...values)), w(2, fc.integer().map(String))),
+          ),
+          { maxLength: 4 },
+        )
+          .map((list) => list.map(([k, v]) => `${pct(k)}=${pct(v)}`).join("&")),
+      ),
+      w(1, fc.constantFrom("page=1&page=2", "status=%00", "limit=1e2", "status=succeeded&status=bogus", "page=2&limit=1")),
+    );
   }
   const teams = route.op === "teams.list";
   return fc.oneof(
     w(4, fc.constant("")),
-    w(5, fc.array(fc.tuple(
-      fc.oneof(w(9, fc.constantFrom(...(teams ? TEAM_QUERY_NAMES : QUERY_NAMES))),
-        w(1, fc.constantFrom("PAGE", "page[]", "__proto__", "constructor", "toString", "api_key", "", ...(teams ? ["Search", "status"] : []))),
-        w(1, fc.string({ maxLength: 8, unit: "binary" }))),
-      fc.oneof(w(6, fc.constantFrom(...(teams ? TEAM_QUERY_VALUES : QUERY_VALUES))), w(2, fc.integer().map(String)),
-        w(2, fc.string({ maxLength: teams ? 40 : 12, unit: teams ? "grapheme" : "binary" }))),
-      fc.boolean(),
-    ), { maxLength: 5 }).map((list) => list.map(([k, v, full]) => `${full ? pct(k) : light(k)}=${full ? pct(v) : light(v)}`).join("&"))),
+    w(
+      5,
+      fc.array(
+        fc.tuple(
+          fc.oneof(
+            w(9, fc.constantFrom(...(teams ? TEAM_QUERY_NAMES : QUERY_NAMES))),
+            w(
+              1,
+              fc.constantFrom(
+                "PAGE",
+                "page[]",
+                "__proto__",
+                "constructor",
+                "toString",
+                "api_key",
+                "",
+                ...(teams ? ["Search", "status"] : []),
+              ),
+            ),
+            w(1, fc.string({ maxLength: 8, unit: "binary" })),
+          ),
+          fc.oneof(
+            w(6, fc.constantFrom(...(teams ? TEAM_QUERY_VALUES : QUERY_VALUES))),
+            w(2, fc.integer().map(String)),
+            w(2, fc.string({ maxLength: teams ? 40 : 12, unit: teams ? "grapheme" : "binary" })),
+          ),
+          fc.boolean(),
+        ),
+        { maxLength: 5 },
+      ).map((list) => list.map(([k, v, full]) => `${full ? pct(k) : light(k)}=${full ? pct(v) : light(v)}`).join("&")),
+    ),
     w(1, fc.constantFrom(...(teams ? TEAM_RAW_QUERIES : RAW_QUERIES))),
   );
 }
@@ -710,10 +1404,16 @@ const authArb: fc.Arbitrary<Auth> = fc.oneof(
   w(80, fc.constantFrom("Bearer %s", "bearer %s", "BEARER  %s", "Bearer %s  ").map((format) => ({ kind: "full" as const, format }))),
   w(5, fc.record({ kind: fc.constant("limited" as const), lacks: fc.boolean(), scope: fc.constantFrom(...ALL_SCOPES) })),
   w(3, fc.constantFrom("none", "badChecksum", "revoked", "expired", "disabled", "duplicate").map((kind) => ({ kind }) as Auth)),
-  w(2, fc.oneof(fc.constantFrom(...MALFORMED_AUTH), fc.string({ unit: printable, maxLength: 60 }))
-    .map((header) => ({ kind: "malformed" as const, header }))),
-  w(1, fc.string({ unit: fc.constantFrom(..."0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"), minLength: 43, maxLength: 43 })
-    .map((body) => ({ kind: "unknown" as const, body }))),
+  w(
+    2,
+    fc.oneof(fc.constantFrom(...MALFORMED_AUTH), fc.string({ unit: printable, maxLength: 60 }))
+      .map((header) => ({ kind: "malformed" as const, header })),
+  ),
+  w(
+    1,
+    fc.string({ unit: fc.constantFrom(..."0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"), minLength: 43, maxLength: 43 })
+      .map((body) => ({ kind: "unknown" as const, body })),
+  ),
 );
 
 function targetArb(route: Route): fc.Arbitrary<Target> {
@@ -721,15 +1421,19 @@ function targetArb(route: Route): fc.Arbitrary<Target> {
   if (names.length === 0) return fc.constant({ mode: "unknown", ids: [] });
   const enc = fc.oneof(w(90, fc.constant("plain")), w(5, fc.constant("upper")), w(5, fc.constant("percent")));
   const idx = fc.tuple(fc.nat(), fc.nat(), enc);
-  const segment = fc.oneof(w(3, fc.constantFrom(...MALFORMED_SEGMENTS)),
-    w(1, fc.string({ unit: "binary", minLength: 1, maxLength: 30 }).map(pct)));
+  const segment = fc.oneof(
+    w(3, fc.constantFrom(...MALFORMED_SEGMENTS)),
+    w(1, fc.string({ unit: "binary", minLength: 1, maxLength: 30 }).map(pct)),
+  );
   if (names[0][1] === "webhook_id") {
     // an endpoint of the account (and one of its deliveries, or another endpoint's), another account's,
     // an id of another kind, an unknown id, a malformed segment
     const hook = (pick: "own" | "other" | "wrongKind", child: "own" | "cross") =>
       fc.tuple(fc.nat(), fc.nat(), enc).map(([i, c, e]) => ({ mode: "hook" as const, pick, child, i, c, enc: e }));
     return fc.oneof(
-      w(55, hook("own", "own")), w(names.length > 1 ? 6 : 0, hook("own", "cross")), w(12, hook("other", "own")),
+      w(55, hook("own", "own")),
+      w(names.length > 1 ? 6 : 0, hook("own", "cross")),
+      w(12, hook("other", "own")),
       w(5, hook("wrongKind", "own")),
       w(8, fc.array(fc.uuid(), { minLength: names.length, maxLength: names.length }).map((ids) => ({ mode: "unknown" as const, ids }))),
       w(14, fc.tuple(fc.nat(), fc.nat(), segment).map(([t, c, s]) => ({ mode: "bad" as const, t, c, segment: s, enc: "plain" }))),
@@ -741,9 +1445,15 @@ function targetArb(route: Route): fc.Arbitrary<Target> {
     const team = (pick: "own" | "platform" | "other" | "wrongKind") =>
       fc.tuple(fc.nat(), enc).map(([i, e]) => ({ mode: "team" as const, pick, i, enc: e }));
     return fc.oneof(
-      w(46, team("own")), w(12, team("platform")), w(12, team("other")), w(5, team("wrongKind")),
-      w(8, fc.oneof(w(9, fc.uuid()), w(1, fc.constantFrom("00000000-0000-0000-0000-000000000000",
-        "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"))).map((id) => ({ mode: "unknown" as const, ids: [id] }))),
+      w(46, team("own")),
+      w(12, team("platform")),
+      w(12, team("other")),
+      w(5, team("wrongKind")),
+      w(
+        8,
+        fc.oneof(w(9, fc.uuid()), w(1, fc.constantFrom("00000000-0000-0000-0000-000000000000", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF")))
+          .map((id) => ({ mode: "unknown" as const, ids: [id] })),
+      ),
       w(17, fc.tuple(fc.nat(), fc.nat(), segment).map(([t, c, s]) => ({ mode: "bad" as const, t, c, segment: s, enc: "plain" }))),
     );
   }
@@ -753,29 +1463,43 @@ function targetArb(route: Route): fc.Arbitrary<Target> {
     w(14, idx.map(([t, c, e]) => ({ mode: "B" as const, t, c, enc: e }))),
     // (a stage number belongs to no account: no such mix for the stage routes)
     w(names.length > 1 && names[1][1] !== "number" ? 5 : 0, idx.map(([t, c, e]) => ({ mode: "AB" as const, t, c, enc: e }))),
-    w(8, fc.array(fc.oneof(w(9, fc.uuid()), w(1, fc.constantFrom("00000000-0000-0000-0000-000000000000",
-      "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"))), { minLength: names.length, maxLength: names.length })
-      .map((ids) => ({ mode: "unknown" as const, ids }))),
+    w(
+      8,
+      fc.array(
+        fc.oneof(w(9, fc.uuid()), w(1, fc.constantFrom("00000000-0000-0000-0000-000000000000", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"))),
+        { minLength: names.length, maxLength: names.length },
+      )
+        .map((ids) => ({ mode: "unknown" as const, ids })),
+    ),
     w(17, fc.tuple(fc.nat(), fc.nat(), segment).map(([t, c, s]) => ({ mode: "bad" as const, t, c, segment: s, enc: "plain" }))),
   );
 }
 
 function specArb(route: Route, fx: Fixtures): fc.Arbitrary<Spec> {
   const body: fc.Arbitrary<Body | null> = route.body
-    ? fc.oneof(w(25, schemaBody(route, fx, true)), w(35, schemaBody(route, fx, false)), w(22, targetedBody(route, fx)),
-      w(18, arbitraryBody))
+    ? fc.oneof(
+      w(25, schemaBody(route, fx, true)),
+      w(35, schemaBody(route, fx, false)),
+      w(22, targetedBody(route, fx)),
+      w(18, arbitraryBody),
+    )
     : fc.oneof(w(9, fc.constant(null)), w(1, arbitraryBody));
   return fc.record({
-    method: fc.oneof(w(85, fc.constant(route.method)),
-      w(15, fc.constantFrom("GET", "POST", "PATCH", "DELETE", "PUT", "HEAD", "OPTIONS", "TRACE", "PROPFIND"))),
+    method: fc.oneof(
+      w(85, fc.constant(route.method)),
+      w(15, fc.constantFrom("GET", "POST", "PATCH", "DELETE", "PUT", "HEAD", "OPTIONS", "TRACE", "PROPFIND")),
+    ),
     target: targetArb(route),
     mutation: fc.oneof(w(88, fc.constant(null)), w(12, fc.constantFrom(...Object.keys(MUTATIONS)))),
     query: route.query ? queryArb(route) : fc.oneof(w(9, fc.constant("")), w(1, queryArb(route))),
     auth: authArb,
     contentType: fc.oneof(w(85, fc.constantFrom(...JSON_TYPES)), w(15, fc.constantFrom(...OTHER_TYPES))),
     body,
-    idem: fc.oneof(w(85, fc.constant(null)), w(10, fc.string({ unit: printable, minLength: 1, maxLength: 40 })),
-      w(5, fc.constantFrom("", " ", "x".repeat(256), "\xff\xfe", "a\tb", "tmk_", SQL[0]))),
+    idem: fc.oneof(
+      w(85, fc.constant(null)),
+      w(10, fc.string({ unit: printable, minLength: 1, maxLength: 40 })),
+      w(5, fc.constantFrom("", " ", "x".repeat(256), "\xff\xfe", "a\tb", "tmk_", SQL[0])),
+    ),
   }).map((s) => ({
     ...s,
     template: route.path,
@@ -857,9 +1581,17 @@ function authHeader(auth: Auth, fx: Fixtures): { header?: string | string[]; key
 }
 
 interface Resolved {
-  segments: string[]; owner: Wire["owner"]; coherent: boolean; tid: string | null;
-  tstate?: Wire["tstate"]; team?: string; teamRole?: TeamRole; hook?: string; hookRole?: HookRole;
-  stage?: number | null; stages?: number | null;
+  segments: string[];
+  owner: Wire["owner"];
+  coherent: boolean;
+  tid: string | null;
+  tstate?: Wire["tstate"];
+  team?: string;
+  teamRole?: TeamRole;
+  hook?: string;
+  hookRole?: HookRole;
+  stage?: number | null;
+  stages?: number | null;
 }
 
 const pick = <T>(list: T[], i: number) => list[i % list.length];
@@ -896,11 +1628,21 @@ function resolveTeam(spec: Spec, fx: Fixtures): Resolved {
       [id, role] = [pick(fx.otherTeams, target.i), "other"];
       break;
     case "wrongKind": // a tournament, registration or match id of the account: no team
-      return { segments: [encode(pick(fx.aCore.flatMap((t) => [t.id, ...t.regs, ...t.matches]), target.i))],
-        owner: "none", coherent: false, tid: null };
+      return {
+        segments: [encode(pick(fx.aCore.flatMap((t) => [t.id, ...t.regs, ...t.matches]), target.i))],
+        owner: "none",
+        coherent: false,
+        tid: null,
+      };
   }
-  return { segments: [encode(id)], owner: role === "other" ? "B" : role === "platform" ? "none" : "A", coherent: true,
-    tid: null, team: id, teamRole: role };
+  return {
+    segments: [encode(id)],
+    owner: role === "other" ? "B" : role === "platform" ? "none" : "A",
+    coherent: true,
+    tid: null,
+    team: id,
+    teamRole: role,
+  };
 }
 
 /** A /webhooks/{webhook_id}[/deliveries/{delivery_id}] path: an endpoint by whose it is, or none at all. */
@@ -932,7 +1674,8 @@ function resolveHook(spec: Spec, fx: Fixtures, names: string[]): Resolved {
   // Half the time an endpoint that stays (DELETE never reaches the core ones), else one that may be gone.
   const deletable = [...fx.hooks.disposable, ...fx.hooks.created];
   const lasting = spec.method === "DELETE" && !child ? [] : fx.hooks.core;
-  const [id, role]: [string, HookRole] = target.i % 2 || !lasting.length ? [pick(deletable, target.i >> 1), "disposable"]
+  const [id, role]: [string, HookRole] = target.i % 2 || !lasting.length
+    ? [pick(deletable, target.i >> 1), "disposable"]
     : [pick(lasting, target.i >> 1), "core"];
   if (!child) return { segments: [encode(id)], owner: "A", coherent: true, tid: null, hook: id, hookRole: role };
   const own = deliveriesOf(id);
@@ -968,18 +1711,33 @@ function resolveStage(spec: Spec, fx: Fixtures, numbered: boolean): Resolved {
     wanted = spec.method === "PATCH" && typeof spec.body?.data === "string" ? JSON.parse(spec.body.data)?.status : undefined;
   } catch { /* not JSON */ }
   const fits = typeof wanted === "string" ? aPool.filter((x) => (wanted === "pending" ? "registration" : wanted) === x.status) : [];
-  const t = target.t % 4 >= 2 && fits.length ? pick(fits, target.t >> 2)
-    : target.t % 2 && staged.length ? pick(staged, target.t >> 2) : pick(aPool, target.t >> 2);
+  const t = target.t % 4 >= 2 && fits.length
+    ? pick(fits, target.t >> 2)
+    : target.t % 2 && staged.length
+    ? pick(staged, target.t >> 2)
+    : pick(aPool, target.t >> 2);
   const segment = numberOf(t, target.c);
   const tail = numbered ? [segment] : [];
   const named = numbered ? stageNumber(segment) : null;
   switch (target.mode) {
     case "A":
-      return { segments: [encode(t.id), ...tail], owner: named === null && numbered ? "bad" : "A", coherent: true, tid: t.id,
-        tstate: t.state ?? null, stage: named, stages: t.stages ?? null };
+      return {
+        segments: [encode(t.id), ...tail],
+        owner: named === null && numbered ? "bad" : "A",
+        coherent: true,
+        tid: t.id,
+        tstate: t.state ?? null,
+        stage: named,
+        stages: t.stages ?? null,
+      };
     case "A-cross": // an id of another kind in place of the tournament's
-      return { segments: [encode(pick(fx.aCore.flatMap((x) => [...x.regs, ...x.matches]), target.c)), ...tail], owner: "A", coherent: false,
-        tid: null, stage: named };
+      return {
+        segments: [encode(pick(fx.aCore.flatMap((x) => [...x.regs, ...x.matches]), target.c)), ...tail],
+        owner: "A",
+        coherent: false,
+        tid: null,
+        stage: named,
+      };
     case "B":
     case "AB":
       return { segments: [encode(pick(fx.b, target.t).id), ...tail], owner: "B", coherent: false, tid: null, stage: named };
@@ -1018,12 +1776,17 @@ function resolveTarget(spec: Spec, fx: Fixtures): Resolved {
     // (own keys only: a segment may be "constructor" or "__proto__")
     const reported = [...fx.aCore, ...fx.aDisposable, ...fx.created]
       .map((t) => (t.games && Object.hasOwn(t.games, matchId) ? t.games[matchId] : 0)).find((n) => n > 0) ?? 0;
-    const segment = c % 8 >= 6 ? pick(GAME_SEGMENTS, c >> 3)
-      : spec.method === "DELETE" ? String(Math.max(reported, 1))
+    const segment = c % 8 >= 6
+      ? pick(GAME_SEGMENTS, c >> 3)
+      : spec.method === "DELETE"
+      ? String(Math.max(reported, 1))
       : String((c >> 3) % 2 ? reported + 1 : Math.max(reported, 1) + ((c >> 4) % 2));
     const refused = !GAME_NUMBER.test(segment);
-    return { ...resolved, segments: [...resolved.segments.slice(0, 2), segment],
-      ...(refused && resolved.owner !== "none" ? { owner: "bad" as const, coherent: false } : {}) };
+    return {
+      ...resolved,
+      segments: [...resolved.segments.slice(0, 2), segment],
+      ...(refused && resolved.owner !== "none" ? { owner: "bad" as const, coherent: false } : {}),
+    };
   }
   return resolveTournamentChild(spec, fx, names);
 }
@@ -1052,17 +1815,25 @@ function resolveTournamentChild(spec: Spec, fx: Fixtures, names: string[]): Reso
   const parents = child ? aPool.filter((x) => kids(x).length) : aPool;
   const changing = child === "match_id" ? "ongoing" : child || spec.template.endsWith("/registrations") ? "registration" : null;
   // (results: half of them tournaments with several stages, for ?stage=k)
-  const live = spec.template.endsWith("/results") ? parents.filter((x) => (x.stages ?? 1) > 1)
+  const live = spec.template.endsWith("/results")
+    ? parents.filter((x) => (x.stages ?? 1) > 1)
     : parents.filter((x) => changing && x.status === changing);
   // (a game's routes: a quarter of them a match with games, as the last batch left them, so that
   // a DELETE of the last game, or its correction, finds one often enough to be accepted)
   const played = (x: TournamentFx) => Object.keys(x.games ?? {}).filter((id) => x.matches.includes(id));
   const withGames = spec.template.includes("/games/") ? parents.filter((x) => played(x).length) : [];
-  let t = target.mode !== "A" || !parents.length ? pick(aPool, target.t)
-    : target.t % 4 === 3 && withGames.length ? pick(withGames, target.t >> 2)
-    : target.t % 2 && live.length ? pick(live, target.t >> 1) : pick(parents, target.t >> 1);
-  let c = withGames.includes(t) && target.c % 2 ? pick(played(t), target.c >> 1)
-    : kids(t).length ? pick(kids(t), target.c) : pick(aKids, target.c);
+  let t = target.mode !== "A" || !parents.length
+    ? pick(aPool, target.t)
+    : target.t % 4 === 3 && withGames.length
+    ? pick(withGames, target.t >> 2)
+    : target.t % 2 && live.length
+    ? pick(live, target.t >> 1)
+    : pick(parents, target.t >> 1);
+  let c = withGames.includes(t) && target.c % 2
+    ? pick(played(t), target.c >> 1)
+    : kids(t).length
+    ? pick(kids(t), target.c)
+    : pick(aKids, target.c);
   const owner: Wire["owner"] = "A";
   let coherent = kids(t).includes(c) || !child;
   switch (target.mode) {
@@ -1094,31 +1865,52 @@ function resolveTournamentChild(spec: Spec, fx: Fixtures, names: string[]): Reso
       return { segments, owner: "bad", coherent: false, tid: t.id };
     }
   }
-  return { segments: [encode(t.id), ...(child ? [encode(c)] : [])], owner, coherent, tid: t.id,
-    tstate: coherent ? t.state ?? null : null, stages: coherent ? t.stages ?? null : null };
+  return {
+    segments: [encode(t.id), ...(child ? [encode(c)] : [])],
+    owner,
+    coherent,
+    tid: t.id,
+    tstate: coherent ? t.state ?? null : null,
+    stages: coherent ? t.stages ?? null : null,
+  };
 }
 
 function mutate(path: string, mutation: string | null): string {
   switch (mutation) {
-    case null: return PREFIX + path;
-    case "trailing-slash": return `${PREFIX}${path}/`;
-    case "api-prefix": return `/api/v1${path}`;
-    case "dot-segment": return `${PREFIX}/x/..${path}`;
-    case "encoded-dot": return `${PREFIX}/%2e${path}`;
-    case "double-slash": return `${PREFIX}/${path}`;
-    case "upper-case": return PREFIX + path.replace(/^\/[a-z]+/, (first) => first.toUpperCase());
-    case "traversal": return `${PREFIX}${path}/../../../../../../etc/passwd`;
-    case "encoded-traversal": return `${PREFIX}${path}/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/admin`;
+    case null:
+      return PREFIX + path;
+    case "trailing-slash":
+      return `${PREFIX}${path}/`;
+    case "api-prefix":
+      return `/api/v1${path}`;
+    case "dot-segment":
+      return `${PREFIX}/x/..${path}`;
+    case "encoded-dot":
+      return `${PREFIX}/%2e${path}`;
+    case "double-slash":
+      return `${PREFIX}/${path}`;
+    case "upper-case":
+      return PREFIX + path.replace(/^\/[a-z]+/, (first) => first.toUpperCase());
+    case "traversal":
+      return `${PREFIX}${path}/../../../../../../etc/passwd`;
+    case "encoded-traversal":
+      return `${PREFIX}${path}/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/admin`;
     case "encoded-slash": {
       const at = path.lastIndexOf("/");
       return PREFIX + path.slice(0, at) + "%2F" + path.slice(at + 1);
     }
-    case "v2": return `/functions/v1/api/v2${path}`;
-    case "no-prefix": return path;
-    case "prefix-junk": return `${PREFIX}x${path}`;
-    case "suffix": return `${PREFIX}${path}/nope`;
-    case "semicolon": return `${PREFIX}${path};a=b`;
-    default: throw new Error(`unknown mutation ${mutation}`);
+    case "v2":
+      return `/functions/v1/api/v2${path}`;
+    case "no-prefix":
+      return path;
+    case "prefix-junk":
+      return `${PREFIX}x${path}`;
+    case "suffix":
+      return `${PREFIX}${path}/nope`;
+    case "semicolon":
+      return `${PREFIX}${path};a=b`;
+    default:
+      throw new Error(`unknown mutation ${mutation}`);
   }
 }
 
@@ -1152,11 +1944,24 @@ export function materialize(spec: Spec, fx: Fixtures): Wire {
   if (body) headers["content-length"] = String(body.length);
   const size = body?.length ?? chunks?.reduce((n, c) => n + c.length, 0) ?? 0;
   return {
-    method: spec.method, path: path + (spec.query ? `?${spec.query}` : ""), headers, body, chunks,
-    fresh: size > MAX_BODY, scopes: auth.scopes, keyId: auth.key?.id ?? null,
-    owner: target.owner, coherent: target.coherent, tid: target.tid, tstate: target.tstate ?? null,
-    team: target.team ?? null, teamRole: target.teamRole ?? null, hook: target.hook ?? null, hookRole: target.hookRole ?? null,
-    stage: target.stage ?? null, stages: target.stages ?? null,
+    method: spec.method,
+    path: path + (spec.query ? `?${spec.query}` : ""),
+    headers,
+    body,
+    chunks,
+    fresh: size > MAX_BODY,
+    scopes: auth.scopes,
+    keyId: auth.key?.id ?? null,
+    owner: target.owner,
+    coherent: target.coherent,
+    tid: target.tid,
+    tstate: target.tstate ?? null,
+    team: target.team ?? null,
+    teamRole: target.teamRole ?? null,
+    hook: target.hook ?? null,
+    hookRole: target.hookRole ?? null,
+    stage: target.stage ?? null,
+    stages: target.stages ?? null,
   };
 }
 
@@ -1167,7 +1972,9 @@ export function bodyVerdict(wire: Wire): { codes: string[] } | { value: unknown 
   const header = wire.headers["content-type"];
   const type = header === undefined ? null : Array.isArray(header) ? header.join(", ") : header;
   const media = type === null ? null : type.split(";")[0].trim().toLowerCase();
-  if (bytes.length === 0) return { codes: media === null || media === "application/json" ? ["invalid_json"] : ["invalid_json", "unsupported_media_type"] };
+  if (bytes.length === 0) {
+    return { codes: media === null || media === "application/json" ? ["invalid_json"] : ["invalid_json", "unsupported_media_type"] };
+  }
   if (media !== "application/json") return { codes: ["unsupported_media_type"] };
   let value: unknown;
   try {

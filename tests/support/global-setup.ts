@@ -13,8 +13,17 @@ import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import {
-  dispatcherDatabaseUrl, findPgBouncer, freePort, functionDatabaseUrl, newEncryptionKey, prepareDatabase, ROOT,
-  startFunction, startPgBouncer, startPostgres, startWatchdog,
+  dispatcherDatabaseUrl,
+  findPgBouncer,
+  freePort,
+  functionDatabaseUrl,
+  newEncryptionKey,
+  prepareDatabase,
+  ROOT,
+  startFunction,
+  startPgBouncer,
+  startPostgres,
+  startWatchdog,
 } from "../../scripts/stack.mjs";
 import { serverErrorReport } from "./server-errors.ts";
 
@@ -53,8 +62,13 @@ export default async function setup(project: TestProject) {
   const postgresLog = fs.createWriteStream(path.join(logs, "postgres.log"));
   const watchdog = startWatchdog();
   watchdog.remove(dir);
-  const db = await startPostgres({ dataDir: path.join(dir, "pg", "data"), port: await freePort(), persistent: false,
-    settings: POSTGRES_LOGGING, onLog: (text: string) => postgresLog.write(text) });
+  const db = await startPostgres({
+    dataDir: path.join(dir, "pg", "data"),
+    port: await freePort(),
+    persistent: false,
+    settings: POSTGRES_LOGGING,
+    onLog: (text: string) => postgresLog.write(text),
+  });
   watchdog.watch("INT", db.pid);
   let fn: Awaited<ReturnType<typeof startFunction>> | undefined;
   let bouncer: Awaited<ReturnType<typeof startPgBouncer>> | undefined;
@@ -66,16 +80,26 @@ export default async function setup(project: TestProject) {
       const binary = findPgBouncer();
       if (!binary) throw new Error("the pooler pass needs PgBouncer (Debian's package pgbouncer): apt-get install pgbouncer");
       const pgbouncerLog = fs.createWriteStream(path.join(logs, "pgbouncer.log"));
-      bouncer = await startPgBouncer({ binary, dir: path.join(dir, "pgbouncer"), port: await freePort(), databaseUrl: db.url,
-        users: { tournament_api: "tournament_api" }, onLog: (text: string) => pgbouncerLog.write(text) });
+      bouncer = await startPgBouncer({
+        binary,
+        dir: path.join(dir, "pgbouncer"),
+        port: await freePort(),
+        databaseUrl: db.url,
+        users: { tournament_api: "tournament_api" },
+        onLog: (text: string) => pgbouncerLog.write(text),
+      });
       watchdog.watch("INT", bouncer.pid);
       databaseUrl = bouncer.url("tournament_api");
     }
     const log = fs.createWriteStream(logFile);
     const webhookEncryptionKey = newEncryptionKey();
-    fn = await startFunction({ port: await freePort(), databaseUrl, onLine: (l: string) => log.write(l + "\n"),
+    fn = await startFunction({
+      port: await freePort(),
+      databaseUrl,
+      onLine: (l: string) => log.write(l + "\n"),
       // The public routes' client address from X-Forwarded-For: each test names its own.
-      env: { WEBHOOK_ENCRYPTION_KEY: webhookEncryptionKey, WEBHOOK_ALLOW_LOCAL: "true", CLIENT_ADDRESS_HEADERS: "x-forwarded-for" } });
+      env: { WEBHOOK_ENCRYPTION_KEY: webhookEncryptionKey, WEBHOOK_ALLOW_LOCAL: "true", CLIENT_ADDRESS_HEADERS: "x-forwarded-for" },
+    });
     watchdog.watch("TERM", fn.pid);
     project.provide("apiUrl", `${fn.url}/functions/v1/api/v1`);
     project.provide("adminDbUrl", db.url);

@@ -3,7 +3,7 @@
 import { expect, inject } from "vitest";
 import pg from "pg";
 
-export { SCOPES as ALL_SCOPES, type Scope } from "../../functions/api/contract.ts";
+export { type Scope, SCOPES as ALL_SCOPES } from "../../functions/api/contract.ts";
 import { SCOPES as ALL_SCOPES } from "../../functions/api/contract.ts";
 
 export const apiUrl = () => inject("apiUrl");
@@ -33,10 +33,15 @@ export async function createAccount(enabled = true, name = "Test account"): Prom
 }
 
 /** Creates a key for an account. */
-export async function createKey(accountId: string, scopes: readonly string[] = ALL_SCOPES,
-  expiresAt: Date | null = null): Promise<{ id: string; key: string }> {
+export async function createKey(
+  accountId: string,
+  scopes: readonly string[] = ALL_SCOPES,
+  expiresAt: Date | null = null,
+): Promise<{ id: string; key: string }> {
   const [row] = await sql<{ id: string; key: string }>(
-    "select * from admin.create_api_key($1, 'test key', $2, $3)", [accountId, scopes, expiresAt]);
+    "select * from admin.create_api_key($1, 'test key', $2, $3)",
+    [accountId, scopes, expiresAt],
+  );
   return row;
 }
 
@@ -80,10 +85,12 @@ export async function request(method: string, path: string, options: RequestOpti
 export async function tenant(scopes: readonly string[] = ALL_SCOPES) {
   const accountId = await createAccount(true);
   const { id: keyId, key } = await createKey(accountId, scopes);
-  const call = (method: string, path: string, options: Omit<RequestOptions, "key"> = {}) =>
-    request(method, path, { ...options, key });
+  const call = (method: string, path: string, options: Omit<RequestOptions, "key"> = {}) => request(method, path, { ...options, key });
   return {
-    accountId, keyId, key, request: call,
+    accountId,
+    keyId,
+    key,
+    request: call,
     /** A fresh key on the same account (each key has its own rate limit). */
     newKey: (s: readonly string[] = scopes) => createKey(accountId, s),
   };
@@ -94,7 +101,9 @@ export type Tenant = Awaited<ReturnType<typeof tenant>>;
 export async function createTeams(count: number, prefix = "Team"): Promise<string[]> {
   const rows = await sql<{ id: string }>(
     `select admin.create_team($1 || ' ' || lpad(i::text, 4, '0'), 'T' || i) as id
-       from generate_series(1, $2) i order by i`, [prefix, count]);
+       from generate_series(1, $2) i order by i`,
+    [prefix, count],
+  );
   return rows.map((r) => r.id);
 }
 
@@ -130,7 +139,8 @@ export async function startedTournament(fields: Record<string, unknown>, teams: 
   await sql(
     `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
      select $1, $2, u.team_id, 'complete' from unnest($3::uuid[]) with ordinality u(team_id, i) order by u.i`,
-    [id, t.accountId, teams]);
+    [id, t.accountId, teams],
+  );
   expectStatus(await call("PATCH", `/tournaments/${id}`, { body: { status: "ongoing" } }), 200);
   return { t, call, id, tournament: created.body.data };
 }
@@ -284,14 +294,17 @@ export async function setRateHits(keyId: string, agesSeconds: number[]): Promise
                        from unnest($2::float8[]) a) h
       where k.id = $1
      on conflict (api_key_id) do update set next_slot = excluded.next_slot, slots = excluded.slots`,
-    [keyId, agesSeconds]);
+    [keyId, agesSeconds],
+  );
 }
 
 /** How many of the key's counted requests are inside the rolling 60-second window. */
 export async function rateHits(keyId: string): Promise<number> {
   const [{ n }] = await sql<{ n: number }>(
     `select count(*)::int as n from app.rate_limits r, unnest(r.slots) s
-      where r.api_key_id = $1 and s > clock_timestamp() - interval '60 seconds'`, [keyId]);
+      where r.api_key_id = $1 and s > clock_timestamp() - interval '60 seconds'`,
+    [keyId],
+  );
   return n;
 }
 

@@ -1,7 +1,13 @@
 // The processes of this machine, from /proc: for tests that check what a run leaves behind.
 import fs from "node:fs";
 
-export interface Proc { pid: number; ppid: number; state: string; comm: string; cmdline: string }
+export interface Proc {
+  pid: number;
+  ppid: number;
+  state: string;
+  comm: string;
+  cmdline: string;
+}
 
 /** Every live process, from /proc. */
 export function processes(): Proc[] {

@@ -6,7 +6,14 @@
 // so far, byes last), and stages (15_stages.sql). Results are played in the order a real event
 // plays them, with best-of series and their games, forfeits and scheduled times.
 import type {
-  Format, PublicView, ViewGame, ViewMatch, ViewRegistration, ViewStage, ViewStanding, ViewTeam,
+  Format,
+  PublicView,
+  ViewGame,
+  ViewMatch,
+  ViewRegistration,
+  ViewStage,
+  ViewStanding,
+  ViewTeam,
 } from "../../functions/api/render/view.ts";
 
 import { mulberry32 } from "./random.ts";
@@ -16,9 +23,34 @@ function uuid(kind: number, n: number): string {
   return `${kind.toString(16).padStart(8, "0")}-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
 }
 
-const WORDS = ["Aurora", "Blue", "Crimson", "Delta", "Echo", "Falcon", "Golden", "Harbor", "Iron", "Jade", "Kinetic",
-  "Lunar", "Midnight", "Nova", "Onyx", "Phoenix", "Quantum", "Rogue", "Silver", "Titan", "Umbra", "Vortex", "Wild",
-  "Xenon", "Yellow", "Zenith"];
+const WORDS = [
+  "Aurora",
+  "Blue",
+  "Crimson",
+  "Delta",
+  "Echo",
+  "Falcon",
+  "Golden",
+  "Harbor",
+  "Iron",
+  "Jade",
+  "Kinetic",
+  "Lunar",
+  "Midnight",
+  "Nova",
+  "Onyx",
+  "Phoenix",
+  "Quantum",
+  "Rogue",
+  "Silver",
+  "Titan",
+  "Umbra",
+  "Vortex",
+  "Wild",
+  "Xenon",
+  "Yellow",
+  "Zenith",
+];
 const NOUNS = ["Gaming", "Esports", "Wolves", "Dragons", "Knights", "Squad", "Collective", "Academy", "Five", "Club"];
 
 /** Teams with realistic names and tags (unique), `custom` replacing some. */
@@ -79,10 +111,27 @@ class StageBuilder {
 
   add(fields: Partial<M> & Pick<M, "round" | "position">): M {
     const m: M = {
-      id: uuid(this.idBase, this.matches.length + 1), stage: this.number, bracket: null, group: null,
-      team1_id: null, team2_id: null, team1_seed: null, team2_seed: null, team1_score: null, team2_score: null,
-      winner_id: null, status: "pending", forfeit: null, best_of: 1, games: [], next_match_id: null,
-      loser_next_match_id: null, scheduled_at: null, completed_at: null, next_slot: null, loser_next_slot: null,
+      id: uuid(this.idBase, this.matches.length + 1),
+      stage: this.number,
+      bracket: null,
+      group: null,
+      team1_id: null,
+      team2_id: null,
+      team1_seed: null,
+      team2_seed: null,
+      team1_score: null,
+      team2_score: null,
+      winner_id: null,
+      status: "pending",
+      forfeit: null,
+      best_of: 1,
+      games: [],
+      next_match_id: null,
+      loser_next_match_id: null,
+      scheduled_at: null,
+      completed_at: null,
+      next_slot: null,
+      loser_next_slot: null,
       ...fields,
     };
     this.matches.push(m);
@@ -92,8 +141,13 @@ class StageBuilder {
 
   /** Puts a team into a slot (app.advance); a losers-bracket bye passes it on at once. */
   place(m: M, slot: 1 | 2, team: string | null): void {
-    if (slot === 1) { m.team1_id = team; m.team1_seed = team ? this.seeds.get(team)! : null; }
-    else { m.team2_id = team; m.team2_seed = team ? this.seeds.get(team)! : null; }
+    if (slot === 1) {
+      m.team1_id = team;
+      m.team1_seed = team ? this.seeds.get(team)! : null;
+    } else {
+      m.team2_id = team;
+      m.team2_seed = team ? this.seeds.get(team)! : null;
+    }
     if (m.status === "bye") {
       m.winner_id = team;
       if (team && m.next_match_id) this.place(this.byId.get(m.next_match_id)!, m.next_slot!, team);
@@ -114,8 +168,12 @@ class StageBuilder {
       m.games = played.map((s, i): ViewGame => {
         const high = 13 + (random() < 0.2 ? 3 : 0), low = Math.floor(random() * (high - 1));
         return {
-          number: i + 1, team1_score: s === 1 ? high : low, team2_score: s === 1 ? low : high,
-          winner_id: s === 1 ? m.team1_id! : m.team2_id!, map: MAPS[i % MAPS.length], reported_at: at,
+          number: i + 1,
+          team1_score: s === 1 ? high : low,
+          team2_score: s === 1 ? low : high,
+          winner_id: s === 1 ? m.team1_id! : m.team2_id!,
+          map: MAPS[i % MAPS.length],
+          reported_at: at,
         };
       });
       const w1 = played.filter((s) => s === 1).length;
@@ -143,8 +201,10 @@ class StageBuilder {
     const rank: Record<string, number> = { winners: 0, third_place: 1, losers: 1, grand_final: 2 };
     for (;;) {
       const ready = this.matches.filter((m) => m.status === "ready")
-        .sort((x, y) => x.round - y.round || (rank[x.bracket ?? ""] ?? 0) - (rank[y.bracket ?? ""] ?? 0) ||
-          x.position - y.position);
+        .sort((x, y) =>
+          x.round - y.round || (rank[x.bracket ?? ""] ?? 0) - (rank[y.bracket ?? ""] ?? 0) ||
+          x.position - y.position
+        );
       if (ready.length === 0 || this.decided >= limit) return;
       const m = ready[0];
       let side = options.pick?.(m);
@@ -185,9 +245,13 @@ function buildSingle(s: StageBuilder, entries: ViewTeam[], o: BracketOptions): v
   const n = entries.length, size = nextPowerOfTwo(n), k = Math.log2(size);
   const rounds: M[][] = [];
   for (let r = 1; r <= k; r++) {
-    rounds.push(Array.from({ length: size >> r }, (_, i) => s.add({
-      bracket: "winners", round: r, position: i + 1, best_of: r === k ? o.finalBestOf ?? o.bestOf ?? 1 : o.bestOf ?? 1,
-    })));
+    rounds.push(Array.from({ length: size >> r }, (_, i) =>
+      s.add({
+        bracket: "winners",
+        round: r,
+        position: i + 1,
+        best_of: r === k ? o.finalBestOf ?? o.bestOf ?? 1 : o.bestOf ?? 1,
+      })));
   }
   link(rounds);
   seedRoundOne(s, rounds[0], entries, size);
@@ -204,7 +268,10 @@ function link(rounds: M[][]): void {
   rounds.forEach((list, r) => {
     for (const m of list) {
       const next = rounds[r + 1]?.[Math.ceil(m.position / 2) - 1];
-      if (next) { m.next_match_id = next.id; m.next_slot = m.position % 2 === 1 ? 1 : 2; }
+      if (next) {
+        m.next_match_id = next.id;
+        m.next_slot = m.position % 2 === 1 ? 1 : 2;
+      }
     }
   });
 }
@@ -227,8 +294,11 @@ function seedRoundOne(s: StageBuilder, round1: M[], entries: ViewTeam[], size: n
 // brackets-manager's crossover orderings (app.double_elimination_minor_ordering / _drop_position).
 function minorOrdering(size: number, index: number): string {
   const table: Record<number, string[]> = {
-    8: ["reverse"], 16: ["reverse_half_shift", "reverse"], 32: ["reverse", "half_shift", "natural"],
-    64: ["reverse", "half_shift", "reverse", "natural"], 128: ["reverse", "half_shift", "pair_flip", "pair_flip", "pair_flip"],
+    8: ["reverse"],
+    16: ["reverse_half_shift", "reverse"],
+    32: ["reverse", "half_shift", "natural"],
+    64: ["reverse", "half_shift", "reverse", "natural"],
+    128: ["reverse", "half_shift", "pair_flip", "pair_flip", "pair_flip"],
   };
   const named = table[size]?.[index];
   if (named) return named;
@@ -239,11 +309,16 @@ function minorOrdering(size: number, index: number): string {
 function dropPosition(ordering: string, x: number, m: number): number {
   const half = Math.floor(m / 2);
   switch (ordering) {
-    case "reverse": return m - 1 - x;
-    case "half_shift": return (x + half) % m;
-    case "reverse_half_shift": return x < half ? half - 1 - x : 3 * half - 1 - x;
-    case "pair_flip": return x ^ 1;
-    default: return x;
+    case "reverse":
+      return m - 1 - x;
+    case "half_shift":
+      return (x + half) % m;
+    case "reverse_half_shift":
+      return x < half ? half - 1 - x : 3 * half - 1 - x;
+    case "pair_flip":
+      return x ^ 1;
+    default:
+      return x;
   }
 }
 
@@ -261,7 +336,8 @@ function buildDouble(s: StageBuilder, entries: ViewTeam[], o: BracketOptions): v
   }
   const gf = s.add({ bracket: "grand_final", round: 1, position: 1, best_of: finalBo });
   const reset = (o.grandFinal ?? "reset") === "reset"
-    ? s.add({ bracket: "grand_final", round: 2, position: 1, best_of: finalBo }) : undefined;
+    ? s.add({ bracket: "grand_final", round: 2, position: 1, best_of: finalBo })
+    : undefined;
   link(winners);
   const wFinal = winners[k - 1][0];
   wFinal.next_match_id = gf.id;
@@ -269,21 +345,30 @@ function buildDouble(s: StageBuilder, entries: ViewTeam[], o: BracketOptions): v
   losers.forEach((list, i) => {
     const l = i + 1;
     for (const m of list) {
-      const target = l % 2 === 1 ? losers[i + 1]?.[m.position - 1]
-        : l === 2 * (k - 1) ? gf : losers[i + 1][Math.ceil(m.position / 2) - 1];
+      const target = l % 2 === 1 ? losers[i + 1]?.[m.position - 1] : l === 2 * (k - 1) ? gf : losers[i + 1][Math.ceil(m.position / 2) - 1];
       const slot: 1 | 2 = l % 2 === 1 || l === 2 * (k - 1) ? 2 : m.position % 2 === 1 ? 1 : 2;
-      if (target) { m.next_match_id = target.id; m.next_slot = slot; }
+      if (target) {
+        m.next_match_id = target.id;
+        m.next_slot = slot;
+      }
     }
   });
-  if (reset) { gf.next_match_id = reset.id; gf.next_slot = 1; }
+  if (reset) {
+    gf.next_match_id = reset.id;
+    gf.next_slot = 1;
+  }
   seedRoundOne(s, winners[0], entries, size);
   winners.forEach((list, i) => {
     const r = i + 1;
     for (const m of list) {
       if (m.status === "bye") continue;
-      if (k === 1) { m.loser_next_match_id = gf.id; m.loser_next_slot = 2; }
-      else if (r === 1) { m.loser_next_match_id = losers[0][Math.ceil(m.position / 2) - 1].id; m.loser_next_slot = m.position % 2 === 1 ? 1 : 2; }
-      else {
+      if (k === 1) {
+        m.loser_next_match_id = gf.id;
+        m.loser_next_slot = 2;
+      } else if (r === 1) {
+        m.loser_next_match_id = losers[0][Math.ceil(m.position / 2) - 1].id;
+        m.loser_next_slot = m.position % 2 === 1 ? 1 : 2;
+      } else {
         const ordering = r === k ? "natural" : minorOrdering(size, r - 2);
         m.loser_next_match_id = losers[2 * (r - 1) - 1][dropPosition(ordering, m.position - 1, size >> r)].id;
         m.loser_next_slot = 1;
@@ -380,7 +465,13 @@ function roundRobinStandings(s: StageBuilder, teams: Map<string, ViewTeam>, poin
   for (const m of done) {
     for (const [id, own, other] of [[m.team1_id!, m.team1_score, m.team2_score], [m.team2_id!, m.team2_score, m.team1_score]] as const) {
       const r = rows.get(id)!;
-      if (m.winner_id === id) { r.w++; r.pts += points.win; } else { r.l++; r.pts += points.loss; }
+      if (m.winner_id === id) {
+        r.w++;
+        r.pts += points.win;
+      } else {
+        r.l++;
+        r.pts += points.loss;
+      }
       r.sf += own ?? 0;
       r.sa += other ?? 0;
     }
@@ -394,8 +485,15 @@ function roundRobinStandings(s: StageBuilder, teams: Map<string, ViewTeam>, poin
   const order = (x: Row, y: Row) => y.pts - x.pts || y.h2h - x.h2h || (y.sf - y.sa) - (x.sf - x.sa) || y.sf - x.sf || x.seed - y.seed;
   const all = [...rows.values()].sort(order);
   return all.map((r, i) => ({
-    position: i + 1, group: r.group, group_position: all.filter((x) => x.group === r.group).indexOf(r) + 1,
-    team_id: r.id, team_name: teams.get(r.id)!.name, team_tag: teams.get(r.id)!.tag, wins: r.w, losses: r.l, points: r.pts,
+    position: i + 1,
+    group: r.group,
+    group_position: all.filter((x) => x.group === r.group).indexOf(r) + 1,
+    team_id: r.id,
+    team_name: teams.get(r.id)!.name,
+    team_tag: teams.get(r.id)!.tag,
+    wins: r.w,
+    losses: r.l,
+    points: r.pts,
   }));
 }
 
@@ -405,11 +503,16 @@ function swissRecords(s: StageBuilder, before: number) {
   for (const id of s.seeds.keys()) rec.set(id, { wins: 0, losses: 0, bye: false, met: [], buchholz: 0 });
   for (const m of s.matches) {
     if (m.round >= before) continue;
-    if (m.status === "bye") { rec.get(m.team1_id!)!.wins++; rec.get(m.team1_id!)!.bye = true; continue; }
+    if (m.status === "bye") {
+      rec.get(m.team1_id!)!.wins++;
+      rec.get(m.team1_id!)!.bye = true;
+      continue;
+    }
     if (m.status !== "completed") continue;
     for (const [id, other] of [[m.team1_id!, m.team2_id!], [m.team2_id!, m.team1_id!]]) {
       const r = rec.get(id)!;
-      if (m.winner_id === id) r.wins++; else r.losses++;
+      if (m.winner_id === id) r.wins++;
+      else r.losses++;
       r.met.push(other);
     }
   }
@@ -430,8 +533,10 @@ function swissDraw(s: StageBuilder, round: number, bestOf: number): void {
     let bye: string | undefined;
     if (ids.length % 2) {
       bye = ids.filter((id) => !rec.get(id)!.bye)
-        .sort((x, y) => rec.get(x)!.wins - rec.get(y)!.wins || rec.get(x)!.buchholz - rec.get(y)!.buchholz ||
-          s.seeds.get(y)! - s.seeds.get(x)!)[0];
+        .sort((x, y) =>
+          rec.get(x)!.wins - rec.get(y)!.wins || rec.get(x)!.buchholz - rec.get(y)!.buchholz ||
+          s.seeds.get(y)! - s.seeds.get(x)!
+        )[0];
     }
     const order = ids.filter((id) => id !== bye).sort((x, y) => rec.get(y)!.wins - rec.get(x)!.wins || s.seeds.get(x)! - s.seeds.get(y)!);
     const pair = (left: string[]): Array<[string, string]> | null => {
@@ -459,8 +564,15 @@ function swissDraw(s: StageBuilder, round: number, bestOf: number): void {
 function swissStandings(s: StageBuilder, teams: Map<string, ViewTeam>): ViewStanding[] {
   const rec = swissRecords(s, Number.MAX_SAFE_INTEGER);
   return [...rec].sort(([x, a], [y, b]) => b.wins - a.wins || b.buchholz - a.buchholz || s.seeds.get(x)! - s.seeds.get(y)!)
-    .map(([id, r], i) => ({ position: i + 1, team_id: id, team_name: teams.get(id)!.name, team_tag: teams.get(id)!.tag,
-      wins: r.wins, losses: r.losses, buchholz: r.buchholz }));
+    .map(([id, r], i) => ({
+      position: i + 1,
+      team_id: id,
+      team_name: teams.get(id)!.name,
+      team_tag: teams.get(id)!.tag,
+      wins: r.wins,
+      losses: r.losses,
+      buchholz: r.buchholz,
+    }));
 }
 
 export interface StageSpec {
@@ -475,20 +587,30 @@ export interface StageSpec {
 
 /** Builds one stage from its entries (in seed order): matches, played as asked, and standings. */
 function buildStage(number: number, spec: StageSpec, entries: ViewTeam[], teams: Map<string, ViewTeam>): {
-  stage: ViewStage; matches: ViewMatch[];
+  stage: ViewStage;
+  matches: ViewMatch[];
 } {
   const o = spec.play ?? {};
   const options = { ...spec.options };
   const stage: ViewStage = {
-    number, name: spec.name ?? `Stage ${number}`, format: spec.format, format_options: options, advance: spec.advance ?? null,
-    status: "pending", team_count: null, started_at: null, completed_at: null, standings: [],
+    number,
+    name: spec.name ?? `Stage ${number}`,
+    format: spec.format,
+    format_options: options,
+    advance: spec.advance ?? null,
+    status: "pending",
+    team_count: null,
+    started_at: null,
+    completed_at: null,
+    standings: [],
   };
   if (spec.pending) return { stage, matches: [] };
   const s = new StageBuilder(number, entries, 0x100 + number);
   let complete = false;
   if (spec.format === "single_elimination" || spec.format === "double_elimination") {
     const double = spec.format === "double_elimination";
-    if (double) buildDouble(s, entries, o); else buildSingle(s, entries, o);
+    if (double) buildDouble(s, entries, o);
+    else buildSingle(s, entries, o);
     s.play(o, (m) => settleReset(s, m));
     stage.standings = eliminationStandings(s, teams, double);
     complete = s.matches.every((m) => m.status === "completed" || m.status === "bye");
@@ -542,8 +664,13 @@ export function buildView(spec: EventSpec): PublicView {
   const teamList = typeof spec.teams === "number" ? makeTeams(spec.teams) : spec.teams;
   const teams = new Map(teamList.map((t) => [t.id, t]));
   const registrations: ViewRegistration[] = teamList.map((t, i) => ({
-    id: uuid(2, i + 1), tournament_id: uuid(3, 1), team_id: t.id, registered_at: new Date(Date.parse("2027-02-01T10:00:00Z") + i * 60_000).toISOString(),
-    seed: null, checked_in_at: null, teams: t,
+    id: uuid(2, i + 1),
+    tournament_id: uuid(3, 1),
+    team_id: t.id,
+    registered_at: new Date(Date.parse("2027-02-01T10:00:00Z") + i * 60_000).toISOString(),
+    seed: null,
+    checked_in_at: null,
+    teams: t,
   }));
   const stages: ViewStage[] = [];
   const matches: ViewMatch[] = [];
@@ -561,12 +688,26 @@ export function buildView(spec: EventSpec): PublicView {
   const status = started.length === 0 ? "registration" : last.status === "completed" ? "completed" : "ongoing";
   return {
     tournament: {
-      id: uuid(3, 1), name: spec.name ?? "Spring Cup 2027", slug: "spring-cup-2027-x7k2q9", description: "",
-      game_id: uuid(4, 1), status, format: stages[0].format, format_options: stages[0].format_options,
+      id: uuid(3, 1),
+      name: spec.name ?? "Spring Cup 2027",
+      slug: "spring-cup-2027-x7k2q9",
+      description: "",
+      game_id: uuid(4, 1),
+      status,
+      format: stages[0].format,
+      format_options: stages[0].format_options,
       stages: stages.map((s) => ({ name: s.name, format: s.format, format_options: s.format_options, advance: s.advance })),
-      team_size: 5, max_teams: teamList.length, entry_fee: 0, prize_pool: 0, starts_at: "2027-03-01T17:00:00.000Z",
-      registration_closes: "2027-03-01T16:00:00.000Z", check_in_opens: null, rules: "",
-      visibility: "public", created_at: "2027-01-15T10:00:00.000Z", updated_at: "2027-01-15T10:00:00.000Z",
+      team_size: 5,
+      max_teams: teamList.length,
+      entry_fee: 0,
+      prize_pool: 0,
+      starts_at: "2027-03-01T17:00:00.000Z",
+      registration_closes: "2027-03-01T16:00:00.000Z",
+      check_in_opens: null,
+      rules: "",
+      visibility: "public",
+      created_at: "2027-01-15T10:00:00.000Z",
+      updated_at: "2027-01-15T10:00:00.000Z",
       version: 1 + matches.length,
     },
     stages,

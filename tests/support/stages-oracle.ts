@@ -57,8 +57,19 @@ export function roundRobinPlaces(matches: StageMatch[], seeds: Map<string, numbe
   const rows = new Map<string, Place & { h2h: number }>();
   const row = (team: string, group: number) => {
     if (!rows.has(team)) {
-      rows.set(team, { team, seed: seeds.get(team)!, position: 0, group, played: 0, wins: 0, losses: 0, points: 0,
-        diff: 0, scoreFor: 0, h2h: 0 });
+      rows.set(team, {
+        team,
+        seed: seeds.get(team)!,
+        position: 0,
+        group,
+        played: 0,
+        wins: 0,
+        losses: 0,
+        points: 0,
+        diff: 0,
+        scoreFor: 0,
+        h2h: 0,
+      });
     }
     return rows.get(team)!;
   };
@@ -106,7 +117,11 @@ export function swissPlaces(matches: StageMatch[], seeds: Map<string, number>): 
     opponents.get(m.team2_id!)!.push(m.team1_id!);
   }
   const rows = [...seeds.keys()].map((team) => ({
-    team, seed: seeds.get(team)!, position: 0, wins: wins.get(team)!, losses: losses.get(team)!,
+    team,
+    seed: seeds.get(team)!,
+    position: 0,
+    wins: wins.get(team)!,
+    losses: losses.get(team)!,
     buchholz: opponents.get(team)!.reduce((s, o) => s + wins.get(o)!, 0),
   }));
   rows.sort((a, b) => b.wins - a.wins || b.buchholz - a.buchholz || a.seed - b.seed);
@@ -158,8 +173,10 @@ export function doubleEliminationPlaces(matches: StageMatch[], seeds: Map<string
     if (!out.has(l) || key < out.get(l)!) out.set(l, key);
   }
   const ranked = rankBy([...out], (a, b) => a[1] - b[1]);
-  return [{ team: champion, seed: seeds.get(champion)!, position: 1 },
-    ...ranked.map(({ item: [team], position }) => ({ team, seed: seeds.get(team)!, position: position + 1 }))];
+  return [
+    { team: champion, seed: seeds.get(champion)!, position: 1 },
+    ...ranked.map(({ item: [team], position }) => ({ team, seed: seeds.get(team)!, position: position + 1 })),
+  ];
 }
 
 /** A stage's places, by its format. */
@@ -170,9 +187,12 @@ export function placesOf(format: Format, matches: StageMatch[], options: Record<
       const points = (options.points ?? {}) as { win?: number; loss?: number };
       return roundRobinPlaces(matches, seeds, points.win ?? 3, points.loss ?? 0);
     }
-    case "swiss": return swissPlaces(matches, seeds);
-    case "single_elimination": return singleEliminationPlaces(matches, seeds);
-    case "double_elimination": return doubleEliminationPlaces(matches, seeds);
+    case "swiss":
+      return swissPlaces(matches, seeds);
+    case "single_elimination":
+      return singleEliminationPlaces(matches, seeds);
+    case "double_elimination":
+      return doubleEliminationPlaces(matches, seeds);
   }
 }
 
@@ -220,7 +240,8 @@ export function qualifiersOf(format: Format, places: Place[], advance: Record<st
     const per = (p: Place, v: number) => v / Math.max(p.played!, 1);
     const next = places.filter((p) => p.groupPlace === perGroup + 1).sort((a, b) =>
       per(b, b.points!) - per(a, a.points!) || per(b, b.diff!) - per(a, a.diff!) ||
-      per(b, b.scoreFor!) - per(a, a.scoreFor!) || a.seed - b.seed);
+      per(b, b.scoreFor!) - per(a, a.scoreFor!) || a.seed - b.seed
+    );
     blocks.push(...next.slice(0, bestNext).map((p) => [q(p)]));
     return { blocks, tie: null };
   }

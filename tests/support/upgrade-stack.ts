@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { ROOT, freePort, prepareDatabase, startPostgres, startWatchdog, supabaseCli } from "../../scripts/stack.mjs";
+import { freePort, prepareDatabase, ROOT, startPostgres, startWatchdog, supabaseCli } from "../../scripts/stack.mjs";
 
 export const MIGRATIONS = path.join(ROOT, "supabase", "migrations");
 
@@ -74,8 +74,10 @@ export async function startUpgradeCluster(name: string): Promise<UpgradeCluster>
     }
   };
   const op = (account: string, opName: string, args: Json) =>
-    bound(account, "tournament_api_owner", "select (app.operation($1, $2::jsonb, null, true)).result as result",
-      [opName, JSON.stringify(args)]);
+    bound(account, "tournament_api_owner", "select (app.operation($1, $2::jsonb, null, true)).result as result", [
+      opName,
+      JSON.stringify(args),
+    ]);
   return {
     url: db.url,
     push: (files) => {

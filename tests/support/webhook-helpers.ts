@@ -49,7 +49,13 @@ export class Receiver {
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
         const path = (req.url ?? "/").split("?")[0];
-        const record: Received = { method: req.method ?? "", path, headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() };
+        const record: Received = {
+          method: req.method ?? "",
+          path,
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString("utf8"),
+          at: Date.now(),
+        };
         this.records.push(record);
         const nth = this.records.filter((r) => r.path === path).length;
         const responder = this.answers.get(path) ?? {};
@@ -119,8 +125,11 @@ export class Receiver {
 
   /** Resolves once `path` has received at least `n` requests; rejects after `timeoutMs`, saying what arrived. */
   async waitFor(path: string, n: number, timeoutMs = 10_000): Promise<Received[]> {
-    return await this.waitUntil(() => this.received(path).length >= n, timeoutMs,
-      () => `${n} requests on ${path}; got ${this.received(path).length}: ${this.received(path).map((r) => typeOf(r)).join(", ")}`)
+    return await this.waitUntil(
+      () => this.received(path).length >= n,
+      timeoutMs,
+      () => `${n} requests on ${path}; got ${this.received(path).length}: ${this.received(path).map((r) => typeOf(r)).join(", ")}`,
+    )
       .then(() => this.received(path));
   }
 
@@ -193,11 +202,16 @@ const running = new Set<TestDispatcher>();
  * WEBHOOK_ENCRYPTION_KEY); `env` overrides its settings (WEBHOOK_RETRY_SECONDS, ...). Resolves
  * once it listens for commits. Stop it with stop() or stopDispatchers().
  */
-export async function startTestDispatcher(env: Record<string, string> = {}, databaseUrl = inject("dispatcherDbUrl")): Promise<TestDispatcher> {
+export async function startTestDispatcher(
+  env: Record<string, string> = {},
+  databaseUrl = inject("dispatcherDbUrl"),
+): Promise<TestDispatcher> {
   const lines: string[] = [];
   const d = await startDispatcher({
-    databaseUrl, encryptionKey: inject("webhookEncryptionKey"),
-    env: { WEBHOOK_RETRY_SECONDS: "1,1", ...env }, onLine: (l: string) => lines.push(l),
+    databaseUrl,
+    encryptionKey: inject("webhookEncryptionKey"),
+    env: { WEBHOOK_RETRY_SECONDS: "1,1", ...env },
+    onLine: (l: string) => lines.push(l),
   });
   const child = d.child as import("node:child_process").ChildProcess;
   const exited = new Promise<void>((resolve) => {
@@ -273,20 +287,35 @@ export async function deliveries(t: Tenant, webhookId: string, query = ""): Prom
 }
 
 /** Polls the endpoint's deliveries until `done` holds; rejects after `timeoutMs`, showing them. */
-export async function waitForDeliveries(t: Tenant, webhookId: string, done: (list: Delivery[]) => boolean,
-  timeoutMs = 10_000): Promise<Delivery[]> {
+export async function waitForDeliveries(
+  t: Tenant,
+  webhookId: string,
+  done: (list: Delivery[]) => boolean,
+  timeoutMs = 10_000,
+): Promise<Delivery[]> {
   const until = Date.now() + timeoutMs;
   // A key of its own, renewed before its 100 requests a minute run out.
   let key = (await t.newKey(["read:webhooks"])).key;
-  for (let polls = 1; ; polls++) {
+  for (let polls = 1;; polls++) {
     if (polls % 80 === 0) key = (await t.newKey(["read:webhooks"])).key;
     const res = await request("GET", `/webhooks/${webhookId}/deliveries?limit=100`, { key });
     expectStatus(res, 200);
     const data: Delivery[] = res.body.data;
     if (done(data)) return data;
     if (Date.now() > until) {
-      throw new Error(`deliveries not as awaited after ${timeoutMs} ms: ${JSON.stringify(data.map((d) =>
-        ({ type: d.event_type, status: d.status, attempts: d.attempts, code: d.last_status_code, error: d.last_error })))}`);
+      throw new Error(
+        `deliveries not as awaited after ${timeoutMs} ms: ${
+          JSON.stringify(
+            data.map((d) => ({
+              type: d.event_type,
+              status: d.status,
+              attempts: d.attempts,
+              code: d.last_status_code,
+              error: d.last_error,
+            })),
+          )
+        }`,
+      );
     }
     await sleep(100);
   }

@@ -10,11 +10,10 @@
 import fs from "node:fs";
 import { describe, expect, inject, it } from "vitest";
 import pg from "pg";
-import { type ApiResponse, asOwnerRole, createTournament, request, sql, tenant, type Tenant } from "../support/helpers.ts";
+import { type ApiResponse, asOwnerRole, createTournament, request, sql, type Tenant, tenant } from "../support/helpers.ts";
 import { mulberry32 } from "../support/stages-oracle.ts";
 
-const SEED = process.env.TEAM_LOCKS_SEED !== undefined ? Number(process.env.TEAM_LOCKS_SEED)
-  : Math.floor(Math.random() * 2 ** 31);
+const SEED = process.env.TEAM_LOCKS_SEED !== undefined ? Number(process.env.TEAM_LOCKS_SEED) : Math.floor(Math.random() * 2 ** 31);
 const ROUNDS = Number(process.env.TEAM_LOCKS_ROUNDS ?? 12);
 
 type Op =
@@ -88,7 +87,9 @@ function drawOps(random: () => number): Op[] {
 /** The registration id of a team in a tournament, read before the race (null: none). */
 async function registrationOf(tournamentId: string, teamId: string): Promise<string | null> {
   const rows = await sql<{ id: string }>(
-    "select id from app.registrations where tournament_id = $1 and team_id = $2", [tournamentId, teamId]);
+    "select id from app.registrations where tournament_id = $1 and team_id = $2",
+    [tournamentId, teamId],
+  );
   return rows[0]?.id ?? null;
 }
 
@@ -129,54 +130,62 @@ function serverErrors(): string {
 }
 
 describe("teams, tournaments and registrations locked in one order", () => {
-  it(`answers every racing delete, rename, register, withdraw and start without a 5xx, and the answers match the database (seed ${SEED})`, async () => {
-    console.log(`teams-lock-order: seed ${SEED} (TEAM_LOCKS_SEED=<n> replays), ${ROUNDS} rounds`);
-    const random = mulberry32(SEED);
-    for (let r = 0; r < ROUNDS; r++) {
-      const round = await setUp();
-      const ops = drawOps(random);
-      const ownerKeys = await keys(round.owner, ops.length);
-      const otherKeys = await keys(round.other, ops.length);
-      const answers = await Promise.all(ops.map((op, i) => {
-        // Team writes need the owner's key; a tournament's requests its own account's.
-        const tenantOf = "tournament" in op ? round.tournaments[op.tournament].tenant : round.owner;
-        return send(round, op, tenantOf === round.owner ? ownerKeys[i] : otherKeys[i], i);
-      }));
-      const unexpected = ops.map((op, i) => ({ op, got: label(answers[i]), text: answers[i].text }))
-        .filter((x) => !ALLOWED[x.op.kind].includes(x.got));
-      if (unexpected.some((x) => x.got.startsWith("5"))) console.error(serverErrors());
-      expect(unexpected, `round ${r}, seed ${SEED}`).toEqual([]);
+  it(
+    `answers every racing delete, rename, register, withdraw and start without a 5xx, and the answers match the database (seed ${SEED})`,
+    async () => {
+      console.log(`teams-lock-order: seed ${SEED} (TEAM_LOCKS_SEED=<n> replays), ${ROUNDS} rounds`);
+      const random = mulberry32(SEED);
+      for (let r = 0; r < ROUNDS; r++) {
+        const round = await setUp();
+        const ops = drawOps(random);
+        const ownerKeys = await keys(round.owner, ops.length);
+        const otherKeys = await keys(round.other, ops.length);
+        const answers = await Promise.all(ops.map((op, i) => {
+          // Team writes need the owner's key; a tournament's requests its own account's.
+          const tenantOf = "tournament" in op ? round.tournaments[op.tournament].tenant : round.owner;
+          return send(round, op, tenantOf === round.owner ? ownerKeys[i] : otherKeys[i], i);
+        }));
+        const unexpected = ops.map((op, i) => ({ op, got: label(answers[i]), text: answers[i].text }))
+          .filter((x) => !ALLOWED[x.op.kind].includes(x.got));
+        if (unexpected.some((x) => x.got.startsWith("5"))) console.error(serverErrors());
+        expect(unexpected, `round ${r}, seed ${SEED}`).toEqual([]);
 
-      // What the answers say, the database holds.
-      for (const [i, op] of ops.entries()) {
-        const team = "team" in op ? round.teams[op.team] : undefined;
-        const [exists] = await sql<{ n: number }>("select count(*)::int as n from app.teams where id = $1", [team ?? null]);
-        if (op.kind === "delete" && answers[i].status === 200) {
-          expect(exists.n, `deleted team ${op.team} is gone`).toBe(0);
-          const [regs] = await sql<{ n: number }>("select count(*)::int as n from app.registrations where team_id = $1", [team]);
-          expect(regs.n, `deleted team ${op.team} left no registration`).toBe(0);
+        // What the answers say, the database holds.
+        for (const [i, op] of ops.entries()) {
+          const team = "team" in op ? round.teams[op.team] : undefined;
+          const [exists] = await sql<{ n: number }>("select count(*)::int as n from app.teams where id = $1", [team ?? null]);
+          if (op.kind === "delete" && answers[i].status === 200) {
+            expect(exists.n, `deleted team ${op.team} is gone`).toBe(0);
+            const [regs] = await sql<{ n: number }>("select count(*)::int as n from app.registrations where team_id = $1", [team]);
+            expect(regs.n, `deleted team ${op.team} left no registration`).toBe(0);
+          }
+          if (op.kind === "delete" && label(answers[i]) === "409 team_in_use") {
+            const [used] = await sql<{ n: number }>(
+              `select count(*)::int as n from app.registrations r join app.tournaments t on t.id = r.tournament_id
+              where r.team_id = $1 and t.status <> 'registration'`,
+              [team],
+            );
+            expect(used.n, `team ${op.team} answered in use is in a started tournament`).toBeGreaterThan(0);
+            expect(exists.n).toBe(1);
+          }
+          if (op.kind === "register" && answers[i].status === 201) {
+            // Registered, then possibly withdrawn by no one (withdrawals name the teams registered before the race)
+            // or removed with its team: a registration of a team that still exists is there.
+            const reg = await registrationOf(round.tournaments[op.tournament].id, team!);
+            if (exists.n === 1) expect(reg, `team ${op.team} registered in tournament ${op.tournament}`).not.toBeNull();
+          }
         }
-        if (op.kind === "delete" && label(answers[i]) === "409 team_in_use") {
-          const [used] = await sql<{ n: number }>(
-            `select count(*)::int as n from app.registrations r join app.tournaments t on t.id = r.tournament_id
-              where r.team_id = $1 and t.status <> 'registration'`, [team]);
-          expect(used.n, `team ${op.team} answered in use is in a started tournament`).toBeGreaterThan(0);
-          expect(exists.n).toBe(1);
-        }
-        if (op.kind === "register" && answers[i].status === 201) {
-          // Registered, then possibly withdrawn by no one (withdrawals name the teams registered before the race)
-          // or removed with its team: a registration of a team that still exists is there.
-          const reg = await registrationOf(round.tournaments[op.tournament].id, team!);
-          if (exists.n === 1) expect(reg, `team ${op.team} registered in tournament ${op.tournament}`).not.toBeNull();
-        }
+        // Every started tournament's matches name teams that exist; no registration names a deleted team.
+        const [orphans] = await sql<{ n: number }>(
+          `select count(*)::int as n from app.registrations r where r.tournament_id = any($1)
+            and not exists (select from app.teams tm where tm.id = r.team_id)`,
+          [round.tournaments.map((t) => t.id)],
+        );
+        expect(orphans.n).toBe(0);
       }
-      // Every started tournament's matches name teams that exist; no registration names a deleted team.
-      const [orphans] = await sql<{ n: number }>(
-        `select count(*)::int as n from app.registrations r where r.tournament_id = any($1)
-            and not exists (select from app.teams tm where tm.id = r.team_id)`, [round.tournaments.map((t) => t.id)]);
-      expect(orphans.n).toBe(0);
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 });
 
 describe("a registration landing while a team waits to be locked", () => {
@@ -194,14 +203,17 @@ describe("a registration landing while a team waits to be locked", () => {
       await a.query("select from app.tournaments where id = $1 for no key update", [late]);
       await a.query(
         "insert into app.registrations (tournament_id, account_id, team_id, payment_status) values ($1, $2, $3, 'complete')",
-        [late, owner.accountId, team]);
+        [late, owner.accountId, team],
+      );
       const locked = asOwnerRole(owner.accountId, async (b) => {
         const [{ pid }] = (await b.query<{ pid: number }>("select pg_backend_pid() as pid")).rows;
         const result = b.query<{ ok: boolean }>("select app.lock_team_and_tournaments($1) as ok", [team]);
         // B read the team's tournaments (not `late`: A has not committed), locked them and waits for the team.
         for (let i = 0; i < 100; i++) {
           const [w] = (await d.query<{ n: number }>(
-            "select count(*)::int as n from pg_stat_activity where pid = $1 and wait_event_type = 'Lock'", [pid])).rows;
+            "select count(*)::int as n from pg_stat_activity where pid = $1 and wait_event_type = 'Lock'",
+            [pid],
+          )).rows;
           if (w.n === 1) break;
           await new Promise((r) => setTimeout(r, 50));
         }
@@ -210,8 +222,8 @@ describe("a registration landing while a team waits to be locked", () => {
         expect(ok).toBe(true);
         // B holds every tournament the team is in now, `late` included, and the team.
         for (const id of [late, ...tournaments.slice(1).map((t) => t.id)]) {
-          await expect(d.query("select from app.tournaments where id = $1 for no key update nowait", [id]),
-            `tournament ${id} locked`).rejects.toMatchObject({ code: "55P03" });
+          await expect(d.query("select from app.tournaments where id = $1 for no key update nowait", [id]), `tournament ${id} locked`)
+            .rejects.toMatchObject({ code: "55P03" });
         }
         await expect(d.query("select from app.teams where id = $1 for key share nowait", [team]))
           .rejects.toMatchObject({ code: "55P03" });

@@ -6,14 +6,30 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  apiUrl, createKey, createTournament, expectError, expectStatus, request, sql, tenant, type ApiResponse, type Tenant,
+  type ApiResponse,
+  apiUrl,
+  createKey,
+  createTournament,
+  expectError,
+  expectStatus,
+  request,
+  sql,
+  type Tenant,
+  tenant,
 } from "../support/helpers.ts";
 
 const TEAM_FIELDS = ["created_at", "id", "logo_url", "name", "owned", "tag"];
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
 
-interface Team { id: string; name: string; tag: string; logo_url: string | null; owned: boolean; created_at: string }
+interface Team {
+  id: string;
+  name: string;
+  tag: string;
+  logo_url: string | null;
+  owned: boolean;
+  created_at: string;
+}
 
 /** A lower-case token no other test uses, to find this test's teams with `search`. */
 function token(): string {
@@ -75,7 +91,9 @@ describe("POST /teams", () => {
   it("creates a team owned by the caller: 201, Location, every field", async () => {
     const t = await tenant();
     const before = Date.now();
-    const res = await t.request("POST", "/teams", { body: { name: "Night Owls", tag: "OWL", logo_url: "https://cdn.example.com/owl.png" } });
+    const res = await t.request("POST", "/teams", {
+      body: { name: "Night Owls", tag: "OWL", logo_url: "https://cdn.example.com/owl.png" },
+    });
     expectStatus(res, 201);
     expect(res.body.success).toBe(true);
     const team = res.body.data;
@@ -164,7 +182,7 @@ describe("POST /teams", () => {
 
     it("returns 400 invalid_json for a body that is not a JSON object", async () => {
       const t = await tenant();
-      for (const raw of ["[]", "\"team\"", "{\"name\": "]) {
+      for (const raw of ["[]", '"team"', '{"name": ']) {
         const res = await t.request("POST", "/teams", { rawBody: raw, headers: { "content-type": "application/json" } });
         expectError(res, 400, "invalid_json");
       }
@@ -211,8 +229,12 @@ describe("POST /teams", () => {
     it("does not save a 400, so the corrected request can reuse the key", async () => {
       const t = await tenant();
       const name = `Corrected ${token()}`;
-      expectError(await t.request("POST", "/teams", { body: { name, tag: "" }, headers: { "idempotency-key": "team-3" } }),
-        400, "validation_error", ["tag"]);
+      expectError(
+        await t.request("POST", "/teams", { body: { name, tag: "" }, headers: { "idempotency-key": "team-3" } }),
+        400,
+        "validation_error",
+        ["tag"],
+      );
       const ok = await t.request("POST", "/teams", { body: { name, tag: "OK" }, headers: { "idempotency-key": "team-3" } });
       expectStatus(ok, 201);
       expect(ok.headers.get("idempotent-replayed")).toBeNull();
@@ -253,7 +275,13 @@ describe("GET /teams/{team_id}", () => {
     const p = await me.request("GET", `/teams/${platform}`);
     expectStatus(p, 200);
     expect(Object.keys(p.body.data).sort()).toEqual(TEAM_FIELDS);
-    expect(p.body.data).toMatchObject({ id: platform, name: "Platform Five", tag: "P5", logo_url: "https://example.com/p5.png", owned: false });
+    expect(p.body.data).toMatchObject({
+      id: platform,
+      name: "Platform Five",
+      tag: "P5",
+      logo_url: "https://example.com/p5.png",
+      owned: false,
+    });
     expect(p.body.data.created_at).toMatch(ISO_UTC);
 
     // The owner sees it as its own.
@@ -288,8 +316,14 @@ describe("GET /teams", () => {
       await platformTeam(`alpha ${tok}`, "A1"),
       await platformTeam(`Bravo ${tok}`, "B1", "https://example.com/b.png"),
     ];
-    const mine = [(await createTeam(a, { name: `Delta ${tok}`, tag: "D1" })).id, (await createTeam(a, { name: `Charlie ${tok}`, tag: "C1" })).id];
-    const theirs = [(await createTeam(b, { name: `Foxtrot ${tok}`, tag: "F1" })).id, (await createTeam(b, { name: `Bravo ${tok}`, tag: "B2" })).id];
+    const mine = [
+      (await createTeam(a, { name: `Delta ${tok}`, tag: "D1" })).id,
+      (await createTeam(a, { name: `Charlie ${tok}`, tag: "C1" })).id,
+    ];
+    const theirs = [
+      (await createTeam(b, { name: `Foxtrot ${tok}`, tag: "F1" })).id,
+      (await createTeam(b, { name: `Bravo ${tok}`, tag: "B2" })).id,
+    ];
     return { a, b, platform, mine, theirs, all: [...platform, ...mine, ...theirs] };
   }
 
@@ -319,7 +353,9 @@ describe("GET /teams", () => {
     const tok = token();
     const t = await tenant();
     const made = [];
-    for (let i = 0; i < 6; i++) made.push(i % 2 ? await platformTeam(`Twin ${tok}`, `P${i}`) : (await createTeam(t, { name: `Twin ${tok}`, tag: `A${i}` })).id);
+    for (let i = 0; i < 6; i++) {
+      made.push(i % 2 ? await platformTeam(`Twin ${tok}`, `P${i}`) : (await createTeam(t, { name: `Twin ${tok}`, tag: `A${i}` })).id);
+    }
     const res = await t.request("GET", `/teams?search=${tok}`);
     expectStatus(res, 200);
     expect(ids(res)).toEqual(await pgOrder(made));
@@ -344,7 +380,14 @@ describe("GET /teams", () => {
       const byName = await platformTeam(`The ${upper}s`, "N1");
       const byTag = (await createTeam(t, { name: "Nothing In Name", tag: `x${tok.slice(0, 12)}` })).id;
       const neither = await platformTeam(`Neither ${tok.slice(0, 5)}`, "N3");
-      for (const q of [tok.slice(0, 12), tok.slice(0, 12).toUpperCase(), tok.slice(2, 10), `${tok.slice(0, 1).toUpperCase()}${tok.slice(1, 12)}`]) {
+      for (
+        const q of [
+          tok.slice(0, 12),
+          tok.slice(0, 12).toUpperCase(),
+          tok.slice(2, 10),
+          `${tok.slice(0, 1).toUpperCase()}${tok.slice(1, 12)}`,
+        ]
+      ) {
         const res = await t.request("GET", `/teams?search=${encodeURIComponent(q)}`);
         expectStatus(res, 200);
         expect(ids(res), q).toEqual(await pgOrder([byName, byTag]));
@@ -463,51 +506,66 @@ describe("GET /teams", () => {
     });
 
     it.each([
-      ["page=0", "page"], ["page=-1", "page"], ["page=abc", "page"], ["page=1.5", "page"],
-      ["limit=0", "limit"], ["limit=101", "limit"], ["limit=x", "limit"], ["limit=", "limit"],
+      ["page=0", "page"],
+      ["page=-1", "page"],
+      ["page=abc", "page"],
+      ["page=1.5", "page"],
+      ["limit=0", "limit"],
+      ["limit=101", "limit"],
+      ["limit=x", "limit"],
+      ["limit=", "limit"],
     ])("returns 400 validation_error for %s", async (query, field) => {
       const t = await tenant();
       expectError(await t.request("GET", `/teams?${query}`), 400, "validation_error", [field]);
     });
 
     it("walks every team of a search exactly once, in Postgres's order, for any teams and any limit (property)", async () => {
-      await fc.assert(fc.asyncProperty(
-        fc.array(fc.record({
-          name: fc.constantFrom("Ant", "ant", "Bee", "bee", "Cat", "Ant Hill", "Zed", "_x", "%y", "Émile"),
-          owner: fc.constantFrom("platform", "a", "b"),
-        }), { maxLength: 12 }),
-        fc.integer({ min: 1, max: 5 }),
-        fc.constantFrom(undefined, "true", "false"),
-        async (rows, limit, owned) => {
-          const tok = token();
-          const a = await tenant();
-          const b = await tenant();
-          const mine: string[] = [];
-          const all: string[] = [];
-          for (const [i, row] of rows.entries()) {
-            const name = `${row.name} ${tok}`;
-            if (row.owner === "platform") all.push(await platformTeam(name, `T${i}`));
-            else {
-              const id = (await createTeam(row.owner === "a" ? a : b, { name, tag: `T${i}` })).id;
-              all.push(id);
-              if (row.owner === "a") mine.push(id);
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(
+            fc.record({
+              name: fc.constantFrom("Ant", "ant", "Bee", "bee", "Cat", "Ant Hill", "Zed", "_x", "%y", "Émile"),
+              owner: fc.constantFrom("platform", "a", "b"),
+            }),
+            { maxLength: 12 },
+          ),
+          fc.integer({ min: 1, max: 5 }),
+          fc.constantFrom(undefined, "true", "false"),
+          async (rows, limit, owned) => {
+            const tok = token();
+            const a = await tenant();
+            const b = await tenant();
+            const mine: string[] = [];
+            const all: string[] = [];
+            for (const [i, row] of rows.entries()) {
+              const name = `${row.name} ${tok}`;
+              if (row.owner === "platform") all.push(await platformTeam(name, `T${i}`));
+              else {
+                const id = (await createTeam(row.owner === "a" ? a : b, { name, tag: `T${i}` })).id;
+                all.push(id);
+                if (row.owner === "a") mine.push(id);
+              }
             }
-          }
-          const kept = owned === undefined ? all : all.filter((id) => mine.includes(id) === (owned === "true"));
-          const want = await pgOrder(kept);
-          const { key } = await createKey(a.accountId);
-          const seen: string[] = [];
-          for (let page = 1; page <= Math.ceil(want.length / limit) + 1; page++) {
-            const res = await request("GET", `/teams?search=${tok}&limit=${limit}&page=${page}${owned ? `&owned=${owned}` : ""}`, { key });
-            expectStatus(res, 200);
-            expect(res.body.pagination).toEqual({ page, limit, total: want.length, next_cursor: null });
-            expect(res.body.data.length).toBe(Math.max(0, Math.min(limit, want.length - (page - 1) * limit)));
-            for (const team of res.body.data) expect(team.owned).toBe(mine.includes(team.id));
-            seen.push(...ids(res));
-          }
-          expect(seen).toEqual(want);
-          expect(new Set(seen).size).toBe(seen.length);
-        }), { numRuns: 15 });
+            const kept = owned === undefined ? all : all.filter((id) => mine.includes(id) === (owned === "true"));
+            const want = await pgOrder(kept);
+            const { key } = await createKey(a.accountId);
+            const seen: string[] = [];
+            for (let page = 1; page <= Math.ceil(want.length / limit) + 1; page++) {
+              const res = await request("GET", `/teams?search=${tok}&limit=${limit}&page=${page}${owned ? `&owned=${owned}` : ""}`, {
+                key,
+              });
+              expectStatus(res, 200);
+              expect(res.body.pagination).toEqual({ page, limit, total: want.length, next_cursor: null });
+              expect(res.body.data.length).toBe(Math.max(0, Math.min(limit, want.length - (page - 1) * limit)));
+              for (const team of res.body.data) expect(team.owned).toBe(mine.includes(team.id));
+              seen.push(...ids(res));
+            }
+            expect(seen).toEqual(want);
+            expect(new Set(seen).size).toBe(seen.length);
+          },
+        ),
+        { numRuns: 15 },
+      );
     }, 120_000);
   });
 
@@ -533,7 +591,9 @@ describe("PATCH /teams/{team_id}", () => {
     const logo = await t.request("PATCH", `/teams/${team.id}`, { body: { logo_url: null } });
     expectStatus(logo, 200);
     expect(logo.body.data).toEqual({ ...team, name: "After", tag: "AF", logo_url: null });
-    const all = await t.request("PATCH", `/teams/${team.id}`, { body: { name: "Third", tag: "3RD", logo_url: "http://example.com/3.png" } });
+    const all = await t.request("PATCH", `/teams/${team.id}`, {
+      body: { name: "Third", tag: "3RD", logo_url: "http://example.com/3.png" },
+    });
     expectStatus(all, 200);
     expect(all.body.data).toEqual({ ...team, name: "Third", tag: "3RD", logo_url: "http://example.com/3.png" });
     expect((await t.request("GET", `/teams/${team.id}`)).body.data).toEqual(all.body.data);
@@ -547,7 +607,10 @@ describe("PATCH /teams/{team_id}", () => {
     const tournament = await createTournament(other);
     const reg = await register(other, tournament.id, team.id);
     expectStatus(reg, 201);
-    expectStatus(await owner.request("PATCH", `/teams/${team.id}`, { body: { name: "New Name", logo_url: "https://example.com/n.png" } }), 200);
+    expectStatus(
+      await owner.request("PATCH", `/teams/${team.id}`, { body: { name: "New Name", logo_url: "https://example.com/n.png" } }),
+      200,
+    );
     const got = await other.request("GET", `/tournaments/${tournament.id}/registrations/${reg.body.data.id}`);
     expectStatus(got, 200);
     expect(got.body.data.teams).toEqual({ id: team.id, name: "New Name", tag: "ON", logo_url: "https://example.com/n.png" });
@@ -690,37 +753,46 @@ describe("DELETE /teams/{team_id}", () => {
     expectStatus(await register(other, otherT.id, newcomer.id), 201);
   });
 
-  it.each(["ongoing", "completed"])("returns 409 team_in_use when the team is in another account's %s tournament, and keeps everything", async (status) => {
-    const owner = await tenant();
-    const organiser = await tenant();
-    const team = await createTeam(owner, { name: `Busy ${status}`, tag: "BZ" });
-    const rival = await createTeam(organiser, { name: "Rival", tag: "RV" });
-    const busy = await ongoingWith(organiser, [team.id, rival.id]);
-    if (status === "completed") {
-      const results = await organiser.request("GET", `/tournaments/${busy.id}/results`);
-      const [final] = results.body.data.matches;
-      expectStatus(await organiser.request("PATCH", `/tournaments/${busy.id}/matches/${final.id}`, { body: { team1_score: 1, team2_score: 0 } }), 200);
-      expectStatus(await organiser.request("PATCH", `/tournaments/${busy.id}`, { body: { status: "completed" } }), 200);
-    }
-    // Also registered in an open tournament of its owner: that registration must stay too.
-    const open = await createTournament(owner);
-    expectStatus(await register(owner, open.id, team.id), 201);
+  it.each(["ongoing", "completed"])(
+    "returns 409 team_in_use when the team is in another account's %s tournament, and keeps everything",
+    async (status) => {
+      const owner = await tenant();
+      const organiser = await tenant();
+      const team = await createTeam(owner, { name: `Busy ${status}`, tag: "BZ" });
+      const rival = await createTeam(organiser, { name: "Rival", tag: "RV" });
+      const busy = await ongoingWith(organiser, [team.id, rival.id]);
+      if (status === "completed") {
+        const results = await organiser.request("GET", `/tournaments/${busy.id}/results`);
+        const [final] = results.body.data.matches;
+        expectStatus(
+          await organiser.request("PATCH", `/tournaments/${busy.id}/matches/${final.id}`, { body: { team1_score: 1, team2_score: 0 } }),
+          200,
+        );
+        expectStatus(await organiser.request("PATCH", `/tournaments/${busy.id}`, { body: { status: "completed" } }), 200);
+      }
+      // Also registered in an open tournament of its owner: that registration must stay too.
+      const open = await createTournament(owner);
+      expectStatus(await register(owner, open.id, team.id), 201);
 
-    const res = await owner.request("DELETE", `/teams/${team.id}`);
-    expectError(res, 409, "team_in_use");
-    expect(res.text).not.toContain(organiser.accountId);
-    expect(await teamExists(team.id)).toBe(true);
-    expect(await registrationsOf(team.id)).toBe(2);
-    const results = await organiser.request("GET", `/tournaments/${busy.id}/results`);
-    expectStatus(results, 200);
-    expect(results.body.data.matches[0].team1_id).toBe(team.id);
-  });
+      const res = await owner.request("DELETE", `/teams/${team.id}`);
+      expectError(res, 409, "team_in_use");
+      expect(res.text).not.toContain(organiser.accountId);
+      expect(await teamExists(team.id)).toBe(true);
+      expect(await registrationsOf(team.id)).toBe(2);
+      const results = await organiser.request("GET", `/tournaments/${busy.id}/results`);
+      expectStatus(results, 200);
+      expect(results.body.data.matches[0].team1_id).toBe(team.id);
+    },
+  );
 
   it("returns 409 team_in_use for a team registered in a started tournament without taking part (not checked in)", async () => {
     const owner = await tenant();
     const organiser = await tenant();
     const team = await createTeam(owner, { name: "No Show", tag: "NS" });
-    const players = [(await createTeam(organiser, { name: "Player A", tag: "PA" })).id, (await createTeam(organiser, { name: "Player B", tag: "PB" })).id];
+    const players = [
+      (await createTeam(organiser, { name: "Player A", tag: "PA" })).id,
+      (await createTeam(organiser, { name: "Player B", tag: "PB" })).id,
+    ];
     const tournament = await createTournament(organiser, { max_teams: 4, check_in_opens: new Date(Date.now() - 60_000).toISOString() });
     const regs = [];
     for (const id of [...players, team.id]) {
@@ -729,7 +801,10 @@ describe("DELETE /teams/{team_id}", () => {
       regs.push(res.body.data.id);
     }
     for (const reg of regs.slice(0, 2)) {
-      expectStatus(await organiser.request("PATCH", `/tournaments/${tournament.id}/registrations/${reg}`, { body: { checked_in: true } }), 200);
+      expectStatus(
+        await organiser.request("PATCH", `/tournaments/${tournament.id}/registrations/${reg}`, { body: { checked_in: true } }),
+        200,
+      );
     }
     expectStatus(await organiser.request("PATCH", `/tournaments/${tournament.id}`, { body: { status: "ongoing" } }), 200);
     expectError(await owner.request("DELETE", `/teams/${team.id}`), 409, "team_in_use");
@@ -797,7 +872,9 @@ describe("races", () => {
       const what = `round ${round}: delete ${del.status} ${del.text}\nstart ${start.status} ${start.text}`;
       const results = await organiser.request("GET", `/tournaments/${tournament.id}/results`);
       expectStatus(results, 200);
-      const inMatches = results.body.data.matches.some((m: { team1_id: string; team2_id: string }) => m.team1_id === team.id || m.team2_id === team.id);
+      const inMatches = results.body.data.matches.some((m: { team1_id: string; team2_id: string }) =>
+        m.team1_id === team.id || m.team2_id === team.id
+      );
       if (del.status === 200) {
         expect(await teamExists(team.id), what).toBe(false);
         expect(await registrationsOf(team.id), what).toBe(0);

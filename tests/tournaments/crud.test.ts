@@ -2,12 +2,38 @@
 // and a real Postgres. Every test seeds its own account, so tests never share data.
 import { describe, expect, it } from "vitest";
 import {
-  apiUrl, createTeams, createTournament, expectStatus, sql, type Tenant, tenant, tournamentBody, expectError,
+  apiUrl,
+  createTeams,
+  createTournament,
+  expectError,
+  expectStatus,
+  sql,
+  type Tenant,
+  tenant,
+  tournamentBody,
 } from "../support/helpers.ts";
 
 const FIELDS = [
-  "check_in_opens", "created_at", "format_options", "description", "entry_fee", "format", "game_id", "id", "max_teams", "name",
-  "prize_pool", "registration_closes", "rules", "slug", "stages", "starts_at", "status", "team_size", "updated_at", "version",
+  "check_in_opens",
+  "created_at",
+  "format_options",
+  "description",
+  "entry_fee",
+  "format",
+  "game_id",
+  "id",
+  "max_teams",
+  "name",
+  "prize_pool",
+  "registration_closes",
+  "rules",
+  "slug",
+  "stages",
+  "starts_at",
+  "status",
+  "team_size",
+  "updated_at",
+  "version",
   "visibility",
 ].sort();
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -25,7 +51,8 @@ async function registerTeams(t: Tenant, tournamentId: string, count: number, pre
   await sql(
     `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
      select $1, $2, team_id, 'complete' from unnest($3::uuid[]) with ordinality u(team_id, n) order by n`,
-    [tournamentId, t.accountId, teams]);
+    [tournamentId, t.accountId, teams],
+  );
   return teams;
 }
 
@@ -42,9 +69,10 @@ async function ongoingTournament(t: Tenant, overrides: Record<string, unknown> =
 async function completedTournament(t: Tenant, overrides: Record<string, unknown> = {}) {
   const ongoing = await ongoingTournament(t, overrides);
   const [final] = await sql<{ id: string }>(
-    "select id from app.matches where tournament_id = $1 and next_match_id is null", [ongoing.id]);
-  const report = await t.request("PATCH", `/tournaments/${ongoing.id}/matches/${final.id}`,
-    { body: { team1_score: 3, team2_score: 1 } });
+    "select id from app.matches where tournament_id = $1 and next_match_id is null",
+    [ongoing.id],
+  );
+  const report = await t.request("PATCH", `/tournaments/${ongoing.id}/matches/${final.id}`, { body: { team1_score: 3, team2_score: 1 } });
   expectStatus(report, 200);
   const res = await t.request("PATCH", `/tournaments/${ongoing.id}`, { body: { status: "completed" } });
   expectStatus(res, 200);
@@ -67,13 +95,26 @@ describe("POST /tournaments", () => {
     const data = res.body.data;
     expect(Object.keys(data).sort()).toEqual(FIELDS);
     expect(data).toMatchObject({
-      name: body.name, game_id: body.game_id, team_size: body.team_size, max_teams: body.max_teams,
-      status: "registration", format: "single_elimination", description: "", rules: "",
-      entry_fee: 0, prize_pool: 0,
-      starts_at: body.starts_at, registration_closes: body.starts_at,
+      name: body.name,
+      game_id: body.game_id,
+      team_size: body.team_size,
+      max_teams: body.max_teams,
+      status: "registration",
+      format: "single_elimination",
+      description: "",
+      rules: "",
+      entry_fee: 0,
+      prize_pool: 0,
+      starts_at: body.starts_at,
+      registration_closes: body.starts_at,
       format_options: { third_place_match: false, best_of: 1, final_best_of: 1 },
       // Without `stages`, one stage made of format and format_options (section 12).
-      stages: [{ name: "Stage 1", format: "single_elimination", format_options: { third_place_match: false, best_of: 1, final_best_of: 1 }, advance: null }],
+      stages: [{
+        name: "Stage 1",
+        format: "single_elimination",
+        format_options: { third_place_match: false, best_of: 1, final_best_of: 1 },
+        advance: null,
+      }],
     });
     expect(data.id).toMatch(UUID);
     for (const f of ["starts_at", "registration_closes", "created_at", "updated_at"]) expect(data[f]).toMatch(ISO_Z);
@@ -91,14 +132,22 @@ describe("POST /tournaments", () => {
   it("stores and returns every optional field when given", async () => {
     const t = await tenant();
     const body = tournamentBody({
-      description: "A long description", format: "single_elimination", entry_fee: 12.5, prize_pool: 2500.75,
-      registration_closes: inDays(29), rules: "Best of three.",
+      description: "A long description",
+      format: "single_elimination",
+      entry_fee: 12.5,
+      prize_pool: 2500.75,
+      registration_closes: inDays(29),
+      rules: "Best of three.",
     });
     const res = await t.request("POST", "/tournaments", { body });
     expectStatus(res, 201);
     expect(res.body.data).toMatchObject({
-      description: body.description, format: "single_elimination", entry_fee: 12.5, prize_pool: 2500.75,
-      registration_closes: body.registration_closes, rules: body.rules,
+      description: body.description,
+      format: "single_elimination",
+      entry_fee: 12.5,
+      prize_pool: 2500.75,
+      registration_closes: body.registration_closes,
+      rules: body.rules,
     });
   });
 
@@ -128,19 +177,44 @@ describe("POST /tournaments", () => {
 
   const long = (n: number) => "x".repeat(n);
   it.each<[string, unknown]>([
-    ["name", ""], ["name", "   "], ["name", long(101)], ["name", 42], ["name", null],
-    ["description", long(5001)], ["description", 7],
-    ["game_id", "not-a-uuid"], ["game_id", "6f1c2b1a3c4d4e5f8a9b0c1d2e3f4a5b"], ["game_id", 12],
-    ["format", "battle_royale"], ["format", "Round_Robin"],
-    ["team_size", 0], ["team_size", 101], ["team_size", 2.5], ["team_size", "5"],
-    ["max_teams", 1], ["max_teams", 1025], ["max_teams", 8.5], ["max_teams", "8"],
-    ["entry_fee", -0.01], ["entry_fee", 1_000_000.01], ["entry_fee", 1.005], ["entry_fee", 10.000000001],
+    ["name", ""],
+    ["name", "   "],
+    ["name", long(101)],
+    ["name", 42],
+    ["name", null],
+    ["description", long(5001)],
+    ["description", 7],
+    ["game_id", "not-a-uuid"],
+    ["game_id", "6f1c2b1a3c4d4e5f8a9b0c1d2e3f4a5b"],
+    ["game_id", 12],
+    ["format", "battle_royale"],
+    ["format", "Round_Robin"],
+    ["team_size", 0],
+    ["team_size", 101],
+    ["team_size", 2.5],
+    ["team_size", "5"],
+    ["max_teams", 1],
+    ["max_teams", 1025],
+    ["max_teams", 8.5],
+    ["max_teams", "8"],
+    ["entry_fee", -0.01],
+    ["entry_fee", 1_000_000.01],
+    ["entry_fee", 1.005],
+    ["entry_fee", 10.000000001],
     ["entry_fee", "10.00"],
-    ["prize_pool", -1], ["prize_pool", 100_000_000.01], ["prize_pool", 0.001], ["prize_pool", "100"],
-    ["starts_at", "2099-06-15T12:00:00"], ["starts_at", "2099-06-15"], ["starts_at", "next friday"],
-    ["starts_at", "2099-02-30T12:00:00Z"], ["starts_at", 4102444800],
-    ["registration_closes", "2099-06-15T12:00:00"], ["registration_closes", "soon"],
-    ["rules", long(20_001)], ["rules", false],
+    ["prize_pool", -1],
+    ["prize_pool", 100_000_000.01],
+    ["prize_pool", 0.001],
+    ["prize_pool", "100"],
+    ["starts_at", "2099-06-15T12:00:00"],
+    ["starts_at", "2099-06-15"],
+    ["starts_at", "next friday"],
+    ["starts_at", "2099-02-30T12:00:00Z"],
+    ["starts_at", 4102444800],
+    ["registration_closes", "2099-06-15T12:00:00"],
+    ["registration_closes", "soon"],
+    ["rules", long(20_001)],
+    ["rules", false],
   ])("returns 400 validation_error when %s is %j", async (field, value) => {
     const t = await tenant();
     const res = await t.request("POST", "/tournaments", { body: tournamentBody({ [field]: value }) });
@@ -148,10 +222,20 @@ describe("POST /tournaments", () => {
   });
 
   it.each<[string, unknown]>([
-    ["name", "x"], ["name", long(100)], ["description", long(5000)], ["rules", long(20_000)],
-    ["team_size", 1], ["team_size", 100], ["max_teams", 2], ["max_teams", 1024],
-    ["entry_fee", 0], ["entry_fee", 1_000_000], ["entry_fee", 999_999.99],
-    ["prize_pool", 0], ["prize_pool", 100_000_000], ["prize_pool", 99_999_999.99],
+    ["name", "x"],
+    ["name", long(100)],
+    ["description", long(5000)],
+    ["rules", long(20_000)],
+    ["team_size", 1],
+    ["team_size", 100],
+    ["max_teams", 2],
+    ["max_teams", 1024],
+    ["entry_fee", 0],
+    ["entry_fee", 1_000_000],
+    ["entry_fee", 999_999.99],
+    ["prize_pool", 0],
+    ["prize_pool", 100_000_000],
+    ["prize_pool", 99_999_999.99],
   ])("accepts %s at its bound %j and returns it unchanged", async (field, value) => {
     const t = await tenant();
     const res = await t.request("POST", "/tournaments", { body: tournamentBody({ [field]: value }) });
@@ -169,15 +253,13 @@ describe("POST /tournaments", () => {
 
   it("returns money as exact JSON numbers with at most 2 decimals", async () => {
     const t = await tenant();
-    const res = await t.request("POST", "/tournaments",
-      { body: tournamentBody({ entry_fee: 19.99, prize_pool: 99_999_999.99 }) });
+    const res = await t.request("POST", "/tournaments", { body: tournamentBody({ entry_fee: 19.99, prize_pool: 99_999_999.99 }) });
     expectStatus(res, 201);
     expect(res.text).toMatch(/"entry_fee"\s*:\s*19\.99\s*[,}]/);
     expect(res.text).toMatch(/"prize_pool"\s*:\s*99999999\.99\s*[,}]/);
     expect(res.body.data.entry_fee).toBe(19.99);
     expect(res.body.data.prize_pool).toBe(99_999_999.99);
-    const [row] = await sql("select entry_fee::text, prize_pool::text from app.tournaments where id = $1",
-      [res.body.data.id]);
+    const [row] = await sql("select entry_fee::text, prize_pool::text from app.tournaments where id = $1", [res.body.data.id]);
     expect(row).toEqual({ entry_fee: "19.99", prize_pool: "99999999.99" });
   });
 
@@ -311,14 +393,15 @@ describe("GET /tournaments", () => {
               now() + interval '30 days', now() + interval '30 days',
               coalesce($4::timestamptz, now() - i * interval '1 minute'), now()
          from generate_series(1, $5) i`,
-      [t.accountId, fields.game_id ?? tournamentBody().game_id, fields.status ?? "registration",
-        fields.created_at ?? null, count]);
+      [t.accountId, fields.game_id ?? tournamentBody().game_id, fields.status ?? "registration", fields.created_at ?? null, count],
+    );
   }
 
   async function expectedOrder(t: Tenant, where = "true", values: unknown[] = []) {
     const rows = await sql<{ id: string }>(
       `select id from app.tournaments where account_id = $1 and ${where} order by created_at desc, id desc`,
-      [t.accountId, ...values]);
+      [t.accountId, ...values],
+    );
     return rows.map((r) => r.id);
   }
 
@@ -331,8 +414,7 @@ describe("GET /tournaments", () => {
     expectStatus(res, 200);
     expect(res.body.success).toBe(true);
     expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 3, next_cursor: null });
-    const byRecency = [a, b, c].sort((x, y) =>
-      y.created_at.localeCompare(x.created_at) || y.id.localeCompare(x.id));
+    const byRecency = [a, b, c].sort((x, y) => y.created_at.localeCompare(x.created_at) || y.id.localeCompare(x.id));
     expect(res.body.data.map((d: { id: string }) => d.id)).toEqual(byRecency.map((d) => d.id));
     expect(res.body.data.find((d: { id: string }) => d.id === c.id)).toEqual(c);
     expect(Object.keys(res.body).sort()).toEqual(["data", "meta", "pagination", "success"]);
@@ -366,7 +448,12 @@ describe("GET /tournaments", () => {
     for (const page of [1, 2, 3, 4]) {
       const res = await t.request("GET", `/tournaments?page=${page}&limit=2`);
       expectStatus(res, 200);
-      expect(res.body.pagination).toEqual({ page, limit: 2, total: 5, next_cursor: page < 3 ? expect.stringMatching(/^[0-9a-f]{48}$/) : null });
+      expect(res.body.pagination).toEqual({
+        page,
+        limit: 2,
+        total: 5,
+        next_cursor: page < 3 ? expect.stringMatching(/^[0-9a-f]{48}$/) : null,
+      });
       pages.push(res.body.data.map((d: { id: string }) => d.id));
     }
     expect(pages).toEqual([order.slice(0, 2), order.slice(2, 4), order.slice(4, 5), []]);
@@ -433,9 +520,19 @@ describe("GET /tournaments", () => {
   });
 
   it.each([
-    ["page", "0"], ["page", "-1"], ["page", "abc"], ["page", "1.5"], ["page", ""],
-    ["limit", "0"], ["limit", "101"], ["limit", "ten"], ["limit", "2.0"],
-    ["status", "open"], ["status", "REGISTRATION"], ["game_id", "123"], ["game_id", "not-a-uuid"],
+    ["page", "0"],
+    ["page", "-1"],
+    ["page", "abc"],
+    ["page", "1.5"],
+    ["page", ""],
+    ["limit", "0"],
+    ["limit", "101"],
+    ["limit", "ten"],
+    ["limit", "2.0"],
+    ["status", "open"],
+    ["status", "REGISTRATION"],
+    ["game_id", "123"],
+    ["game_id", "not-a-uuid"],
   ])("returns 400 validation_error naming %s=%j", async (name, value) => {
     const t = await tenant();
     const res = await t.request("GET", `/tournaments?${name}=${encodeURIComponent(value)}`);
@@ -450,15 +547,27 @@ describe("PATCH /tournaments/{id} in registration", () => {
     const created = await createTournament(t);
     await new Promise((r) => setTimeout(r, 20));
     const changes = {
-      name: "Renamed Cup", description: "new description", game_id: OTHER_GAME, format: "single_elimination",
-      team_size: 3, max_teams: 16, entry_fee: 7.25, prize_pool: 1000.1, starts_at: "2099-05-01T18:00:00+02:00",
-      registration_closes: "2099-04-30T12:00:00Z", rules: "new rules",
+      name: "Renamed Cup",
+      description: "new description",
+      game_id: OTHER_GAME,
+      format: "single_elimination",
+      team_size: 3,
+      max_teams: 16,
+      entry_fee: 7.25,
+      prize_pool: 1000.1,
+      starts_at: "2099-05-01T18:00:00+02:00",
+      registration_closes: "2099-04-30T12:00:00Z",
+      rules: "new rules",
     };
     const res = await t.request("PATCH", `/tournaments/${created.id}`, { body: changes });
     expectStatus(res, 200);
     expect(res.body.data).toEqual({
-      ...created, ...changes, starts_at: "2099-05-01T16:00:00.000Z", registration_closes: "2099-04-30T12:00:00.000Z",
-      updated_at: res.body.data.updated_at, version: created.version + 1,
+      ...created,
+      ...changes,
+      starts_at: "2099-05-01T16:00:00.000Z",
+      registration_closes: "2099-04-30T12:00:00.000Z",
+      updated_at: res.body.data.updated_at,
+      version: created.version + 1,
     });
     expect(res.body.data.updated_at).toMatch(ISO_Z);
     expect(Date.parse(res.body.data.updated_at)).toBeGreaterThan(Date.parse(created.updated_at));
@@ -483,8 +592,12 @@ describe("PATCH /tournaments/{id} in registration", () => {
   });
 
   it.each([
-    ["id", crypto.randomUUID()], ["slug", "new-slug-abcdef"], ["created_at", "2030-01-01T00:00:00Z"],
-    ["updated_at", "2030-01-01T00:00:00Z"], ["account_id", crypto.randomUUID()], ["colour", "blue"],
+    ["id", crypto.randomUUID()],
+    ["slug", "new-slug-abcdef"],
+    ["created_at", "2030-01-01T00:00:00Z"],
+    ["updated_at", "2030-01-01T00:00:00Z"],
+    ["account_id", crypto.randomUUID()],
+    ["colour", "blue"],
   ])("returns 400 validation_error naming the read-only or unknown field %s", async (field, value) => {
     const t = await tenant();
     const created = await createTournament(t);
@@ -494,11 +607,29 @@ describe("PATCH /tournaments/{id} in registration", () => {
   });
 
   it.each<[string, unknown]>([
-    ["name", ""], ["name", "  "], ["name", "z".repeat(101)], ["name", null], ["description", "d".repeat(5001)],
-    ["description", null], ["game_id", "nope"], ["format", "ladder"], ["team_size", 0], ["team_size", 101],
-    ["max_teams", 1], ["max_teams", 1025], ["max_teams", 3.5], ["entry_fee", -1], ["entry_fee", 1.234],
-    ["entry_fee", 1_000_001], ["prize_pool", 100_000_001], ["prize_pool", "5"], ["starts_at", "2099-01-01T00:00:00"],
-    ["registration_closes", "2099-01-01"], ["rules", "r".repeat(20_001)], ["status", "cancelled"], ["status", null],
+    ["name", ""],
+    ["name", "  "],
+    ["name", "z".repeat(101)],
+    ["name", null],
+    ["description", "d".repeat(5001)],
+    ["description", null],
+    ["game_id", "nope"],
+    ["format", "ladder"],
+    ["team_size", 0],
+    ["team_size", 101],
+    ["max_teams", 1],
+    ["max_teams", 1025],
+    ["max_teams", 3.5],
+    ["entry_fee", -1],
+    ["entry_fee", 1.234],
+    ["entry_fee", 1_000_001],
+    ["prize_pool", 100_000_001],
+    ["prize_pool", "5"],
+    ["starts_at", "2099-01-01T00:00:00"],
+    ["registration_closes", "2099-01-01"],
+    ["rules", "r".repeat(20_001)],
+    ["status", "cancelled"],
+    ["status", null],
   ])("returns 400 validation_error when %s is %j", async (field, value) => {
     const t = await tenant();
     const created = await createTournament(t);
@@ -586,8 +717,12 @@ describe("PATCH /tournaments/{id} in ongoing", () => {
   });
 
   it.each<[string, unknown]>([
-    ["game_id", OTHER_GAME], ["team_size", 2], ["max_teams", 16], ["entry_fee", 10],
-    ["starts_at", "2099-07-01T00:00:00Z"], ["registration_closes", "1999-07-01T00:00:00Z"],
+    ["game_id", OTHER_GAME],
+    ["team_size", 2],
+    ["max_teams", 16],
+    ["entry_fee", 10],
+    ["starts_at", "2099-07-01T00:00:00Z"],
+    ["registration_closes", "1999-07-01T00:00:00Z"],
   ])("returns 409 tournament_locked when %s changes, and changes nothing", async (field, value) => {
     const t = await tenant();
     const ongoing = await ongoingTournament(t);
@@ -620,7 +755,11 @@ describe("PATCH /tournaments/{id} in completed", () => {
   });
 
   it.each<[string, unknown]>([
-    ["prize_pool", 123], ["game_id", OTHER_GAME], ["team_size", 2], ["max_teams", 16], ["entry_fee", 10],
+    ["prize_pool", 123],
+    ["game_id", OTHER_GAME],
+    ["team_size", 2],
+    ["max_teams", 16],
+    ["entry_fee", 10],
     ["starts_at", "2099-07-01T00:00:00Z"],
   ])("returns 409 tournament_locked when %s changes, and changes nothing", async (field, value) => {
     const t = await tenant();
@@ -647,8 +786,7 @@ describe("status transitions", () => {
   it("returns 409 invalid_status_transition going ongoing with fewer than 2 registrations", async () => {
     const t = await tenant();
     const created = await createTournament(t);
-    expectError(await t.request("PATCH", `/tournaments/${created.id}`, { body: { status: "ongoing" } }),
-      409, "invalid_status_transition");
+    expectError(await t.request("PATCH", `/tournaments/${created.id}`, { body: { status: "ongoing" } }), 409, "invalid_status_transition");
     await registerTeams(t, created.id, 1);
     const res = await t.request("PATCH", `/tournaments/${created.id}`, { body: { status: "ongoing", name: "Unapplied" } });
     expectError(res, 409, "invalid_status_transition");
@@ -754,7 +892,9 @@ describe("DELETE /tournaments/{id}", () => {
     const tournament = status === "ongoing" ? await ongoingTournament(t) : await completedTournament(t);
     const [{ regs: regsBefore, matches: matchesBefore }] = await sql(
       `select (select count(*)::int from app.registrations where tournament_id = $1) regs,
-              (select count(*)::int from app.matches where tournament_id = $1) matches`, [tournament.id]);
+              (select count(*)::int from app.matches where tournament_id = $1) matches`,
+      [tournament.id],
+    );
     expect(regsBefore).toBe(2);
     expect(matchesBefore).toBe(1);
     const res = await t.request("DELETE", `/tournaments/${tournament.id}`);
@@ -762,7 +902,9 @@ describe("DELETE /tournaments/{id}", () => {
     expect(res.body.data).toEqual({ message: "Tournament deleted" });
     const [{ regs, matches }] = await sql(
       `select (select count(*)::int from app.registrations where tournament_id = $1) regs,
-              (select count(*)::int from app.matches where tournament_id = $1) matches`, [tournament.id]);
+              (select count(*)::int from app.matches where tournament_id = $1) matches`,
+      [tournament.id],
+    );
     expect({ regs, matches }).toEqual({ regs: 0, matches: 0 });
     expectError(await t.request("GET", `/tournaments/${tournament.id}/results`), 404, "not_found");
   });
@@ -786,16 +928,26 @@ describe("stages", () => {
 
   it("creates a tournament of stages, each completed with its defaults; format and format_options read as stage 1's", async () => {
     const t = await tenant();
-    const res = await t.request("POST", "/tournaments", { body: tournamentBody({ max_teams: 16, stages: [
-      { format: "round_robin", format_options: { groups: 4 }, advance: { per_group: 2 } },
-      { name: "  Swiss  ", format: "swiss", advance: { top: 4 } },
-      { name: "Finals", format: "double_elimination", format_options: { grand_final: "single", best_of: 1, final_best_of: 1 } },
-    ] }) });
+    const res = await t.request("POST", "/tournaments", {
+      body: tournamentBody({
+        max_teams: 16,
+        stages: [
+          { format: "round_robin", format_options: { groups: 4 }, advance: { per_group: 2 } },
+          { name: "  Swiss  ", format: "swiss", advance: { top: 4 } },
+          { name: "Finals", format: "double_elimination", format_options: { grand_final: "single", best_of: 1, final_best_of: 1 } },
+        ],
+      }),
+    });
     expectStatus(res, 201);
     const stages = [
       { name: "Stage 1", format: "round_robin", format_options: RR(4), advance: { per_group: 2, best_next: 0 } },
       { name: "Swiss", format: "swiss", format_options: { rounds: null, best_of: 1 }, advance: { top: 4 } },
-      { name: "Finals", format: "double_elimination", format_options: { grand_final: "single", best_of: 1, final_best_of: 1 }, advance: null },
+      {
+        name: "Finals",
+        format: "double_elimination",
+        format_options: { grand_final: "single", best_of: 1, final_best_of: 1 },
+        advance: null,
+      },
     ];
     expect(res.body.data).toMatchObject({ format: "round_robin", format_options: RR(4), stages });
     expect(res.body.data.stages).toEqual(stages);
@@ -804,27 +956,45 @@ describe("stages", () => {
 
   it("keeps best_next when given, and accepts 4 stages", async () => {
     const t = await tenant();
-    const res = await t.request("POST", "/tournaments", { body: tournamentBody({ max_teams: 32, stages: [
-      { format: "round_robin", format_options: { groups: 4 }, advance: { per_group: 2, best_next: 2 } },
-      { format: "swiss", format_options: { rounds: 3, best_of: 1 }, advance: { top: 8 } },
-      { format: "double_elimination", advance: { top: 4 } },
-      { format: "single_elimination", format_options: { third_place_match: true, best_of: 1, final_best_of: 1 } },
-    ] }) });
+    const res = await t.request("POST", "/tournaments", {
+      body: tournamentBody({
+        max_teams: 32,
+        stages: [
+          { format: "round_robin", format_options: { groups: 4 }, advance: { per_group: 2, best_next: 2 } },
+          { format: "swiss", format_options: { rounds: 3, best_of: 1 }, advance: { top: 8 } },
+          { format: "double_elimination", advance: { top: 4 } },
+          { format: "single_elimination", format_options: { third_place_match: true, best_of: 1, final_best_of: 1 } },
+        ],
+      }),
+    });
     expectStatus(res, 201);
     expect(res.body.data.stages).toEqual([
       { name: "Stage 1", format: "round_robin", format_options: RR(4), advance: { per_group: 2, best_next: 2 } },
       { name: "Stage 2", format: "swiss", format_options: { rounds: 3, best_of: 1 }, advance: { top: 8 } },
-      { name: "Stage 3", format: "double_elimination", format_options: { grand_final: "reset", best_of: 1, final_best_of: 1 }, advance: { top: 4 } },
-      { name: "Stage 4", format: "single_elimination", format_options: { third_place_match: true, best_of: 1, final_best_of: 1 }, advance: null },
+      {
+        name: "Stage 3",
+        format: "double_elimination",
+        format_options: { grand_final: "reset", best_of: 1, final_best_of: 1 },
+        advance: { top: 4 },
+      },
+      {
+        name: "Stage 4",
+        format: "single_elimination",
+        format_options: { third_place_match: true, best_of: 1, final_best_of: 1 },
+        advance: null,
+      },
     ]);
   });
 
   it("a single stage given as stages is the same tournament as format and format_options", async () => {
     const t = await tenant();
-    const res = await t.request("POST", "/tournaments", { body: tournamentBody({ stages: [{ format: "swiss", format_options: { rounds: 3, best_of: 1 } }] }) });
+    const res = await t.request("POST", "/tournaments", {
+      body: tournamentBody({ stages: [{ format: "swiss", format_options: { rounds: 3, best_of: 1 } }] }),
+    });
     expectStatus(res, 201);
     expect(res.body.data).toMatchObject({
-      format: "swiss", format_options: { rounds: 3, best_of: 1 },
+      format: "swiss",
+      format_options: { rounds: 3, best_of: 1 },
       stages: [{ name: "Stage 1", format: "swiss", format_options: { rounds: 3, best_of: 1 }, advance: null }],
     });
   });
@@ -849,33 +1019,50 @@ describe("stages", () => {
     ["an empty name", [stage({ name: "   " }), last()], "stages[0].name"],
     ["a name of 61 characters", [stage(), last({ name: "n".repeat(61) })], "stages[1].name"],
     ["a name that is not a string", [stage({ name: 7 }), last()], "stages[0].name"],
-    ["groups 0", [stage({ format: "round_robin", format_options: { groups: 0 }, advance: { per_group: 2 } }), last()],
-      "stages[0].format_options.groups"],
-    ["groups not an integer", [stage({ format: "round_robin", format_options: { groups: "2" }, advance: { per_group: 2 } }), last()],
-      "stages[0].format_options.groups"],
+    [
+      "groups 0",
+      [stage({ format: "round_robin", format_options: { groups: 0 }, advance: { per_group: 2 } }), last()],
+      "stages[0].format_options.groups",
+    ],
+    [
+      "groups not an integer",
+      [stage({ format: "round_robin", format_options: { groups: "2" }, advance: { per_group: 2 } }), last()],
+      "stages[0].format_options.groups",
+    ],
     ["another format's option", [stage({ format_options: { rounds: 3, best_of: 1 } }), last()], "stages[0].format_options.rounds"],
-    ["rounds 0 in the last stage", [stage({ advance: { top: 4 } }), last({ format: "swiss", format_options: { rounds: 0 } })],
-      "stages[1].format_options.rounds"],
+    [
+      "rounds 0 in the last stage",
+      [stage({ advance: { top: 4 } }), last({ format: "swiss", format_options: { rounds: 0 } })],
+      "stages[1].format_options.rounds",
+    ],
     ["top below 2", [stage({ advance: { top: 1 } }), last()], "stages[0].advance.top"],
     ["top not an integer", [stage({ advance: { top: 2.5 } }), last()], "stages[0].advance.top"],
     ["per_group after an elimination stage", [stage({ advance: { per_group: 2 } }), last()], "stages[0].advance.per_group"],
     ["top after a round robin", [stage({ format: "round_robin", advance: { top: 2 } }), last()], "stages[0].advance.top"],
     ["per_group 0", [stage({ format: "round_robin", advance: { per_group: 0 } }), last()], "stages[0].advance.per_group"],
-    ["best_next beyond the number of groups",
-      [stage({ format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 1, best_next: 3 } }), last()],
-      "stages[0].advance.best_next"],
+    ["best_next beyond the number of groups", [
+      stage({ format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 1, best_next: 3 } }),
+      last(),
+    ], "stages[0].advance.best_next"],
     ["one team sent on (K < 2)", [stage({ format: "round_robin", advance: { per_group: 1 } }), last()], "stages[0].advance"],
     // K rules: the next stage must be playable by the K teams sent on.
-    ["swiss after top 4 with 4 rounds (rounds > K − 1)",
-      [stage({ advance: { top: 4 } }), last({ format: "swiss", format_options: { rounds: 4 } })], "stages[0].advance"],
-    ["swiss with 2 rounds after 2 groups sending 1 each (K = 2)",
-      [stage({ format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 1 } }), last({ format: "swiss", format_options: { rounds: 2 } })],
-      "stages[0].advance"],
-    ["a round robin of 3 groups after top 5 (groups > K / 2)",
-      [stage({ format: "swiss", advance: { top: 5 } }), last({ format: "round_robin", format_options: { groups: 3 } })], "stages[0].advance"],
-    ["a round robin of 2 groups after top 3, as the middle stage",
-      [stage({ advance: { top: 8 } }), stage({ advance: { top: 3 } }), last({ format: "round_robin", format_options: { groups: 2 } })],
-      "stages[1].advance"],
+    ["swiss after top 4 with 4 rounds (rounds > K − 1)", [
+      stage({ advance: { top: 4 } }),
+      last({ format: "swiss", format_options: { rounds: 4 } }),
+    ], "stages[0].advance"],
+    ["swiss with 2 rounds after 2 groups sending 1 each (K = 2)", [
+      stage({ format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 1 } }),
+      last({ format: "swiss", format_options: { rounds: 2 } }),
+    ], "stages[0].advance"],
+    ["a round robin of 3 groups after top 5 (groups > K / 2)", [
+      stage({ format: "swiss", advance: { top: 5 } }),
+      last({ format: "round_robin", format_options: { groups: 3 } }),
+    ], "stages[0].advance"],
+    ["a round robin of 2 groups after top 3, as the middle stage", [
+      stage({ advance: { top: 8 } }),
+      stage({ advance: { top: 3 } }),
+      last({ format: "round_robin", format_options: { groups: 2 } }),
+    ], "stages[1].advance"],
   ])("POST returns 400 validation_error naming the field for %s, and creates nothing", async (_what, stages, field) => {
     const t = await tenant();
     const res = await t.request("POST", "/tournaments", { body: tournamentBody({ stages }) });
@@ -886,9 +1073,14 @@ describe("stages", () => {
   it.each<[string, unknown]>([
     ["swiss with rounds K − 1", [stage({ advance: { top: 4 } }), last({ format: "swiss", format_options: { rounds: 3, best_of: 1 } })]],
     ["swiss of ceil(log2 K) rounds by default", [stage({ advance: { top: 2 } }), last({ format: "swiss" })]],
-    ["a round robin of K / 2 groups", [stage({ format: "swiss", advance: { top: 6 } }), last({ format: "round_robin", format_options: { groups: 3 } })]],
-    ["best_next counted in K", [stage({ format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 1, best_next: 1 } }),
-      last({ format: "swiss", format_options: { rounds: 2 } })]],
+    ["a round robin of K / 2 groups", [
+      stage({ format: "swiss", advance: { top: 6 } }),
+      last({ format: "round_robin", format_options: { groups: 3 } }),
+    ]],
+    ["best_next counted in K", [
+      stage({ format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 1, best_next: 1 } }),
+      last({ format: "swiss", format_options: { rounds: 2 } }),
+    ]],
     ["an advance of null on the last stage", [stage(), last({ advance: null })]],
   ])("POST accepts %s", async (_what, stages) => {
     const t = await tenant();
@@ -912,42 +1104,81 @@ describe("stages", () => {
     it("replaces the stages; format and format_options follow stage 1", async () => {
       const t = await tenant();
       const created = await createTournament(t, { format: "double_elimination" });
-      expect(created.stages).toEqual([{ name: "Stage 1", format: "double_elimination", format_options: { grand_final: "reset", best_of: 1, final_best_of: 1 }, advance: null }]);
+      expect(created.stages).toEqual([{
+        name: "Stage 1",
+        format: "double_elimination",
+        format_options: { grand_final: "reset", best_of: 1, final_best_of: 1 },
+        advance: null,
+      }]);
       const res = await t.request("PATCH", `/tournaments/${created.id}`, { body: { stages: groupsIntoPlayoffs() } });
       expectStatus(res, 200);
       const stages = [
         { name: "Groups", format: "round_robin", format_options: RR(2), advance: { per_group: 2, best_next: 0 } },
         { name: "Playoffs", format: "single_elimination", format_options: SE, advance: null },
       ];
-      expect(res.body.data).toEqual({ ...created, format: "round_robin", format_options: RR(2), stages, updated_at: res.body.data.updated_at,
-        version: created.version + 1 });
+      expect(res.body.data).toEqual({
+        ...created,
+        format: "round_robin",
+        format_options: RR(2),
+        stages,
+        updated_at: res.body.data.updated_at,
+        version: created.version + 1,
+      });
       expect((await t.request("GET", `/tournaments/${created.id}`)).body.data).toEqual(res.body.data);
     });
 
     it("changes stage 1 when format or format_options change, the later stages staying", async () => {
       const t = await tenant();
       const created = await createTournament(t, { stages: groupsIntoPlayoffs() });
-      const options = await t.request("PATCH", `/tournaments/${created.id}`, { body: { format_options: { groups: 1, points: { win: 2 } } } });
+      const options = await t.request("PATCH", `/tournaments/${created.id}`, {
+        body: { format_options: { groups: 1, points: { win: 2 } } },
+      });
       expectStatus(options, 200);
       expect(options.body.data.format_options).toEqual({ groups: 1, points: { win: 2, loss: 0 }, best_of: 1 });
-      expect(options.body.data.stages).toEqual([{ ...created.stages[0], format_options: { groups: 1, points: { win: 2, loss: 0 }, best_of: 1 } }, created.stages[1]]);
+      expect(options.body.data.stages).toEqual([{
+        ...created.stages[0],
+        format_options: { groups: 1, points: { win: 2, loss: 0 }, best_of: 1 },
+      }, created.stages[1]]);
       // Stage 1 as swiss would keep its round robin advance ({per_group}), which swiss cannot take
       // ({top}): the 400 names what the client sent, format, not a default it never wrote.
       const format = await t.request("PATCH", `/tournaments/${created.id}`, { body: { format: "swiss" } });
       expectError(format, 400, "validation_error", ["format"]);
       expect(format.body.error.details[0].message).toMatch(/send stages/);
       expect((await t.request("GET", `/tournaments/${created.id}`)).body.data).toEqual(options.body.data);
-      const both = await t.request("PATCH", `/tournaments/${created.id}`, { body: { format: "swiss", stages: [
-        { format: "swiss", advance: { top: 4 } }, created.stages[1]] } });
+      const both = await t.request("PATCH", `/tournaments/${created.id}`, {
+        body: {
+          format: "swiss",
+          stages: [
+            { format: "swiss", advance: { top: 4 } },
+            created.stages[1],
+          ],
+        },
+      });
       expectError(both, 400, "validation_error", ["stages"]);
-      const swiss = await t.request("PATCH", `/tournaments/${created.id}`, { body: { stages: [
-        { format: "swiss", advance: { top: 4 } }, created.stages[1]] } });
+      const swiss = await t.request("PATCH", `/tournaments/${created.id}`, {
+        body: {
+          stages: [
+            { format: "swiss", advance: { top: 4 } },
+            created.stages[1],
+          ],
+        },
+      });
       expectStatus(swiss, 200);
       const elimination = await t.request("PATCH", `/tournaments/${created.id}`, { body: { format: "double_elimination" } });
       expectStatus(elimination, 200);
-      expect(elimination.body.data).toMatchObject({ format: "double_elimination", format_options: { grand_final: "reset", best_of: 1, final_best_of: 1 } });
+      expect(elimination.body.data).toMatchObject({
+        format: "double_elimination",
+        format_options: { grand_final: "reset", best_of: 1, final_best_of: 1 },
+      });
       expect(elimination.body.data.stages).toEqual([
-        { name: "Stage 1", format: "double_elimination", format_options: { grand_final: "reset", best_of: 1, final_best_of: 1 }, advance: { top: 4 } }, created.stages[1]]);
+        {
+          name: "Stage 1",
+          format: "double_elimination",
+          format_options: { grand_final: "reset", best_of: 1, final_best_of: 1 },
+          advance: { top: 4 },
+        },
+        created.stages[1],
+      ]);
     });
 
     it("may go back to one stage", async () => {
@@ -955,24 +1186,30 @@ describe("stages", () => {
       const created = await createTournament(t, { stages: groupsIntoPlayoffs() });
       const res = await t.request("PATCH", `/tournaments/${created.id}`, { body: { stages: [{ format: "swiss" }] } });
       expectStatus(res, 200);
-      expect(res.body.data).toMatchObject({ format: "swiss", format_options: { rounds: null, best_of: 1 },
-        stages: [{ name: "Stage 1", format: "swiss", format_options: { rounds: null, best_of: 1 }, advance: null }] });
+      expect(res.body.data).toMatchObject({
+        format: "swiss",
+        format_options: { rounds: null, best_of: 1 },
+        stages: [{ name: "Stage 1", format: "swiss", format_options: { rounds: null, best_of: 1 }, advance: null }],
+      });
     });
 
     it.each<[string, Record<string, unknown>, string]>([
       ["advance missing on stage 2 of 3", { stages: [stage(), last(), last()] }, "stages[1].advance"],
       ["advance on the last stage", { stages: [stage(), stage()] }, "stages[1].advance"],
-      ["groups of a stage", { stages: [stage({ format: "round_robin", format_options: { groups: -1 }, advance: { per_group: 1 } }), last()] },
-        "stages[0].format_options.groups"],
+      ["groups of a stage", {
+        stages: [stage({ format: "round_robin", format_options: { groups: -1 }, advance: { per_group: 1 } }), last()],
+      }, "stages[0].format_options.groups"],
       ["an unknown field", { stages: [stage({ foo: true }), last()] }, "stages[0].foo"],
       ["no stage", { stages: [] }, "stages"],
       ["5 stages", { stages: [stage(), stage(), stage(), stage(), last()] }, "stages"],
       ["stages with format", { stages: [last()], format: "swiss" }, "stages"],
       ["stages with format_options", { stages: [last()], format_options: {} }, "stages"],
-      ["swiss rounds beyond K − 1", { stages: [stage({ advance: { top: 3 } }), last({ format: "swiss", format_options: { rounds: 3, best_of: 1 } })] },
-        "stages[0].advance"],
-      ["round robin groups beyond K / 2", { stages: [stage({ advance: { top: 3 } }), last({ format: "round_robin", format_options: { groups: 2 } })] },
-        "stages[0].advance"],
+      ["swiss rounds beyond K − 1", {
+        stages: [stage({ advance: { top: 3 } }), last({ format: "swiss", format_options: { rounds: 3, best_of: 1 } })],
+      }, "stages[0].advance"],
+      ["round robin groups beyond K / 2", {
+        stages: [stage({ advance: { top: 3 } }), last({ format: "round_robin", format_options: { groups: 2 } })],
+      }, "stages[0].advance"],
     ])("returns 400 naming the field for %s, and changes nothing", async (_what, body, field) => {
       const t = await tenant();
       const created = await createTournament(t, { stages: groupsIntoPlayoffs() });
@@ -996,9 +1233,12 @@ describe("stages", () => {
     const SWISS = { name: "Swiss", format: "swiss", format_options: { rounds: 2 }, advance: { top: 2 } };
     it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
       ["stages", { stages: [{ format: "swiss" }] }, GROUPS],
-      ["stages (a later stage's options)", { stages: [
-        GROUPS, { name: "Playoffs", format: "single_elimination", format_options: { third_place_match: true, best_of: 1, final_best_of: 1 } },
-      ] }, GROUPS],
+      ["stages (a later stage's options)", {
+        stages: [
+          GROUPS,
+          { name: "Playoffs", format: "single_elimination", format_options: { third_place_match: true, best_of: 1, final_best_of: 1 } },
+        ],
+      }, GROUPS],
       ["format", { format: "double_elimination" }, SWISS],
       ["format_options", { format_options: { groups: 2 } }, GROUPS],
       ["format_options (swiss rounds)", { format_options: { rounds: 1 } }, SWISS],
@@ -1016,7 +1256,12 @@ describe("stages", () => {
       const ongoing = await started(t);
       const res = await t.request("PATCH", `/tournaments/${ongoing.id}`, { body: { name: "Same stages", stages: ongoing.stages } });
       expectStatus(res, 200);
-      expect(res.body.data).toEqual({ ...ongoing, name: "Same stages", updated_at: res.body.data.updated_at, version: ongoing.version + 1 });
+      expect(res.body.data).toEqual({
+        ...ongoing,
+        name: "Same stages",
+        updated_at: res.body.data.updated_at,
+        version: ongoing.version + 1,
+      });
     });
 
     it("still checks the stages first: an invalid definition is a 400, not a 409", async () => {

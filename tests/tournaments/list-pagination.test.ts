@@ -4,12 +4,16 @@
 // the rows of the filter in order, and page-by-page agrees with it.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createKey, expectError, expectStatus, request, sql, tenant, type Tenant } from "../support/helpers.ts";
+import { createKey, expectError, expectStatus, request, sql, type Tenant, tenant } from "../support/helpers.ts";
 
 const GAMES = ["6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b", "0a0a0a0a-1b1b-4c2c-8d3d-4e4e4e4e4e4e"];
 const STATUSES = ["registration", "ongoing", "completed"] as const;
 
-interface Row { status: (typeof STATUSES)[number]; game: 0 | 1; minute: number }
+interface Row {
+  status: (typeof STATUSES)[number];
+  game: 0 | 1;
+  minute: number;
+}
 
 async function insert(accountId: string, rows: Row[]) {
   await sql(
@@ -19,13 +23,16 @@ async function insert(accountId: string, rows: Row[]) {
             now() + interval '30 days', now() + interval '30 days',
             timestamptz '2031-01-01' + r.minute * interval '1 minute', now()
        from unnest($2::uuid[], $3::text[], $4::int[]) with ordinality r (game, status, minute, ord)`,
-    [accountId, rows.map((r) => GAMES[r.game]), rows.map((r) => r.status), rows.map((r) => r.minute)]);
+    [accountId, rows.map((r) => GAMES[r.game]), rows.map((r) => r.status), rows.map((r) => r.minute)],
+  );
 }
 
 async function expected(accountId: string, status: string | null, game: string | null): Promise<string[]> {
   const rows = await sql<{ id: string }>(
     `select id from app.tournaments where account_id = $1 and ($2::text is null or status = $2)
-        and ($3::uuid is null or game_id = $3) order by created_at desc, id desc`, [accountId, status, game]);
+        and ($3::uuid is null or game_id = $3) order by created_at desc, id desc`,
+    [accountId, status, game],
+  );
   return rows.map((r) => r.id);
 }
 
@@ -37,38 +44,48 @@ async function get(t: Tenant, path: string) {
 
 describe("GET /tournaments with cursor", () => {
   it("walks every row of any filter exactly once, in order, whatever the limit (property)", async () => {
-    await fc.assert(fc.asyncProperty(
-      fc.array(fc.record({ status: fc.constantFrom(...STATUSES), game: fc.constantFrom(0 as const, 1 as const),
-        minute: fc.integer({ min: 0, max: 5 }) }), { maxLength: 40 }),
-      fc.option(fc.constantFrom(...STATUSES), { nil: null }),
-      fc.option(fc.constantFrom(0, 1), { nil: null }),
-      fc.integer({ min: 1, max: 7 }),
-      async (rows, status, game, limit) => {
-        const t = await tenant();
-        await insert(t.accountId, rows);
-        const gameId = game === null ? null : GAMES[game];
-        const want = await expected(t.accountId, status, gameId);
-        const filter = `${status ? `&status=${status}` : ""}${gameId ? `&game_id=${gameId}` : ""}`;
-        const { key } = await createKey(t.accountId);
-        const seen: string[] = [];
-        const paged: string[] = [];
-        let cursor: string | null = null;
-        for (let page = 1; page <= want.length / limit + 1; page++) {
-          const res = await request("GET", `/tournaments?limit=${limit}${filter}${cursor ? `&cursor=${cursor}` : ""}`, { key });
-          expectStatus(res, 200);
-          expect(res.body.pagination).toMatchObject({ limit, total: want.length, page: cursor ? null : 1 });
-          seen.push(...res.body.data.map((d: { id: string }) => d.id));
-          cursor = res.body.pagination.next_cursor;
-          const byPage = await request("GET", `/tournaments?limit=${limit}&page=${page}${filter}`, { key });
-          expectStatus(byPage, 200);
-          paged.push(...byPage.body.data.map((d: { id: string }) => d.id));
-          expect(byPage.body.pagination.next_cursor === null).toBe(page * limit >= want.length);
-          if (!cursor) break;
-        }
-        expect(cursor).toBeNull();
-        expect(seen).toEqual(want);
-        expect(paged).toEqual(want);
-      }), { numRuns: 25 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            status: fc.constantFrom(...STATUSES),
+            game: fc.constantFrom(0 as const, 1 as const),
+            minute: fc.integer({ min: 0, max: 5 }),
+          }),
+          { maxLength: 40 },
+        ),
+        fc.option(fc.constantFrom(...STATUSES), { nil: null }),
+        fc.option(fc.constantFrom(0, 1), { nil: null }),
+        fc.integer({ min: 1, max: 7 }),
+        async (rows, status, game, limit) => {
+          const t = await tenant();
+          await insert(t.accountId, rows);
+          const gameId = game === null ? null : GAMES[game];
+          const want = await expected(t.accountId, status, gameId);
+          const filter = `${status ? `&status=${status}` : ""}${gameId ? `&game_id=${gameId}` : ""}`;
+          const { key } = await createKey(t.accountId);
+          const seen: string[] = [];
+          const paged: string[] = [];
+          let cursor: string | null = null;
+          for (let page = 1; page <= want.length / limit + 1; page++) {
+            const res = await request("GET", `/tournaments?limit=${limit}${filter}${cursor ? `&cursor=${cursor}` : ""}`, { key });
+            expectStatus(res, 200);
+            expect(res.body.pagination).toMatchObject({ limit, total: want.length, page: cursor ? null : 1 });
+            seen.push(...res.body.data.map((d: { id: string }) => d.id));
+            cursor = res.body.pagination.next_cursor;
+            const byPage = await request("GET", `/tournaments?limit=${limit}&page=${page}${filter}`, { key });
+            expectStatus(byPage, 200);
+            paged.push(...byPage.body.data.map((d: { id: string }) => d.id));
+            expect(byPage.body.pagination.next_cursor === null).toBe(page * limit >= want.length);
+            if (!cursor) break;
+          }
+          expect(cursor).toBeNull();
+          expect(seen).toEqual(want);
+          expect(paged).toEqual(want);
+        },
+      ),
+      { numRuns: 25 },
+    );
   }, 120_000);
 
   it("stays stable while tournaments are created between pages", async () => {
@@ -123,17 +140,27 @@ describe("pagination.total from the per-account counters", () => {
        select count(*)::int as bad from actual a
          full join (select game_id, status, sum(n) as n from app.tournament_counts where account_id = $1
                      group by 1, 2 having sum(n) <> 0) c using (game_id, status)
-        where a.n is distinct from c.n`, [accountId]);
+        where a.n is distinct from c.n`,
+      [accountId],
+    );
     return row.bad;
   }
 
   it("stays exact under concurrent creates, status changes, game changes and deletes", async () => {
     const t = await tenant();
     const keys = await Promise.all(Array.from({ length: 6 }, () => createKey(t.accountId)));
-    await insert(t.accountId, Array.from({ length: 30 }, (_, i) => ({ status: "registration" as const, game: (i % 2) as 0 | 1, minute: i })));
+    await insert(
+      t.accountId,
+      Array.from({ length: 30 }, (_, i) => ({ status: "registration" as const, game: (i % 2) as 0 | 1, minute: i })),
+    );
     const ids = await expected(t.accountId, null, null);
-    const body = (i: number) => ({ name: `Race ${i}`, game_id: GAMES[i % 2], team_size: 5, max_teams: 8,
-      starts_at: new Date(Date.now() + 86_400_000).toISOString() });
+    const body = (i: number) => ({
+      name: `Race ${i}`,
+      game_id: GAMES[i % 2],
+      team_size: 5,
+      max_teams: 8,
+      starts_at: new Date(Date.now() + 86_400_000).toISOString(),
+    });
     const work: Promise<unknown>[] = [];
     for (let i = 0; i < 30; i++) {
       const key = keys[i % keys.length].key;
@@ -148,7 +175,9 @@ describe("pagination.total from the per-account counters", () => {
     expect(await countsAgree(t.accountId)).toBe(0);
     // The racing writers came through several backends, so several slots of a count were used.
     const [{ slots }] = await sql<{ slots: number }>(
-      "select count(distinct slot)::int as slots from app.tournament_counts where account_id = $1", [t.accountId]);
+      "select count(distinct slot)::int as slots from app.tournament_counts where account_id = $1",
+      [t.accountId],
+    );
     expect(slots).toBeGreaterThan(1);
     for (const [status, game] of [[null, null], ["completed", null], [null, GAMES[1]], ["registration", GAMES[0]]]) {
       const res = await get(t, `/tournaments?limit=1${status ? `&status=${status}` : ""}${game ? `&game_id=${game}` : ""}`);

@@ -11,17 +11,51 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { freePort, startFunction } from "../../scripts/stack.mjs";
 import {
-  admin, ALL_SCOPES, type ApiResponse, createTeams, createTournament, expectError, expectStatus, request, setRateHits, sql,
-  type Tenant, tenant, tournamentBody,
+  admin,
+  ALL_SCOPES,
+  type ApiResponse,
+  createTeams,
+  createTournament,
+  expectError,
+  expectStatus,
+  request,
+  setRateHits,
+  sql,
+  type Tenant,
+  tenant,
+  tournamentBody,
 } from "../support/helpers.ts";
 import {
-  createEndpoint, DatabaseProxy, deliveries, type Delivery, type Endpoint, payloadOf, type Received, Receiver, sleep,
-  startTestDispatcher, stopDispatchers, typeOf, waitForDeliveries,
+  createEndpoint,
+  DatabaseProxy,
+  deliveries,
+  type Delivery,
+  type Endpoint,
+  payloadOf,
+  type Received,
+  Receiver,
+  sleep,
+  startTestDispatcher,
+  stopDispatchers,
+  typeOf,
+  waitForDeliveries,
 } from "../support/webhook-helpers.ts";
 
 const ENDPOINT_FIELDS = ["created_at", "description", "disabled_reason", "enabled", "events", "id", "tournament_id", "updated_at", "url"];
-const DELIVERY_FIELDS = ["attempts", "created_at", "delivered_at", "event_id", "event_type", "id", "last_attempt_at",
-  "last_error", "last_status_code", "next_attempt_at", "payload", "status"];
+const DELIVERY_FIELDS = [
+  "attempts",
+  "created_at",
+  "delivered_at",
+  "event_id",
+  "event_type",
+  "id",
+  "last_attempt_at",
+  "last_error",
+  "last_status_code",
+  "next_attempt_at",
+  "payload",
+  "status",
+];
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 /** Nothing listens on port 9 of the loopback: an attempt there is refused at once. */
@@ -67,15 +101,19 @@ async function register(t: Tenant, tournamentId: string, teams: string[]) {
 async function marker(t: Tenant, endpointId: string, path: string): Promise<Received[]> {
   const before = rx.received(path).length;
   expectStatus(await t.request("POST", `/webhooks/${endpointId}/test`), 202);
-  await rx.waitUntil(() => rx.received(path).slice(before).some((r) => typeOf(r) === "webhook.test"), 10_000,
-    () => `webhook.test on ${path}; got ${rx.received(path).map(typeOf).join(", ")}`);
+  await rx.waitUntil(
+    () => rx.received(path).slice(before).some((r) => typeOf(r) === "webhook.test"),
+    10_000,
+    () => `webhook.test on ${path}; got ${rx.received(path).map(typeOf).join(", ")}`,
+  );
   return rx.received(path);
 }
 
 /** Verifies a received request's Standard Webhooks signature with a secret; throws when it does not verify. */
 function verify(r: Received, secret: string): unknown {
   return new Webhook(secret).verify(r.body, {
-    "webhook-id": String(r.headers["webhook-id"]), "webhook-timestamp": String(r.headers["webhook-timestamp"]),
+    "webhook-id": String(r.headers["webhook-id"]),
+    "webhook-timestamp": String(r.headers["webhook-timestamp"]),
     "webhook-signature": String(r.headers["webhook-signature"]),
   });
 }
@@ -131,7 +169,9 @@ describe("endpoints: create, read, update, delete", () => {
     const t = await tenant();
     const e = await createEndpoint(t, { url: NOWHERE, events: ["*"] });
     const raw = Buffer.from(e.secret.slice(6), "base64");
-    const [row] = await sql("select secret, previous_secret, row_to_json(w)::text as text from app.webhook_endpoints w where id = $1", [e.id]);
+    const [row] = await sql("select secret, previous_secret, row_to_json(w)::text as text from app.webhook_endpoints w where id = $1", [
+      e.id,
+    ]);
     expect(Buffer.isBuffer(row.secret)).toBe(true);
     expect(row.secret.includes(raw)).toBe(false);
     expect(row.text).not.toContain(e.secret.slice(6));
@@ -162,7 +202,9 @@ describe("endpoints: create, read, update, delete", () => {
     ["created_at", { created_at: "2026-01-01T00:00:00Z" }, "created_at"],
   ])("refuses a create body with %s (strict), naming it, and creates nothing", async (_label, extra, field) => {
     const t = await tenant();
-    expectError(await t.request("POST", "/webhooks", { body: { url: NOWHERE, events: ["*"], ...extra } }), 400, "validation_error", [field]);
+    expectError(await t.request("POST", "/webhooks", { body: { url: NOWHERE, events: ["*"], ...extra } }), 400, "validation_error", [
+      field,
+    ]);
     expect((await t.request("GET", "/webhooks")).body.pagination.total).toBe(0);
   });
 
@@ -171,7 +213,11 @@ describe("endpoints: create, read, update, delete", () => {
     expectError(await t.request("POST", "/webhooks", { body: { events: ["*"] } }), 400, "validation_error", ["url"]);
     expectError(await t.request("POST", "/webhooks", { body: { url: NOWHERE } }), 400, "validation_error", ["events"]);
     expectError(await t.request("POST", "/webhooks", { body: {} }), 400, "validation_error", ["url", "events"]);
-    expectError(await t.request("POST", "/webhooks", { rawBody: "[]", headers: { "content-type": "application/json" } }), 400, "invalid_json");
+    expectError(
+      await t.request("POST", "/webhooks", { rawBody: "[]", headers: { "content-type": "application/json" } }),
+      400,
+      "invalid_json",
+    );
   });
 
   it.each([
@@ -192,11 +238,25 @@ describe("endpoints: create, read, update, delete", () => {
     expect((await t.request("GET", `/webhooks/${e.id}`)).body.data.events).toEqual(["match.ready"]);
   });
 
-  it("accepts every event type, alone or all together, and [\"*\"]", async () => {
+  it('accepts every event type, alone or all together, and ["*"]', async () => {
     const t = await tenant();
-    const types = ["tournament.created", "tournament.updated", "tournament.started", "tournament.completed", "tournament.cancelled",
-      "tournament.deleted", "registration.created", "registration.updated", "registration.withdrawn", "match.ready",
-      "match.completed", "match.corrected", "match.scheduled", "stage.started", "stage.completed"];
+    const types = [
+      "tournament.created",
+      "tournament.updated",
+      "tournament.started",
+      "tournament.completed",
+      "tournament.cancelled",
+      "tournament.deleted",
+      "registration.created",
+      "registration.updated",
+      "registration.withdrawn",
+      "match.ready",
+      "match.completed",
+      "match.corrected",
+      "match.scheduled",
+      "stage.started",
+      "stage.completed",
+    ];
     const e = await createEndpoint(t, { url: NOWHERE, events: types });
     expect(e.events).toEqual(types);
     for (const events of [["*"], ...types.map((x) => [x])]) {
@@ -240,15 +300,23 @@ describe("endpoints: create, read, update, delete", () => {
     const e = await createEndpoint(t, { url: NOWHERE, events: ["*"] });
     let key = t.key;
     let used = 0;
-    await fc.assert(fc.asyncProperty(
-      fc.webUrl({ validSchemes: ["https"], withQueryParameters: true, withFragments: true,
-        authoritySettings: { withIPv4: true, withIPv6: true, withPort: true } }).filter((u) => u.length <= 2048),
-      async (url) => {
-        if (++used % 40 === 0) key = (await t.newKey()).key;
-        const res = await request("PATCH", `/webhooks/${e.id}`, { key, body: { url } });
-        expect(res.status, `${url}: ${res.text}`).toBe(200);
-        expect(res.body.data.url).toBe(url);
-      }), { numRuns: 60 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.webUrl({
+          validSchemes: ["https"],
+          withQueryParameters: true,
+          withFragments: true,
+          authoritySettings: { withIPv4: true, withIPv6: true, withPort: true },
+        }).filter((u) => u.length <= 2048),
+        async (url) => {
+          if (++used % 40 === 0) key = (await t.newKey()).key;
+          const res = await request("PATCH", `/webhooks/${e.id}`, { key, body: { url } });
+          expect(res.status, `${url}: ${res.text}`).toBe(200);
+          expect(res.body.data.url).toBe(url);
+        },
+      ),
+      { numRuns: 60 },
+    );
     // put back where nothing listens (a later dispatcher must not reach out to a generated host)
     expectStatus(await request("PATCH", `/webhooks/${e.id}`, { key: (await t.newKey()).key, body: { url: NOWHERE } }), 200);
   });
@@ -257,18 +325,22 @@ describe("endpoints: create, read, update, delete", () => {
     const t = await tenant();
     let key = t.key;
     let used = 0;
-    await fc.assert(fc.asyncProperty(
-      fc.webUrl({ validSchemes: ["https", "http"], authoritySettings: { withUserInfo: true, withPort: true } })
-        .filter((u) => {
-          const parsed = new URL(u);
-          return (parsed.username !== "" || parsed.password !== "") && u.length <= 2048;
-        }),
-      async (url) => {
-        if (++used % 40 === 0) key = (await t.newKey()).key;
-        const res = await request("POST", "/webhooks", { key, body: { url, events: ["*"] } });
-        expect(res.status, `${url}: ${res.text}`).toBe(400);
-        expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain("url");
-      }), { numRuns: 60 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.webUrl({ validSchemes: ["https", "http"], authoritySettings: { withUserInfo: true, withPort: true } })
+          .filter((u) => {
+            const parsed = new URL(u);
+            return (parsed.username !== "" || parsed.password !== "") && u.length <= 2048;
+          }),
+        async (url) => {
+          if (++used % 40 === 0) key = (await t.newKey()).key;
+          const res = await request("POST", "/webhooks", { key, body: { url, events: ["*"] } });
+          expect(res.status, `${url}: ${res.text}`).toBe(400);
+          expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain("url");
+        },
+      ),
+      { numRuns: 60 },
+    );
     expect(await sql("select id from app.webhook_endpoints where account_id = $1", [t.accountId])).toEqual([]);
   });
 
@@ -278,10 +350,18 @@ describe("endpoints: create, read, update, delete", () => {
     expect(e.description).toBe("d".repeat(200));
     expect((await createEndpoint(t, { url: NOWHERE, events: ["*"] })).description).toBeNull();
     expect((await createEndpoint(t, { url: NOWHERE, events: ["*"], description: null })).description).toBeNull();
-    expectError(await t.request("POST", "/webhooks", { body: { url: NOWHERE, events: ["*"], description: "d".repeat(201) } }),
-      400, "validation_error", ["description"]);
-    expectError(await t.request("PATCH", `/webhooks/${e.id}`, { body: { description: "é".repeat(201) } }), 400, "validation_error", ["description"]);
-    expectError(await t.request("POST", "/webhooks", { body: { url: NOWHERE, events: ["*"], description: 5 } }), 400, "validation_error", ["description"]);
+    expectError(
+      await t.request("POST", "/webhooks", { body: { url: NOWHERE, events: ["*"], description: "d".repeat(201) } }),
+      400,
+      "validation_error",
+      ["description"],
+    );
+    expectError(await t.request("PATCH", `/webhooks/${e.id}`, { body: { description: "é".repeat(201) } }), 400, "validation_error", [
+      "description",
+    ]);
+    expectError(await t.request("POST", "/webhooks", { body: { url: NOWHERE, events: ["*"], description: 5 } }), 400, "validation_error", [
+      "description",
+    ]);
   });
 
   it("takes tournament_id only for one of the caller's tournaments: another account's or an unknown one is 404", async () => {
@@ -299,7 +379,12 @@ describe("endpoints: create, read, update, delete", () => {
     const a = await t.request("POST", "/webhooks", { body: { url: NOWHERE, events: ["*"], tournament_id: theirs.id } });
     const b = await t.request("POST", "/webhooks", { body: { url: NOWHERE, events: ["*"], tournament_id: UNKNOWN_ID } });
     expect(a.body.error).toEqual(b.body.error);
-    expectError(await t.request("POST", "/webhooks", { body: { url: NOWHERE, events: ["*"], tournament_id: "nope" } }), 400, "validation_error", ["tournament_id"]);
+    expectError(
+      await t.request("POST", "/webhooks", { body: { url: NOWHERE, events: ["*"], tournament_id: "nope" } }),
+      400,
+      "validation_error",
+      ["tournament_id"],
+    );
     const cleared = await t.request("PATCH", `/webhooks/${e.id}`, { body: { tournament_id: null } });
     expectStatus(cleared, 200);
     expect(cleared.body.data.tournament_id).toBeNull();
@@ -338,7 +423,7 @@ describe("endpoints: create, read, update, delete", () => {
     expect(res.body.data).toMatchObject({ enabled: true, disabled_reason: null });
   });
 
-  it("DELETE answers 200 {message: \"Webhook deleted\"}; the endpoint is gone", async () => {
+  it('DELETE answers 200 {message: "Webhook deleted"}; the endpoint is gone', async () => {
     const t = await tenant();
     const e = await createEndpoint(t, { url: NOWHERE, events: ["*"] });
     const res = await t.request("DELETE", `/webhooks/${e.id}`);
@@ -395,8 +480,11 @@ describe("endpoints: create, read, update, delete", () => {
     const res = await t.request("POST", "/webhooks", { body: { url: NOWHERE, events: ["*"] } });
     expectError(res, 409, "webhook_limit_reached");
     expect(res.body.error.message).toMatch(/20/);
-    expectError(await t.request("POST", "/webhooks", { body: { url: NOWHERE, events: ["*"] }, headers: { "idempotency-key": "21st" } }),
-      409, "webhook_limit_reached");
+    expectError(
+      await t.request("POST", "/webhooks", { body: { url: NOWHERE, events: ["*"] }, headers: { "idempotency-key": "21st" } }),
+      409,
+      "webhook_limit_reached",
+    );
     expect((await t.request("GET", "/webhooks?limit=100")).body.pagination.total).toBe(20);
     await createEndpoint(await tenant(), { url: NOWHERE, events: ["*"] });
   });
@@ -500,7 +588,10 @@ describe("recording while endpoints change", () => {
   async function someoneWaitsFor(xid: string): Promise<void> {
     const until = Date.now() + 5_000;
     while (Date.now() < until) {
-      const [{ n }] = await sql("select count(*)::int n from pg_locks where locktype = 'transactionid' and not granted and transactionid::text = $1", [xid]);
+      const [{ n }] = await sql(
+        "select count(*)::int n from pg_locks where locktype = 'transactionid' and not granted and transactionid::text = $1",
+        [xid],
+      );
       if (n > 0) return;
       await sleep(20);
     }
@@ -569,8 +660,15 @@ describe("delivery, with one dispatcher", () => {
 
     const [d] = await waitForDeliveries(t, endpoint.id, (list) => list[0]?.status === "succeeded");
     expect(Object.keys(d).sort()).toEqual(DELIVERY_FIELDS);
-    expect(d).toMatchObject({ event_id: r.headers["webhook-id"], event_type: "tournament.created", status: "succeeded", attempts: 1,
-      last_status_code: 200, last_error: null, next_attempt_at: null });
+    expect(d).toMatchObject({
+      event_id: r.headers["webhook-id"],
+      event_type: "tournament.created",
+      status: "succeeded",
+      attempts: 1,
+      last_status_code: 200,
+      last_error: null,
+      next_attempt_at: null,
+    });
     expect(d.payload).toEqual(payloadOf(r)); // the body sent
     expect(d.delivered_at).toMatch(ISO_Z);
     expect(d.last_attempt_at).toBe(d.delivered_at);
@@ -613,7 +711,8 @@ describe("delivery, with one dispatcher", () => {
       return res;
     };
     const getTournament = async (id: string) => (await t.request("GET", `/tournaments/${id}`)).body.data;
-    const getRegistration = async (tid: string, id: string) => (await t.request("GET", `/tournaments/${tid}/registrations/${id}`)).body.data;
+    const getRegistration = async (tid: string, id: string) =>
+      (await t.request("GET", `/tournaments/${tid}/registrations/${id}`)).body.data;
     const getMatches = async (tid: string) => {
       const res = await t.request("GET", `/tournaments/${tid}/results`);
       expectStatus(res, 200);
@@ -628,26 +727,44 @@ describe("delivery, with one dispatcher", () => {
       return { ...res.body.data, tournament_id: tid };
     };
 
-    const created = await step(() => t.request("POST", "/tournaments", { body: tournamentBody({ name: "Life Cup", max_teams: 4, entry_fee: 10,
-      check_in_opens: new Date(Date.now() - 3_600_000).toISOString() }) }), 201, async () => []);
+    const created = await step(
+      () =>
+        t.request("POST", "/tournaments", {
+          body: tournamentBody({
+            name: "Life Cup",
+            max_teams: 4,
+            entry_fee: 10,
+            check_in_opens: new Date(Date.now() - 3_600_000).toISOString(),
+          }),
+        }),
+      201,
+      async () => [],
+    );
     const tid = created.body.data.id;
     expected.push({ type: "tournament.created", data: await getTournament(tid), before: 0, after: Date.now(), step: steps });
     expect(expected[0].data).toEqual(created.body.data);
     const regs: string[] = [];
     for (const team_id of teams.slice(0, 4)) {
-      const res = await step(() => t.request("POST", `/tournaments/${tid}/registrations`, { body: { team_id } }), 201,
-        async () => []);
+      const res = await step(() => t.request("POST", `/tournaments/${tid}/registrations`, { body: { team_id } }), 201, async () => []);
       regs.push(res.body.data.id);
       expected.push({ type: "registration.created", data: await getRegistration(tid, res.body.data.id), before: 0, after: 0, step: steps });
       expect(expected.at(-1)!.data).toEqual(res.body.data);
     }
-    const updates = [{ seed: 1, checked_in: true }, { payment_status: "complete", checked_in: true }, { checked_in: true }, { checked_in: true }];
+    const updates = [{ seed: 1, checked_in: true }, { payment_status: "complete", checked_in: true }, { checked_in: true }, {
+      checked_in: true,
+    }];
     for (const [i, body] of updates.entries()) {
-      await step(() => t.request("PATCH", `/tournaments/${tid}/registrations/${regs[i]}`, { body }), 200,
-        async () => [["registration.updated", await getRegistration(tid, regs[i])]]);
+      await step(
+        () => t.request("PATCH", `/tournaments/${tid}/registrations/${regs[i]}`, { body }),
+        200,
+        async () => [["registration.updated", await getRegistration(tid, regs[i])]],
+      );
     }
-    await step(() => t.request("PATCH", `/tournaments/${tid}`, { body: { name: "Life Cup Renamed" } }), 200,
-      async () => [["tournament.updated", await getTournament(tid)]]);
+    await step(
+      () => t.request("PATCH", `/tournaments/${tid}`, { body: { name: "Life Cup Renamed" } }),
+      200,
+      async () => [["tournament.updated", await getTournament(tid)]],
+    );
     let matches: Awaited<ReturnType<typeof getMatches>> = [];
     await step(() => t.request("PATCH", `/tournaments/${tid}`, { body: { status: "ongoing" } }), 200, async () => {
       matches = await getMatches(tid);
@@ -655,37 +772,72 @@ describe("delivery, with one dispatcher", () => {
       // Stage 1 starts with the tournament: right after tournament.started, before the first matches are ready.
       const stage = await getStage(tid, 1);
       expect(stage).toMatchObject({ number: 1, status: "ongoing", team_count: 4, completed_at: null });
-      return [["tournament.started", await getTournament(tid)], ["stage.started", stage],
-        ...firstRound.map((m): [string, unknown] => ["match.ready", m])];
+      return [
+        ["tournament.started", await getTournament(tid)],
+        ["stage.started", stage],
+        ...firstRound.map((m): [string, unknown] => ["match.ready", m]),
+      ];
     });
     const [m1, m2] = matches.filter((m) => m.round === 1).sort((a, b) => a.position - b.position);
     const final = matches.find((m) => m.round === 2)!;
-    await step(() => t.request("PATCH", `/tournaments/${tid}/matches/${m1.id}`, { body: { team1_score: 2, team2_score: 1 } }), 200,
-      async () => [["match.completed", await match(tid, m1.id)]]);
-    await step(() => t.request("PATCH", `/tournaments/${tid}/matches/${m2.id}`, { body: { team1_score: 0, team2_score: 2 } }), 200,
-      async () => [["match.completed", await match(tid, m2.id)], ["match.ready", await match(tid, final.id)]]);
-    await step(() => t.request("PATCH", `/tournaments/${tid}/matches/${m1.id}`, { body: { team1_score: 3, team2_score: 1 } }), 200,
-      async () => [["match.corrected", await match(tid, m1.id)]]);
-    await step(() => t.request("PATCH", `/tournaments/${tid}/matches/${final.id}`, { body: { scheduled_at: new Date(Date.now() + 86_400_000).toISOString() } }), 200,
-      async () => [["match.scheduled", await match(tid, final.id)]]);
+    await step(
+      () => t.request("PATCH", `/tournaments/${tid}/matches/${m1.id}`, { body: { team1_score: 2, team2_score: 1 } }),
+      200,
+      async () => [["match.completed", await match(tid, m1.id)]],
+    );
+    await step(
+      () => t.request("PATCH", `/tournaments/${tid}/matches/${m2.id}`, { body: { team1_score: 0, team2_score: 2 } }),
+      200,
+      async () => [["match.completed", await match(tid, m2.id)], ["match.ready", await match(tid, final.id)]],
+    );
+    await step(
+      () => t.request("PATCH", `/tournaments/${tid}/matches/${m1.id}`, { body: { team1_score: 3, team2_score: 1 } }),
+      200,
+      async () => [["match.corrected", await match(tid, m1.id)]],
+    );
+    await step(
+      () =>
+        t.request("PATCH", `/tournaments/${tid}/matches/${final.id}`, {
+          body: { scheduled_at: new Date(Date.now() + 86_400_000).toISOString() },
+        }),
+      200,
+      async () => [["match.scheduled", await match(tid, final.id)]],
+    );
     // The last match of the stage decided: stage.completed right after its match.completed.
-    await step(() => t.request("PATCH", `/tournaments/${tid}/matches/${final.id}`, { body: { team1_score: 1, team2_score: 0 } }), 200,
+    await step(
+      () => t.request("PATCH", `/tournaments/${tid}/matches/${final.id}`, { body: { team1_score: 1, team2_score: 0 } }),
+      200,
       async () => {
         const stage = await getStage(tid, 1);
         expect(stage).toMatchObject({ number: 1, status: "completed", completed_at: expect.stringMatching(ISO_Z) });
         return [["match.completed", await match(tid, final.id)], ["stage.completed", stage]];
-      });
-    await step(() => t.request("PATCH", `/tournaments/${tid}`, { body: { status: "completed" } }), 200,
-      async () => [["tournament.completed", await getTournament(tid)]]);
+      },
+    );
+    await step(
+      () => t.request("PATCH", `/tournaments/${tid}`, { body: { status: "completed" } }),
+      200,
+      async () => [["tournament.completed", await getTournament(tid)]],
+    );
     // A withdrawal, in a tournament still taking registrations: the registration as it was.
-    const other = await step(() => t.request("POST", "/tournaments", { body: tournamentBody({ name: "Withdrawal Cup" }) }), 201, async () => []);
+    const other = await step(
+      () => t.request("POST", "/tournaments", { body: tournamentBody({ name: "Withdrawal Cup" }) }),
+      201,
+      async () => [],
+    );
     const oid = other.body.data.id;
     expected.push({ type: "tournament.created", data: await getTournament(oid), before: 0, after: 0, step: steps });
-    const reg = await step(() => t.request("POST", `/tournaments/${oid}/registrations`, { body: { team_id: teams[4] } }), 201, async () => []);
+    const reg = await step(
+      () => t.request("POST", `/tournaments/${oid}/registrations`, { body: { team_id: teams[4] } }),
+      201,
+      async () => [],
+    );
     const withdrawn = await getRegistration(oid, reg.body.data.id);
     expected.push({ type: "registration.created", data: withdrawn, before: 0, after: 0, step: steps });
-    await step(() => t.request("DELETE", `/tournaments/${oid}/registrations/${reg.body.data.id}`), 200,
-      async () => [["registration.withdrawn", withdrawn]]);
+    await step(
+      () => t.request("DELETE", `/tournaments/${oid}/registrations/${reg.body.data.id}`),
+      200,
+      async () => [["registration.withdrawn", withdrawn]],
+    );
     await step(() => t.request("DELETE", `/tournaments/${tid}`), 200, async () => [["tournament.deleted", { id: tid }]]);
     await step(() => t.request("DELETE", `/tournaments/${oid}`), 200, async () => [["tournament.deleted", { id: oid }]]);
 
@@ -693,9 +845,18 @@ describe("delivery, with one dispatcher", () => {
     await sleep(300); // nothing more comes
     // In the order the changes were made; the first round's match.ready events, made by one
     // statement, in any order among themselves (sorted here by position).
-    const byPosition = <T>(list: T[], data: (x: T) => { round?: number; position?: number }, type: (x: T) => string, step: (i: number) => number) =>
-      list.map((x, i) => ({ x, i })).sort((a, b) => step(a.i) - step(b.i) || (type(a.x) === "match.ready" && type(b.x) === "match.ready"
-        ? (data(a.x).round! - data(b.x).round!) || (data(a.x).position! - data(b.x).position!) : a.i - b.i)).map((e) => e.x);
+    const byPosition = <T>(
+      list: T[],
+      data: (x: T) => { round?: number; position?: number },
+      type: (x: T) => string,
+      step: (i: number) => number,
+    ) =>
+      list.map((x, i) => ({ x, i })).sort((a, b) =>
+        step(a.i) - step(b.i) ||
+        (type(a.x) === "match.ready" && type(b.x) === "match.ready"
+          ? (data(a.x).round! - data(b.x).round!) || (data(a.x).position! - data(b.x).position!)
+          : a.i - b.i)
+      ).map((e) => e.x);
     const stepOf = (i: number) => expected[i]?.step ?? Infinity;
     const received = byPosition(rx.received(path), (r) => payloadOf(r).data, typeOf, stepOf);
     expect(received.map(typeOf)).toEqual(expected.map((e) => e.type));
@@ -710,7 +871,11 @@ describe("delivery, with one dispatcher", () => {
         expect(Date.parse(body.timestamp), `#${i} ${body.type}`).toBeLessThanOrEqual(expected[i].after + 5);
       }
       verify(r, endpoint.secret);
-      expect([r.method, r.headers["content-type"], r.headers["user-agent"]]).toEqual(["POST", "application/json", "TournamentAPI-Webhooks/1.0"]);
+      expect([r.method, r.headers["content-type"], r.headers["user-agent"]]).toEqual([
+        "POST",
+        "application/json",
+        "TournamentAPI-Webhooks/1.0",
+      ]);
       expect(Math.abs(Number(r.headers["webhook-timestamp"]) - r.at / 1000)).toBeLessThan(5);
     }
     expect(new Set(got.map((r) => r.headers["webhook-id"])).size).toBe(expected.length);
@@ -734,8 +899,15 @@ describe("delivery, with one dispatcher", () => {
     const res = await t.request("POST", `/webhooks/${endpoint.id}/test`);
     expectStatus(res, 202);
     const shown = (await t.request("GET", `/webhooks/${endpoint.id}`)).body.data;
-    expect(res.body.data).toMatchObject({ event_type: "webhook.test", status: "pending", attempts: 0, last_status_code: null,
-      last_error: null, delivered_at: null, last_attempt_at: null });
+    expect(res.body.data).toMatchObject({
+      event_type: "webhook.test",
+      status: "pending",
+      attempts: 0,
+      last_status_code: null,
+      last_error: null,
+      delivered_at: null,
+      last_attempt_at: null,
+    });
     expect(res.body.data.payload).toEqual({ type: "webhook.test", timestamp: expect.stringMatching(ISO_Z), data: shown });
     const [r] = await rx.waitFor(path, 1);
     await sleep(200);
@@ -799,7 +971,10 @@ describe("delivery, with one dispatcher", () => {
     // unchanged: the same values again
     expectStatus(await t.request("PATCH", `/tournaments/${tid}`, { body: { name: tournament.name, max_teams: 2 } }), 200);
     expectStatus(await t.request("PATCH", `/tournaments/${tid}`, { body: { status: "registration" } }), 200);
-    expectStatus(await t.request("PATCH", `/tournaments/${tid}/registrations/${reg.id}`, { body: { payment_status: reg.payment_status, seed: null } }), 200);
+    expectStatus(
+      await t.request("PATCH", `/tournaments/${tid}/registrations/${reg.id}`, { body: { payment_status: reg.payment_status, seed: null } }),
+      200,
+    );
     // replayed: the second of each pair records nothing; a mismatch (422) records nothing
     const idem = (k: string) => ({ "idempotency-key": k });
     const once = tournamentBody({ name: "Once Cup" });
@@ -812,7 +987,13 @@ describe("delivery, with one dispatcher", () => {
     // full now: refused
     expectStatus(await t.request("POST", `/tournaments/${tid}/registrations`, { body: { team_id: teams[2] } }), 409);
     const received = await marker(t, endpoint.id, path);
-    expect(received.map(typeOf)).toEqual(["tournament.created", "registration.created", "tournament.created", "registration.created", "webhook.test"]);
+    expect(received.map(typeOf)).toEqual([
+      "tournament.created",
+      "registration.created",
+      "tournament.created",
+      "registration.created",
+      "webhook.test",
+    ]);
     expect((await deliveries(t, endpoint.id)).total).toBe(5);
     expect(payloadOf(received[2]).data.name).toBe("Once Cup");
   });
@@ -832,19 +1013,43 @@ describe("delivery, with one dispatcher", () => {
       expectStatus(await t.request("PATCH", `/tournaments/${tid}/matches/${m.id}`, { body: { team1_score: 1, team2_score: 0 } }), 200);
     }
     const t3 = await createTournament(t, { name: "Filter Three" });
-    const seen = async (h: { path: string; endpoint: Endpoint }) => (await marker(t, h.endpoint.id, h.path)).map((r) =>
-      `${typeOf(r)} ${typeOf(r) === "webhook.test" || typeOf(r).startsWith("tournament.") ? payloadOf(r).data.id : payloadOf(r).data.tournament_id}`);
-    expect(await seen(results)).toEqual([`match.completed ${t1.id}`, `match.completed ${t2.id}`, `tournament.created ${t3.id}`,
-      `webhook.test ${results.endpoint.id}`]);
-    expect(await seen(one)).toEqual([`registration.created ${t1.id}`, `registration.created ${t1.id}`, `tournament.started ${t1.id}`,
-      `stage.started ${t1.id}`, `match.ready ${t1.id}`, `match.completed ${t1.id}`, `stage.completed ${t1.id}`, `webhook.test ${one.endpoint.id}`]);
+    const seen = async (h: { path: string; endpoint: Endpoint }) =>
+      (await marker(t, h.endpoint.id, h.path)).map((r) =>
+        `${typeOf(r)} ${
+          typeOf(r) === "webhook.test" || typeOf(r).startsWith("tournament.") ? payloadOf(r).data.id : payloadOf(r).data.tournament_id
+        }`
+      );
+    expect(await seen(results)).toEqual([
+      `match.completed ${t1.id}`,
+      `match.completed ${t2.id}`,
+      `tournament.created ${t3.id}`,
+      `webhook.test ${results.endpoint.id}`,
+    ]);
+    expect(await seen(one)).toEqual([
+      `registration.created ${t1.id}`,
+      `registration.created ${t1.id}`,
+      `tournament.started ${t1.id}`,
+      `stage.started ${t1.id}`,
+      `match.ready ${t1.id}`,
+      `match.completed ${t1.id}`,
+      `stage.completed ${t1.id}`,
+      `webhook.test ${one.endpoint.id}`,
+    ]);
     expect(await seen(stageDone)).toEqual([`stage.completed ${t2.id}`, `webhook.test ${stageDone.endpoint.id}`]);
-    expect(await seen(twoRegs)).toEqual([`registration.created ${t2.id}`, `registration.created ${t2.id}`, `webhook.test ${twoRegs.endpoint.id}`]);
-    const completed = (h: { path: string }) => rx.received(h.path).find((r) => typeOf(r) === "match.completed" && payloadOf(r).data.tournament_id === t1.id)!;
+    expect(await seen(twoRegs)).toEqual([
+      `registration.created ${t2.id}`,
+      `registration.created ${t2.id}`,
+      `webhook.test ${twoRegs.endpoint.id}`,
+    ]);
+    const completed = (h: { path: string }) =>
+      rx.received(h.path).find((r) => typeOf(r) === "match.completed" && payloadOf(r).data.tournament_id === t1.id)!;
     expect(completed(results).headers["webhook-id"]).toBe(completed(one).headers["webhook-id"]);
     expect(completed(results).body).toBe(completed(one).body);
     // PATCHing the filters changes what is heard from then on.
-    expectStatus(await t.request("PATCH", `/webhooks/${twoRegs.endpoint.id}`, { body: { events: ["tournament.updated"], tournament_id: null } }), 200);
+    expectStatus(
+      await t.request("PATCH", `/webhooks/${twoRegs.endpoint.id}`, { body: { events: ["tournament.updated"], tournament_id: null } }),
+      200,
+    );
     expectStatus(await t.request("PATCH", `/tournaments/${t3.id}`, { body: { name: "Filter Three Renamed" } }), 200);
     expect((await seen(twoRegs)).slice(3)).toEqual([`tournament.updated ${t3.id}`, `webhook.test ${twoRegs.endpoint.id}`]);
   });
@@ -859,13 +1064,25 @@ describe("delivery, with one dispatcher", () => {
     const yt = await createTournament(y, { name: "Y Only Cup" });
     await register(y, yt.id, teams);
     expectStatus(await y.request("PATCH", `/tournaments/${yt.id}`, { body: { status: "ongoing" } }), 200);
-    expect((await marker(y, yh.endpoint.id, yh.path)).map(typeOf)).toEqual(["tournament.created", "registration.created",
-      "registration.created", "tournament.started", "stage.started", "match.ready", "webhook.test"]);
+    expect((await marker(y, yh.endpoint.id, yh.path)).map(typeOf)).toEqual([
+      "tournament.created",
+      "registration.created",
+      "registration.created",
+      "tournament.started",
+      "stage.started",
+      "match.ready",
+      "webhook.test",
+    ]);
     const before = JSON.stringify(await sql("select * from app.webhook_endpoints where account_id = $1", [x.accountId]));
     const w = `/webhooks/${xh.endpoint.id}`;
     const routes: [string, string, unknown?][] = [
-      ["GET", w], ["PATCH", w, { enabled: false, url: NOWHERE }], ["DELETE", w], ["POST", `${w}/rotate-secret`], ["POST", `${w}/test`],
-      ["GET", `${w}/deliveries`], ["POST", `${w}/deliveries/${xDelivery.id}/retry`],
+      ["GET", w],
+      ["PATCH", w, { enabled: false, url: NOWHERE }],
+      ["DELETE", w],
+      ["POST", `${w}/rotate-secret`],
+      ["POST", `${w}/test`],
+      ["GET", `${w}/deliveries`],
+      ["POST", `${w}/deliveries/${xDelivery.id}/retry`],
       // the other account's delivery through an endpoint of one's own
       ["POST", `/webhooks/${yh.endpoint.id}/deliveries/${xDelivery.id}/retry`],
     ];
@@ -889,7 +1106,9 @@ describe("delivery, with one dispatcher", () => {
     const tournament = await createTournament(t, { name: "Before Start" });
     await register(t, tournament.id, await createTeams(2, "Combined"));
     const { path, endpoint } = await hook(t, { events: ["tournament.started", "tournament.updated"] });
-    const res = await t.request("PATCH", `/tournaments/${tournament.id}`, { body: { status: "ongoing", name: "After Start", rules: "New rules" } });
+    const res = await t.request("PATCH", `/tournaments/${tournament.id}`, {
+      body: { status: "ongoing", name: "After Start", rules: "New rules" },
+    });
     expectStatus(res, 200);
     const received = await marker(t, endpoint.id, path);
     expect(received.map(typeOf)).toEqual(["tournament.started", "webhook.test"]);
@@ -903,24 +1122,40 @@ describe("delivery, with one dispatcher", () => {
     await register(t, tournament.id, await createTeams(4, "Forfeit"));
     expectStatus(await t.request("PATCH", `/tournaments/${tournament.id}`, { body: { status: "ongoing" } }), 200);
     const { path, endpoint } = await hook(t, { events: ["match.ready", "match.completed", "match.corrected"] });
-    const matches = async () => (await t.request("GET", `/tournaments/${tournament.id}/results`)).body.data.matches as
-      { id: string; round: number; position: number; team1_id: string; team2_id: string }[];
+    const matches = async () =>
+      (await t.request("GET", `/tournaments/${tournament.id}/results`)).body.data.matches as {
+        id: string;
+        round: number;
+        position: number;
+        team1_id: string;
+        team2_id: string;
+      }[];
     const [m1, m2] = (await matches()).filter((m) => m.round === 1).sort((a, b) => a.position - b.position);
     const final = (await matches()).find((m) => m.round === 2)!;
     const withTid = async (id: string) => ({ ...(await matches()).find((m) => m.id === id), tournament_id: tournament.id });
     expectStatus(await t.request("PATCH", `/tournaments/${tournament.id}/matches/${m1.id}`, { body: { forfeit: "team2" } }), 200);
     const forfeited = await withTid(m1.id);
-    expectStatus(await t.request("PATCH", `/tournaments/${tournament.id}/matches/${m2.id}`, { body: { team1_score: 2, team2_score: 0 } }), 200);
+    expectStatus(
+      await t.request("PATCH", `/tournaments/${tournament.id}/matches/${m2.id}`, { body: { team1_score: 2, team2_score: 0 } }),
+      200,
+    );
     const m2done = await withTid(m2.id);
     const finalReady = await withTid(final.id);
-    expectStatus(await t.request("PATCH", `/tournaments/${tournament.id}/matches/${m1.id}`, { body: { team1_score: 0, team2_score: 3 } }), 200);
+    expectStatus(
+      await t.request("PATCH", `/tournaments/${tournament.id}/matches/${m1.id}`, { body: { team1_score: 0, team2_score: 3 } }),
+      200,
+    );
     const corrected = await withTid(m1.id);
     const finalAgain = await withTid(final.id);
     expect(finalAgain).not.toEqual(finalReady); // the new winner of m1 plays the final
     const received = await marker(t, endpoint.id, path);
     expect(received.map((r) => [typeOf(r), payloadOf(r).data])).toEqual([
-      ["match.completed", forfeited], ["match.completed", m2done], ["match.ready", finalReady],
-      ["match.corrected", corrected], ["match.ready", finalAgain], ["webhook.test", expect.anything()],
+      ["match.completed", forfeited],
+      ["match.completed", m2done],
+      ["match.ready", finalReady],
+      ["match.corrected", corrected],
+      ["match.ready", finalAgain],
+      ["webhook.test", expect.anything()],
     ]);
     expect(payloadOf(received[0]).data).toMatchObject({ forfeit: "team2", team1_score: null, team2_score: null, winner_id: m1.team1_id });
   });
@@ -936,7 +1171,10 @@ describe("delivery, with one dispatcher", () => {
     const owner = await hook(teamOwner);
     expectStatus(await teamOwner.request("DELETE", `/teams/${made.body.data.id}`), 200);
     const heard = await marker(organiser, org.endpoint.id, org.path);
-    expect(heard.map((r) => [typeOf(r), payloadOf(r).data])).toEqual([["registration.withdrawn", shown], ["webhook.test", expect.anything()]]);
+    expect(heard.map((r) => [typeOf(r), payloadOf(r).data])).toEqual([["registration.withdrawn", shown], [
+      "webhook.test",
+      expect.anything(),
+    ]]);
     expect((await marker(teamOwner, owner.endpoint.id, owner.path)).map(typeOf)).toEqual(["webhook.test"]);
   });
 
@@ -1055,7 +1293,7 @@ describe("an endpoint whose every attempt fails for WEBHOOK_DISABLE_AFTER_SECOND
     await stopDispatchers();
   });
 
-  it("is disabled (enabled false, disabled_reason \"failing\"), nothing is recorded for it, and re-enabling brings it back", async () => {
+  it('is disabled (enabled false, disabled_reason "failing"), nothing is recorded for it, and re-enabling brings it back', async () => {
     const t = await tenant();
     const failing = await hook(t, {}, { status: 500 });
     const recovering = await hook(t, {}, (_r, nth) => ({ status: nth === 1 ? 500 : 200 }));
@@ -1071,12 +1309,19 @@ describe("an endpoint whose every attempt fails for WEBHOOK_DISABLE_AFTER_SECOND
     expect(shown).toMatchObject({ enabled: false, disabled_reason: "failing" });
     // One success within the period keeps an endpoint on.
     expect(rx.received(recovering.path).length).toBeGreaterThanOrEqual(2);
-    expect((await t.request("GET", `/webhooks/${recovering.endpoint.id}`)).body.data).toMatchObject({ enabled: true, disabled_reason: null });
+    expect((await t.request("GET", `/webhooks/${recovering.endpoint.id}`)).body.data).toMatchObject({
+      enabled: true,
+      disabled_reason: null,
+    });
 
     const before = (await deliveries(t, failing.endpoint.id)).total;
     expectStatus(await t.request("PATCH", `/tournaments/${tournament.id}`, { body: { name: "Unheard Rename" } }), 200);
     expect((await deliveries(t, failing.endpoint.id)).total).toBe(before);
-    expect((await marker(t, healthy.endpoint.id, healthy.path)).map(typeOf)).toEqual(["tournament.created", "tournament.updated", "webhook.test"]);
+    expect((await marker(t, healthy.endpoint.id, healthy.path)).map(typeOf)).toEqual([
+      "tournament.created",
+      "tournament.updated",
+      "webhook.test",
+    ]);
 
     rx.answer(failing.path, { status: 200 });
     const res = await t.request("PATCH", `/webhooks/${failing.endpoint.id}`, { body: { enabled: true } });
@@ -1100,36 +1345,49 @@ describe("several dispatchers, and faults", () => {
       `insert into app.tournaments (account_id, name, slug, game_id, team_size, max_teams, starts_at, registration_closes)
        select $1, $3 || ' ' || lpad(i::text, 4, '0'), 'bulk-' || gen_random_uuid(), gen_random_uuid(), 5, 8,
               now() + interval '30 days', now() + interval '30 days'
-         from generate_series(1, $2) i`, [accountId, n, prefix]);
+         from generate_series(1, $2) i`,
+      [accountId, n, prefix],
+    );
   }
 
-  it("two dispatchers over one database deliver each of 1,000 events exactly once to each endpoint, each endpoint's in event order", async () => {
-    const t = await tenant();
-    const hooks = [await hook(t, { events: ["tournament.created"] }), await hook(t, { events: ["tournament.created"] }),
-      await hook(t, { events: ["tournament.created"] })];
-    await Promise.all([startTestDispatcher(), startTestDispatcher()]);
-    for (let i = 0; i < 4; i++) await bulkTournaments(t.accountId, 250, `Bulk ${i}`);
-    for (const h of hooks) await rx.waitFor(h.path, 1000, 30_000);
-    await sleep(1500); // a duplicate would come now
-    const events = await sql<{ id: string; seq: string }>(
-      // An event's place in its account's order: its deliveries' (made in event order, at commit).
-      `select e.id::text, min(d.seq) as seq from app.webhook_events e join app.webhook_deliveries d on d.event_id = e.id
-        where e.account_id = $1 and e.type = 'tournament.created' group by e.id`, [t.accountId]);
-    expect(events).toHaveLength(1000);
-    const seq = new Map(events.map((e) => [e.id, Number(e.seq)]));
-    for (const h of hooks) {
-      const ids = rx.received(h.path).map((r) => String(r.headers["webhook-id"]));
-      expect(ids).toHaveLength(1000);
-      expect(new Set(ids).size).toBe(1000);
-      expect(ids.every((id) => seq.has(id))).toBe(true);
-      const order = ids.map((id) => seq.get(id)!);
-      expect(order).toEqual([...order].sort((a, b) => a - b));
-    }
-    const [{ n, ok }] = await sql(
-      `select count(*)::int n, count(*) filter (where d.status = 'succeeded' and d.attempts = 1)::int ok
-         from app.webhook_deliveries d where d.endpoint_id = any($1::uuid[])`, [hooks.map((h) => h.endpoint.id)]);
-    expect({ n, ok }).toEqual({ n: 3000, ok: 3000 });
-  }, 60_000);
+  it(
+    "two dispatchers over one database deliver each of 1,000 events exactly once to each endpoint, each endpoint's in event order",
+    async () => {
+      const t = await tenant();
+      const hooks = [
+        await hook(t, { events: ["tournament.created"] }),
+        await hook(t, { events: ["tournament.created"] }),
+        await hook(t, { events: ["tournament.created"] }),
+      ];
+      await Promise.all([startTestDispatcher(), startTestDispatcher()]);
+      for (let i = 0; i < 4; i++) await bulkTournaments(t.accountId, 250, `Bulk ${i}`);
+      for (const h of hooks) await rx.waitFor(h.path, 1000, 30_000);
+      await sleep(1500); // a duplicate would come now
+      const events = await sql<{ id: string; seq: string }>(
+        // An event's place in its account's order: its deliveries' (made in event order, at commit).
+        `select e.id::text, min(d.seq) as seq from app.webhook_events e join app.webhook_deliveries d on d.event_id = e.id
+        where e.account_id = $1 and e.type = 'tournament.created' group by e.id`,
+        [t.accountId],
+      );
+      expect(events).toHaveLength(1000);
+      const seq = new Map(events.map((e) => [e.id, Number(e.seq)]));
+      for (const h of hooks) {
+        const ids = rx.received(h.path).map((r) => String(r.headers["webhook-id"]));
+        expect(ids).toHaveLength(1000);
+        expect(new Set(ids).size).toBe(1000);
+        expect(ids.every((id) => seq.has(id))).toBe(true);
+        const order = ids.map((id) => seq.get(id)!);
+        expect(order).toEqual([...order].sort((a, b) => a - b));
+      }
+      const [{ n, ok }] = await sql(
+        `select count(*)::int n, count(*) filter (where d.status = 'succeeded' and d.attempts = 1)::int ok
+         from app.webhook_deliveries d where d.endpoint_id = any($1::uuid[])`,
+        [hooks.map((h) => h.endpoint.id)],
+      );
+      expect({ n, ok }).toEqual({ n: 3000, ok: 3000 });
+    },
+    60_000,
+  );
 
   it("an attempt whose dispatcher is SIGKILLed mid-request is made again by another once the attempt's 60-second lease ends", async () => {
     const t = await tenant();
@@ -1142,7 +1400,9 @@ describe("several dispatchers, and faults", () => {
     await startTestDispatcher();
     await sleep(2500);
     expect(rx.received(path)).toHaveLength(1); // still leased to the dead dispatcher
-    const [row] = await sql("select status, attempts, lease_until > now() leased from app.webhook_deliveries where endpoint_id = $1", [endpoint.id]);
+    const [row] = await sql("select status, attempts, lease_until > now() leased from app.webhook_deliveries where endpoint_id = $1", [
+      endpoint.id,
+    ]);
     expect(row).toEqual({ status: "pending", attempts: 0, leased: true });
     // The lease is 60 seconds: rather than wait that long, the operator moves its end into the
     // past, which is what the clock does a minute later.
@@ -1178,9 +1438,17 @@ describe("several dispatchers, and faults", () => {
         count = rx.received(path).length;
         await sleep(1000);
       }
-      await sql(`update app.webhook_deliveries set lease_until = now() - interval '1 second'
-                  where endpoint_id = $1 and status in ('pending', 'failed') and lease_until > now()`, [endpoint.id]);
-      const done = await waitForDeliveries(t, endpoint.id, (list) => list.length === 40 && list.every((x) => x.status === "succeeded"), 20_000);
+      await sql(
+        `update app.webhook_deliveries set lease_until = now() - interval '1 second'
+                  where endpoint_id = $1 and status in ('pending', 'failed') and lease_until > now()`,
+        [endpoint.id],
+      );
+      const done = await waitForDeliveries(
+        t,
+        endpoint.id,
+        (list) => list.length === 40 && list.every((x) => x.status === "succeeded"),
+        20_000,
+      );
       const heard = new Set(rx.received(path).map((r) => String(r.headers["webhook-id"])));
       for (const x of done) expect(heard.has(x.event_id), x.event_id).toBe(true);
     } finally {
@@ -1199,9 +1467,16 @@ describe("destinations when WEBHOOK_ALLOW_LOCAL is not true (the deployed defaul
 
   it("a dispatcher contacts no loopback, localhost, private or link-local address: the attempt fails, last_error saying why", async () => {
     const t = await tenant();
-    const targets = [`https://127.0.0.1:${rx.port}/strict/a`, `https://localhost:${rx.port}/strict/b`, `https://[::1]:${rx.port}/strict/c`,
-      "https://169.254.169.254/latest/meta-data/", "https://10.1.2.3/hook", "https://192.168.1.1/hook", "https://100.64.0.1/hook",
-      "https://0.0.0.0/hook"];
+    const targets = [
+      `https://127.0.0.1:${rx.port}/strict/a`,
+      `https://localhost:${rx.port}/strict/b`,
+      `https://[::1]:${rx.port}/strict/c`,
+      "https://169.254.169.254/latest/meta-data/",
+      "https://10.1.2.3/hook",
+      "https://192.168.1.1/hook",
+      "https://100.64.0.1/hook",
+      "https://0.0.0.0/hook",
+    ];
     const endpoints: Endpoint[] = [];
     try {
       for (const url of targets) endpoints.push(await createEndpoint(t, { url, events: ["*"] }));
@@ -1223,14 +1498,20 @@ describe("destinations when WEBHOOK_ALLOW_LOCAL is not true (the deployed defaul
   });
 
   it("the API without it refuses http:// URLs at create and PATCH (400 naming url) and accepts https://", async () => {
-    const strict = await startFunction({ port: await freePort(), databaseUrl: inject("functionDbUrl"),
-      env: { WEBHOOK_ENCRYPTION_KEY: inject("webhookEncryptionKey"), WEBHOOK_ALLOW_LOCAL: "", LOG_REQUESTS: "false" } });
+    const strict = await startFunction({
+      port: await freePort(),
+      databaseUrl: inject("functionDbUrl"),
+      env: { WEBHOOK_ENCRYPTION_KEY: inject("webhookEncryptionKey"), WEBHOOK_ALLOW_LOCAL: "", LOG_REQUESTS: "false" },
+    });
     fn = strict;
     const base = `${strict.url}/functions/v1/api/v1`;
     const t = await tenant();
     const call = async (method: string, path: string, body?: unknown): Promise<ApiResponse> => {
-      const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${t.key}`, "content-type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(base + path, {
+        method,
+        headers: { authorization: `Bearer ${t.key}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const text = await res.text();
       return { status: res.status, headers: res.headers, text, body: JSON.parse(text) };
     };

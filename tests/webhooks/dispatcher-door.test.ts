@@ -35,7 +35,8 @@ describe("the dispatcher's role", () => {
     const { rows: [who] } = await dispatcher.query(
       `select current_user u, r.rolsuper, r.rolbypassrls,
               (select count(*)::int from pg_auth_members m where m.member = r.oid) memberships
-         from pg_roles r where r.rolname = current_user`);
+         from pg_roles r where r.rolname = current_user`,
+    );
     expect(who).toEqual({ u: "tournament_webhooks", rolsuper: false, rolbypassrls: false, memberships: 0 });
   });
 
@@ -43,9 +44,11 @@ describe("the dispatcher's role", () => {
     const executable = await sql<{ sig: string }>(
       `select p.oid::regprocedure::text sig from pg_proc p join pg_namespace n on n.oid = p.pronamespace
         where n.nspname in ('app', 'api', 'admin', 'public', 'webhooks')
-          and has_function_privilege('tournament_webhooks', p.oid, 'execute') order by 1`);
+          and has_function_privilege('tournament_webhooks', p.oid, 'execute') order by 1`,
+    );
     expect(executable.map((f) => f.sig)).toEqual(
-      ["webhooks.claim(integer,integer)", "webhooks.prune(integer)", "webhooks.settle(json,interval)", "webhooks.sleep(uuid,integer)"]);
+      ["webhooks.claim(integer,integer)", "webhooks.prune(integer)", "webhooks.settle(json,interval)", "webhooks.sleep(uuid,integer)"],
+    );
   });
 
   it("has no privilege on any table or view", async () => {
@@ -53,7 +56,8 @@ describe("the dispatcher's role", () => {
       `select c.oid::regclass::text tbl from pg_class c join pg_namespace n on n.oid = c.relnamespace,
               unnest(array['select', 'insert', 'update', 'delete', 'truncate']) p(priv)
         where n.nspname in ('app', 'api', 'admin', 'webhooks') and c.relkind in ('r', 'v', 'm', 'p')
-          and has_table_privilege('tournament_webhooks', c.oid, p.priv)`);
+          and has_table_privilege('tournament_webhooks', c.oid, p.priv)`,
+    );
     expect(held).toEqual([]);
   });
 
@@ -67,8 +71,9 @@ describe("the dispatcher's role", () => {
   it("settles nothing it did not lease", async () => {
     // (No claim here: the suite's database is shared, and a claim would lease other tests' deliveries.)
     const stranger = crypto.randomUUID();
-    const { rows } = await dispatcher.query("select lost_delivery_id from webhooks.settle($1, interval '5 days')",
-      [JSON.stringify([{ delivery_id: stranger, lease_token: crypto.randomUUID(), attempted: true, ok: true }])]);
+    const { rows } = await dispatcher.query("select lost_delivery_id from webhooks.settle($1, interval '5 days')", [
+      JSON.stringify([{ delivery_id: stranger, lease_token: crypto.randomUUID(), attempted: true, ok: true }]),
+    ]);
     expect(rows).toEqual([{ lost_delivery_id: stranger }]); // reported as lost, and nothing changed
     const { rows: none } = await dispatcher.query("select * from webhooks.settle('[]', interval '5 days')");
     expect(none).toEqual([]);

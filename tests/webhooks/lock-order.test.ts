@@ -13,7 +13,7 @@
 import fs from "node:fs";
 import { describe, expect, inject, it } from "vitest";
 import pg from "pg";
-import { sql, tenant, type Tenant } from "../support/helpers.ts";
+import { sql, type Tenant, tenant } from "../support/helpers.ts";
 import { createEndpoint } from "../support/webhook-helpers.ts";
 
 const NOWHERE = "https://receiver.invalid/hook";
@@ -42,15 +42,17 @@ async function leasedDeliveries(n: number): Promise<{ t: Tenant; id: string; lea
      select ($3::uuid[])[n], $1, $2, id, clock_timestamp() + interval '60 seconds', gen_random_uuid()
        from (select id, row_number() over () as n from ev) ev order by n
      returning id, lease_token as token`,
-    [e.id, t.accountId, ids, n]);
+    [e.id, t.accountId, ids, n],
+  );
   return { t, id: e.id, leases: ids.map((id) => leases.find((l) => l.id === id)!) };
 }
 
 /** Hands leases back unattempted (due again): what the real claim took from other test files. */
 async function handBack(c: pg.Client, leases: { delivery_id: string; lease_token: string }[]): Promise<void> {
   if (leases.length === 0) return;
-  await c.query("select webhooks.settle($1)",
-    [JSON.stringify(leases.map((l) => ({ delivery_id: l.delivery_id, lease_token: l.lease_token, attempted: false })))]);
+  await c.query("select webhooks.settle($1)", [
+    JSON.stringify(leases.map((l) => ({ delivery_id: l.delivery_id, lease_token: l.lease_token, attempted: false }))),
+  ]);
 }
 
 /** Waits until an API request (api.call) waits for a lock that backend `holder` holds. */
@@ -58,7 +60,9 @@ async function untilApiWaits(d: pg.Client, holder: number): Promise<void> {
   for (let i = 0; i < 200; i++) {
     const [w] = (await d.query<{ n: number }>(
       `select count(*)::int as n from pg_stat_activity
-        where $1 = any (pg_blocking_pids(pid)) and query like '%api.call%'`, [holder])).rows;
+        where $1 = any (pg_blocking_pids(pid)) and query like '%api.call%'`,
+      [holder],
+    )).rows;
     if (w.n > 0) return;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -82,13 +86,14 @@ describe("webhook endpoints deleted while the dispatcher works on their deliveri
       const [{ pid }] = (await x.query<{ pid: number }>("select pg_backend_pid() as pid")).rows;
       await x.query("begin");
       await x.query("select webhooks.settle($1)", [JSON.stringify([
-        { delivery_id: d1.id, lease_token: d1.token, attempted: false }])]);
+        { delivery_id: d1.id, lease_token: d1.token, attempted: false },
+      ])]);
       const { key } = await t.newKey();
       const deletion = t.request("DELETE", `/webhooks/${id}`, { headers: { authorization: `Bearer ${key}` } });
       await untilApiWaits(probe, pid);
       const settled = x.query("select * from webhooks.settle($1)", [JSON.stringify([
-        { delivery_id: d2.id, lease_token: d2.token, attempted: true, ok: false, status_code: 500, error: "HTTP 500",
-          retry_in: 60 }])]);
+        { delivery_id: d2.id, lease_token: d2.token, attempted: true, ok: false, status_code: 500, error: "HTTP 500", retry_in: 60 },
+      ])]);
       const outcome = await settled.then(() => "settled", (e: { code?: string }) => e.code ?? String(e));
       await x.query(outcome === "settled" ? "commit" : "rollback");
       const res = await deletion;
@@ -113,12 +118,14 @@ describe("webhook endpoints deleted while the dispatcher works on their deliveri
     const e = await createEndpoint(t, { url: NOWHERE, events: ["*"] });
     const ids = (await sql<{ id: string }>("select gen_random_uuid() as id from generate_series(1, 2) order by 1"))
       .map((r) => r.id);
-    await sql(`with ev as (
+    await sql(
+      `with ev as (
                  insert into app.webhook_events (account_id, type, payload)
                  select $2, 'webhook.test', '{}' from generate_series(1, 2) returning id)
                insert into app.webhook_deliveries (id, endpoint_id, account_id, event_id)
                select ($3::uuid[])[n], $1, $2, id from (select id, row_number() over () as n from ev) ev order by n`,
-              [e.id, t.accountId, ids]);
+      [e.id, t.accountId, ids],
+    );
     const x = await client();
     const probe = await client();
     try {
@@ -131,7 +138,8 @@ describe("webhook endpoints deleted while the dispatcher works on their deliveri
       const deletion = t.request("DELETE", `/webhooks/${e.id}`, { headers: { authorization: `Bearer ${key}` } });
       await untilApiWaits(probe, pid);
       const claimed = await x.query<{ delivery_id: string; lease_token: string }>(
-        "select delivery_id, lease_token from webhooks.claim(100, 25)")
+        "select delivery_id, lease_token from webhooks.claim(100, 25)",
+      )
         .then((r) => r.rows, (err: { code?: string }) => err.code ?? String(err));
       const outcome = typeof claimed === "string" ? claimed : "claimed";
       await x.query(outcome === "claimed" ? "commit" : "rollback");

@@ -28,12 +28,24 @@ export interface StageInput {
 }
 
 /** A line of text; `tone` picks the theme colour. */
-export function label(out: string[], d: Drawing, x: number, y: number, text: string,
+export function label(
+  out: string[],
+  d: Drawing,
+  x: number,
+  y: number,
+  text: string,
   { size = 12, bold = false, tone = "muted", anchor = "start", cls = "" }: {
-    size?: number; bold?: boolean; tone?: "text" | "muted"; anchor?: "start" | "middle" | "end"; cls?: string;
-  } = {}): void {
-  out.push(`<text${cls ? ` class="${cls}"` : ""} x="${x}" y="${y}" font-size="${size}" fill="${d.theme[tone]}"` +
-    `${bold ? ` font-weight="700"` : ""}${anchor !== "start" ? ` text-anchor="${anchor}"` : ""}>${esc(text)}</text>`);
+    size?: number;
+    bold?: boolean;
+    tone?: "text" | "muted";
+    anchor?: "start" | "middle" | "end";
+    cls?: string;
+  } = {},
+): void {
+  out.push(
+    `<text${cls ? ` class="${cls}"` : ""} x="${x}" y="${y}" font-size="${size}" fill="${d.theme[tone]}"` +
+      `${bold ? ` font-weight="700"` : ""}${anchor !== "start" ? ` text-anchor="${anchor}"` : ""}>${esc(text)}</text>`,
+  );
 }
 
 /** Rounds a..b as the caption names them: "Rounds 6–10 of 10 shown; ?round=1-5 for the rest". */

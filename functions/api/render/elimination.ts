@@ -127,8 +127,14 @@ function roundName(b: Brackets, r: number): string {
  * largest round's count; at most `limit` slots: the first matches of each round. Returns the
  * tree's height.
  */
-function placeTree(plan: Plan, b: Brackets, rounds: Map<number, ViewMatch[]>, cols: Map<number, number>,
-  top: number, limit: number): number {
+function placeTree(
+  plan: Plan,
+  b: Brackets,
+  rounds: Map<number, ViewMatch[]>,
+  cols: Map<number, number>,
+  top: number,
+  limit: number,
+): number {
   let base = 0;
   for (const r of cols.keys()) base = Math.max(base, rounds.get(r)?.length ?? 0);
   plan.most = Math.max(plan.most, base);

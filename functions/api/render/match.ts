@@ -49,16 +49,32 @@ export function teamLabel(team: ViewTeam, width: number, size: number, bold: boo
 }
 
 /** `<text>` of a team: tag bold, then the name (bold too for the winner); `attrs` adds fill and size when not inherited. */
-export function teamSvg(team: ViewTeam, x: number, y: number, width: number, size: number, bold: boolean,
-  attrs: string): string {
+export function teamSvg(team: ViewTeam, x: number, y: number, width: number, size: number, bold: boolean, attrs: string): string {
   const { tag, name } = teamLabel(team, width, size, bold);
-  return [`<text class="team" data-team-id="${esc(team.id)}" x="${x}" y="${y}"`, attrs, bold ? ` font-weight="700">` : ">",
-    `<tspan font-weight="700">`, tag, `</tspan>`, name ? " " : "", name, `</text>`].join("");
+  return [
+    `<text class="team" data-team-id="${esc(team.id)}" x="${x}" y="${y}"`,
+    attrs,
+    bold ? ` font-weight="700">` : ">",
+    `<tspan font-weight="700">`,
+    tag,
+    `</tspan>`,
+    name ? " " : "",
+    name,
+    `</text>`,
+  ].join("");
 }
 
 /** Pushes a team's `<text>` in its own size and colour. */
-export function teamText(out: string[], team: ViewTeam, x: number, y: number, width: number, size: number,
-  fill: string, bold: boolean): void {
+export function teamText(
+  out: string[],
+  team: ViewTeam,
+  x: number,
+  y: number,
+  width: number,
+  size: number,
+  fill: string,
+  bold: boolean,
+): void {
   out.push(teamSvg(team, x, y, width, size, bold, ` font-size="${size}" fill="${fill}"`));
 }
 
@@ -91,17 +107,18 @@ function describe(m: ViewMatch, teams: Map<string, ViewTeam>, empty: [EmptySlot,
  * Draws `m` with its box's top left corner at (x, y); the series and time line goes above it,
  * within META_H. `empty` says what each side shows when it has no team.
  */
-export function drawMatch(out: string[], d: Drawing, m: ViewMatch, x: number, y: number,
-  empty: [EmptySlot, EmptySlot], note = ""): void {
+export function drawMatch(out: string[], d: Drawing, m: ViewMatch, x: number, y: number, empty: [EmptySlot, EmptySlot], note = ""): void {
   const { theme } = d;
   const decided = m.status === "completed" && m.winner_id !== null;
   // The group sets the size and colour most texts share; the small muted ones say theirs. Each
   // piece is pushed flat and joined once: a string grown by += is a tree that the final join
   // would have to walk.
-  const parts = [`<g class="match" data-match-id="${esc(m.id)}" data-status="${m.status}" transform="translate(${x},${y})" `,
+  const parts = [
+    `<g class="match" data-match-id="${esc(m.id)}" data-status="${m.status}" transform="translate(${x},${y})" `,
     `font-size="${SIZE}" fill="${theme.text}"><title>${esc(describe(m, d.teams, empty))}</title>`,
     `<rect class="box" width="${BOX_W}" height="${BOX_H}" rx="3" fill="${theme.surface}" stroke="${theme.border}"`,
-    m.status === "bye" ? ` stroke-dasharray="4 3"/>` : "/>"];
+    m.status === "bye" ? ` stroke-dasharray="4 3"/>` : "/>",
+  ];
   const small: string[] = [];
   const time = m.scheduled_at && m.status !== "completed" ? shortTime(m.scheduled_at) : "";
   const series = m.best_of > 1 ? fit(seriesLine(m), BOX_W - (time ? textWidth(time, SMALL) + 8 : 0), SMALL) : "";
@@ -133,8 +150,12 @@ export function drawMatch(out: string[], d: Drawing, m: ViewMatch, x: number, y:
       }
       const score = scoreText(m, side);
       if (score) {
-        texts.push(`<text x="${BOX_W - SCORE_W / 2}" y="${base}" text-anchor="middle"`,
-          won ? ` fill="${theme.onAccent}" font-weight="700">` : lost ? ` fill="${theme.muted}">` : ">", score, `</text>`);
+        texts.push(
+          `<text x="${BOX_W - SCORE_W / 2}" y="${base}" text-anchor="middle"`,
+          won ? ` fill="${theme.onAccent}" font-weight="700">` : lost ? ` fill="${theme.muted}">` : ">",
+          score,
+          `</text>`,
+        );
       }
     }
     if (plain) parts.push(`<path d="${plain}" fill="${theme.surfaceAlt}"/>`);

@@ -25,7 +25,13 @@ export function pageDraw(labels: Labels) {
   const STATUS = labels.tournamentStatus;
   const STAGE_STATUS = labels.stageStatus;
   const SHOWN_UPCOMING = 8;
-  const timeFormat = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+  const timeFormat = new Intl.DateTimeFormat(undefined, {
+    weekday: "short",
+    day: "numeric",
+    month: "short",
+    hour: "2-digit",
+    minute: "2-digit",
+  });
   const dayFormat = new Intl.DateTimeFormat(undefined, { day: "numeric", month: "long", year: "numeric" });
   const $ = (id: string): HTMLElement => document.getElementById(id) as HTMLElement;
 
@@ -105,22 +111,40 @@ export function pageDraw(labels: Labels) {
     const desc = $("p-desc");
     desc.textContent = t.description || "";
     desc.hidden = !t.description;
-    const formats = v.stages.length > 1 ? v.stages.map((s) => FORMATS[s.format] || s.format).join(" → ") : FORMATS[t.format] || "Tournament";
+    const formats = v.stages.length > 1
+      ? v.stages.map((s) => FORMATS[s.format] || s.format).join(" → ")
+      : FORMATS[t.format] || "Tournament";
     $("p-eyebrow").textContent = formats + " · " + plural(playing, "team", "teams");
 
     const chips = [h("li", { class: "p-chip", "data-kind": t.status, text: STATUS[t.status] || t.status })];
     if (v.stages.length > 1 && stage) {
-      chips.push(h("li", { class: "p-chip", text: "Stage " + currentStage(v) + " of " + v.stages.length + " · " + (stageOf(v, currentStage(v)) || stage).name }));
+      chips.push(
+        h("li", {
+          class: "p-chip",
+          text: "Stage " + currentStage(v) + " of " + v.stages.length + " · " + (stageOf(v, currentStage(v)) || stage).name,
+        }),
+      );
     }
     const bestOf = stage && stage.format_options ? Number(stage.format_options.best_of) : 0;
     if (bestOf > 1) chips.push(h("li", { class: "p-chip", text: "Best of " + bestOf }));
     if (t.starts_at) {
       const starts = new Date(t.starts_at);
-      chips.push(h("li", { class: "p-chip" }, h("time", { datetime: t.starts_at, text: (starts.getTime() > Date.now() ? "Starts " + timeFormat.format(starts) : "Started " + dayFormat.format(starts)) })));
+      chips.push(
+        h(
+          "li",
+          { class: "p-chip" },
+          h("time", {
+            datetime: t.starts_at,
+            text: starts.getTime() > Date.now() ? "Starts " + timeFormat.format(starts) : "Started " + dayFormat.format(starts),
+          }),
+        ),
+      );
     }
     if (t.status === "completed" && v.standings.length) {
       const champion = v.standings.filter((s) => s.position === 1);
-      if (champion.length === 1) chips.push(h("li", { class: "p-chip", "data-kind": "champion", text: "Champion: " + champion[0].team_name }));
+      if (champion.length === 1) {
+        chips.push(h("li", { class: "p-chip", "data-kind": "champion", text: "Champion: " + champion[0].team_name }));
+      }
     }
     $("p-chips").replaceChildren(...chips);
 
@@ -141,8 +165,14 @@ export function pageDraw(labels: Labels) {
       return;
     }
     tabs.replaceChildren(...started.map((s) => {
-      const b = h("button", { type: "button", class: "p-tab", role: "tab", "aria-selected": String(s.number === selected), "aria-controls": "p-bracket", "data-stage": s.number },
-        [s.name, h("small", { text: STAGE_STATUS[s.status] || s.status })]);
+      const b = h("button", {
+        type: "button",
+        class: "p-tab",
+        role: "tab",
+        "aria-selected": String(s.number === selected),
+        "aria-controls": "p-bracket",
+        "data-stage": s.number,
+      }, [s.name, h("small", { text: STAGE_STATUS[s.status] || s.status })]);
       b.addEventListener("click", () => onPick(s.number));
       return b;
     }));
@@ -159,24 +189,42 @@ export function pageDraw(labels: Labels) {
     document.title = title;
     const main = $("p-main");
     main.removeAttribute("aria-busy");
-    main.replaceChildren(h("section", { class: "p-card p-notice", role: "alert" }, ([
-      h("div", { class: "p-notice-icon", "aria-hidden": "true", text: icon }), h("h2", { text: title })] as Kid[]).concat(body)));
+    main.replaceChildren(h(
+      "section",
+      { class: "p-card p-notice", role: "alert" },
+      ([
+        h("div", { class: "p-notice-icon", "aria-hidden": "true", text: icon }),
+        h("h2", { text: title }),
+      ] as Kid[]).concat(body),
+    ));
   }
 
   type Column = ["wins" | "losses" | "points" | "buchholz", string, string];
   function standingsTable(entries: ViewStanding[], marks: ((e: ViewStanding) => boolean) | null): HTMLElement {
     const has = (f: Column[0]) => entries.some((e) => e[f] !== undefined && e[f] !== null);
-    const columns: Column[] = [["wins", "W", "Wins"], ["losses", "L", "Losses"], ["points", "Pts", "Points"], ["buchholz", "Bhz", "Buchholz"]];
+    const columns: Column[] = [["wins", "W", "Wins"], ["losses", "L", "Losses"], ["points", "Pts", "Points"], [
+      "buchholz",
+      "Bhz",
+      "Buchholz",
+    ]];
     const cols = columns.filter((c) => has(c[0]));
-    const head = h("tr", null, [h("th", { scope: "col", class: "p-pos", text: "#" }), h("th", { scope: "col", text: "Team" })].concat(
-      cols.map((c) => h("th", { scope: "col", class: "p-n" }, h("abbr", { title: c[2], text: c[1], style: "text-decoration:none" }))),
-    ));
+    const head = h(
+      "tr",
+      null,
+      [h("th", { scope: "col", class: "p-pos", text: "#" }), h("th", { scope: "col", text: "Team" })].concat(
+        cols.map((c) => h("th", { scope: "col", class: "p-n" }, h("abbr", { title: c[2], text: c[1], style: "text-decoration:none" }))),
+      ),
+    );
     const rows = entries.map((e) => {
       const place = e.group_position !== undefined && e.group_position !== null ? e.group_position : e.position;
-      return h("tr", { class: marks && marks(e) ? "p-adv" : null }, [
-        h("td", { class: "p-pos" }, h("span", { class: "p-place", "data-place": place, text: place })),
-        h("th", { scope: "row", class: "p-team" }, teamCell(e.team_name, e.team_tag)),
-      ].concat(cols.map((c) => h("td", { class: "p-n", text: e[c[0]] }))));
+      return h(
+        "tr",
+        { class: marks && marks(e) ? "p-adv" : null },
+        [
+          h("td", { class: "p-pos" }, h("span", { class: "p-place", "data-place": place, text: place })),
+          h("th", { scope: "row", class: "p-team" }, teamCell(e.team_name, e.team_tag)),
+        ].concat(cols.map((c) => h("td", { class: "p-n", text: e[c[0]] }))),
+      );
     });
     return h("table", { class: "p-table" }, [h("thead", null, head), h("tbody", null, rows)]);
   }
@@ -188,9 +236,11 @@ export function pageDraw(labels: Labels) {
     if (!drawn(v)) {
       heading.textContent = "Teams";
       $("p-standings-sub").textContent = plural(v.registrations.length, "team registered", "teams registered");
-      box.replaceChildren(v.registrations.length
-        ? h("ul", { class: "p-teams" }, v.registrations.map((r) => h("li", null, teamCell(r.teams.name, r.teams.tag))))
-        : h("p", { class: "p-empty", text: "No team has registered yet." }));
+      box.replaceChildren(
+        v.registrations.length
+          ? h("ul", { class: "p-teams" }, v.registrations.map((r) => h("li", null, teamCell(r.teams.name, r.teams.tag))))
+          : h("p", { class: "p-empty", text: "No team has registered yet." }),
+      );
       return;
     }
     const last = v.stages.length ? v.stages[v.stages.length - 1].number : 1;
@@ -200,7 +250,12 @@ export function pageDraw(labels: Labels) {
     $("p-standings-sub").textContent = overall || !stage || v.stages.length < 2 ? "" : stage.name;
     if (!entries.length) {
       const knockout = stage && /elimination/.test(stage.format);
-      box.replaceChildren(h("p", { class: "p-empty", text: knockout ? "Places are decided as teams are knocked out." : "Standings appear once matches are played." }));
+      box.replaceChildren(
+        h("p", {
+          class: "p-empty",
+          text: knockout ? "Places are decided as teams are knocked out." : "Standings appear once matches are played.",
+        }),
+      );
       return;
     }
     const adv = !overall && stage && stage.advance ? stage.advance as { per_group?: number; top?: number } : null;
@@ -221,8 +276,12 @@ export function pageDraw(labels: Labels) {
       });
       groups.sort((a, b) => a - b);
       groups.forEach((g) => {
-        parts.push(h("div", { class: "p-group" }, [h("h3", { text: "Group " + groupName(g) }),
-          standingsTable(entries.filter((e) => e.group === g), marks)]));
+        parts.push(
+          h("div", { class: "p-group" }, [
+            h("h3", { text: "Group " + groupName(g) }),
+            standingsTable(entries.filter((e) => e.group === g), marks),
+          ]),
+        );
       });
     } else parts.push(standingsTable(entries, marks));
     if (marks && next) parts.push(h("p", { class: "p-legend", text: "Advancing to " + next.name }));
@@ -239,7 +298,12 @@ export function pageDraw(labels: Labels) {
     });
     $("p-upcoming-sub").textContent = list.length ? plural(list.length, "match", "matches") : "";
     if (!list.length) {
-      box.replaceChildren(h("p", { class: "p-empty", text: v.tournament.status === "completed" ? "All matches have been played." : "No match is waiting to be played." }));
+      box.replaceChildren(
+        h("p", {
+          class: "p-empty",
+          text: v.tournament.status === "completed" ? "All matches have been played." : "No match is waiting to be played.",
+        }),
+      );
       return;
     }
     const side = (id: string | null) => {
@@ -259,7 +323,9 @@ export function pageDraw(labels: Labels) {
       ]);
     });
     const parts = [h("ol", { class: "p-list" }, items)];
-    if (list.length > SHOWN_UPCOMING) parts.push(h("p", { class: "p-more", text: "and " + plural(list.length - SHOWN_UPCOMING, "more match", "more matches") }));
+    if (list.length > SHOWN_UPCOMING) {
+      parts.push(h("p", { class: "p-more", text: "and " + plural(list.length - SHOWN_UPCOMING, "more match", "more matches") }));
+    }
     box.replaceChildren(...parts);
   }
 

@@ -15,7 +15,8 @@ export function pagePicture() {
   // Only what a drawing needs survives: SVG elements, no link, script or foreign content (an API
   // named by viewer.html's ?api= may be anyone's), no event or reference attribute.
   const SVG_NS = "http://www.w3.org/2000/svg";
-  const DRAWING = /^(svg|g|rect|line|path|polyline|polygon|circle|ellipse|text|tspan|title|desc|defs|style|lineargradient|stop|clippath|use)$/i;
+  const DRAWING =
+    /^(svg|g|rect|line|path|polyline|polygon|circle|ellipse|text|tspan|title|desc|defs|style|lineargradient|stop|clippath|use)$/i;
   function inert(root: Element): void {
     root.querySelectorAll("a").forEach((el) => el.replaceWith(...Array.from(el.childNodes)));
     Array.from(root.querySelectorAll("*")).forEach((el) => {

@@ -69,8 +69,20 @@ export function pageMain(draw: PageDraw, picture: PagePicture): void {
   const clockFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
 
   const state: PageState = {
-    view: null, chosen: null, wanted: 0, svgSeq: 0, svgText: "", timer: undefined, busy: false, again: false, gone: false,
-    staleTries: 0, stream: null, streamRetry: 1000, slowTimer: undefined, hiddenTimer: undefined,
+    view: null,
+    chosen: null,
+    wanted: 0,
+    svgSeq: 0,
+    svgText: "",
+    timer: undefined,
+    busy: false,
+    again: false,
+    gone: false,
+    staleTries: 0,
+    stream: null,
+    streamRetry: 1000,
+    slowTimer: undefined,
+    hiddenTimer: undefined,
   };
 
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -198,7 +210,12 @@ export function pageMain(draw: PageDraw, picture: PagePicture): void {
     if (!svg.text) {
       state.svgText = "";
       box.removeAttribute("data-stage");
-      box.replaceChildren(h("p", { class: "p-empty", text: svg.status === 404 ? "This stage has no bracket yet." : "The bracket could not be loaded. Retrying…" }));
+      box.replaceChildren(
+        h("p", {
+          class: "p-empty",
+          text: svg.status === 404 ? "This stage has no bracket yet." : "The bracket could not be loaded. Retrying…",
+        }),
+      );
       if (svg.status !== 404) schedule(5000);
       return;
     }
@@ -240,8 +257,9 @@ export function pageMain(draw: PageDraw, picture: PagePicture): void {
   }
 
   function notPublic(): void {
-    notice("?", "This tournament is not public or does not exist",
-      [h("p", { text: "Check the link, or ask the organiser to make the tournament public." })]);
+    notice("?", "This tournament is not public or does not exist", [
+      h("p", { text: "Check the link, or ask the organiser to make the tournament public." }),
+    ]);
   }
 
   function connect(): void {
@@ -280,8 +298,16 @@ export function pageMain(draw: PageDraw, picture: PagePicture): void {
 
   function setup(): void {
     notice("i", "Which tournament?", [
-      h("p", null, ["This viewer shows a public tournament. Open it with ", h("code", { text: "?api=<API base URL>&slug=<tournament slug>" }), ", for example:"]),
-      h("p", { style: "margin-top:12px" }, h("code", { text: "viewer.html?api=https://<project>.supabase.co/functions/v1/api/v1&slug=winter-cup-x1y2z3" })),
+      h("p", null, [
+        "This viewer shows a public tournament. Open it with ",
+        h("code", { text: "?api=<API base URL>&slug=<tournament slug>" }),
+        ", for example:",
+      ]),
+      h(
+        "p",
+        { style: "margin-top:12px" },
+        h("code", { text: "viewer.html?api=https://<project>.supabase.co/functions/v1/api/v1&slug=winter-cup-x1y2z3" }),
+      ),
     ]);
   }
 

@@ -15,7 +15,8 @@ const LIST_TOP = 84;
 export function seedOrder(registrations: ViewRegistration[]): ViewRegistration[] {
   return [...registrations].sort((x, y) =>
     (x.seed ?? Infinity) - (y.seed ?? Infinity) || x.registered_at.localeCompare(y.registered_at) ||
-    x.id.localeCompare(y.id));
+    x.id.localeCompare(y.id)
+  );
 }
 
 function advanceLine(view: PublicView, stage: ViewStage): string {
@@ -25,7 +26,9 @@ function advanceLine(view: PublicView, stage: ViewStage): string {
   const perGroup = rule.per_group, best = rule.best_next, top = rule.top;
   const what = typeof perGroup === "number"
     ? `the top ${perGroup} of each group${typeof best === "number" && best > 0 ? ` and the ${best} best next` : ""}`
-    : typeof top === "number" ? `the top ${top}` : "the qualifiers";
+    : typeof top === "number"
+    ? `the top ${top}`
+    : "the qualifiers";
   return `Teams going on: ${what} of ${before.name}`;
 }
 
@@ -56,15 +59,19 @@ export function pendingBody(input: StageInput, view: PublicView): Body {
     clipped: count < teams.length ? `Teams 1–${count} of ${teams.length} shown` : null,
     draw(out, d, ox, oy) {
       label(out, d, ox, oy + 16, "Bracket drawn when the stage starts", { size: 14, bold: true, tone: "text" });
-      const heading = teams.length === 0 ? "No teams registered yet"
+      const heading = teams.length === 0
+        ? "No teams registered yet"
         : `${teams.length} registered team${teams.length === 1 ? "" : "s"}, in seed order`;
       label(out, d, ox, oy + 40, fit(heading, shown.width, 12), { size: 12 });
       if (advance) label(out, d, ox, oy + 60, fit(advance, shown.width, 12), { size: 12 });
       teams.slice(0, count).forEach((r, i) => {
         const x = ox + Math.floor(i / shown.perColumn) * (ENTRY_W + SPACE);
         const y = oy + (advance ? LIST_TOP : LIST_TOP - 20) + (i % shown.perColumn) * ENTRY_H;
-        out.push(`<g class="entry">`, `<rect x="${x}" y="${y}" width="${ENTRY_W}" height="${ENTRY_H - 4}" rx="3" `,
-          `fill="${d.theme.surface}" stroke="${d.theme.border}"/>`);
+        out.push(
+          `<g class="entry">`,
+          `<rect x="${x}" y="${y}" width="${ENTRY_W}" height="${ENTRY_H - 4}" rx="3" `,
+          `fill="${d.theme.surface}" stroke="${d.theme.border}"/>`,
+        );
         label(out, d, x + 28, y + 15, String(i + 1), { size: 10, anchor: "end" });
         teamText(out, r.teams, x + 36, y + 15, ENTRY_W - 44, 12, d.theme.text, false);
         out.push(`</g>`);

@@ -61,9 +61,7 @@ export async function svgToPng(
   const fonts = await prepare(readFile);
   const size = pngSize(width, height);
   // Fit the longest side: resvg keeps the aspect ratio and rounds the other side itself.
-  const fitTo = size.width >= size.height
-    ? { mode: "width" as const, value: size.width }
-    : { mode: "height" as const, value: size.height };
+  const fitTo = size.width >= size.height ? { mode: "width" as const, value: size.width } : { mode: "height" as const, value: size.height };
   const resvg = new Resvg(svg, {
     fitTo,
     font: {

@@ -37,8 +37,10 @@ function groupsOf(input: StageInput): Group[] {
   for (const m of input.matches) get(m.group ?? 1).matches.push(m);
   for (const s of input.stage.standings) get(s.group ?? 1).standings.push(s);
   for (const g of groups.values()) {
-    g.standings.sort((x, y) => (x.group_position ?? x.position) - (y.group_position ?? y.position) ||
-      x.team_name.localeCompare(y.team_name));
+    g.standings.sort((x, y) =>
+      (x.group_position ?? x.position) - (y.group_position ?? y.position) ||
+      x.team_name.localeCompare(y.team_name)
+    );
     // A team the standings do not list yet (they list everyone; this is for safety) goes last.
     const listed = new Set(g.standings.map((s) => s.team_id));
     const missing = new Map<string, number>();
@@ -75,8 +77,11 @@ function drawGroup(out: string[], d: Drawing, g: Group, s: Shape, x: number, y: 
   const team = (id: string, st?: ViewStanding) =>
     d.teams.get(id) ?? { id, name: st?.team_name ?? "", tag: st?.team_tag ?? "?", logo_url: null };
   const rows: Cell[][] = g.standings.slice(0, s.rows).map((st) => [
-    String(st.group_position ?? st.position), { team: team(st.team_id, st) }, String(st.wins ?? 0),
-    String(st.losses ?? 0), { text: String(st.points ?? 0), bold: true },
+    String(st.group_position ?? st.position),
+    { team: team(st.team_id, st) },
+    String(st.wins ?? 0),
+    String(st.losses ?? 0),
+    { text: String(st.points ?? 0), bold: true },
   ]);
   drawTable(out, d, x, top, STANDINGS, rows, "standings");
   if (!s.cross) return;
@@ -84,8 +89,10 @@ function drawGroup(out: string[], d: Drawing, g: Group, s: Shape, x: number, y: 
   const ids = g.standings.map((st) => st.team_id);
   const at = new Map<string, ViewMatch>();
   for (const m of g.matches) if (m.team1_id && m.team2_id) at.set(`${m.team1_id}|${m.team2_id}`, m);
-  const columns: Column[] = [{ title: "", width: LABEL_W },
-    ...ids.map((id) => ({ title: team(id).tag, width: CELL_W, align: "middle" as const }))];
+  const columns: Column[] = [
+    { title: "", width: LABEL_W },
+    ...ids.map((id) => ({ title: team(id).tag, width: CELL_W, align: "middle" as const })),
+  ];
   const cross: Cell[][] = ids.map((row) => [
     { text: team(row).tag, bold: true },
     ...ids.map((col): Cell => {
@@ -134,8 +141,10 @@ export function roundRobinBody(input: StageInput): Body {
   while (!whole && count > 1 && !input.fits(g.width, g.height)) g = grid(--count);
   if (count < groups.length) {
     const rest = groups.slice(count).map((x) => x.number);
-    notes.unshift(`Groups ${groups[0].number}–${groups[count - 1].number} of ${groups.length} shown; ` +
-      `?group=${rest[0]}${rest.length > 1 ? ` to ?group=${rest[rest.length - 1]}` : ""} for the rest`);
+    notes.unshift(
+      `Groups ${groups[0].number}–${groups[count - 1].number} of ${groups.length} shown; ` +
+        `?group=${rest[0]}${rest.length > 1 ? ` to ?group=${rest[rest.length - 1]}` : ""} for the rest`,
+    );
   }
   if (!whole && !input.fits(g.width, g.height)) {
     // One group too large: its cross-table goes first, then standings rows from the bottom.

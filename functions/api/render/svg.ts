@@ -48,8 +48,15 @@ function stagesOf(view: PublicView): ViewStage[] {
   if (view.stages.length) return [...view.stages].sort((a, b) => a.number - b.number);
   const t = view.tournament;
   return [{
-    number: 1, name: "Stage 1", format: t.format, format_options: t.format_options, advance: null,
-    status: t.status === "registration" ? "pending" : t.status, team_count: null, started_at: null, completed_at: null,
+    number: 1,
+    name: "Stage 1",
+    format: t.format,
+    format_options: t.format_options,
+    advance: null,
+    status: t.status === "registration" ? "pending" : t.status,
+    team_count: null,
+    started_at: null,
+    completed_at: null,
     standings: view.standings,
   }];
 }
@@ -92,7 +99,8 @@ export function renderBracket(view: PublicView, options: RenderOptions): Rendere
   const max = options.maxSide;
   const title = view.tournament.name;
   const least = Math.max(MIN_WIDTH, Math.min(textWidth(title, TITLE, true), 900));
-  const fits = (w: number, h: number, captioned = true) => max === undefined ||
+  const fits = (w: number, h: number, captioned = true) =>
+    max === undefined ||
     (Math.ceil(Math.max(w, least, captioned ? CAPTION_WIDTH : 0)) + 2 * PAD <= max &&
       Math.ceil(headerHeight(captioned) + h + PAD) <= max);
   const b = body(view, { stage, matches, rounds: options.rounds, group: options.group, fits });
@@ -108,8 +116,12 @@ export function renderBracket(view: PublicView, options: RenderOptions): Rendere
     2 * PAD;
   const height = Math.ceil(top + b.height + PAD);
   const room = width - 2 * PAD;
-  const sub = [stage.name, stages.length > 1 ? `Stage ${stage.number} of ${stages.length}` : "",
-    LABELS.formats[stage.format] ?? stage.format, statusText(view, stage)].filter(Boolean).join(" · ");
+  const sub = [
+    stage.name,
+    stages.length > 1 ? `Stage ${stage.number} of ${stages.length}` : "",
+    LABELS.formats[stage.format] ?? stage.format,
+    statusText(view, stage),
+  ].filter(Boolean).join(" · ");
 
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" `,
@@ -118,12 +130,16 @@ export function renderBracket(view: PublicView, options: RenderOptions): Rendere
     `<rect class="background" width="${width}" height="${height}" fill="${theme.bg}"/>`,
     `<g class="header">`,
     `<text x="${PAD}" y="${PAD + 20}" font-size="${TITLE}" font-weight="700" fill="${theme.text}">`,
-    esc(fit(title, room, TITLE, true)), `</text>`,
+    esc(fit(title, room, TITLE, true)),
+    `</text>`,
     `<text x="${PAD}" y="${PAD + 44}" font-size="13" fill="${theme.muted}">${esc(fit(sub, room, 13))}</text>`,
   ];
   if (b.clipped) {
-    out.push(`<text class="clipped" x="${PAD}" y="${PAD + 64}" font-size="12" fill="${theme.warn}">`,
-      esc(fit(b.clipped, room, 12)), `</text>`);
+    out.push(
+      `<text class="clipped" x="${PAD}" y="${PAD + 64}" font-size="12" fill="${theme.warn}">`,
+      esc(fit(b.clipped, room, 12)),
+      `</text>`,
+    );
   }
   out.push(`</g>`, `<g class="stage" data-format="${stage.format}">`);
   b.draw(out, { theme, teams }, PAD, top);

@@ -102,8 +102,10 @@ export function swissBody(input: StageInput): Body {
       label(out, d, tx, oy + 14, "Standings", { bold: true, cls: "title" });
       const team = (id: string, name: string, tag: string): ViewTeam => d.teams.get(id) ?? { id, name, tag, logo_url: null };
       const rowsShown: Cell[][] = standings.slice(0, shownRows).map((st) => [
-        String(st.position), { team: team(st.team_id, st.team_name, st.team_tag) },
-        { text: `${st.wins ?? 0}–${st.losses ?? 0}`, bold: true }, String(st.buchholz ?? 0),
+        String(st.position),
+        { team: team(st.team_id, st.team_name, st.team_tag) },
+        { text: `${st.wins ?? 0}–${st.losses ?? 0}`, bold: true },
+        String(st.buchholz ?? 0),
       ]);
       drawTable(out, d, tx, oy + 24, STANDINGS, rowsShown, "standings");
     },

@@ -24,8 +24,17 @@ export function tableWidth(columns: Column[]): number {
 }
 
 /** Text in a cell of `width`, anchored as the column says; numbers shrink rather than lose digits. */
-function cellText(out: string[], x: number, y: number, width: number, align: Column["align"], text: string,
-  fill: string, bold: boolean, shrink: boolean): void {
+function cellText(
+  out: string[],
+  x: number,
+  y: number,
+  width: number,
+  align: Column["align"],
+  text: string,
+  fill: string,
+  bold: boolean,
+  shrink: boolean,
+): void {
   let size = SIZE;
   const room = width - 10;
   let shown = text;
@@ -34,19 +43,24 @@ function cellText(out: string[], x: number, y: number, width: number, align: Col
     shown = fit(text, room, size, bold);
   }
   const at = align === "middle" ? x + width / 2 : align === "end" ? x + width - 6 : x + 6;
-  out.push(`<text x="${at}" y="${y}" font-size="${size}" fill="${fill}"`, bold ? ` font-weight="700"` : "",
-    align && align !== "start" ? ` text-anchor="${align}"` : "", `>${esc(shown)}</text>`);
+  out.push(
+    `<text x="${at}" y="${y}" font-size="${size}" fill="${fill}"`,
+    bold ? ` font-weight="700"` : "",
+    align && align !== "start" ? ` text-anchor="${align}"` : "",
+    `>${esc(shown)}</text>`,
+  );
 }
 
 /** Draws the table with its top left corner at (x, y): ROW × (rows + 1) high. */
-export function drawTable(out: string[], d: Drawing, x: number, y: number, columns: Column[], rows: Cell[][],
-  cls = "table"): void {
+export function drawTable(out: string[], d: Drawing, x: number, y: number, columns: Column[], rows: Cell[][], cls = "table"): void {
   const { theme } = d;
   const width = tableWidth(columns);
   const height = ROW * (rows.length + 1);
-  out.push(`<g class="${cls}">`,
+  out.push(
+    `<g class="${cls}">`,
     `<rect x="${x}" y="${y}" width="${width}" height="${height}" rx="3" fill="${theme.surface}" stroke="${theme.border}"/>`,
-    `<rect x="${x + 1}" y="${y + 1}" width="${width - 2}" height="${ROW - 1}" fill="${theme.surfaceAlt}"/>`);
+    `<rect x="${x + 1}" y="${y + 1}" width="${width - 2}" height="${ROW - 1}" fill="${theme.surfaceAlt}"/>`,
+  );
   const stripes: string[] = [];
   for (let i = 1; i < rows.length; i += 2) stripes.push(`M${x + 1} ${y + ROW * (i + 1) + 12}H${x + width - 1}`);
   if (stripes.length) out.push(`<path d="${stripes.join("")}" stroke="${theme.bg}" stroke-width="${ROW - 1}"/>`);

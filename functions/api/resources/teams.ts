@@ -6,8 +6,9 @@ import { DeleteResult, Me, Team } from "./models.ts";
 
 /** An http(s) URL as SQL stores it: a scheme, then a host without spaces; at most 2,048 characters. */
 const logoUrl = z.string().max(2048)
-  .refine((s) => /^https?:\/\/[^\s/?#]+/.test(s) && URL.canParse(s) && !s.includes("\u0000") && s.isWellFormed(),
-    { message: "must be an http(s) URL" })
+  .refine((s) => /^https?:\/\/[^\s/?#]+/.test(s) && URL.canParse(s) && !s.includes("\u0000") && s.isWellFormed(), {
+    message: "must be an http(s) URL",
+  })
   .meta({ description: "An http(s) URL, at most 2,048 characters; null for none.", format: "uri", maxLength: 2048 });
 
 const fields = { name: trimmedText(100), tag: trimmedText(20), logo_url: logoUrl.nullable() };
@@ -32,21 +33,54 @@ export const ListTeamsQuery = z.object({
 const teamLocation = (data: { id: string }) => `/teams/${data.id}`;
 
 export const teamRoutes: Route[] = [
-  { method: "GET", path: "/teams", scope: "read:teams", op: "teams.list", query: ListTeamsQuery, paginated: true,
-    response: z.array(Team), summary: "List teams",
-    description: "Every team any account may register: platform teams made by operators and every account's own teams, by name then id. `owned` tells yours apart." },
-  { method: "POST", path: "/teams", scope: "write:teams", op: "teams.create", body: CreateTeam, response: Team,
-    location: teamLocation, summary: "Create a team",
-    description: "The team is owned by your account: only your account may change or delete it; every account may read and register it. Names need not be unique.",
-    bodyExample: { name: "Aurora Gaming", tag: "AUR", logo_url: "https://example.com/aur.png" } },
+  {
+    method: "GET",
+    path: "/teams",
+    scope: "read:teams",
+    op: "teams.list",
+    query: ListTeamsQuery,
+    paginated: true,
+    response: z.array(Team),
+    summary: "List teams",
+    description:
+      "Every team any account may register: platform teams made by operators and every account's own teams, by name then id. `owned` tells yours apart.",
+  },
+  {
+    method: "POST",
+    path: "/teams",
+    scope: "write:teams",
+    op: "teams.create",
+    body: CreateTeam,
+    response: Team,
+    location: teamLocation,
+    summary: "Create a team",
+    description:
+      "The team is owned by your account: only your account may change or delete it; every account may read and register it. Names need not be unique.",
+    bodyExample: { name: "Aurora Gaming", tag: "AUR", logo_url: "https://example.com/aur.png" },
+  },
   { method: "GET", path: "/teams/{team_id}", scope: "read:teams", op: "teams.get", response: Team, summary: "Get a team" },
-  { method: "PATCH", path: "/teams/{team_id}", scope: "write:teams", op: "teams.update", body: UpdateTeam,
-    response: Team, summary: "Update a team",
+  {
+    method: "PATCH",
+    path: "/teams/{team_id}",
+    scope: "write:teams",
+    op: "teams.update",
+    body: UpdateTeam,
+    response: Team,
+    summary: "Update a team",
     description: "Only a team your account owns; a platform team or another account's is 403 `team_not_owned`.",
-    bodyExample: { tag: "AURA" } },
-  { method: "DELETE", path: "/teams/{team_id}", scope: "write:teams", op: "teams.delete", response: DeleteResult,
-    conflicts: ["team_in_use"], summary: "Delete a team",
-    description: "Only a team your account owns (else 403 `team_not_owned`). A team registered in a tournament that has started is 409 `team_in_use`; otherwise its registrations in tournaments still open go with it." },
+    bodyExample: { tag: "AURA" },
+  },
+  {
+    method: "DELETE",
+    path: "/teams/{team_id}",
+    scope: "write:teams",
+    op: "teams.delete",
+    response: DeleteResult,
+    conflicts: ["team_in_use"],
+    summary: "Delete a team",
+    description:
+      "Only a team your account owns (else 403 `team_not_owned`). A team registered in a tournament that has started is 409 `team_in_use`; otherwise its registrations in tournaments still open go with it.",
+  },
 ];
 
 /** GET /me's `rate_limit`: the key's state after this request was counted (api.call counts after the operation). */
@@ -57,7 +91,15 @@ function withRateLimit(result: string, c: RouteCall): string {
 }
 
 export const meRoutes: Route[] = [
-  { method: "GET", path: "/me", scope: null, op: "me", response: Me, data: withRateLimit,
+  {
+    method: "GET",
+    path: "/me",
+    scope: null,
+    op: "me",
+    response: Me,
+    data: withRateLimit,
     summary: "The calling key, its account and its rate limit",
-    description: "Any valid key, whatever its scopes; the request counts toward the rate limit, and `rate_limit` is the state after it. Never the key's secret." },
+    description:
+      "Any valid key, whatever its scopes; the request counts toward the rate limit, and `rate_limit` is the state after it. Never the key's secret.",
+  },
 ];

@@ -8,9 +8,17 @@ export const TournamentStatus = z.enum(["registration", "ongoing", "completed"])
 
 /** Every format's series options (contract section 13); the elimination formats' final has its own. */
 function series(final: boolean) {
-  const bestOfField = { best_of: bestOf().optional().meta({ description: "Every match is a best of this many games (odd, 1–9). Default 1." }) };
+  const bestOfField = {
+    best_of: bestOf().optional().meta({ description: "Every match is a best of this many games (odd, 1–9). Default 1." }),
+  };
   return final
-    ? { ...bestOfField, final_best_of: bestOf().optional().meta({ description: "The final (single elimination) or the grand final and its reset (double elimination): a best of this many. Default `best_of`. A third-place match takes `best_of`." }) }
+    ? {
+      ...bestOfField,
+      final_best_of: bestOf().optional().meta({
+        description:
+          "The final (single elimination) or the grand final and its reset (double elimination): a best of this many. Default `best_of`. A third-place match takes `best_of`.",
+      }),
+    }
     : bestOfField;
 }
 
@@ -22,7 +30,8 @@ export const FormatOptions = {
   }),
   double_elimination: z.strictObject({
     grand_final: z.enum(["single", "reset"]).optional().meta({
-      description: "`reset` (the default): if the losers-bracket champion wins the grand final, a deciding second match is played; `single`: the grand final decides alone.",
+      description:
+        "`reset` (the default): if the losers-bracket champion wins the grand final, a deciding second match is played; `single`: the grand final decides alone.",
     }),
     ...series(true),
   }),
@@ -36,7 +45,10 @@ export const FormatOptions = {
   }),
   swiss: z.strictObject({
     rounds: z.int().min(1).max(1023).nullable().optional()
-      .meta({ description: "Rounds to play; null (the default) for ceil(log2 N). Starting with more than N − 1 rounds is 409 `invalid_status_transition`." }),
+      .meta({
+        description:
+          "Rounds to play; null (the default) for ceil(log2 N). Starting with more than N − 1 rounds is 409 `invalid_status_transition`.",
+      }),
     ...series(false),
   }),
 } satisfies Record<(typeof FORMATS)[number], z.ZodType>;
@@ -46,7 +58,10 @@ export const Advance = {
   round_robin: z.strictObject({
     per_group: z.int().min(1).max(1024).meta({ description: "The top n of each group go on." }),
     best_next: z.int().min(0).max(512).optional()
-      .meta({ description: "Also the m best of the teams placed n + 1 across groups (points per match, then score difference per match, then score for per match, then seed). At most the number of groups. Default 0." }),
+      .meta({
+        description:
+          "Also the m best of the teams placed n + 1 across groups (points per match, then score difference per match, then score for per match, then seed). At most the number of groups. Default 0.",
+      }),
   }),
   other: z.strictObject({
     top: z.int().min(2).max(1024).meta({ description: "The top n of the stage's standings go on." }),
@@ -64,12 +79,13 @@ const formatOptionsSchemas = Object.entries(FormatOptions).map(([format, schema]
 
 const fields = {
   name: trimmedText(100),
-  description: text(5000).meta({ description: "Up to 5,000 characters. Default `\"\"`." }),
+  description: text(5000).meta({ description: 'Up to 5,000 characters. Default `""`.' }),
   game_id: uuid(),
   format: z.enum(FORMATS).meta({ description: "Default `single_elimination`. `format_options` go with it." }),
   format_options: z.record(z.string(), z.unknown()).meta({
     anyOf: formatOptionsSchemas,
-    description: "The format's options (checked strictly against the format; defaults filled in): single_elimination `{third_place_match: bool = false}`; double_elimination `{grand_final: \"single\" | \"reset\" = \"reset\"}`; round_robin `{groups: int 1–512 = 1, points: {win: int = 3, loss: int = 0}}`; swiss `{rounds: int 1–1023 | null = null (ceil(log2 N))}`; every format `best_of` (odd 1–9 = 1) and the elimination formats `final_best_of` (= best_of) for the final or grand final. Locked once ongoing; a PATCH that changes `format` without options resets them to the new format's defaults.",
+    description:
+      'The format\'s options (checked strictly against the format; defaults filled in): single_elimination `{third_place_match: bool = false}`; double_elimination `{grand_final: "single" | "reset" = "reset"}`; round_robin `{groups: int 1–512 = 1, points: {win: int = 3, loss: int = 0}}`; swiss `{rounds: int 1–1023 | null = null (ceil(log2 N))}`; every format `best_of` (odd 1–9 = 1) and the elimination formats `final_best_of` (= best_of) for the final or grand final. Locked once ongoing; a PATCH that changes `format` without options resets them to the new format\'s defaults.',
   }),
   team_size: z.int().min(1).max(100).meta({ description: "Players per team." }),
   max_teams: z.int().min(2).max(1024),
@@ -77,11 +93,16 @@ const fields = {
   prize_pool: money(100_000_000).meta({ description: "At most 2 decimals. Default 0." }),
   starts_at: dateTime().meta({ description: "With an offset (`Z` or `±hh:mm`); in the future." }),
   registration_closes: dateTime().meta({ description: "With an offset; not after `starts_at`. Default `starts_at`." }),
-  check_in_opens: dateTime().nullable().meta({ description: "With an offset, not after `starts_at`, or null (the default): no check-in. When set, teams check in from then until the start and only they take part." }),
-  rules: text(20_000).meta({ description: "Up to 20,000 characters. Default `\"\"`." }),
-  visibility: z.enum(["private", "public"]).meta({ description: "`public`: anyone may see it without a key at `/public/tournaments/{slug}` (its page, bracket pictures and live stream; never payment or account data). Default `private`. May change in any status." }),
+  check_in_opens: dateTime().nullable().meta({
+    description:
+      "With an offset, not after `starts_at`, or null (the default): no check-in. When set, teams check in from then until the start and only they take part.",
+  }),
+  rules: text(20_000).meta({ description: 'Up to 20,000 characters. Default `""`.' }),
+  visibility: z.enum(["private", "public"]).meta({
+    description:
+      "`public`: anyone may see it without a key at `/public/tournaments/{slug}` (its page, bracket pictures and live stream; never payment or account data). Default `private`. May change in any status.",
+  }),
 };
-
 
 /** Adds a nested schema's issues under `path` (unknown keys each named, with `unknown`'s message). */
 function addIssues(ctx: z.RefinementCtx, schema: z.ZodType, value: unknown, path: PropertyKey[], unknown: string) {
@@ -90,15 +111,22 @@ function addIssues(ctx: z.RefinementCtx, schema: z.ZodType, value: unknown, path
   for (const issue of result.error.issues) {
     const keys = issue.code === "unrecognized_keys" ? issue.keys : [null];
     for (const key of keys) {
-      ctx.addIssue({ code: "custom", path: [...path, ...issue.path, ...(key === null ? [] : [key])],
-        message: key === null ? issue.message : unknown });
+      ctx.addIssue({
+        code: "custom",
+        path: [...path, ...issue.path, ...(key === null ? [] : [key])],
+        message: key === null ? issue.message : unknown,
+      });
     }
   }
 }
 
 /** Checks format_options against the format it goes with (when the body names one or it is a create). */
-function checkFormatOptions(body: { format?: (typeof FORMATS)[number]; format_options?: unknown }, ctx: z.RefinementCtx,
-  fallback: (typeof FORMATS)[number] | null, path: PropertyKey[] = []) {
+function checkFormatOptions(
+  body: { format?: (typeof FORMATS)[number]; format_options?: unknown },
+  ctx: z.RefinementCtx,
+  fallback: (typeof FORMATS)[number] | null,
+  path: PropertyKey[] = [],
+) {
   const format = body.format ?? fallback;
   if (body.format_options === undefined || format === null) return;
   addIssues(ctx, FormatOptions[format], body.format_options, [...path, "format_options"], `is not an option of ${format}`);
@@ -111,17 +139,18 @@ export const Stage = z.strictObject({
   format_options: fields.format_options.optional(),
   advance: z.record(z.string(), z.unknown()).nullable().optional().meta({
     anyOf: [documented("after round_robin", Advance.round_robin), documented("after the other formats", Advance.other)],
-    description: "Required on every stage but the last, refused on the last. After `round_robin`: `{per_group, best_next?}`; after `swiss`, `single_elimination` or `double_elimination`: `{top}`. The K teams it sends on must leave the next stage playable (K ≥ 2; swiss rounds ≤ K − 1; round robin groups ≤ K / 2).",
+    description:
+      "Required on every stage but the last, refused on the last. After `round_robin`: `{per_group, best_next?}`; after `swiss`, `single_elimination` or `double_elimination`: `{top}`. The K teams it sends on must leave the next stage playable (K ≥ 2; swiss rounds ≤ K − 1; round robin groups ≤ K / 2).",
   }),
 });
 
 const stagesField = z.array(Stage).min(1).max(MAX_STAGES).meta({
-  description: `1–${MAX_STAGES} stages, played in order (groups into playoffs, qualifiers, …). Without it, one stage of \`format\` and \`format_options\`; \`format\` and \`format_options\` always read as stage 1's. Not with \`format\` or \`format_options\` in one body. Locked once ongoing.`,
+  description:
+    `1–${MAX_STAGES} stages, played in order (groups into playoffs, qualifiers, …). Without it, one stage of \`format\` and \`format_options\`; \`format\` and \`format_options\` always read as stage 1's. Not with \`format\` or \`format_options\` in one body. Locked once ongoing.`,
 });
 
 /** The stages' rules zod can check alone: options by format, advance present on all but the last. */
-function checkStages(body: { stages?: z.infer<typeof Stage>[]; format?: unknown; format_options?: unknown },
-  ctx: z.RefinementCtx) {
+function checkStages(body: { stages?: z.infer<typeof Stage>[]; format?: unknown; format_options?: unknown }, ctx: z.RefinementCtx) {
   if (body.stages === undefined) return;
   if (body.format !== undefined || body.format_options !== undefined) {
     ctx.addIssue({ code: "custom", path: ["stages"], message: "send either stages or format and format_options, not both" });
@@ -133,11 +162,21 @@ function checkStages(body: { stages?: z.infer<typeof Stage>[]; format?: unknown;
     if (last && stage.advance != null) {
       ctx.addIssue({ code: "custom", path: ["stages", i, "advance"], message: "the last stage sends no one on: leave advance out" });
     } else if (!last && stage.advance == null) {
-      ctx.addIssue({ code: "custom", path: ["stages", i, "advance"],
-        message: stage.format === "round_robin" ? "is required after a round robin: {per_group, best_next?}" : `is required after ${stage.format}: {top}` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["stages", i, "advance"],
+        message: stage.format === "round_robin"
+          ? "is required after a round robin: {per_group, best_next?}"
+          : `is required after ${stage.format}: {top}`,
+      });
     } else if (!last) {
-      addIssues(ctx, stage.format === "round_robin" ? Advance.round_robin : Advance.other, stage.advance,
-        ["stages", i, "advance"], stage.format === "round_robin" ? "is not a known field (per_group, best_next)" : "is not a known field (top)");
+      addIssues(
+        ctx,
+        stage.format === "round_robin" ? Advance.round_robin : Advance.other,
+        stage.advance,
+        ["stages", i, "advance"],
+        stage.format === "round_robin" ? "is not a known field (per_group, best_next)" : "is not a known field (top)",
+      );
     }
   });
 }
@@ -174,30 +213,66 @@ export const UpdateTournament = z.strictObject({
 export const ListTournamentsQuery = z.object({
   page: queryInt(1, PAGE_SIZE.maxPage).optional(),
   cursor: z.string().regex(/^[A-Za-z0-9_-]{1,200}$/, { message: "must be a next_cursor value from a previous page" })
-    .optional().meta({ description: "Opaque: the `pagination.next_cursor` of the previous page. Deep pages cost as little as the first. Not with `page`." }),
+    .optional().meta({
+      description: "Opaque: the `pagination.next_cursor` of the previous page. Deep pages cost as little as the first. Not with `page`.",
+    }),
   limit: queryInt(1, PAGE_SIZE.max).optional(),
   status: TournamentStatus.optional(),
   game_id: uuid().optional(),
-}).refine((q) => q.page === undefined || q.cursor === undefined,
-  { message: "use either page or cursor, not both", path: ["cursor"] });
+}).refine((q) => q.page === undefined || q.cursor === undefined, { message: "use either page or cursor, not both", path: ["cursor"] });
 
 const tournamentLocation = (data: { id: string }) => `/tournaments/${data.id}`;
 
 export const tournamentRoutes: Route[] = [
-  { method: "GET", path: "/tournaments", scope: "read:tournaments", op: "tournaments.list",
-    query: ListTournamentsQuery, paginated: true, response: z.array(Tournament),
+  {
+    method: "GET",
+    path: "/tournaments",
+    scope: "read:tournaments",
+    op: "tournaments.list",
+    query: ListTournamentsQuery,
+    paginated: true,
+    response: z.array(Tournament),
     summary: "List the account's tournaments",
-    description: "Newest first (`created_at desc, id desc`). A page past the end is an empty `data` with the true `total`. Unknown query parameters are ignored. For deep pages follow `pagination.next_cursor` with `cursor` (keyset pagination: stable while tournaments are created, and as fast on page 500 as on page 1); `page` still works." },
-  { method: "POST", path: "/tournaments", scope: "write:tournaments", op: "tournaments.create",
-    body: CreateTournament, location: tournamentLocation, response: Tournament,
+    description:
+      "Newest first (`created_at desc, id desc`). A page past the end is an empty `data` with the true `total`. Unknown query parameters are ignored. For deep pages follow `pagination.next_cursor` with `cursor` (keyset pagination: stable while tournaments are created, and as fast on page 500 as on page 1); `page` still works.",
+  },
+  {
+    method: "POST",
+    path: "/tournaments",
+    scope: "write:tournaments",
+    op: "tournaments.create",
+    body: CreateTournament,
+    location: tournamentLocation,
+    response: Tournament,
     summary: "Create a tournament",
-    description: "A new tournament has status `registration`. `starts_at` must be in the future; `registration_closes` defaults to `starts_at` and may not be after it. Date-times need an offset and are returned in UTC.",
-    bodyExample: { name: "Spring Cup", game_id: EXAMPLE_IDS.game, team_size: 5, max_teams: 16, entry_fee: 10,
-      prize_pool: 1500.5, starts_at: "2027-03-01T18:00:00+01:00", registration_closes: "2027-03-01T00:00:00+01:00" } },
-  { method: "GET", path: "/tournaments/{id}", scope: "read:tournaments", op: "tournaments.get",
-    response: Tournament, summary: "Get a tournament" },
-  { method: "PATCH", path: "/tournaments/{id}", scope: "write:tournaments", op: "tournaments.update",
-    body: UpdateTournament, response: Tournament,
+    description:
+      "A new tournament has status `registration`. `starts_at` must be in the future; `registration_closes` defaults to `starts_at` and may not be after it. Date-times need an offset and are returned in UTC.",
+    bodyExample: {
+      name: "Spring Cup",
+      game_id: EXAMPLE_IDS.game,
+      team_size: 5,
+      max_teams: 16,
+      entry_fee: 10,
+      prize_pool: 1500.5,
+      starts_at: "2027-03-01T18:00:00+01:00",
+      registration_closes: "2027-03-01T00:00:00+01:00",
+    },
+  },
+  {
+    method: "GET",
+    path: "/tournaments/{id}",
+    scope: "read:tournaments",
+    op: "tournaments.get",
+    response: Tournament,
+    summary: "Get a tournament",
+  },
+  {
+    method: "PATCH",
+    path: "/tournaments/{id}",
+    scope: "write:tournaments",
+    op: "tournaments.update",
+    body: UpdateTournament,
+    response: Tournament,
     conflicts: ["tournament_full", "tournament_locked", "invalid_status_transition"],
     summary: "Update a tournament or change its status",
     description: [
@@ -207,8 +282,15 @@ export const tournamentRoutes: Route[] = [
       "- `registration → ongoing` needs at least 2 registrations (with check-in, checked-in teams), and enough for stage 1's `advance`; it starts stage 1 and makes its matches. `ongoing → completed` needs the last stage completed (every match decided). The current status again is a no-op; anything else is 409 `invalid_status_transition`.",
       "- `stages` (or `format`/`format_options`, which are stage 1's) may change in `registration` only; sending back what GET shows is no change.",
     ].join("\n"),
-    bodyExample: { name: "Spring Cup 2027", max_teams: 32 } },
-  { method: "DELETE", path: "/tournaments/{id}", scope: "write:tournaments", op: "tournaments.delete",
-    response: DeleteResult, summary: "Delete a tournament",
-    description: "Allowed in every status; removes the tournament's registrations and matches." },
+    bodyExample: { name: "Spring Cup 2027", max_teams: 32 },
+  },
+  {
+    method: "DELETE",
+    path: "/tournaments/{id}",
+    scope: "write:tournaments",
+    op: "tournaments.delete",
+    response: DeleteResult,
+    summary: "Delete a tournament",
+    description: "Allowed in every status; removes the tournament's registrations and matches.",
+  },
 ];

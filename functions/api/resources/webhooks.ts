@@ -18,22 +18,30 @@ const endpointUrl = z.string().max(2048).superRefine((s, ctx) => {
     url = s.isWellFormed() && !/[\s\u0000]/.test(s) ? new URL(s) : null;
   } catch { /* not a URL */ }
   const scheme = url && /^https?:\/\//.test(s) ? url.protocol : null; // lower case, as SQL stores and checks it
-  if (!url || !scheme || !url.hostname) ctx.addIssue({ code: "custom", message: "must be an absolute https:// URL (scheme in lower case)" });
-  else if (url.username || url.password) ctx.addIssue({ code: "custom", message: "must not contain user-info" });
+  if (!url || !scheme || !url.hostname) {
+    ctx.addIssue({ code: "custom", message: "must be an absolute https:// URL (scheme in lower case)" });
+  } else if (url.username || url.password) ctx.addIssue({ code: "custom", message: "must not contain user-info" });
   else if (scheme === "http:" && !webhookPolicy.allowLocal) {
     ctx.addIssue({ code: "custom", message: "must be https:// (http:// only when WEBHOOK_ALLOW_LOCAL=true)" });
   }
-}).meta({ description: "An absolute `https://` URL of at most 2,048 characters, without user-info; `http://` only where the deployment allows local destinations (WEBHOOK_ALLOW_LOCAL=true).", format: "uri" });
+}).meta({
+  description:
+    "An absolute `https://` URL of at most 2,048 characters, without user-info; `http://` only where the deployment allows local destinations (WEBHOOK_ALLOW_LOCAL=true).",
+  format: "uri",
+});
 
 const events = z.array(z.enum(["*", ...EVENT_TYPES])).min(1).superRefine((list, ctx) => {
   if (new Set(list).size !== list.length) ctx.addIssue({ code: "custom", message: "must not repeat an event type" });
-  if (list.includes("*") && list.length > 1) ctx.addIssue({ code: "custom", message: "[\"*\"] stands alone" });
-}).meta({ description: "Event types to receive, or `[\"*\"]` for all." });
+  if (list.includes("*") && list.length > 1) ctx.addIssue({ code: "custom", message: '["*"] stands alone' });
+}).meta({ description: 'Event types to receive, or `["*"]` for all.' });
 
 const fields = {
   url: endpointUrl,
   events,
-  tournament_id: uuid().nullable().meta({ description: "Only this tournament's events (one of yours: an unknown tournament or another account's is 404); null: every tournament of the account." }),
+  tournament_id: uuid().nullable().meta({
+    description:
+      "Only this tournament's events (one of yours: an unknown tournament or another account's is 404); null: every tournament of the account.",
+  }),
   description: text(200).nullable().meta({ description: "At most 200 characters." }),
 };
 
@@ -59,9 +67,15 @@ export const ListDeliveriesQuery = z.object({
 });
 
 const WebhookExample = {
-  id: EXAMPLE_IDS.webhook, url: "https://bot.example.com/hooks/tournaments", events: ["match.completed", "match.ready"],
-  tournament_id: null, description: "Discord results bot", enabled: true, disabled_reason: null,
-  created_at: "2026-11-21T09:00:00.000Z", updated_at: "2026-11-21T09:00:00.000Z",
+  id: EXAMPLE_IDS.webhook,
+  url: "https://bot.example.com/hooks/tournaments",
+  events: ["match.completed", "match.ready"],
+  tournament_id: null,
+  description: "Discord results bot",
+  enabled: true,
+  disabled_reason: null,
+  created_at: "2026-11-21T09:00:00.000Z",
+  updated_at: "2026-11-21T09:00:00.000Z",
 };
 
 export const Webhook = z.object({
@@ -95,13 +109,22 @@ export const Delivery = z.object({
   payload: z.record(z.string(), z.unknown()).meta({ description: "The exact body sent." }),
   created_at: instant("UTC."),
   delivered_at: instant("UTC.").nullable(),
-}).meta({ example: {
-  id: "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b", event_id: "f6a7b8c9-d0e1-4f2a-9b3c-4d5e6f7a8b9c", event_type: "webhook.test",
-  status: "pending", attempts: 0, last_attempt_at: null, next_attempt_at: "2026-11-21T10:00:00.000Z",
-  last_status_code: null, last_error: null,
-  payload: { type: "webhook.test", timestamp: "2026-11-21T10:00:00.000Z", data: WebhookExample },
-  created_at: "2026-11-21T10:00:00.000Z", delivered_at: null,
-} });
+}).meta({
+  example: {
+    id: "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b",
+    event_id: "f6a7b8c9-d0e1-4f2a-9b3c-4d5e6f7a8b9c",
+    event_type: "webhook.test",
+    status: "pending",
+    attempts: 0,
+    last_attempt_at: null,
+    next_attempt_at: "2026-11-21T10:00:00.000Z",
+    last_status_code: null,
+    last_error: null,
+    payload: { type: "webhook.test", timestamp: "2026-11-21T10:00:00.000Z", data: WebhookExample },
+    created_at: "2026-11-21T10:00:00.000Z",
+    delivered_at: null,
+  },
+});
 
 const webhookLocation = (data: { id: string }) => `/webhooks/${data.id}`;
 
@@ -119,30 +142,99 @@ async function revealSecret(result: string, c: RouteCall): Promise<string> {
 const w = "/webhooks/{webhook_id}";
 
 export const webhookRoutes: Route[] = [
-  { method: "GET", path: "/webhooks", scope: "read:webhooks", op: "webhooks.list", query: ListWebhooksQuery, paginated: true,
-    response: z.array(Webhook), summary: "List webhook endpoints", description: "Newest first. Never the secrets." },
-  { method: "POST", path: "/webhooks", scope: "write:webhooks", op: "webhooks.create", body: CreateWebhook,
-    response: WebhookWithSecret, location: webhookLocation, prepare: sealNewSecret, data: revealSecret,
+  {
+    method: "GET",
+    path: "/webhooks",
+    scope: "read:webhooks",
+    op: "webhooks.list",
+    query: ListWebhooksQuery,
+    paginated: true,
+    response: z.array(Webhook),
+    summary: "List webhook endpoints",
+    description: "Newest first. Never the secrets.",
+  },
+  {
+    method: "POST",
+    path: "/webhooks",
+    scope: "write:webhooks",
+    op: "webhooks.create",
+    body: CreateWebhook,
+    response: WebhookWithSecret,
+    location: webhookLocation,
+    prepare: sealNewSecret,
+    data: revealSecret,
     conflicts: ["webhook_limit_reached"],
     summary: "Create a webhook endpoint",
-    description: `Events are POSTed to \`url\`, signed the Standard Webhooks way (see the document's \`webhooks\`). The response holds the signing \`secret\`, shown this once. At most ${WEBHOOK_LIMIT} endpoints per account.`,
-    bodyExample: { url: "https://bot.example.com/hooks/tournaments", events: ["match.completed", "match.ready"], description: "Discord results bot" } },
+    description:
+      `Events are POSTed to \`url\`, signed the Standard Webhooks way (see the document's \`webhooks\`). The response holds the signing \`secret\`, shown this once. At most ${WEBHOOK_LIMIT} endpoints per account.`,
+    bodyExample: {
+      url: "https://bot.example.com/hooks/tournaments",
+      events: ["match.completed", "match.ready"],
+      description: "Discord results bot",
+    },
+  },
   { method: "GET", path: w, scope: "read:webhooks", op: "webhooks.get", response: Webhook, summary: "Get a webhook endpoint" },
-  { method: "PATCH", path: w, scope: "write:webhooks", op: "webhooks.update", body: UpdateWebhook, response: Webhook,
-    summary: "Update a webhook endpoint", bodyExample: { events: ["*"], enabled: true } },
-  { method: "DELETE", path: w, scope: "write:webhooks", op: "webhooks.delete", response: DeleteResult,
-    summary: "Delete a webhook endpoint", description: "Its pending deliveries are dropped." },
-  { method: "POST", path: `${w}/rotate-secret`, scope: "write:webhooks", op: "webhooks.rotate", response: WebhookWithSecret,
-    prepare: sealNewSecret, data: revealSecret, summary: "Rotate an endpoint's secret",
-    description: "For the next 24 hours every delivery carries two signatures, the new secret's then the old one's." },
-  { method: "POST", path: `${w}/test`, scope: "write:webhooks", op: "webhooks.test", response: Delivery, accepted: true,
+  {
+    method: "PATCH",
+    path: w,
+    scope: "write:webhooks",
+    op: "webhooks.update",
+    body: UpdateWebhook,
+    response: Webhook,
+    summary: "Update a webhook endpoint",
+    bodyExample: { events: ["*"], enabled: true },
+  },
+  {
+    method: "DELETE",
+    path: w,
+    scope: "write:webhooks",
+    op: "webhooks.delete",
+    response: DeleteResult,
+    summary: "Delete a webhook endpoint",
+    description: "Its pending deliveries are dropped.",
+  },
+  {
+    method: "POST",
+    path: `${w}/rotate-secret`,
+    scope: "write:webhooks",
+    op: "webhooks.rotate",
+    response: WebhookWithSecret,
+    prepare: sealNewSecret,
+    data: revealSecret,
+    summary: "Rotate an endpoint's secret",
+    description: "For the next 24 hours every delivery carries two signatures, the new secret's then the old one's.",
+  },
+  {
+    method: "POST",
+    path: `${w}/test`,
+    scope: "write:webhooks",
+    op: "webhooks.test",
+    response: Delivery,
+    accepted: true,
     summary: "Send a test event",
-    description: "202 with the delivery of a `webhook.test` event to this endpoint alone, sent even if it is disabled or not subscribed." },
-  { method: "GET", path: `${w}/deliveries`, scope: "read:webhooks", op: "deliveries.list", query: ListDeliveriesQuery,
-    paginated: true, response: z.array(Delivery), summary: "List an endpoint's deliveries", description: "Newest first." },
-  { method: "POST", path: `${w}/deliveries/{delivery_id}/retry`, scope: "write:webhooks", op: "deliveries.retry",
-    response: Delivery, accepted: true, summary: "Resend a delivery",
-    description: "202: an attempt is made now whatever the delivery's status. A failure continues the delivery's retry schedule." },
+    description: "202 with the delivery of a `webhook.test` event to this endpoint alone, sent even if it is disabled or not subscribed.",
+  },
+  {
+    method: "GET",
+    path: `${w}/deliveries`,
+    scope: "read:webhooks",
+    op: "deliveries.list",
+    query: ListDeliveriesQuery,
+    paginated: true,
+    response: z.array(Delivery),
+    summary: "List an endpoint's deliveries",
+    description: "Newest first.",
+  },
+  {
+    method: "POST",
+    path: `${w}/deliveries/{delivery_id}/retry`,
+    scope: "write:webhooks",
+    op: "deliveries.retry",
+    response: Delivery,
+    accepted: true,
+    summary: "Resend a delivery",
+    description: "202: an attempt is made now whatever the delivery's status. A failure continues the delivery's retry schedule.",
+  },
 ];
 
 /** Every event's payload: the OpenAPI document's top-level `webhooks` (OpenAPI 3.1). */
@@ -158,12 +250,31 @@ export const eventPayloads: { type: string; data: z.ZodType; summary: string }[]
   { type: "registration.created", data: Registration, summary: "A team registered." },
   { type: "registration.updated", data: Registration, summary: "Its seed, payment status or check-in changed." },
   { type: "registration.withdrawn", data: Registration, summary: "A registration was withdrawn (as it was just before)." },
-  { type: "match.ready", data: MatchWithTournament, summary: "A match has both teams: every first-round match at the start, each later one as results come in (again if a correction changes who plays it)." },
+  {
+    type: "match.ready",
+    data: MatchWithTournament,
+    summary:
+      "A match has both teams: every first-round match at the start, each later one as results come in (again if a correction changes who plays it).",
+  },
   { type: "match.completed", data: MatchWithTournament, summary: "A result or forfeit was reported on a ready match." },
-  { type: "match.corrected", data: MatchWithTournament, summary: "A completed match's result changed (a series' decision undone by a game's correction or deletion included: the match is `ready` again)." },
+  {
+    type: "match.corrected",
+    data: MatchWithTournament,
+    summary:
+      "A completed match's result changed (a series' decision undone by a game's correction or deletion included: the match is `ready` again).",
+  },
   { type: "match.scheduled", data: MatchWithTournament, summary: "`scheduled_at` was set or cleared." },
-  { type: "match.game_reported", data: MatchWithTournament, summary: "A game of the match's series was put or deleted: the match with its `games`. `match.completed` follows when the game decides the match." },
-  { type: "stage.started", data: StageWithTournament, summary: "A stage started: stage 1 with the tournament (after `tournament.started`), a later one by PATCH .../stages/{number}." },
+  {
+    type: "match.game_reported",
+    data: MatchWithTournament,
+    summary:
+      "A game of the match's series was put or deleted: the match with its `games`. `match.completed` follows when the game decides the match.",
+  },
+  {
+    type: "stage.started",
+    data: StageWithTournament,
+    summary: "A stage started: stage 1 with the tournament (after `tournament.started`), a later one by PATCH .../stages/{number}.",
+  },
   { type: "stage.completed", data: StageWithTournament, summary: "A stage's last match was decided (swiss: its last round)." },
   { type: "webhook.test", data: Webhook, summary: "Sent by POST /webhooks/{webhook_id}/test; data is the endpoint." },
 ];
