@@ -2,7 +2,7 @@
 // PgBouncer, in transaction mode, and many at once share a few server connections.
 import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
-import { tenant } from "../support/helpers.ts";
+import { sql, tenant } from "../support/helpers.ts";
 
 /** One of PgBouncer's admin console's tables (simple queries only), as rows. */
 async function show(what: string): Promise<Record<string, string>[]> {
@@ -31,5 +31,15 @@ describe("the function behind PgBouncer", () => {
     // The function's clients are PgBouncer's: it, not Postgres, holds their connections.
     const clients = await show("clients");
     expect(clients.filter((c) => c.user === "tournament_api" && c.database === "postgres").length).toBeGreaterThan(0);
+  });
+
+  it("leaves the function's role no connection to Postgres but PgBouncer's own", async () => {
+    const t = await tenant();
+    expect((await t.request("GET", "/tournaments")).status).toBe(200);
+    // Postgres's view first, PgBouncer's after: a server connection opened in between is in both.
+    const backends = await sql<{ pid: number }>("select pid from pg_stat_activity where usename = 'tournament_api'");
+    const servers = new Set((await show("servers")).map((r) => Number(r.remote_pid)));
+    expect(backends.length, "the function holds a connection").toBeGreaterThan(0);
+    expect(backends.filter((b) => !servers.has(b.pid)), "connections that go around PgBouncer").toEqual([]);
   });
 });

@@ -31,7 +31,7 @@ declare module "vitest" {
   export interface ProvidedContext {
     apiUrl: string;
     adminDbUrl: string;
-    /** The function's role, straight to Postgres (tests that connect as it themselves). */
+    /** The function's role, for tests that connect as it themselves (or start another instance): through PgBouncer in the pooler pass. */
     functionDbUrl: string;
     logFile: string;
     /** The dispatcher's role (tests start their own dispatchers: tests/support/webhook-helpers.ts). */
@@ -52,7 +52,9 @@ const POSTGRES_LOGGING = {
 
 export default async function setup(project: TestProject) {
   const pooled = process.env.TEST_POOLER === "1";
-  const pass = pooled ? "pooler" : "main";
+  // A fixture suite run inside this one (tests/platform/can-fail, setup-watchdog) names its own
+  // folder: it must not clear the logs the outer run is writing and reading.
+  const pass = process.env.TEST_STACK_NAME ?? (pooled ? "pooler" : "main");
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tournament-api-test-"));
   fs.chmodSync(dir, 0o755); // the postgres user must reach the data folder below it
   const logs = path.join(ROOT, ".test-artifacts", "stack", pass);
@@ -103,7 +105,7 @@ export default async function setup(project: TestProject) {
     watchdog.watch("TERM", fn.pid);
     project.provide("apiUrl", `${fn.url}/functions/v1/api/v1`);
     project.provide("adminDbUrl", db.url);
-    project.provide("functionDbUrl", functionDbUrl);
+    project.provide("functionDbUrl", databaseUrl);
     project.provide("logFile", logFile);
     project.provide("dispatcherDbUrl", dispatcherDatabaseUrl(db.url));
     project.provide("webhookEncryptionKey", webhookEncryptionKey);
