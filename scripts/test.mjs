@@ -21,9 +21,20 @@ const main = run(vitest, ["run", ...args]);
 let pooler = 0;
 if (findPgBouncer()) {
   console.log("\nThe pooler pass: the function behind PgBouncer in transaction mode (vitest.pooler.config.ts)\n");
-  const pooled = args.map((a) => a.replace(/^(--outputFile=.*?)(\.[^./]*)?$/, (_, file, ext = "") => `${file}.pooler${ext}`));
+  // Its own JSON report: --outputFile=<file> or --outputFile <file> with ".pooler" before the extension.
+  const pooledName = (file) => file.replace(/^(.*?)(\.[^./]*)?$/, (_, name, ext = "") => `${name}.pooler${ext}`);
+  const pooled = args.map((a, i) =>
+    a.startsWith("--outputFile=")
+      ? `--outputFile=${pooledName(a.slice("--outputFile=".length))}`
+      : args[i - 1] === "--outputFile"
+      ? pooledName(a)
+      : a
+  );
   // A filter that names no file of the pass (npm test -- tests/x.test.ts) leaves it nothing to run.
   pooler = run(vitest, ["run", "--config", "vitest.pooler.config.ts", "--passWithNoTests", ...pooled]);
+} else if (process.env.TEST_REQUIRE_POOLER === "1") {
+  console.log("The pooler pass could not run: PgBouncer is not installed, and TEST_REQUIRE_POOLER=1 (.ci/run) requires it.");
+  pooler = 1;
 } else {
   console.log("The pooler pass was not run: PgBouncer is not installed (apt-get install pgbouncer); CI installs it.");
 }

@@ -161,7 +161,12 @@ export async function publicRoute(p: PublicRequest): Promise<Response> {
     return p.hub.publicResponse(req.method, outcome.result ?? "null", headers);
   }
 
-  if (picture === "png" && req.method !== "HEAD") return await publicPngRequest(() => answer(p, kind, slug, picture, query));
+  // A PNG that may have to be drawn waits its turn (pictures.ts); a revalidation (If-None-Match)
+  // or a picture this instance keeps goes straight on: it is answered without drawing unless
+  // the tournament moved on.
+  const mayDraw = picture === "png" && req.method !== "HEAD" && !req.headers.has("if-none-match") &&
+    !keptRead(pictureKey(`public:${slug}`, picture, query as BracketQuery), null).cached;
+  if (mayDraw) return await publicPngRequest(() => answer(p, kind, slug, picture, query));
   return await answer(p, kind, slug, picture, query);
 }
 

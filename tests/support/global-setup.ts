@@ -74,6 +74,8 @@ export default async function setup(project: TestProject) {
   watchdog.watch("INT", db.pid);
   let fn: Awaited<ReturnType<typeof startFunction>> | undefined;
   let bouncer: Awaited<ReturnType<typeof startPgBouncer>> | undefined;
+  let log: fs.WriteStream | undefined;
+  let pgbouncerLog: fs.WriteStream | undefined;
   try {
     await prepareDatabase(db);
     const functionDbUrl = functionDatabaseUrl(db.url);
@@ -81,24 +83,24 @@ export default async function setup(project: TestProject) {
     if (pooled) {
       const binary = findPgBouncer();
       if (!binary) throw new Error("the pooler pass needs PgBouncer (Debian's package pgbouncer): apt-get install pgbouncer");
-      const pgbouncerLog = fs.createWriteStream(path.join(logs, "pgbouncer.log"));
+      pgbouncerLog = fs.createWriteStream(path.join(logs, "pgbouncer.log"));
       bouncer = await startPgBouncer({
         binary,
         dir: path.join(dir, "pgbouncer"),
         port: await freePort(),
         databaseUrl: db.url,
         users: { tournament_api: "tournament_api" },
-        onLog: (text: string) => pgbouncerLog.write(text),
+        onLog: (text: string) => pgbouncerLog?.write(text),
       });
       watchdog.watch("INT", bouncer.pid);
       databaseUrl = bouncer.url("tournament_api");
     }
-    const log = fs.createWriteStream(logFile);
+    log = fs.createWriteStream(logFile);
     const webhookEncryptionKey = newEncryptionKey();
     fn = await startFunction({
       port: await freePort(),
       databaseUrl,
-      onLine: (l: string) => log.write(l + "\n"),
+      onLine: (l: string) => log?.write(l + "\n"),
       // The public routes' client address from X-Forwarded-For: each test names its own.
       env: { WEBHOOK_ENCRYPTION_KEY: webhookEncryptionKey, WEBHOOK_ALLOW_LOCAL: "true", CLIENT_ADDRESS_HEADERS: "x-forwarded-for" },
     });
@@ -122,7 +124,8 @@ export default async function setup(project: TestProject) {
     await bouncer?.stop();
     await db.stop();
     watchdog.done();
-    postgresLog.end();
+    // Every log written out before it is read.
+    await Promise.all([log, postgresLog, pgbouncerLog].map((s) => s && new Promise((done) => s.end(done))));
     fs.rmSync(dir, { recursive: true, force: true });
     const report = serverErrorReport(logFile, path.join(logs, "postgres.log"));
     if (report) process.stderr.write(report);

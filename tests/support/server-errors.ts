@@ -38,18 +38,21 @@ export function serverErrorReport(functionLog: string, postgresLog: string): str
   const codes = new Set(failures.map((f) => f.code).filter((c): c is string => c !== null));
   // Postgres's lines: "<time> [pid] <SQLSTATE> <user> LEVEL:  message", then DETAIL/STATEMENT lines
   // and tab-indented continuations under the same prefix.
-  const reports: string[] = [];
-  let keep = false;
+  // The errors of those SQLSTATEs first (with their DETAIL and STATEMENT), then lock waits.
+  const errors: string[] = [];
+  const waits: string[] = [];
+  let keep: string[] | null = null;
   for (const line of read(postgresLog)) {
     const m = /^\S+ \S+ \S+ \[\d+\] (\S+) \S* ?(ERROR|LOG|DETAIL|HINT|CONTEXT|STATEMENT):/.exec(line);
     if (m) {
-      if (m[2] === "ERROR") keep = codes.has(m[1]);
-      else if (m[2] === "LOG") keep = /still waiting for|acquired .* after|deadlock/.test(line);
+      if (m[2] === "ERROR") keep = codes.has(m[1]) ? errors : null;
+      else if (m[2] === "LOG") keep = /still waiting for|acquired .* after|deadlock/.test(line) ? waits : null;
     } else if (!line.startsWith("\t")) {
-      keep = false;
+      keep = null;
     }
-    if (keep) reports.push(line);
+    keep?.push(line);
   }
+  const reports = [...errors, ...waits];
   const out = [`${failures.length} request(s) answered 5xx in this run; the function's lines:`];
   out.push(...failures.slice(0, 20).map((f) => `  ${f.line}`));
   if (failures.length > 20) out.push(`  … ${failures.length - 20} more`);
