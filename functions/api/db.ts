@@ -94,7 +94,7 @@ const rawJson = {
     oid === JSON_OID ? (value: string) => value : pg.types.getTypeParser(oid, format as "text"),
 };
 
-/** What api.call raises when the window filled up while the operation ran (supabase/schemas/22_api.sql). */
+/** What api.call raises when the window filled up while the operation ran (supabase/schemas/24_api.sql). */
 const RATE_LIMITED_STATE = "TA429";
 // The transaction was rolled back before it did anything durable: serialization failure,
 // deadlock, lock not available, statement timeout. The request did nothing (503).

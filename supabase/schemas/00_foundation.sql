@@ -2,18 +2,18 @@
 -- scopes, the bound account, date-times, business errors, input checks, pages). Every later
 -- file builds on it: accounts and keys (01-03), teams, tournaments and registrations (04-07),
 -- matches and formats (08-15), webhooks (16-19), change tracking and the live stream
--- (20_live.sql), the public view (21_public.sql) and the door, api.call (22_api.sql).
+-- (22_live.sql), the public view (23_public.sql) and the door, api.call (24_api.sql).
 
 -- ============================================================================
 -- schemas and roles
 -- ============================================================================
 -- Schemas:
 --   app       tables and helpers; never exposed by the Supabase Data API
---   api       what the `api` edge function may call: api.call (22_api.sql), the live stream's
---             poll (20_live.sql) and api.public_call (21_public.sql)
+--   api       what the `api` edge function may call: api.call (24_api.sql), the live stream's
+--             poll (22_live.sql) and api.public_call (23_public.sql)
 --   admin     operator functions (dashboard SQL editor, Supabase CLI, npm run admin); no client
 --             role can execute them
---   webhooks  the dispatcher's door (19_webhook_dispatch.sql): webhooks.claim, settle, sleep, prune
+--   webhooks  the dispatcher's door (21_webhook_dispatch.sql): webhooks.claim, settle, sleep, prune
 create schema if not exists app;
 
 create schema if not exists api;
@@ -67,7 +67,7 @@ alter default privileges in schema public revoke execute on functions from anon,
 
 revoke all on schema app, api, admin from public;
 
--- The webhook dispatcher's roles (16_webhook_endpoints.sql to 19_webhook_dispatch.sql):
+-- The webhook dispatcher's roles (18_webhook_endpoints.sql to 21_webhook_dispatch.sql):
 --   tournament_webhooks        the dispatcher's login role: it may execute the webhooks.*
 --                              functions (claim, settle, sleep, prune) and nothing else.
 --   tournament_webhooks_owner  owns them; reads endpoints and events, updates deliveries and

@@ -1,7 +1,7 @@
 -- API keys (contract section 6): `tmk_` + 32 random bytes in base62 + a 6-character CRC32
 -- checksum; only the SHA-256 is stored. Operators make them with admin.create_api_key, account
 -- members with public.create_account_api_key (supabase.rpc) and see them in public.my_api_keys.
--- api.call (22_api.sql) finds a key with app.find_api_key; each key's rate limit and
+-- api.call (24_api.sql) finds a key with app.find_api_key; each key's rate limit and
 -- Idempotency-Keys are in 03_rate_limit.sql.
 
 -- ============================================================================

@@ -255,7 +255,7 @@ begin
   end if;
   select * into v_team from app.teams t where t.id = v_team.id; -- as it is now, under the lock
   select * into v_f from app.team_fields(coalesce(p_args -> 'body', '{}'), v_team);
-  -- Its tournaments show it: their versions go up (the trigger teams_version, 20_live.sql).
+  -- Its tournaments show it: their versions go up (the trigger teams_version, 22_live.sql).
   update app.teams t set name = v_f.name, tag = v_f.tag, logo_url = v_f.logo_url
    where t.id = v_team.id and (t.name, t.tag, t.logo_url) is distinct from (v_f.name, v_f.tag, v_f.logo_url);
   return (select d.doc from app.team_documents d where d.id = v_team.id);

@@ -91,7 +91,7 @@ comment on table app.tournament_counts is
   'Tournaments per account, status and game (game_id 00000000-… = every game), in 16 slots to sum: the list''s total.';
 
 -- Each tournament's version (contract section 14), raised once by each transaction that changes
--- the tournament, its stages, registrations, matches or games (app.bump_version, 20_live.sql); a
+-- the tournament, its stages, registrations, matches or games (app.bump_version, 22_live.sql); a
 -- tournament without a row here is at version 1. A narrow row of its own rather than a column:
 -- raising it is a small update that fires none of the tournament's triggers (measured: as a
 -- column of the tournament, POST registration into one tournament lost ~15% of its rate). xact

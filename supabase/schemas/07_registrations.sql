@@ -39,7 +39,7 @@ comment on column app.registrations.bracket_seed is
 
 -- The teams taking part in each stage (contract section 12) and their seed in it: stage 1's
 -- are the participants with their bracket seeds (app.seed_participants), a later stage's its
--- qualifiers (15_stages.sql). The formats read a stage's teams and seeds from here.
+-- qualifiers (16_stages.sql). The formats read a stage's teams and seeds from here.
 create table app.stage_entries (
   tournament_id uuid not null,
   account_id uuid not null,

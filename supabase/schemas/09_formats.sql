@@ -4,7 +4,7 @@
 -- correction rule, its report hook and its standings. Each format's own rules are in
 -- 10_single_elimination.sql to 14_swiss.sql; the list of formats is app.formats()
 -- (05_tournaments.sql). Every hook takes the tournament as one stage sees it (app.stage_of,
--- 15_stages.sql: that stage's format, options and number in p_t.format, p_t.format_options and
+-- 16_stages.sql: that stage's format, options and number in p_t.format, p_t.format_options and
 -- p_t.stage) and touches only that stage's matches and entries.
 
 -- ============================================================================

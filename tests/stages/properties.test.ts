@@ -264,7 +264,7 @@ function checkDraw(
       seen.separated++;
       const groupOf = new Map(prevPlaces.map((p) => [p.team, p.group!]));
       // Group winners take seeds 1..G: counted, not asserted. The seeds are the lexicographically
-      // smallest (in tier order) that keep the section rule (15_separation.sql), which on a few
+      // smallest (in tier order) that keep the section rule (15_seeding.sql), which on a few
       // events puts a winner past seed G where another placement would not (issue 32's report).
       if (!bySeed.slice(0, prevGroups).every((x) => flat.slice(0, prevGroups).includes(x))) seen.winnersElsewhere++;
       const slots = firstRoundSlots(matches);

@@ -1,4 +1,4 @@
-// Same-group separation (contract section 12; supabase/schemas/15_separation.sql), called in SQL:
+// Same-group separation (contract section 12; supabase/schemas/15_seeding.sql), called in SQL:
 // - each function of the flow on small inputs worked out by hand;
 // - an exhaustive oracle on small events (K <= 8: every permutation of the seeds, in
 //   lexicographic order): the rule holds whenever any permutation keeps it, and the seeds are

@@ -3,7 +3,7 @@
 // double elimination (12_double_elimination.sql: winners, losers in brackets-manager's crossover
 // order, byes passed through, grand final and reset), round robin (11_round_robin.sql: snake
 // groups, circle-method rounds), swiss (13_swiss_pairing.sql, 14_swiss.sql: only the rounds drawn
-// so far, byes last), and stages (15_stages.sql). Results are played in the order a real event
+// so far, byes last), and stages (16_stages.sql). Results are played in the order a real event
 // plays them, with best-of series and their games, forfeits and scheduled times.
 import type {
   Format,

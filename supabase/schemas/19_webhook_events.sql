@@ -1,10 +1,10 @@
--- Webhooks, part 2: the outbox (endpoints are 16_webhook_endpoints.sql). Triggers on
+-- Webhooks, part 2: the outbox (endpoints are 18_webhook_endpoints.sql). Triggers on
 -- tournaments, registrations, matches and stages (and app.change_game, for a game) record an
 -- intent (type and subject) in
 -- app.webhook_intents in the transaction of the change, only for an account with an enabled
 -- endpoint. At commit a deferred trigger turns the transaction's intents into events whose
 -- payloads are built from the final state (what the API's GET shows then), with one delivery
--- (18_webhook_deliveries.sql) per subscribed enabled endpoint, and notifies channel `webhooks`
+-- (20_webhook_deliveries.sql) per subscribed enabled endpoint, and notifies channel `webhooks`
 -- while a dispatcher waits (app.webhook_sleepers). A request that fails, is refused or is
 -- replayed records nothing; a rollback takes its events with it.
 

@@ -55,6 +55,28 @@ create policy "Stages are updated by their account" on app.stages
 -- ============================================================================
 -- functions
 -- ============================================================================
+-- Whether a stage is decided (p_t as app.stage_of gives it): it has matches and none waits for
+-- a result (swiss: and every round has been drawn). The tournament may be completed once its
+-- last stage is.
+create function app.stage_decided(p_t app.tournaments) returns boolean
+language plpgsql stable
+set search_path = ''
+as $$
+begin
+  if not exists (select from app.matches m where m.tournament_id = p_t.id and m.stage = p_t.stage)
+     or exists (select from app.matches m
+                 where m.tournament_id = p_t.id and m.stage = p_t.stage and m.status in ('pending', 'ready')) then
+    return false;
+  end if;
+  -- (Each format's own function is called from a statement of its own: a statement is parsed
+  -- when it first runs, so a format's functions are needed only once a tournament uses it.)
+  if p_t.format = 'swiss' then
+    return app.swiss_complete(p_t);
+  end if;
+  return true;
+end
+$$;
+
 -- The tournament as stage p_number sees it: that stage's format and options, and its number in
 -- `stage`. Every format function takes this record and touches only that stage's matches.
 create function app.stage_of(p_t app.tournaments, p_number int) returns app.tournaments
@@ -336,7 +358,7 @@ comment on function app.stage_ranking(app.tournaments) is
 -- The teams stage p_number would start with now (p_t the tournament; stage p_number - 1 has
 -- started), in seed order: by tier (every group's 1st, then every group's 2nd, ..., then the
 -- best_next teams), within a tier by the stage's own standing criteria, then group number;
--- seeds 1..K, kept apart by group (app.separated_seeds, 15_separation.sql) when an elimination stage follows a
+-- seeds 1..K, kept apart by group (app.separated_seeds, 15_seeding.sql) when an elimination stage follows a
 -- round robin with groups. Without groups, the top K by the stage's standings; teams sharing
 -- the place at the cut are all listed, tied (they cannot be told apart: 409 stage_tie at the
 -- start).

@@ -1,7 +1,7 @@
--- Webhooks, part 3: deliveries, one event (17_webhook_events.sql) to one endpoint
--- (16_webhook_endpoints.sql), with its attempts and their outcome; the API lists them and
+-- Webhooks, part 3: deliveries, one event (19_webhook_events.sql) to one endpoint
+-- (18_webhook_endpoints.sql), with its attempts and their outcome; the API lists them and
 -- resends one. The dispatcher leases and settles attempts through webhooks.claim and
--- webhooks.settle (19_webhook_dispatch.sql).
+-- webhooks.settle (21_webhook_dispatch.sql).
 
 -- ============================================================================
 -- tables

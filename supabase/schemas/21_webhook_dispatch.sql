@@ -1,7 +1,7 @@
 -- Webhooks, part 4: the dispatcher's door. webhooks.claim, settle, sleep and prune, owned by
 -- tournament_webhooks_owner, are the only functions tournament_webhooks may execute (the roles
 -- and the schema are in 00_foundation.sql); they work on the deliveries of every account
--- (18_webhook_deliveries.sql) and on endpoints' delivery state (16_webhook_endpoints.sql).
+-- (20_webhook_deliveries.sql) and on endpoints' delivery state (18_webhook_endpoints.sql).
 
 -- ============================================================================
 -- functions

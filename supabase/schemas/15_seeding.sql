@@ -1,5 +1,5 @@
 -- Same-group separation (contract section 12): the seeds 1..K that an elimination stage gives
--- the qualifiers of a round robin with groups. app.stage_qualifiers (15_stages.sql) calls
+-- the qualifiers of a round robin with groups. app.stage_qualifiers (16_stages.sql) calls
 -- app.separated_seeds with each qualifier's group, qualifiers in tier order.
 --
 -- The rule: a group with k qualifiers in a bracket of size P (P = K rounded up to a power of

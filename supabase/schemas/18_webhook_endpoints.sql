@@ -1,7 +1,7 @@
 -- Webhooks (contract section 11), part 1: endpoints, where an account's events are delivered,
 -- and their operations (list, get, create, update, delete, rotate the secret, send a test).
--- Part 2, the outbox, is 17_webhook_events.sql; part 3, deliveries, 18_webhook_deliveries.sql;
--- part 4, the dispatcher's door, 19_webhook_dispatch.sql.
+-- Part 2, the outbox, is 19_webhook_events.sql; part 3, deliveries, 20_webhook_deliveries.sql;
+-- part 4, the dispatcher's door, 21_webhook_dispatch.sql.
 -- Secrets are AES-256-GCM ciphertexts made by the functions with WEBHOOK_ENCRYPTION_KEY,
 -- which the database never holds: a dump alone cannot sign a delivery.
 
@@ -242,7 +242,7 @@ begin
   perform app.check_input(p_args, '{"webhook_id": "uuid"}');
   v_id := (app.own_webhook((p_args ->> 'webhook_id')::uuid)).id;
   -- Its deliveries go with it (a pending one is never attempted): locked first in id order, as
-  -- the dispatcher locks them (webhooks.claim, 19_webhook_dispatch.sql), not in whatever order
+  -- the dispatcher locks them (webhooks.claim, 21_webhook_dispatch.sql), not in whatever order
   -- the cascade would take them.
   perform from app.webhook_deliveries d where d.endpoint_id = v_id order by d.id for update;
   delete from app.webhook_endpoints w where w.id = v_id;
@@ -269,7 +269,7 @@ end
 $$;
 
 -- A webhook.test event for this endpoint alone, whether it is enabled or subscribed; the event
--- and its delivery are 17_webhook_events.sql's and 18_webhook_deliveries.sql's tables.
+-- and its delivery are 19_webhook_events.sql's and 20_webhook_deliveries.sql's tables.
 create function app.test_webhook(p_args jsonb) returns json
 language plpgsql volatile
 set search_path = ''

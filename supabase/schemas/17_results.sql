@@ -1,0 +1,354 @@
+-- Reporting and results (contract sections 5 and 13): the operations on the matches
+-- (08_matches.sql) once a stage is under way: PATCH a match (app.report_match), PUT or DELETE a
+-- game (app.change_game), both deciding through app.decide_match, which advances the teams
+-- (09_formats.sql) and settles the stage (16_stages.sql), and GET the results
+-- (app.tournament_results).
+
+-- ============================================================================
+-- functions
+-- ============================================================================
+-- A match's result, set (p_t as app.stage_of gives the match's stage; p_m the match as it was):
+-- p_winner and the scores, forfeit and games that go with it, or p_winner null for a series
+-- still under way (the match is ready again: a decision undone by a game's correction or
+-- deletion). A change of the decision advances the new winner and loser, or takes them back out
+-- of the matches they went to (app.advance with no winner), runs the format's hook and settles
+-- the stage. The correction rules (409 match_locked): a result sent directly on a completed
+-- match (p_direct), and a change of who won, need the matches this one feeds without a result
+-- and, when the winner changes, without games; and the format's own rule (app.correction_lock).
+-- A game that leaves the decision as it was changes the match's games and nothing else.
+create function app.decide_match(p_t app.tournaments, p_m app.matches, p_winner uuid, p_s1 int, p_s2 int,
+                                 p_forfeit text, p_games jsonb, p_direct boolean) returns app.matches
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_changes boolean := p_m.status = 'completed' and p_winner is distinct from p_m.winner_id;
+  v_fed_completed boolean;
+  v_fed_games boolean;
+  v_m app.matches;
+  v_lock text;
+begin
+  if p_direct or v_changes then
+    select coalesce(bool_or(n.status = 'completed'), false), coalesce(bool_or(n.games <> '[]'), false)
+      into v_fed_completed, v_fed_games
+      from app.matches n where n.id in (p_m.next_match_id, p_m.loser_next_match_id);
+    if v_fed_completed then
+      perform app.raise_error('match_locked', 'A match this one feeds is completed; its result can no longer change.');
+    elsif v_changes and v_fed_games then
+      perform app.raise_error('match_locked',
+        'A match this one feeds has games reported (played by the team this match sent on); who won here can no longer change.');
+    end if;
+    v_lock := app.correction_lock(p_t, p_m);
+    if v_lock is not null then
+      perform app.raise_error('match_locked', v_lock);
+    end if;
+  end if;
+
+  update app.matches m
+     set team1_score = p_s1, team2_score = p_s2, forfeit = p_forfeit, games = p_games, winner_id = p_winner,
+         status = case when p_winner is null then 'ready' else 'completed' end,
+         completed_at = case when p_winner is null then null
+                             when m.status = 'completed' and m.winner_id = p_winner then m.completed_at
+                             else now() end
+   where m.id = p_m.id
+  returning * into v_m;
+  if p_direct or v_m.winner_id is distinct from p_m.winner_id then
+    perform app.advance(v_m);
+    perform app.after_report(p_t, v_m);
+    perform app.settle_stage(p_t);
+  end if;
+  return v_m;
+end
+$$;
+comment on function app.decide_match(app.tournaments, app.matches, uuid, int, int, text, jsonb, boolean) is
+  'Sets a match''s result (or undoes its decision) under the correction rules, advancing or retracting its teams.';
+
+-- The checks every result and game takes (409): the tournament is ongoing, the match has its
+-- teams and is not a bye, and its stage is the one being played.
+create function app.check_reportable(p_t app.tournaments, p_m app.matches) returns void
+language plpgsql stable
+set search_path = ''
+as $$
+begin
+  if p_t.status <> 'ongoing' then
+    perform app.raise_error('match_locked',
+      format('Matches cannot be changed while the tournament is %s.', p_t.status));
+  end if;
+  if p_m.status in ('pending', 'bye') then
+    perform app.raise_error('match_not_ready',
+      case p_m.status when 'bye' then 'This match is a bye; it has no result to report.'
+                      else 'This match is still waiting for its teams.' end);
+  end if;
+  if p_m.stage < p_t.stage then
+    perform app.raise_error('match_locked',
+      format('Stage %s has started; the results of stage %s can no longer change.', p_m.stage + 1, p_m.stage));
+  end if;
+end
+$$;
+
+-- PATCH a match: a result (both scores, or a forfeit naming the team that forfeits), a
+-- best_of, a scheduled_at, or any of them together; scheduled_at alone may change on any match
+-- while the tournament is ongoing, best_of until the match has a game or a result. A result
+-- on a best-of-n match (n > 1) is the series score, and replaces the games reported; a
+-- forfeit keeps them. The winner advances and, where the format sends it on, the loser
+-- (app.decide_match). The body's shape (a forfeit without scores, unequal scores, best_of odd
+-- from 1 to 9, something to change) is the door's (the function's ReportMatch); here the casts,
+-- and what needs the match; the table's constraints keep a direct caller to the same rules.
+create function app.report_match(p_args jsonb) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_body jsonb := coalesce(p_args -> 'body', '{}');
+  v_t app.tournaments;
+  v_m app.matches;
+  v_s1 int;
+  v_s2 int;
+  v_forfeit text := v_body ->> 'forfeit';
+  v_result boolean := v_body ?| array['team1_score', 'team2_score', 'forfeit'];
+  v_need int;
+begin
+  perform app.check_input(p_args, '{"tournament_id": "uuid", "match_id": "uuid"}');
+  perform app.check_input(v_body, '{"team1_score": "int", "team2_score": "int", "scheduled_at": "timestamptz", "best_of": "int"}');
+  v_s1 := (v_body ->> 'team1_score')::int;
+  v_s2 := (v_body ->> 'team2_score')::int;
+  if v_body ? 'forfeit' and v_forfeit is distinct from 'team1' and v_forfeit is distinct from 'team2' then
+    perform app.raise_invalid('forfeit', 'must be "team1" or "team2"');
+  end if;
+  if v_result and v_forfeit is null and (v_s1 is null or v_s2 is null or v_s1 < 0 or v_s2 < 0) then
+    perform app.raise_invalid(case when v_s1 is null or v_s1 < 0 then 'team1_score' else 'team2_score' end,
+      'must be an integer of at least 0');
+  end if;
+  v_t := app.lock_tournament((p_args ->> 'tournament_id')::uuid);
+  select * into v_m from app.matches m
+   where m.id = (p_args ->> 'match_id')::uuid and m.tournament_id = v_t.id;
+  if not found then
+    perform app.raise_error('not_found', 'Match not found.');
+  end if;
+  -- A result on a best-of-n match (n > 1, or the best_of sent with it) is the series score:
+  -- input, checked against the match before its state.
+  v_need := (coalesce((v_body ->> 'best_of')::int, v_m.best_of) + 1) / 2;
+  if v_forfeit is null and v_result and v_need > 1
+     and (greatest(v_s1, v_s2) <> v_need or least(v_s1, v_s2) >= v_need) then
+    perform app.raise_invalid(case when v_s1 > v_s2 then 'team1_score' else 'team2_score' end,
+      format('a best of %s is the series score: the winner has exactly %s games, the loser fewer',
+             2 * v_need - 1, v_need));
+  end if;
+  if v_t.status <> 'ongoing' then
+    perform app.raise_error('match_locked',
+      format('Matches cannot be changed while the tournament is %s.', v_t.status));
+  end if;
+
+  if v_body ? 'best_of' and (v_body ->> 'best_of')::int <> v_m.best_of then
+    if v_m.status = 'bye' then
+      perform app.raise_error('match_not_ready', 'This match is a bye; it has no series to play.');
+    end if;
+    if v_m.status = 'completed' or v_m.games <> '[]' then
+      perform app.raise_error('match_locked',
+        'This match has a result or games; its best_of can no longer change.');
+    end if;
+    update app.matches m set best_of = (v_body ->> 'best_of')::int where m.id = v_m.id
+    returning * into v_m;
+  end if;
+
+  if v_result then
+    perform app.check_reportable(v_t, v_m);
+    v_m := app.decide_match(app.stage_of(v_t, v_m.stage), v_m,
+      case when v_forfeit = 'team1' then v_m.team2_id
+           when v_forfeit = 'team2' then v_m.team1_id
+           when v_s1 > v_s2 then v_m.team1_id else v_m.team2_id end,
+      v_s1, v_s2, v_forfeit, case when v_forfeit is null then '[]' else v_m.games end, true);
+  end if;
+
+  if v_body ? 'scheduled_at' then
+    update app.matches m set scheduled_at = (v_body ->> 'scheduled_at')::timestamptz where m.id = v_m.id;
+  end if;
+  return (select d.doc from app.match_documents d where d.id = v_m.id);
+end
+$$;
+comment on function app.report_match(jsonb) is
+  'Records a result or forfeit (or corrects one while the next match is not completed), advances the winner, sets best_of and scheduled_at.';
+
+-- PUT a game of a match's series (p_args.number; p_args.body {team1_score, team2_score, map?})
+-- and DELETE the last one (p_args.body null): games come in order (the next number, or one
+-- reported to correct it), none past the game that decided the series (409 series_decided). The
+-- match's scores are the games each side won; the side that reaches ceil(best_of / 2) wins the
+-- match, in this transaction, as a result sent directly would (app.decide_match); a correction or
+-- deletion that changes or undoes the decision follows the correction rules. Every change records
+-- match.game_reported (before the match.completed it may bring).
+create function app.change_game(p_args jsonb) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_body jsonb := p_args -> 'body';
+  v_number int;
+  v_t app.tournaments;
+  v_m app.matches;
+  v_games jsonb;
+  v_count int;
+  v_need int;
+  v_w1 int := 0;
+  v_w2 int := 0;
+  v_winner uuid;
+  v_game jsonb;
+begin
+  perform app.check_input(p_args, '{"tournament_id": "uuid", "match_id": "uuid", "number": "int"}');
+  v_number := (p_args ->> 'number')::int;
+  if v_body is not null then
+    if not app.is_int(v_body -> 'team1_score', 0, 1000000) then
+      perform app.raise_invalid('team1_score', 'must be an integer from 0 to 1000000');
+    end if;
+    if not app.is_int(v_body -> 'team2_score', 0, 1000000) then
+      perform app.raise_invalid('team2_score', 'must be an integer from 0 to 1000000');
+    end if;
+    if jsonb_typeof(v_body -> 'map') not in ('string', 'null') or length(v_body ->> 'map') > 100 then
+      perform app.raise_invalid('map', 'must be a string of at most 100 characters, or null');
+    end if;
+  end if;
+  v_t := app.lock_tournament((p_args ->> 'tournament_id')::uuid);
+  select * into v_m from app.matches m
+   where m.id = (p_args ->> 'match_id')::uuid and m.tournament_id = v_t.id;
+  if not found then
+    perform app.raise_error('not_found', 'Match not found.');
+  end if;
+  v_count := jsonb_array_length(v_m.games);
+  if v_body is null then
+    if v_number not between 1 and v_count then
+      perform app.raise_error('not_found', format('Game %s of this match has not been reported.', v_number));
+    end if;
+  elsif v_number not between 1 and v_m.best_of then
+    perform app.raise_invalid('number', format('must be a game of this best of %s: 1 to %s', v_m.best_of, v_m.best_of));
+  elsif v_number > v_count + 1 then
+    perform app.raise_invalid('number', format('games are reported in order: the next is game %s', v_count + 1));
+  end if;
+  perform app.check_reportable(v_t, v_m);
+  if v_m.forfeit is not null then
+    perform app.raise_error('series_decided',
+      'This match was decided by forfeit; its games can no longer change (a result sent to the match corrects it).');
+  end if;
+  if v_body is null and v_number < v_count then
+    perform app.raise_error('match_locked',
+      format('Only the last game (%s) can be deleted; delete the games after game %s first.', v_count, v_number));
+  end if;
+  if v_body is not null and v_number > v_count and v_m.status = 'completed' then
+    perform app.raise_error('series_decided',
+      format('The series is decided (%s-%s); there is no game %s.', coalesce(v_m.team1_score, 0),
+             coalesce(v_m.team2_score, 0), v_number));
+  end if;
+
+  -- The games after the change, counted game by game: the decision falls on the last one.
+  if v_body is null then
+    v_games := v_m.games - (v_number - 1);
+  else
+    v_game := jsonb_build_object('number', v_number, 'team1_score', (v_body ->> 'team1_score')::int,
+      'team2_score', (v_body ->> 'team2_score')::int,
+      'winner_id', case when (v_body ->> 'team1_score')::int > (v_body ->> 'team2_score')::int
+                        then v_m.team1_id else v_m.team2_id end,
+      'map', coalesce(v_body -> 'map', 'null'), 'reported_at', app.iso(now()));
+    v_games := case when v_number > v_count then v_m.games || jsonb_build_array(v_game)
+                    else jsonb_set(v_m.games, array[(v_number - 1)::text], v_game) end;
+  end if;
+  v_need := (v_m.best_of + 1) / 2;
+  for v_game in select g from jsonb_array_elements(v_games) g loop
+    if v_winner is not null then
+      perform app.raise_error('series_decided',
+        format('This correction decides the series at game %s; delete the games after it first.', v_w1 + v_w2));
+    end if;
+    if (v_game ->> 'winner_id')::uuid = v_m.team1_id then v_w1 := v_w1 + 1; else v_w2 := v_w2 + 1; end if;
+    if greatest(v_w1, v_w2) = v_need then
+      v_winner := case when v_w1 = v_need then v_m.team1_id else v_m.team2_id end;
+    end if;
+  end loop;
+
+  perform app.webhook_record(json_build_array(json_build_object('account_id', v_m.account_id,
+    'tournament_id', v_t.id, 'type', 'match.game_reported', 'kind', 'match.game', 'subject_id', v_m.id)));
+  v_m := app.decide_match(app.stage_of(v_t, v_m.stage), v_m, v_winner,
+    case when v_games <> '[]' then v_w1 end, case when v_games <> '[]' then v_w2 end, null, v_games, false);
+  return (select d.doc from app.match_documents d where d.id = v_m.id);
+end
+$$;
+comment on function app.change_game(jsonb) is
+  'PUT or DELETE a game of a series: the match''s score is the games won, decided at ceil(best_of / 2).';
+
+-- GET the results: every started stage's matches (by stage, bracket, group, round, position)
+-- and the standings. One stage: that stage's standings, which each format computes in its own
+-- function (app.stage_standings); several: the overall standings block by block
+-- (app.event_standings). ?stage=k keeps stage k's matches and gives its own standings. Nothing
+-- while the tournament is in registration. ?since=v (contract section 14) keeps the matches
+-- changed after version v (an index range on matches_version_idx) and names in
+-- removed_matches those taken away since (a swiss round drawn again); standings stay whole.
+create function app.tournament_results(p_args jsonb) returns json
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  v_query jsonb := coalesce(p_args -> 'query', '{}');
+  v_t app.tournaments;
+  v_stage int;
+  v_since bigint;
+  v_count int;
+  v_standings json := '[]';
+  v_tournament json;
+begin
+  perform app.check_input(p_args, '{"tournament_id": "uuid"}');
+  perform app.check_input(v_query, '{"stage": "smallint", "since": "bigint"}');
+  v_stage := (v_query ->> 'stage')::int;
+  v_since := (v_query ->> 'since')::bigint;
+  select * into v_t from app.tournaments t where t.id = (p_args ->> 'tournament_id')::uuid;
+  if not found then
+    perform app.raise_error('not_found', 'Tournament not found.');
+  end if;
+  v_count := jsonb_array_length(app.stage_list(v_t));
+  if v_stage not between 1 and v_count then
+    perform app.raise_invalid('stage', format('must be a stage of this tournament, 1 to %s', v_count));
+  end if;
+  if v_t.status <> 'registration' and coalesce(v_stage, 1) <= v_t.stage then
+    if v_stage is not null or v_count = 1 then
+      v_standings := app.stage_standings(app.stage_of(v_t, coalesce(v_stage, 1)));
+    else
+      v_standings := app.event_standings(v_t);
+    end if;
+  end if;
+  v_tournament := json_build_object('id', v_t.id, 'format', v_t.format, 'status', v_t.status, 'stage', v_t.stage,
+                                    'version', app.version_of(v_t.id));
+  if v_since is null then
+    return json_build_object('tournament', v_tournament,
+      'matches', (select coalesce(json_agg(d.doc order by d.stage,
+                            array_position(array['winners', 'losers', 'grand_final', 'third_place'], d.bracket),
+                            d.group_no, d.round, d.position), '[]')
+                    from app.match_documents d
+                   where d.tournament_id = v_t.id and (v_stage is null or d.stage = v_stage)),
+      'standings', v_standings);
+  end if;
+  -- (A query of its own, so that its plan is the index range on (tournament_id, version).)
+  return json_build_object('tournament', v_tournament,
+    'matches', (select coalesce(json_agg(d.doc order by d.stage,
+                          array_position(array['winners', 'losers', 'grand_final', 'third_place'], d.bracket),
+                          d.group_no, d.round, d.position), '[]')
+                  from app.match_documents d
+                 where d.tournament_id = v_t.id and d.version > v_since and (v_stage is null or d.stage = v_stage)),
+    'removed_matches', (select coalesce(json_agg(r.match_id order by r.version, r.match_id), '[]')
+                          from app.match_removals r
+                         where r.tournament_id = v_t.id and r.version > v_since
+                           and (v_stage is null or r.stage = v_stage)),
+    'standings', v_standings);
+end
+$$;
+comment on function app.tournament_results(jsonb) is
+  'Results: the matches by stage, round and position, and standings (a stage''s own, or the whole event''s block by block).';
+
+-- ============================================================================
+-- grants
+-- ============================================================================
+-- (delete: a swiss round drawn again after a decision of the round before is undone)
+grant select, insert, update, delete on app.matches to tournament_api_owner;
+grant select on app.match_documents to tournament_api_owner;
+grant execute on function app.stage_decided(app.tournaments) to tournament_api_owner;
+grant execute on function app.decide_match(app.tournaments, app.matches, uuid, int, int, text, jsonb, boolean) to tournament_api_owner;
+grant execute on function app.check_reportable(app.tournaments, app.matches) to tournament_api_owner;
+grant execute on function app.report_match(jsonb) to tournament_api_owner;
+grant execute on function app.change_game(jsonb) to tournament_api_owner;
+grant execute on function app.tournament_results(jsonb) to tournament_api_owner;
+grant update (scheduled_at, forfeit) on app.matches to tournament_api_owner;
+grant execute on function app.match_seeds() to tournament_api_owner;
