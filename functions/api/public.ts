@@ -18,7 +18,7 @@ import { versionsOf } from "./conditions.ts";
 import { parse, queryVersion } from "./validation.ts";
 import { BracketQuery, keptKey, pictureKey, pictureKind, pictureResponse, PICTURES_DRAWN_BY, publicPngRequest } from "./pictures.ts";
 import { clientNotModified, keptRead } from "./kept.ts";
-import { pageHtml } from "./render/page.ts";
+import { PAGE_CSP_SERVED, pageCsp, pageHtml } from "./render/page.ts";
 import { lastEventVersion, type LiveHub } from "./stream.ts";
 import { z } from "zod";
 
@@ -164,20 +164,31 @@ export async function publicRoute(p: PublicRequest): Promise<Response> {
   // A PNG that may have to be drawn waits its turn (pictures.ts); a revalidation (If-None-Match)
   // or a picture this instance keeps goes straight on: it is answered without drawing unless
   // the tournament moved on.
+  const cacheKey = picture ? pictureKey(`public:${slug}`, picture, query as BracketQuery) : null;
   const mayDraw = picture === "png" && req.method !== "HEAD" && !req.headers.has("if-none-match") &&
-    !keptRead(pictureKey(`public:${slug}`, picture, query as BracketQuery), null).cached;
-  if (mayDraw) return await publicPngRequest(() => answer(p, kind, slug, picture, query));
-  return await answer(p, kind, slug, picture, query);
+    !keptRead(cacheKey!, null).cached;
+  if (mayDraw) return await publicPngRequest(() => answer(p, kind, slug, picture, query, cacheKey));
+  return await answer(p, kind, slug, picture, query, cacheKey);
 }
 
-/** A public route's answer (kind: the path after the slug; picture: its kind, if one). */
-async function answer(p: PublicRequest, kind: string, slug: string, picture: "svg" | "png" | null, query: unknown): Promise<Response> {
+/**
+ * A public route's answer (kind: the path after the slug; picture: its kind, if one, and
+ * cacheKey the name this instance keeps it under).
+ */
+async function answer(
+  p: PublicRequest,
+  kind: string,
+  slug: string,
+  picture: "svg" | "png" | null,
+  query: unknown,
+  cacheKey: string | null,
+): Promise<Response> {
   const { req, headers } = p;
   const op: PublicOp = kind === "" || picture ? "view" : "tournament";
   const client = ifNoneMatch(req);
   // A picture this instance drew at the current version is sent again: the database is asked
   // with its version too, and answers from the version alone.
-  const read = picture ? keptRead(pictureKey(`public:${slug}`, picture, query as BracketQuery), client) : null;
+  const read = cacheKey ? keptRead(cacheKey, client) : null;
   // A whole stage's PNG is kept in the database once drawn: any instance sends those bytes.
   const stored = picture === "png" ? keptKey(query as BracketQuery) : null;
   const outcome = await call(
@@ -230,19 +241,9 @@ async function answer(p: PublicRequest, kind: string, slug: string, picture: "sv
   return success(200, p.requestId, `"data":${result}`, headers, p.timestamp);
 }
 
-/**
- * An HTML page: its scripts may talk to the API (and nothing else) and load nothing from
- * elsewhere, and it runs sandboxed in an opaque origin: served from the API's own origin, it can
- * read nothing of that origin's (the reference page keeps a key in its storage when asked to).
- */
+/** The share page (or viewer.html, with no API base), under the page's one policy (render/page.ts). */
 function html(body: string, headers: Headers, apiBase: string | null): Response {
   headers.set("Content-Type", "text/html; charset=utf-8");
-  const api = apiBase === null ? "*" : new URL(apiBase).origin;
-  headers.set(
-    "Content-Security-Policy",
-    `default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src ${
-      api === "*" ? "*" : `'self' ${api}`
-    }; base-uri 'none'; form-action 'none'; frame-ancestors *; sandbox allow-scripts allow-popups`,
-  );
+  headers.set("Content-Security-Policy", `${pageCsp(apiBase ?? undefined)}; ${PAGE_CSP_SERVED}`);
   return new Response(body, { status: 200, headers });
 }

@@ -59,11 +59,29 @@ function connectSource(apiBase: string | undefined): string {
   if (apiBase === undefined) return "http: https:";
   try {
     const url = new URL(apiBase);
-    return url.protocol === "http:" || url.protocol === "https:" ? url.origin : "'none'";
+    return url.protocol === "http:" || url.protocol === "https:" ? `'self' ${url.origin}` : "'none'";
   } catch {
     return "'none'";
   }
 }
+
+/**
+ * The page's Content-Security-Policy, the one policy of the share page and viewer.html: its
+ * scripts may talk to the API (and nothing else) and load nothing from elsewhere. The page
+ * carries it in a meta tag (a page saved and opened from disk keeps it); served, the same policy
+ * is its header, with the two directives a meta tag cannot hold (`PAGE_CSP_SERVED`).
+ */
+export function pageCsp(apiBase: string | undefined): string {
+  return `default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; ` +
+    `connect-src ${connectSource(apiBase)}; base-uri 'none'; form-action 'none'`;
+}
+
+/**
+ * Served, the page runs sandboxed in an opaque origin: from the API's own origin it can read
+ * nothing of that origin's (the reference page keeps a key in its storage when asked to); it may
+ * be framed anywhere (embeds).
+ */
+export const PAGE_CSP_SERVED = "frame-ancestors *; sandbox allow-scripts allow-popups";
 
 function metaTag(attr: "name" | "property", key: string, content: string): string {
   return `<meta ${attr}="${escapeHtml(key)}" content="${escapeHtml(content)}">`;
@@ -72,8 +90,7 @@ function metaTag(attr: "name" | "property", key: string, content: string): strin
 /** One self-contained HTML document: inline CSS and JS, no framework, no request to any host but the API base. */
 export function pageHtml(options: PageOptions): string {
   const { apiBase, slug, og } = options;
-  const csp = `default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; ` +
-    `connect-src ${connectSource(apiBase)}; base-uri 'none'; form-action 'none'`;
+  const csp = pageCsp(apiBase);
   const head = [
     `<meta charset="utf-8">`,
     `<meta name="viewport" content="width=device-width, initial-scale=1">`,
