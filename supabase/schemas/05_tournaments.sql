@@ -51,6 +51,10 @@ create table app.tournaments (
   stages jsonb,
   stage smallint not null default 1 check (stage between 1 and 4),
   visibility app.tournament_visibility not null default 'private',
+  -- Lineups (contract section 16): the substitutes a lineup may hold, and whether a full lineup
+  -- (team_size players) is needed to check in and to start.
+  substitutes_max int not null default 0 check (substitutes_max between 0 and 50),
+  lineups text not null default 'off' check (lineups in ('off', 'required')),
   unique (id, account_id),
   check (registration_closes <= starts_at),
   constraint tournaments_check_in_before_start check (check_in_opens <= starts_at)
@@ -129,7 +133,8 @@ create view app.tournament_documents with (security_invoker = true) as
          json_build_object(
            'id', t.id, 'name', t.name, 'slug', t.slug, 'description', t.description,
            'game_id', t.game_id, 'status', t.status, 'format', t.format, 'format_options', t.format_options,
-           'stages', app.stage_list(t), 'team_size', t.team_size, 'max_teams', t.max_teams,
+           'stages', app.stage_list(t), 'team_size', t.team_size, 'substitutes_max', t.substitutes_max,
+           'lineups', t.lineups, 'max_teams', t.max_teams,
            'entry_fee', t.entry_fee, 'prize_pool', t.prize_pool,
            'starts_at', to_char(t.starts_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
            'registration_closes', to_char(t.registration_closes at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),

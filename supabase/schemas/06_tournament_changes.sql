@@ -13,7 +13,7 @@ language plpgsql immutable
 set search_path = ''
 as $$
 begin
-  return '{"game_id": "uuid", "team_size": "int", "max_teams": "int", "entry_fee": "numeric(9,2)",
+  return '{"game_id": "uuid", "team_size": "int", "substitutes_max": "int", "max_teams": "int", "entry_fee": "numeric(9,2)",
            "prize_pool": "numeric(11,2)", "starts_at": "timestamptz", "registration_closes": "timestamptz",
            "check_in_opens": "timestamptz", "status": "app.tournament_status",
            "visibility": "app.tournament_visibility"}';
@@ -85,13 +85,14 @@ begin
   loop -- a slug collision (one in ~2 billion per stem) just draws another suffix
     insert into app.tournaments (account_id, name, slug, description, game_id, format, format_options, stages,
                                  team_size, max_teams, entry_fee, prize_pool, starts_at,
-                                 registration_closes, check_in_opens, rules, visibility)
+                                 registration_closes, check_in_opens, rules, visibility, substitutes_max, lineups)
     values (app.current_account_id(), v_body ->> 'name', v_stem || '-' || app.random_suffix(),
             coalesce(v_body ->> 'description', ''), (v_body ->> 'game_id')::uuid,
             v_new.format, v_new.format_options, v_new.stages, (v_body ->> 'team_size')::int,
             (v_body ->> 'max_teams')::int, coalesce((v_body ->> 'entry_fee')::numeric, 0),
             coalesce((v_body ->> 'prize_pool')::numeric, 0), v_new.starts_at, v_new.registration_closes,
-            v_new.check_in_opens, coalesce(v_body ->> 'rules', ''), coalesce(v_body ->> 'visibility', 'private'))
+            v_new.check_in_opens, coalesce(v_body ->> 'rules', ''), coalesce(v_body ->> 'visibility', 'private'),
+            coalesce((v_body ->> 'substitutes_max')::int, 0), coalesce(v_body ->> 'lineups', 'off'))
     on conflict (slug) do nothing
     returning * into v_t;
     exit when found;
@@ -191,10 +192,12 @@ begin
 
   update app.tournaments t
      set (name, description, game_id, status, format, format_options, stages, team_size, max_teams, entry_fee,
-          prize_pool, starts_at, registration_closes, check_in_opens, rules, visibility, updated_at)
+          prize_pool, starts_at, registration_closes, check_in_opens, rules, visibility, substitutes_max, lineups,
+          updated_at)
        = (v_new.name, v_new.description, v_new.game_id, v_new.status, v_new.format, v_new.format_options,
           v_new.stages, v_new.team_size, v_new.max_teams, v_new.entry_fee, v_new.prize_pool, v_new.starts_at,
-          v_new.registration_closes, v_new.check_in_opens, v_new.rules, v_new.visibility, now())
+          v_new.registration_closes, v_new.check_in_opens, v_new.rules, v_new.visibility, v_new.substitutes_max,
+          v_new.lineups, now())
    where t.id = v_old.id;
   return (select d.doc from app.tournament_documents d where d.id = v_old.id);
 end
@@ -204,7 +207,8 @@ comment on function app.update_tournament(jsonb) is
 
 -- The status machine: registration -> ongoing (at least 2 teams taking part: every
 -- registration, or only the checked-in ones with check-in, and enough for every stage's
--- advance; starts stage 1 and makes its matches) -> completed (the last stage decided). The
+-- advance; with lineups required, each a full lineup; freezes the teams' names and tags,
+-- starts stage 1 and makes its matches) -> completed (the last stage decided). The
 -- caller holds the tournament's row lock.
 create function app.change_status(p_t app.tournaments, p_status text) returns void
 language plpgsql volatile
@@ -222,6 +226,8 @@ begin
              else format('A tournament with check-in needs at least 2 checked-in teams to start; it has %s.', v_taking_part) end);
     end if;
     perform app.check_stage_chain(p_t, v_taking_part);
+    perform app.check_lineups(p_t);
+    perform app.freeze_team_names(p_t);
     perform app.start_first_stage(p_t);
   elsif p_t.status = 'ongoing' and p_status = 'completed' then
     if p_t.stage < jsonb_array_length(app.stage_list(p_t)) then

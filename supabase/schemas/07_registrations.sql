@@ -28,7 +28,14 @@ create table app.registrations (
   unique (tournament_id, team_id),
   foreign key (tournament_id, account_id)
     references app.tournaments (id, account_id) on delete cascade,
-  constraint registrations_seed_key unique (tournament_id, seed)
+  constraint registrations_seed_key unique (tournament_id, seed),
+  -- The team's name and tag as the tournament shows them from its start (null before: the
+  -- team's own, live); a later rename of the team leaves a started tournament as it was played.
+  team_name text,
+  team_tag text,
+  -- Raised by every change of the lineup (app.lineup_entries): the registration's version
+  -- (22_live.sql) and its registration.updated webhook (19_webhook_events.sql) follow it.
+  lineup_rev int not null default 0
 );
 
 comment on table app.registrations is 'A team entered in a tournament; seeds follow registration order (seq).';
@@ -36,6 +43,28 @@ comment on column app.registrations.account_id is 'The tournament''s account, co
 comment on column app.registrations.seed is 'The seed the organiser asked for; seeded teams come first at the start.';
 comment on column app.registrations.bracket_seed is
   'The team''s seed in the bracket (1..N), given at the start; null for a team that took no part.';
+comment on column app.registrations.team_name is 'The team''s name frozen at the tournament''s start; null before.';
+
+-- Who plays for a registration (contract section 16): players of the tournament's account, in
+-- lineup order, with their role; a snapshot (handle and country included) taken from the team's
+-- roster at registration and replaced by PUT .../lineup, frozen once the tournament starts.
+create table app.lineup_entries (
+  registration_id uuid not null references app.registrations (id) on delete cascade,
+  tournament_id uuid not null,
+  account_id uuid not null,
+  player_id uuid not null references app.players (id) on delete cascade,
+  role text not null check (role in ('player', 'substitute', 'coach')),
+  captain boolean not null default false,
+  position smallint not null check (position >= 1),
+  handle text not null,
+  country text,
+  primary key (registration_id, player_id)
+);
+
+comment on table app.lineup_entries is
+  'A registration''s lineup: one player, one team per tournament (coaches exempt), kept by lineup_entries_player_key.';
+comment on column app.lineup_entries.handle is
+  'The player''s handle as the lineup shows it (updated with the player''s while the tournament is in registration).';
 
 -- The teams taking part in each stage (contract section 12) and their seed in it: stage 1's
 -- are the participants with their bracket seeds (app.seed_participants), a later stage's its
@@ -58,7 +87,8 @@ create table app.stage_entries (
 comment on table app.stage_entries is 'The teams of each started stage of a tournament, with their seed (1..K) in that stage.';
 comment on column app.stage_entries.account_id is 'The tournament''s account, copied so that RLS needs no join.';
 
--- A registration as the API returns it, with its team.
+-- A registration as the API returns it, with its team (its name and tag frozen from the start)
+-- and its lineup.
 create view app.registration_documents with (security_invoker = true) as
   select r.id, r.tournament_id, r.payment_status, r.seq,
          json_build_object('id', r.id, 'tournament_id', r.tournament_id, 'team_id', r.team_id,
@@ -66,10 +96,23 @@ create view app.registration_documents with (security_invoker = true) as
            'registered_at', to_char(r.registered_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
            'seed', r.seed,
            'checked_in_at', to_char(r.checked_in_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-           'teams', json_build_object('id', tm.id, 'name', tm.name, 'tag', tm.tag, 'logo_url', tm.logo_url)) as doc
+           'teams', json_build_object('id', tm.id, 'name', coalesce(r.team_name, tm.name),
+                                      'tag', coalesce(r.team_tag, tm.tag), 'logo_url', tm.logo_url),
+           'lineup', coalesce((select json_agg(json_build_object('player_id', e.player_id, 'handle', e.handle,
+                                                 'country', e.country, 'role', e.role, 'captain', e.captain)
+                                               order by e.position)
+                                 from app.lineup_entries e where e.registration_id = r.id), '[]')) as doc
     from app.registrations r
     join app.teams tm on tm.id = r.team_id;
 comment on view app.registration_documents is 'Each registration with its API representation (doc).';
+
+-- The teams of each tournament as it shows them: the name and tag frozen at its start, else the
+-- team's own. Standings and qualifiers read names from here.
+create view app.tournament_teams with (security_invoker = true) as
+  select r.tournament_id, r.team_id as id, coalesce(r.team_name, tm.name) as name, coalesce(r.team_tag, tm.tag) as tag
+    from app.registrations r
+    join app.teams tm on tm.id = r.team_id;
+comment on view app.tournament_teams is 'Each registered team''s name and tag as its tournament shows them.';
 
 -- ============================================================================
 -- indexes
@@ -82,6 +125,13 @@ create index registrations_account_idx on app.registrations (account_id, tournam
 create index stage_entries_account_idx on app.stage_entries (account_id, tournament_id);
 
 create index registrations_team_idx on app.registrations (team_id);
+
+-- One player, one team per tournament: exact under any concurrency (coaches exempt).
+create unique index lineup_entries_player_key on app.lineup_entries (tournament_id, player_id) where role <> 'coach';
+
+create index lineup_entries_player_idx on app.lineup_entries (player_id);
+
+create index lineup_entries_account_idx on app.lineup_entries (account_id, tournament_id);
 
 -- ============================================================================
 -- policies
@@ -100,6 +150,22 @@ create policy "Registrations are updated by their account" on app.registrations
   with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 create policy "Registrations are withdrawn by their account" on app.registrations
+  for delete to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
+
+alter table app.lineup_entries enable row level security;
+
+create policy "Lineup entries are visible to their account" on app.lineup_entries
+  for select to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
+
+create policy "Lineup entries are created in the bound account" on app.lineup_entries
+  for insert to tournament_api_owner with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
+
+create policy "Lineup entries are updated by their account" on app.lineup_entries
+  for update to tournament_api_owner
+  using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)))
+  with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
+
+create policy "Lineup entries are removed by their account" on app.lineup_entries
   for delete to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
 alter table app.stage_entries enable row level security;
@@ -233,11 +299,61 @@ begin
   values (v_t.id, v_t.account_id, v_team.id,
           case when v_t.entry_fee = 0 then 'complete' else 'pending' end)
   returning * into v_reg;
+  if v_team.account_id = v_t.account_id then
+    perform app.copy_roster(v_t, v_reg);
+  end if;
   return (select d.doc from app.registration_documents d where d.id = v_reg.id);
 end
 $$;
 comment on function app.create_registration(jsonb) is
-  'Registers a team. Checks in order: tournament, team, open, not yet registered, capacity.';
+  'Registers a team. Checks in order: tournament, team, open, not yet registered, capacity; then copies its roster.';
+
+-- A team's roster as a new registration's lineup takes it: the members in the order they were
+-- added, each role's first ones up to the tournament's cap, numbered in that order.
+create function app.roster_kept(p_t app.tournaments, p_team_id uuid)
+returns table (player_id uuid, role text, captain boolean, place int)
+language plpgsql stable
+set search_path = ''
+as $$
+begin
+  return query
+    select k.player_id, k.role, k.captain, (row_number() over (order by k.seq))::int
+      from (select m.player_id, m.role, m.captain, m.seq,
+                   row_number() over (partition by m.role order by m.seq) as n
+              from app.team_members m where m.team_id = p_team_id) k
+     where k.n <= case k.role when 'player' then p_t.team_size when 'substitute' then p_t.substitutes_max else 2 end;
+end
+$$;
+
+-- A new registration's lineup: its team's roster (the tournament's account's team), in the order
+-- members were added, without the players, substitutes and coaches beyond the tournament's caps
+-- (team_size, substitutes_max, 2). A member already in another registration's lineup of the
+-- tournament is 409 player_already_registered. The caller holds the tournament's row lock,
+-- which every lineup change of the tournament takes first.
+create function app.copy_roster(p_t app.tournaments, p_r app.registrations) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_taken jsonb;
+begin
+  select jsonb_agg(jsonb_build_object('field', 'team_id', 'player_id', k.player_id, 'registration_id', e.registration_id,
+                                      'message', format('player %s is in the lineup of registration %s', k.player_id, e.registration_id)))
+    into v_taken
+    from app.roster_kept(p_t, p_r.team_id) k
+    join app.lineup_entries e on e.tournament_id = p_t.id and e.player_id = k.player_id and e.role <> 'coach'
+   where k.role <> 'coach';
+  if v_taken is not null then
+    perform app.raise_error('player_already_registered',
+      'A player of this team''s roster is already in another team''s lineup in this tournament.', v_taken);
+  end if;
+  insert into app.lineup_entries (registration_id, tournament_id, account_id, player_id, role, captain, position, handle, country)
+  select p_r.id, p_t.id, p_t.account_id, k.player_id, k.role, k.captain, k.place, p.handle, p.country
+    from app.roster_kept(p_t, p_r.team_id) k
+    join app.players p on p.id = k.player_id;
+end
+$$;
+
 
 -- A registration of a tournament of the bound account, for change: the tournament's row lock
 -- first (it orders every change to the tournament's registrations), then the registration.
@@ -268,6 +384,7 @@ declare
   v_seed int;
   v_checked_in timestamptz;
   v_payment text;
+  v_players int;
 begin
   perform app.check_input(v_body, '{"seed": "int", "checked_in": "boolean", "payment_status": "app.payment_status"}');
   select l.t, l.r into v_l from app.lock_registration(p_args) l;
@@ -297,6 +414,15 @@ begin
       perform app.raise_error('check_in_closed', format('Check-in is over: the tournament is %s.', v_t.status));
     elsif v_checked_in is not null and now() < coalesce(v_t.check_in_opens, '-infinity') then
       perform app.raise_error('check_in_closed', format('Check-in opens at %s.', app.iso(v_t.check_in_opens)));
+    end if;
+  end if;
+  -- With lineups required, a team checks in with a full lineup (contract section 16).
+  if v_checked_in is not null and v_r.checked_in_at is null and v_t.lineups = 'required' then
+    select count(*) into v_players from app.lineup_entries e where e.registration_id = v_r.id and e.role = 'player';
+    if v_players < v_t.team_size then
+      perform app.raise_error('lineup_incomplete',
+        format('The lineup holds %s of the %s players the tournament needs to check in.', v_players, v_t.team_size),
+        jsonb_build_array(jsonb_build_object('registration_id', v_r.id, 'team_id', v_r.team_id, 'players', v_players)));
     end if;
   end if;
   if v_seed is distinct from v_r.seed and v_seed is not null
@@ -335,6 +461,147 @@ begin
 end
 $$;
 
+-- PUT .../registrations/{id}/lineup: the registration's lineup replaced, while the tournament
+-- is in registration. The body's shape (strict entries of a UUID, a role and a captain flag;
+-- each player once; one captain) is the function's (resources/lineups.ts); here: each player
+-- the tournament's account's, the caps of the
+-- tournament (400 naming the entry), and one team per tournament (409 player_already_registered).
+-- The tournament's row lock orders every lineup change of the tournament; the unique index
+-- lineup_entries_player_key keeps the rule for any other writer.
+create function app.put_lineup(p_args jsonb) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_l record;
+  v_t app.tournaments;
+  v_r app.registrations;
+  v_entries jsonb := coalesce(p_args #> '{body,players}', '[]');
+  v_bad record;
+  v_taken jsonb;
+begin
+  select l.t, l.r into v_l from app.lock_registration(p_args) l;
+  v_t := v_l.t;
+  v_r := v_l.r;
+  if v_t.status <> 'registration' then
+    perform app.raise_error('tournament_locked', format('The lineup cannot change while the tournament is %s.', v_t.status));
+  end if;
+  -- Each entry, numbered from 0, with its place among its role's: the first one wrong is named.
+  select x.i, x.field, x.problem into v_bad
+    from (select e.i,
+                 case when e.known then format('players[%s]', e.i) else format('players[%s].player_id', e.i) end as field,
+                 case
+                   when not e.known then 'is not a player of this tournament''s account'
+                   when e.role = 'player' and e.k > v_t.team_size
+                     then format('is one player more than the team_size of %s', v_t.team_size)
+                   when e.role = 'substitute' and e.k > v_t.substitutes_max
+                     then format('is one substitute more than the substitutes_max of %s', v_t.substitutes_max)
+                   when e.role = 'coach' and e.k > 2 then 'is one coach more than the 2 a lineup may hold'
+                 end as problem
+            from (select (o.i - 1)::int as i, o.v ->> 'role' as role,
+                         exists (select from app.players p
+                                  where p.id = (o.v ->> 'player_id')::uuid and p.account_id = v_t.account_id) as known,
+                         row_number() over (partition by o.v ->> 'role' order by o.i) as k
+                    from jsonb_array_elements(v_entries) with ordinality as o (v, i)) e) x
+   where x.problem is not null
+   order by x.i
+   limit 1;
+  if found then
+    perform app.raise_invalid(v_bad.field, v_bad.problem);
+  end if;
+
+  select jsonb_agg(jsonb_build_object('field', format('players[%s].player_id', o.i - 1), 'player_id', e.player_id,
+                                      'registration_id', e.registration_id,
+                                      'message', format('player %s is in the lineup of registration %s', e.player_id, e.registration_id))
+                   order by o.i)
+    into v_taken
+    from jsonb_array_elements(v_entries) with ordinality as o (v, i)
+    join app.lineup_entries e on e.tournament_id = v_t.id and e.player_id = (o.v ->> 'player_id')::uuid
+                             and e.role <> 'coach' and e.registration_id <> v_r.id
+   where o.v ->> 'role' <> 'coach';
+  if v_taken is not null then
+    perform app.raise_error('player_already_registered',
+      'A player of this lineup is already in another team''s lineup in this tournament.', v_taken);
+  end if;
+
+  perform app.replace_lineup(v_t, v_r, v_entries);
+  return (select d.doc from app.registration_documents d where d.id = v_r.id);
+end
+$$;
+comment on function app.put_lineup(jsonb) is
+  'PUT a registration''s lineup: the account''s players, the tournament''s caps, one team per tournament; while in registration.';
+
+-- Writes a registration's lineup (p_entries, checked) when it differs from the one held, and
+-- raises the registration's lineup_rev: its version and webhook follow.
+create function app.replace_lineup(p_t app.tournaments, p_r app.registrations, p_entries jsonb) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_new jsonb;
+  v_old jsonb;
+begin
+  select coalesce(jsonb_agg(jsonb_build_object('player_id', (o.v ->> 'player_id')::uuid, 'role', o.v ->> 'role',
+                                               'captain', coalesce((o.v ->> 'captain')::boolean, false)) order by o.i), '[]')
+    into v_new from jsonb_array_elements(p_entries) with ordinality as o (v, i);
+  select coalesce(jsonb_agg(jsonb_build_object('player_id', e.player_id, 'role', e.role, 'captain', e.captain)
+                            order by e.position), '[]')
+    into v_old from app.lineup_entries e where e.registration_id = p_r.id;
+  if v_new = v_old then
+    return; -- the lineup sent back as it is: nothing changes
+  end if;
+  delete from app.lineup_entries e where e.registration_id = p_r.id;
+  insert into app.lineup_entries (registration_id, tournament_id, account_id, player_id, role, captain, position, handle, country)
+  select p_r.id, p_t.id, p_t.account_id, p.id, o.v ->> 'role', coalesce((o.v ->> 'captain')::boolean, false), o.i, p.handle, p.country
+    from jsonb_array_elements(p_entries) with ordinality as o (v, i)
+    join app.players p on p.id = (o.v ->> 'player_id')::uuid;
+  update app.registrations x set lineup_rev = x.lineup_rev + 1 where x.id = p_r.id;
+end
+$$;
+
+-- With lineups required (contract section 16), the participants whose lineup holds fewer than
+-- team_size players stop the start: 409 lineup_incomplete listing each. The caller holds the
+-- tournament's row lock.
+create function app.check_lineups(p_t app.tournaments) returns void
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  v_short jsonb;
+begin
+  if p_t.lineups <> 'required' then
+    return;
+  end if;
+  select jsonb_agg(jsonb_build_object('registration_id', x.id, 'team_id', x.team_id, 'team_name', tm.name,
+                                      'players', x.players) order by x.seq)
+    into v_short
+    from (select r.id, r.team_id, r.seq,
+                 (select count(*) from app.lineup_entries e where e.registration_id = r.id and e.role = 'player')::int as players
+            from app.participants(p_t) r) x
+    join app.teams tm on tm.id = x.team_id
+   where x.players < p_t.team_size;
+  if v_short is not null then
+    perform app.raise_error('lineup_incomplete',
+      format('%s team(s) hold fewer than the %s players the tournament needs in their lineup.',
+             jsonb_array_length(v_short), p_t.team_size), v_short);
+  end if;
+end
+$$;
+
+-- At the start, every registration keeps its team's name and tag as they are (contract section
+-- 16): a later rename reaches tournaments still in registration only. The caller holds the
+-- tournament's row lock.
+create function app.freeze_team_names(p_t app.tournaments) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+begin
+  update app.registrations r set team_name = tm.name, team_tag = tm.tag
+    from app.teams tm
+   where r.tournament_id = p_t.id and tm.id = r.team_id;
+end
+$$;
+
 -- ============================================================================
 -- grants
 -- ============================================================================
@@ -350,3 +617,13 @@ grant execute on function app.seed_participants(app.tournaments) to tournament_a
 grant execute on function app.lock_registration(jsonb) to tournament_api_owner;
 grant execute on function app.update_registration(jsonb) to tournament_api_owner;
 grant execute on function app.delete_registration(jsonb) to tournament_api_owner;
+grant select, insert, delete on app.lineup_entries to tournament_api_owner;
+grant update (handle, country) on app.lineup_entries to tournament_api_owner;
+grant update (lineup_rev, team_name, team_tag) on app.registrations to tournament_api_owner;
+grant select on app.tournament_teams to tournament_api_owner;
+grant execute on function app.roster_kept(app.tournaments, uuid) to tournament_api_owner;
+grant execute on function app.copy_roster(app.tournaments, app.registrations) to tournament_api_owner;
+grant execute on function app.put_lineup(jsonb) to tournament_api_owner;
+grant execute on function app.replace_lineup(app.tournaments, app.registrations, jsonb) to tournament_api_owner;
+grant execute on function app.check_lineups(app.tournaments) to tournament_api_owner;
+grant execute on function app.freeze_team_names(app.tournaments) to tournament_api_owner;

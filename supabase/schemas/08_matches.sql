@@ -161,3 +161,12 @@ create policy "Matches are updated by their account" on app.matches
   for update to tournament_api_owner
   using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)))
   with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
+
+-- ============================================================================
+-- grants
+-- ============================================================================
+-- (delete: a swiss round drawn again after a decision of the round before is undone)
+grant select, insert, update, delete on app.matches to tournament_api_owner;
+grant select on app.match_documents to tournament_api_owner;
+grant update (scheduled_at, forfeit) on app.matches to tournament_api_owner;
+grant execute on function app.match_seeds() to tournament_api_owner;

@@ -152,7 +152,7 @@ begin
     select coalesce(json_agg(json_build_object('position', p.position, 'team_id', p.team_id,
                                                'team_name', tm.name, 'team_tag', tm.tag)
                              order by p.position, tm.name, tm.id), '[]')
-      from placed p join app.teams tm on tm.id = p.team_id);
+      from placed p join app.tournament_teams tm on tm.tournament_id = p_t.id and tm.id = p.team_id);
 end
 $$;
 

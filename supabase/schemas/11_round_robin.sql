@@ -135,7 +135,7 @@ as $$
                                              'team_name', tm.name, 'team_tag', tm.tag, 'wins', k.wins,
                                              'losses', k.losses, 'points', k.points)
                            order by k.overall_position, tm.name, tm.id), '[]')
-    from app.round_robin_table(p_t) k join app.teams tm on tm.id = k.team_id
+    from app.round_robin_table(p_t) k join app.tournament_teams tm on tm.tournament_id = p_t.id and tm.id = k.team_id
 $$;
 comment on function app.round_robin_standings(app.tournaments) is
   'Round-robin standings: points, head-to-head among teams level on points, score difference, score for, seed.';

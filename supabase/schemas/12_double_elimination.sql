@@ -333,7 +333,7 @@ begin
                                                'wins', coalesce(w.wins, 0), 'losses', coalesce(w.losses, 0))
                              order by p.position, tm.name, tm.id), '[]')
       from placed p
-      join app.teams tm on tm.id = p.team_id
+      join app.tournament_teams tm on tm.tournament_id = p_t.id and tm.id = p.team_id
       left join tally w on w.team_id = p.team_id);
 end
 $$;

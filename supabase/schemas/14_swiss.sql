@@ -108,7 +108,7 @@ as $$
                                              'team_name', tm.name, 'team_tag', tm.tag, 'wins', k.wins,
                                              'losses', k.losses, 'buchholz', k.buchholz)
                            order by k.position, tm.name, tm.id), '[]')
-    from ranked k join app.teams tm on tm.id = k.team_id
+    from ranked k join app.tournament_teams tm on tm.tournament_id = p_t.id and tm.id = k.team_id
 $$;
 comment on function app.swiss_standings(app.tournaments) is
   'Swiss standings: every participant by wins, Buchholz, seed; with wins, losses and buchholz.';

@@ -482,7 +482,7 @@ as $$
   select coalesce(json_agg(json_build_object('position', p.position, 'team_id', p.team_id,
                                              'team_name', tm.name, 'team_tag', tm.tag)
                            order by p.position, tm.name, tm.id), '[]')
-    from placed p join app.teams tm on tm.id = p.team_id
+    from placed p join app.tournament_teams tm on tm.tournament_id = p_t.id and tm.id = p.team_id
 $$;
 comment on function app.event_standings(app.tournaments) is
   'Overall standings across stages: the last started stage''s places, then each earlier stage''s teams not sent on.';
@@ -547,7 +547,7 @@ begin
                                         'message', format('%s shares place %s at the cut', tm.name, q.from_position))
                      order by q.seed)
       into v_ties
-      from app.stage_qualifiers(p_t, p_number) q join app.teams tm on tm.id = q.team_id
+      from app.stage_qualifiers(p_t, p_number) q join app.tournament_teams tm on tm.tournament_id = p_t.id and tm.id = q.team_id
      where q.tied;
     if v_ties is not null then
       perform app.raise_error('stage_tie',
@@ -615,7 +615,7 @@ begin
                        then (select coalesce(jsonb_agg(jsonb_build_object('team_id', q.team_id, 'team_name', tm.name,
                                                 'seed', q.seed, 'from_group', q.from_group,
                                                 'from_position', q.from_position, 'tied', q.tied) order by q.seed), '[]')
-                               from app.stage_qualifiers(v_t, v_n) q join app.teams tm on tm.id = q.team_id) end);
+                               from app.stage_qualifiers(v_t, v_n) q join app.tournament_teams tm on tm.tournament_id = v_t.id and tm.id = q.team_id) end);
 end
 $$;
 
@@ -687,3 +687,4 @@ grant execute on function app.start_stage(app.tournaments, int, jsonb) to tourna
 grant execute on function app.list_stages(jsonb) to tournament_api_owner;
 grant execute on function app.get_stage(jsonb) to tournament_api_owner;
 grant execute on function app.update_stage(jsonb) to tournament_api_owner;
+grant execute on function app.stage_decided(app.tournaments) to tournament_api_owner;

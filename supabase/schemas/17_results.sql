@@ -169,7 +169,39 @@ $$;
 comment on function app.report_match(jsonb) is
   'Records a result or forfeit (or corrects one while the next match is not completed), advances the winner, sets best_of and scheduled_at.';
 
--- PUT a game of a match's series (p_args.number; p_args.body {team1_score, team2_score, map?})
+-- Who played a game (contract section 16), {team1: [player_id...], team2: [...]}: on each side
+-- exactly team_size players of that side's lineup in this tournament (players or substitutes),
+-- each once (the function checks the shape); a 400 naming the side otherwise.
+create function app.check_game_lineups(p_t app.tournaments, p_m app.matches, p_lineups jsonb) returns void
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  v_side text;
+  v_team uuid;
+  v_ids jsonb;
+  v_known int;
+begin
+  foreach v_side in array array['team1', 'team2'] loop
+    v_team := case v_side when 'team1' then p_m.team1_id else p_m.team2_id end;
+    v_ids := coalesce(p_lineups -> v_side, '[]');
+    if jsonb_array_length(v_ids) <> p_t.team_size then
+      perform app.raise_invalid('lineups.' || v_side,
+        format('must name exactly %s players (the team_size), not %s', p_t.team_size, jsonb_array_length(v_ids)));
+    end if;
+    select count(distinct e.player_id) into v_known
+      from app.lineup_entries e join app.registrations r on r.id = e.registration_id
+     where r.tournament_id = p_t.id and r.team_id = v_team and e.role in ('player', 'substitute')
+       and e.player_id in (select (x #>> '{}')::uuid from jsonb_array_elements(v_ids) x);
+    if v_known <> jsonb_array_length(v_ids) then
+      perform app.raise_invalid('lineups.' || v_side,
+        'must name players of that side''s lineup (players or substitutes), each once');
+    end if;
+  end loop;
+end
+$$;
+
+-- PUT a game of a match's series (p_args.number; p_args.body {team1_score, team2_score, map?, lineups?})
 -- and DELETE the last one (p_args.body null): games come in order (the next number, or one
 -- reported to correct it), none past the game that decided the series (409 series_decided). The
 -- match's scores are the games each side won; the side that reaches ceil(best_of / 2) wins the
@@ -223,6 +255,9 @@ begin
     perform app.raise_invalid('number', format('games are reported in order: the next is game %s', v_count + 1));
   end if;
   perform app.check_reportable(v_t, v_m);
+  if jsonb_typeof(v_body -> 'lineups') = 'object' then
+    perform app.check_game_lineups(v_t, v_m, v_body -> 'lineups');
+  end if;
   if v_m.forfeit is not null then
     perform app.raise_error('series_decided',
       'This match was decided by forfeit; its games can no longer change (a result sent to the match corrects it).');
@@ -245,7 +280,8 @@ begin
       'team2_score', (v_body ->> 'team2_score')::int,
       'winner_id', case when (v_body ->> 'team1_score')::int > (v_body ->> 'team2_score')::int
                         then v_m.team1_id else v_m.team2_id end,
-      'map', coalesce(v_body -> 'map', 'null'), 'reported_at', app.iso(now()));
+      'map', coalesce(v_body -> 'map', 'null'), 'reported_at', app.iso(now()),
+      'lineups', coalesce(v_body -> 'lineups', 'null'));
     v_games := case when v_number > v_count then v_m.games || jsonb_build_array(v_game)
                     else jsonb_set(v_m.games, array[(v_number - 1)::text], v_game) end;
   end if;
@@ -341,14 +377,9 @@ comment on function app.tournament_results(jsonb) is
 -- ============================================================================
 -- grants
 -- ============================================================================
--- (delete: a swiss round drawn again after a decision of the round before is undone)
-grant select, insert, update, delete on app.matches to tournament_api_owner;
-grant select on app.match_documents to tournament_api_owner;
-grant execute on function app.stage_decided(app.tournaments) to tournament_api_owner;
 grant execute on function app.decide_match(app.tournaments, app.matches, uuid, int, int, text, jsonb, boolean) to tournament_api_owner;
 grant execute on function app.check_reportable(app.tournaments, app.matches) to tournament_api_owner;
 grant execute on function app.report_match(jsonb) to tournament_api_owner;
 grant execute on function app.change_game(jsonb) to tournament_api_owner;
 grant execute on function app.tournament_results(jsonb) to tournament_api_owner;
-grant update (scheduled_at, forfeit) on app.matches to tournament_api_owner;
-grant execute on function app.match_seeds() to tournament_api_owner;
+grant execute on function app.check_game_lineups(app.tournaments, app.matches, jsonb) to tournament_api_owner;

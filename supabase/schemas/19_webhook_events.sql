@@ -95,11 +95,11 @@ begin
         from new_rows n join old_rows o on o.id = n.id
        where (n.name, n.description, n.game_id, n.status, n.format, n.format_options, n.team_size, n.max_teams,
               n.entry_fee, n.prize_pool, n.starts_at, n.registration_closes, n.check_in_opens, n.rules, n.stages,
-              n.visibility)
+              n.visibility, n.substitutes_max, n.lineups)
              is distinct from
              (o.name, o.description, o.game_id, o.status, o.format, o.format_options, o.team_size, o.max_teams,
               o.entry_fee, o.prize_pool, o.starts_at, o.registration_closes, o.check_in_opens, o.rules, o.stages,
-              o.visibility);
+              o.visibility, o.substitutes_max, o.lineups);
     end if;
   when 'registrations' then
     if tg_op = 'INSERT' then
@@ -110,7 +110,8 @@ begin
       select json_agg(json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
                'type', 'registration.updated', 'kind', 'registration', 'subject_id', n.id)) into v_intents
         from new_rows n join old_rows o on o.id = n.id
-       where (n.seed, n.payment_status, n.checked_in_at) is distinct from (o.seed, o.payment_status, o.checked_in_at);
+       where (n.seed, n.payment_status, n.checked_in_at, n.lineup_rev)
+             is distinct from (o.seed, o.payment_status, o.checked_in_at, o.lineup_rev);
     end if;
   when 'matches' then
     if tg_op = 'INSERT' then

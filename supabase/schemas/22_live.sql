@@ -171,14 +171,16 @@ create trigger stages_version after insert or delete on app.stages
 create trigger stages_version_update after update on app.stages
   for each row when (old.* is distinct from new.*) execute function app.child_version();
 
--- A team renamed, retagged or given another logo raises the version of every tournament it is
--- registered in (they show it), whoever changes it: PATCH /teams/{id} or an operator in SQL.
+-- A team renamed or retagged raises the version of every tournament still in registration it is
+-- registered in (a started one keeps the names it started with: contract section 16); another
+-- logo, of every tournament it is registered in (they all show it). Whoever changes it: PATCH
+-- /teams/{id} or an operator in SQL.
 create function app.team_version() returns trigger
 language plpgsql volatile
 set search_path = ''
 as $$
 begin
-  perform app.team_changed(new.id);
+  perform app.team_changed(new.id, old.logo_url is distinct from new.logo_url);
   return null;
 end
 $$;
@@ -279,11 +281,12 @@ $$;
 comment on function app.check_if_match(text, jsonb, text, jsonb) is
   'If-Match: 412 precondition_failed when the tournament''s version is none of those named (under its row lock).';
 
--- A team's name, tag or logo is part of every tournament it is registered in (registrations,
--- standings): a change raises their versions, each under its tournament's row lock (as every
--- writer of a tournament), taken in id order (any account's: security definer, as
+-- A team's name and tag are part of every tournament still in registration it is registered in
+-- (registrations, standings), its logo of all of them: a change raises their versions
+-- (p_all: a change every tournament shows, the logo), each under its tournament's row lock (as
+-- every writer of a tournament), taken in id order (any account's: security definer, as
 -- app.remove_team).
-create function app.team_changed(p_team_id uuid) returns void
+create function app.team_changed(p_team_id uuid, p_all boolean) returns void
 language plpgsql volatile security definer
 set search_path = ''
 as $$
@@ -292,13 +295,14 @@ declare
 begin
   for v_t in select t.id, t.account_id from app.tournaments t
               where t.id in (select r.tournament_id from app.registrations r where r.team_id = p_team_id)
+                and (p_all or t.status = 'registration')
               order by t.id for no key update loop
     perform app.bump_version(v_t.id, v_t.account_id);
   end loop;
 end
 $$;
-comment on function app.team_changed(uuid) is
-  'Raises the version of every tournament a team (renamed, retagged) is registered in.';
+comment on function app.team_changed(uuid, boolean) is
+  'Raises the version of the tournaments showing a team''s change: those in registration for a name or tag, all for a logo.';
 
 -- ============================================================================
 -- functions: the live stream
@@ -467,7 +471,7 @@ grant execute on function app.match_removed() to tournament_api_owner;
 grant execute on function app.child_version() to tournament_api_owner;
 grant execute on function app.current_version(text, jsonb, text) to tournament_api_owner;
 grant execute on function app.check_if_match(text, jsonb, text, jsonb) to tournament_api_owner;
-grant execute on function app.team_changed(uuid) to tournament_api_owner;
+grant execute on function app.team_changed(uuid, boolean) to tournament_api_owner;
 grant execute on function app.team_version() to tournament_api_owner;
 grant execute on function app.take_stream_lease(uuid, uuid, uuid, int, int, int) to tournament_api_owner;
 grant execute on function app.stream_lease(uuid) to tournament_api_owner;

@@ -46,6 +46,15 @@ begin
     when 'teams.create'          then scope := 'write:teams';          writes := true;  if p_run then result := app.create_team(p_args); end if;
     when 'teams.update'          then scope := 'write:teams';          writes := true;  if p_run then result := app.update_team(p_args); end if;
     when 'teams.delete'          then scope := 'write:teams';          writes := true;  if p_run then result := app.delete_team(p_args); end if;
+    when 'players.list'          then scope := 'read:teams';           writes := false; if p_run then result := app.list_players(p_args); end if;
+    when 'players.get'           then scope := 'read:teams';           writes := false; if p_run then result := app.get_player(p_args); end if;
+    when 'players.create'        then scope := 'write:teams';          writes := true;  if p_run then result := app.create_player(p_args); end if;
+    when 'players.update'        then scope := 'write:teams';          writes := true;  if p_run then result := app.update_player(p_args); end if;
+    when 'players.delete'        then scope := 'write:teams';          writes := true;  if p_run then result := app.delete_player(p_args); end if;
+    when 'roster.list'           then scope := 'read:teams';           writes := false; if p_run then result := app.list_roster(p_args); end if;
+    when 'roster.put'            then scope := 'write:teams';          writes := true;  if p_run then result := app.put_roster_member(p_args); end if;
+    when 'roster.delete'         then scope := 'write:teams';          writes := true;  if p_run then result := app.delete_roster_member(p_args); end if;
+    when 'lineups.put'           then scope := 'write:registrations';  writes := true;  if p_run then result := app.put_lineup(p_args); end if; tournament_arg := 'tournament_id';
     when 'webhooks.list'         then scope := 'read:webhooks';        writes := false; if p_run then result := app.list_webhooks(p_args); end if;
     when 'webhooks.get'          then scope := 'read:webhooks';        writes := false; if p_run then result := app.get_webhook(p_args); end if;
     when 'webhooks.create'       then scope := 'write:webhooks';       writes := true;  if p_run then result := app.create_webhook(p_args); end if;
