@@ -73,6 +73,9 @@ export const IDEMPOTENCY_KEY_MAX = 255;
 /** The live stream (contract 14): a comment at least every `keepAliveMaxSeconds`, the stream ended after at most `maxSeconds`. */
 export const STREAM_LIMITS = { keepAliveMaxSeconds: 15, maxSeconds: 120 } as const;
 
+/** A lineup's caps (contract 16): the tournament's `substitutes_max` is 0 to `substitutesMax`; at most `coaches` coaches. */
+export const LINEUP_LIMITS = { substitutesMax: 50, coaches: 2 } as const;
+
 /** Every error code the API can answer with, and its HTTP status (contract section 2). */
 export const ERROR_STATUS = {
   invalid_json: 400,
@@ -97,6 +100,10 @@ export const ERROR_STATUS = {
   webhook_limit_reached: 409,
   stage_tie: 409,
   series_decided: 409,
+  external_id_taken: 409,
+  player_in_use: 409,
+  player_already_registered: 409,
+  lineup_incomplete: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   precondition_failed: 412,

@@ -8,7 +8,8 @@ import { documentedAs } from "./validation.ts";
 import { routes } from "./routes.ts";
 import * as models from "./resources/models.ts";
 import { CreateTournament, UpdateTournament } from "./resources/tournaments.ts";
-import { CreateRegistration, UpdateRegistration } from "./resources/registrations.ts";
+import { CreateRegistration, PutLineup, UpdateRegistration } from "./resources/registrations.ts";
+import * as players from "./resources/players.ts";
 import { PutGame, ReportMatch, UpdateStage } from "./resources/results.ts";
 import { CreateTeam, UpdateTeam } from "./resources/teams.ts";
 import * as webhooks from "./resources/webhooks.ts";
@@ -37,6 +38,9 @@ const named: Record<string, z.ZodType> = {
   StageDetail: models.StageDetail,
   Qualifier: models.Qualifier,
   Game: models.Game,
+  Player: players.Player,
+  RosterMember: players.RosterMember,
+  LineupEntry: models.LineupEntry,
   PublicView: models.PublicView,
   CreateWebhook: webhooks.CreateWebhook,
   UpdateWebhook: webhooks.UpdateWebhook,
@@ -52,6 +56,10 @@ const named: Record<string, z.ZodType> = {
   PutGame,
   CreateTeam,
   UpdateTeam,
+  CreatePlayer: players.CreatePlayer,
+  UpdatePlayer: players.UpdatePlayer,
+  PutRosterMember: players.PutRosterMember,
+  PutLineup,
 };
 
 const OUTPUTS = new Set([
@@ -76,6 +84,9 @@ const OUTPUTS = new Set([
   "StageDetail",
   "Qualifier",
   "Game",
+  "Player",
+  "RosterMember",
+  "LineupEntry",
   "PublicView",
 ]);
 

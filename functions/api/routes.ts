@@ -4,6 +4,7 @@ import { registrationRoutes } from "./resources/registrations.ts";
 import { resultRoutes, stageRoutes } from "./resources/results.ts";
 import { meRoutes, teamRoutes } from "./resources/teams.ts";
 import { webhookRoutes } from "./resources/webhooks.ts";
+import { playerRoutes, rosterRoutes } from "./resources/players.ts";
 
 /** Every route of /api/v1: the one place routes are registered. */
 export const routes: Route[] = [
@@ -12,6 +13,8 @@ export const routes: Route[] = [
   ...resultRoutes,
   ...stageRoutes,
   ...teamRoutes,
+  ...rosterRoutes,
+  ...playerRoutes,
   ...meRoutes,
   ...webhookRoutes,
 ];

@@ -173,6 +173,7 @@ class StageBuilder {
           team2_score: s === 1 ? low : high,
           winner_id: s === 1 ? m.team1_id! : m.team2_id!,
           map: MAPS[i % MAPS.length],
+          lineups: null,
           reported_at: at,
         };
       });
@@ -671,6 +672,13 @@ export function buildView(spec: EventSpec): PublicView {
     seed: null,
     checked_in_at: null,
     teams: t,
+    lineup: Array.from({ length: 5 }, (_, k) => ({
+      player_id: uuid(5, (i + 1) * 10 + k),
+      handle: `${t.tag.toLowerCase()}_${["ace", "blaze", "echo", "nova", "vex"][k]}`,
+      country: k % 2 ? "SE" : null,
+      role: "player" as const,
+      captain: k === 0,
+    })),
   }));
   const stages: ViewStage[] = [];
   const matches: ViewMatch[] = [];
@@ -698,6 +706,8 @@ export function buildView(spec: EventSpec): PublicView {
       format_options: stages[0].format_options,
       stages: stages.map((s) => ({ name: s.name, format: s.format, format_options: s.format_options, advance: s.advance })),
       team_size: 5,
+      substitutes_max: 0,
+      lineups: "off",
       max_teams: teamList.length,
       entry_fee: 0,
       prize_pool: 0,

@@ -31,6 +31,8 @@ export const TournamentExample = {
   format_options: { third_place_match: false },
   stages: [{ name: "Stage 1", format: "single_elimination", format_options: { third_place_match: false }, advance: null }],
   team_size: 5,
+  substitutes_max: 1,
+  lineups: "off",
   max_teams: 16,
   entry_fee: 10,
   prize_pool: 1500.5,
@@ -67,7 +69,11 @@ export const Tournament = z.object({
     description:
       "Every stage in order, with defaults filled in; one stage made of `format` and `format_options` when the tournament was created without `stages`.",
   }),
-  team_size: z.int().meta({ description: "Players per team." }),
+  team_size: z.int().meta({ description: "Players per team: the starters a lineup holds." }),
+  substitutes_max: z.int().meta({ description: "The substitutes a lineup may hold (0–50)." }),
+  lineups: z.enum(["off", "required"]).meta({
+    description: "`required`: a lineup of at least `team_size` players to check in and to start (409 `lineup_incomplete`).",
+  }),
   max_teams: z.int(),
   entry_fee: z.number().meta({ description: "Exact to 2 decimals." }),
   prize_pool: z.number().meta({ description: "Exact to 2 decimals." }),
@@ -104,7 +110,17 @@ export const RegistrationExample = {
   seed: null,
   checked_in_at: null,
   teams: { id: EXAMPLE_IDS.team1, name: "Aurora Gaming", tag: "AUR", logo_url: "https://example.com/aur.png" },
+  lineup: [{ player_id: "5a0d4c1e-8f3b-4d2a-9c6e-1b7f3e9a2d40", handle: "frost", country: "SE", role: "player", captain: true }],
 };
+
+/** One player of a registration's lineup, as the public view shows it too: never the player's name, external_id or game accounts. */
+export const LineupEntry = z.object({
+  player_id: z.guid(),
+  handle: z.string(),
+  country: z.string().nullable(),
+  role: z.enum(["player", "substitute", "coach"]),
+  captain: z.boolean(),
+});
 
 export const Registration = z.object({
   id: z.guid(),
@@ -119,6 +135,7 @@ export const Registration = z.object({
   }),
   checked_in_at: instant("UTC; null until the team checks in.").nullable(),
   teams: TeamSummary,
+  lineup: z.array(LineupEntry).meta({ description: "Who plays for the team in this tournament, in lineup order; `[]` when none." }),
 }).meta({ example: RegistrationExample });
 
 export const Game = z.object({
@@ -128,6 +145,8 @@ export const Game = z.object({
   winner_id: z.guid().meta({ description: "The team with the higher score." }),
   map: z.string().nullable().meta({ description: "The map (or game mode, stage, …) played; null unless sent." }),
   reported_at: z.iso.datetime().meta({ description: "UTC; when the game was last put." }),
+  lineups: z.object({ team1: z.array(z.guid()), team2: z.array(z.guid()) }).nullable()
+    .meta({ description: "Who played the game on each side (player ids); null when not given." }),
 });
 
 export const MatchExample = {
@@ -148,9 +167,9 @@ export const MatchExample = {
   forfeit: null,
   best_of: 3,
   games: [
-    { number: 1, team1_score: 13, team2_score: 9, winner_id: EXAMPLE_IDS.team1, map: "Mirage", reported_at: "2027-03-01T18:40:00.000Z" },
-    { number: 2, team1_score: 11, team2_score: 13, winner_id: EXAMPLE_IDS.team2, map: "Inferno", reported_at: "2027-03-01T19:25:00.000Z" },
-    { number: 3, team1_score: 13, team2_score: 7, winner_id: EXAMPLE_IDS.team1, map: "Nuke", reported_at: "2027-03-01T20:05:00.000Z" },
+    { number: 1, team1_score: 13, team2_score: 9, winner_id: EXAMPLE_IDS.team1, map: "Mirage", reported_at: "2027-03-01T18:40:00.000Z", lineups: null },
+    { number: 2, team1_score: 11, team2_score: 13, winner_id: EXAMPLE_IDS.team2, map: "Inferno", reported_at: "2027-03-01T19:25:00.000Z", lineups: null },
+    { number: 3, team1_score: 13, team2_score: 7, winner_id: EXAMPLE_IDS.team1, map: "Nuke", reported_at: "2027-03-01T20:05:00.000Z", lineups: null },
   ],
   next_match_id: EXAMPLE_IDS.nextMatch,
   loser_next_match_id: null,
@@ -414,6 +433,7 @@ export const PublicView = z.object({
       seed: 1,
       checked_in_at: null,
       teams: { id: EXAMPLE_IDS.team1, name: "Aurora Gaming", tag: "AUR", logo_url: null },
+      lineup: RegistrationExample.lineup,
     }],
     matches: [MatchExample],
     standings: [],

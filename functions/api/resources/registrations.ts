@@ -1,7 +1,9 @@
 import { z } from "zod";
+import { LINEUP_LIMITS } from "../contract.ts";
 import { uuid } from "../validation.ts";
 import type { Route } from "../route.ts";
 import { DeleteResult, EXAMPLE_IDS, Registration } from "./models.ts";
+import { ROLES } from "./players.ts";
 
 export const CreateRegistration = z.strictObject({ team_id: uuid() });
 
@@ -14,6 +16,29 @@ export const UpdateRegistration = z.strictObject({
       description: "Checks the team in (or out). With check-in on, only from `check_in_opens` until the start (409 `check_in_closed`).",
     }),
 }).refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" });
+
+/** PUT .../lineup: the lineup's entries in order; each player once, at most one captain. The tournament's caps are the database's. */
+export const PutLineup = z.strictObject({
+  players: z.array(z.strictObject({
+    player_id: uuid(),
+    role: z.enum(ROLES),
+    captain: z.boolean().optional().meta({ description: "Default false; at most one captain." }),
+  })).max(100 + LINEUP_LIMITS.substitutesMax + LINEUP_LIMITS.coaches).superRefine((entries, ctx) => {
+    const seen = new Set<string>();
+    let captains = 0;
+    entries.forEach((e, i) => {
+      const id = e.player_id.toLowerCase();
+      if (seen.has(id)) ctx.addIssue({ code: "custom", path: [i, "player_id"], message: "appears more than once" });
+      seen.add(id);
+      if (e.captain && ++captains === 2) {
+        ctx.addIssue({ code: "custom", path: [i, "captain"], message: "is a second captain: a lineup has at most one" });
+      }
+    });
+  }).meta({
+    description:
+      `In lineup order: at most \`team_size\` players, \`substitutes_max\` substitutes and ${LINEUP_LIMITS.coaches} coaches, each a player of the tournament's account.`,
+  }),
+});
 
 export const ListRegistrationsQuery = z.object({
   status: z.enum(["pending", "complete", "refunded"]).optional(),
@@ -38,10 +63,10 @@ export const registrationRoutes: Route[] = [
     body: CreateRegistration,
     response: Registration,
     location: (data: { id: string; tournament_id: string }) => `/tournaments/${data.tournament_id}/registrations/${data.id}`,
-    conflicts: ["registration_closed", "already_registered", "tournament_full"],
+    conflicts: ["registration_closed", "already_registered", "tournament_full", "player_already_registered"],
     summary: "Register a team",
     description:
-      "Checks in order: tournament (404), team (404), open for registration (409 `registration_closed`), not yet registered (409 `already_registered`), capacity (409 `tournament_full`). Exactly one request wins the last slot.",
+      "Checks in order: tournament (404), team (404), open for registration (409 `registration_closed`), not yet registered (409 `already_registered`), capacity (409 `tournament_full`). Exactly one request wins the last slot. A team of the tournament's account starts with its roster as its lineup (members beyond the tournament's caps left out; a member already in another team's lineup of the tournament is 409 `player_already_registered`).",
     bodyExample: { team_id: EXAMPLE_IDS.team1 },
   },
   {
@@ -59,11 +84,24 @@ export const registrationRoutes: Route[] = [
     op: "registrations.update",
     body: UpdateRegistration,
     response: Registration,
-    conflicts: ["seed_taken", "check_in_closed", "tournament_locked"],
+    conflicts: ["seed_taken", "check_in_closed", "tournament_locked", "lineup_incomplete"],
     summary: "Seed, check in, or record a payment",
     description:
       "`seed` and `checked_in` change only while the tournament is in `registration` (later: 409 `tournament_locked`, or `check_in_closed` for check-in when the tournament has check-in); with check-in on, `checked_in: true` before `check_in_opens` is 409 `check_in_closed`; `payment_status` in any status. Only values that change count, so a client may send back what it read. At the start, seeded teams come first (by seed), then the rest in registration order; with check-in on, only checked-in teams take part.",
     bodyExample: { seed: 1, checked_in: true },
+  },
+  {
+    method: "PUT",
+    path: "/tournaments/{tournament_id}/registrations/{registration_id}/lineup",
+    scope: "write:registrations",
+    op: "lineups.put",
+    body: PutLineup,
+    response: Registration,
+    conflicts: ["tournament_locked", "player_already_registered"],
+    summary: "Replace a registration's lineup",
+    description:
+      "While the tournament is in `registration` (else 409 `tournament_locked`). Players of the tournament's account, each once, within the tournament's caps (400 naming the entry). One player, one team per tournament: a player in another registration's lineup is 409 `player_already_registered` (coaches exempt).",
+    bodyExample: { players: [{ player_id: "5a0d4c1e-8f3b-4d2a-9c6e-1b7f3e9a2d40", role: "player", captain: true }] },
   },
   {
     method: "DELETE",

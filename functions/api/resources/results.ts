@@ -42,11 +42,20 @@ export const ReportMatch = z.strictObject({
   }
 });
 
+/** One side of a game's lineups: player ids, each once. */
+const gameSide = z.array(uuid()).max(100).refine((ids) => new Set(ids.map((id) => id.toLowerCase())).size === ids.length, {
+  message: "must name each player once",
+});
+
 /** PUT a game of a match's series. */
 export const PutGame = z.strictObject({
   team1_score: score.meta({ description: "team1's score in this game (rounds, points, kills: the game's own)." }),
   team2_score: score.meta({ description: "Not equal to team1_score: a game has a winner." }),
   map: text(100).nullable().optional().meta({ description: "The map (or mode) played; at most 100 characters." }),
+  lineups: z.strictObject({ team1: gameSide, team2: gameSide }).nullable().optional().meta({
+    description:
+      "Who played this game: on each side exactly `team_size` player ids from that side's lineup (players or substitutes). Omitted or null: not recorded.",
+  }),
 }).superRefine((b, ctx) => {
   if (b.team1_score === b.team2_score) {
     ctx.addIssue({ code: "custom", path: ["team2_score"], message: "scores cannot be equal: a game needs a winner" });

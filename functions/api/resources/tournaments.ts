@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FORMATS, MAX_STAGES, PAGE_SIZE } from "../contract.ts";
+import { FORMATS, LINEUP_LIMITS, MAX_STAGES, PAGE_SIZE } from "../contract.ts";
 import { bestOf, dateTime, money, queryInt, text, trimmedText, uuid } from "../validation.ts";
 import type { Route } from "../route.ts";
 import { DeleteResult, EXAMPLE_IDS, Tournament } from "./models.ts";
@@ -87,7 +87,13 @@ const fields = {
     description:
       'The format\'s options (checked strictly against the format; defaults filled in): single_elimination `{third_place_match: bool = false}`; double_elimination `{grand_final: "single" | "reset" = "reset"}`; round_robin `{groups: int 1–512 = 1, points: {win: int = 3, loss: int = 0}}`; swiss `{rounds: int 1–1023 | null = null (ceil(log2 N))}`; every format `best_of` (odd 1–9 = 1) and the elimination formats `final_best_of` (= best_of) for the final or grand final. Locked once ongoing; a PATCH that changes `format` without options resets them to the new format\'s defaults.',
   }),
-  team_size: z.int().min(1).max(100).meta({ description: "Players per team." }),
+  team_size: z.int().min(1).max(100).meta({ description: "Players per team: the starters a lineup holds." }),
+  substitutes_max: z.int().min(0).max(LINEUP_LIMITS.substitutesMax)
+    .meta({ description: `Substitutes a lineup may hold, 0–${LINEUP_LIMITS.substitutesMax}. Default 0. Locked once ongoing.` }),
+  lineups: z.enum(["off", "required"]).meta({
+    description:
+      "`off` (the default): lineups are optional. `required`: a lineup of at least `team_size` players to check in and to start (409 `lineup_incomplete`). Locked once ongoing.",
+  }),
   max_teams: z.int().min(2).max(1024),
   entry_fee: money(1_000_000).meta({ description: "At most 2 decimals. Default 0." }),
   prize_pool: money(100_000_000).meta({ description: "At most 2 decimals. Default 0." }),
@@ -193,6 +199,8 @@ export const CreateTournament = z.strictObject({
   check_in_opens: fields.check_in_opens.optional(),
   rules: fields.rules.optional(),
   visibility: fields.visibility.optional(),
+  substitutes_max: fields.substitutes_max.optional(),
+  lineups: fields.lineups.optional(),
 }).superRefine((body, ctx) => {
   checkStages(body, ctx);
   if (body.stages === undefined) checkFormatOptions(body, ctx, "single_elimination");
@@ -273,7 +281,7 @@ export const tournamentRoutes: Route[] = [
     op: "tournaments.update",
     body: UpdateTournament,
     response: Tournament,
-    conflicts: ["tournament_full", "tournament_locked", "invalid_status_transition"],
+    conflicts: ["tournament_full", "tournament_locked", "invalid_status_transition", "lineup_incomplete"],
     summary: "Update a tournament or change its status",
     description: [
       "Any non-empty subset of the create fields, plus `status`. Only fields whose value changes count.",
