@@ -760,6 +760,16 @@ describe("delivery, with one dispatcher", () => {
         async () => [["registration.updated", await getRegistration(tid, regs[i])]],
       );
     }
+    // A lineup change is a registration.updated (contract section 16); the same lineup sent again is none.
+    const lineupPlayer = (await t.request("POST", "/players", { body: { handle: "life" } })).body.data.id;
+    const lineup = { players: [{ player_id: lineupPlayer, role: "player", captain: true }] };
+    for (let i = 0; i < 2; i++) {
+      await step(
+        () => t.request("PUT", `/tournaments/${tid}/registrations/${regs[0]}/lineup`, { body: lineup }),
+        200,
+        async () => i === 0 ? [["registration.updated", await getRegistration(tid, regs[0])]] : [],
+      );
+    }
     await step(
       () => t.request("PATCH", `/tournaments/${tid}`, { body: { name: "Life Cup Renamed" } }),
       200,
