@@ -227,8 +227,8 @@ begin
     end if;
     perform app.check_stage_chain(p_t, v_taking_part);
     perform app.check_lineups(p_t);
-    perform app.freeze_team_names(p_t);
     perform app.start_first_stage(p_t);
+    perform app.freeze_team_names(p_t);
   elsif p_t.status = 'ongoing' and p_status = 'completed' then
     if p_t.stage < jsonb_array_length(app.stage_list(p_t)) then
       perform app.raise_error('invalid_status_transition',

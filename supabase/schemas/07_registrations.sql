@@ -250,9 +250,11 @@ begin
   if p_t.stage > 1 then
     return (select count(*) from app.stage_entries e where e.tournament_id = p_t.id and e.stage = p_t.stage);
   end if;
-  update app.registrations r set bracket_seed = p.seed
-    from (select x.id, row_number() over (order by x.seed nulls last, x.seq)::int as seed
+  -- (The participants' team names and tags are frozen in the same write: app.freeze_team_names.)
+  update app.registrations r set bracket_seed = p.seed, team_name = tm.name, team_tag = tm.tag
+    from (select x.id, x.team_id, row_number() over (order by x.seed nulls last, x.seq)::int as seed
             from app.participants(p_t) x) p
+    join app.teams tm on tm.id = p.team_id
    where r.id = p.id;
   get diagnostics v_n = row_count;
   insert into app.stage_entries (tournament_id, account_id, stage, team_id, seed)
@@ -589,8 +591,9 @@ end
 $$;
 
 -- At the start, every registration keeps its team's name and tag as they are (contract section
--- 16): a later rename reaches tournaments still in registration only. The caller holds the
--- tournament's row lock.
+-- 16): a later rename reaches tournaments still in registration only. The participants' are
+-- written with their bracket seeds (app.seed_participants, one write per row); this writes the
+-- rest (teams that did not check in). The caller holds the tournament's row lock.
 create function app.freeze_team_names(p_t app.tournaments) returns void
 language plpgsql volatile
 set search_path = ''
@@ -598,7 +601,7 @@ as $$
 begin
   update app.registrations r set team_name = tm.name, team_tag = tm.tag
     from app.teams tm
-   where r.tournament_id = p_t.id and tm.id = r.team_id;
+   where r.tournament_id = p_t.id and r.team_name is null and tm.id = r.team_id;
 end
 $$;
 

@@ -212,8 +212,8 @@ begin
     end if;
     perform app.check_stage_chain(p_t, v_taking_part);
     perform app.check_lineups(p_t);
-    perform app.freeze_team_names(p_t);
     perform app.start_first_stage(p_t);
+    perform app.freeze_team_names(p_t);
   elsif p_t.status = 'ongoing' and p_status = 'completed' then
     if p_t.stage < jsonb_array_length(app.stage_list(p_t)) then
       perform app.raise_error('invalid_status_transition',
@@ -586,7 +586,7 @@ CREATE OR REPLACE FUNCTION app.freeze_team_names (
 begin
   update app.registrations r set team_name = tm.name, team_tag = tm.tag
     from app.teams tm
-   where r.tournament_id = p_t.id and tm.id = r.team_id;
+   where r.tournament_id = p_t.id and r.team_name is null and tm.id = r.team_id;
 end
 $function$;
 
@@ -972,6 +972,34 @@ CREATE OR REPLACE FUNCTION app.round_robin_standings (
                                              'losses', k.losses, 'points', k.points)
                            order by k.overall_position, tm.name, tm.id), '[]')
     from app.round_robin_table(p_t) k join app.tournament_teams tm on tm.tournament_id = p_t.id and tm.id = k.team_id
+$function$;
+
+CREATE OR REPLACE FUNCTION app.seed_participants (
+  p_t app.tournaments
+)
+  RETURNS integer
+  LANGUAGE plpgsql
+  SET search_path TO ''
+  AS $function$
+declare
+  v_n int;
+begin
+  if p_t.stage > 1 then
+    return (select count(*) from app.stage_entries e where e.tournament_id = p_t.id and e.stage = p_t.stage);
+  end if;
+  -- (The participants' team names and tags are frozen in the same write: app.freeze_team_names.)
+  update app.registrations r set bracket_seed = p.seed, team_name = tm.name, team_tag = tm.tag
+    from (select x.id, x.team_id, row_number() over (order by x.seed nulls last, x.seq)::int as seed
+            from app.participants(p_t) x) p
+    join app.teams tm on tm.id = p.team_id
+   where r.id = p.id;
+  get diagnostics v_n = row_count;
+  insert into app.stage_entries (tournament_id, account_id, stage, team_id, seed)
+  select r.tournament_id, r.account_id, 1, r.team_id, r.bracket_seed
+    from app.registrations r where r.tournament_id = p_t.id and r.bracket_seed is not null
+  on conflict (tournament_id, stage, team_id) do update set seed = excluded.seed; -- (seeding again, as tests do)
+  return v_n;
+end
 $function$;
 
 CREATE OR REPLACE FUNCTION app.single_elimination_standings (
