@@ -106,8 +106,8 @@ comment on function app.operation(text, jsonb, uuid, boolean) is
 -- - Conditional requests (contract section 14; p_conditions {if_match, if_none_match}, each a
 --   list of versions, or null: `*`): a read of a tournament or what hangs off it with
 --   If-None-Match reads the version first and, when it is named, answers not_modified without
---   running the operation; otherwise the read and its version (the ETag) come from one
---   statement, one snapshot. A write with If-Match compares under the tournament's row
+--   running the operation; otherwise the read's version (the ETag) is read before and after
+--   it, and the read is taken again if a write committed in between. A write with If-Match compares under the tournament's row
 --   lock inside the operation's subtransaction (412 precondition_failed, nothing changed), and
 --   answers the version it leaves.
 -- - Reads commit without waiting for the WAL flush (synchronous_commit off, transaction-local):
@@ -116,8 +116,7 @@ comment on function app.operation(text, jsonb, uuid, boolean) is
 -- Runs one operation in a subtransaction (a BEGIN ... EXCEPTION block), so that a failed
 -- operation's partial writes are undone while its request is still counted: its result and
 -- version (the ETag), or its error as the API answers it. A write with If-Match compares first,
--- under the tournament's row lock; a read and its version come from one statement (one
--- snapshot). Serialization failures, deadlocks and timeouts are raised again (503), and a
+-- under the tournament's row lock; a read's version is the same before and after it. Serialization failures, deadlocks and timeouts are raised again (503), and a
 -- refusal of the rate-limit kind becomes SQLSTATE TA429 (429). For api.call.
 create function app.run_operation(p_op text, p_args jsonb, p_key_id uuid, p_writes boolean, p_arg text,
                                   p_conditions jsonb, p_limit int,
@@ -130,16 +129,27 @@ declare
   v_message text;
   v_hint text;
   v_detail text;
+  v_before bigint;
 begin
   if p_writes and p_arg is not null and p_conditions ? 'if_match'
      and jsonb_typeof(p_conditions -> 'if_match') = 'array' then
     perform app.check_if_match(p_op, p_args, p_arg, p_conditions -> 'if_match');
   end if;
   if not p_writes and p_arg is not null and pg_input_is_valid(p_args ->> p_arg, 'uuid') then
-    -- A read and its version (the ETag) from one statement, so one snapshot: a write
-    -- committed meanwhile shows in both (the function keeps whole results by it).
-    select (app.operation(p_op, p_args, p_key_id, true)).result, app.version_of((p_args ->> p_arg)::uuid)
-      into result, version;
+    -- A read and its version (the ETag) must agree (the function keeps whole results by it).
+    -- app.operation is volatile, so each query in it takes a snapshot of its own, later than
+    -- its caller's: the version is read before and after the read, and the read is the
+    -- version's when both agree (every change raises the version in its own transaction, so
+    -- none committed in between). A write committed in between: read again.
+    for v_try in 1..10 loop
+      v_before := app.version_of((p_args ->> p_arg)::uuid);
+      result := (app.operation(p_op, p_args, p_key_id, true)).result;
+      version := app.version_of((p_args ->> p_arg)::uuid);
+      exit when version is not distinct from v_before;
+      if v_try = 10 then
+        raise exception 'the tournament kept changing while it was being read' using errcode = '40001';
+      end if;
+    end loop;
   else
     result := (app.operation(p_op, p_args, p_key_id, true)).result;
     if p_writes and p_arg is not null and pg_input_is_valid(p_args ->> p_arg, 'uuid') then

@@ -185,10 +185,16 @@ describe("the live stream", () => {
       expect(delta.body.data.matches.map((m: Match) => m.id)).toContain(ready[i].id);
       expect(delta.body.data.matches.length).toBeLessThan(after.body.data.matches.length);
     }
-    // An operator renames a registered team in SQL: the tournament's version goes up (standings
-    // show team names), so no instance keeps what it read under the old version.
+    // An operator renames a registered team in SQL: a started tournament keeps the name it
+    // started with (contract section 16), so its version and results stay as they were; a new
+    // logo is shown by every tournament: the version goes up, so no instance keeps what it read
+    // under the old version.
     const before = await read(apiUrl());
     await sql("update app.teams set name = $2 where id = $1", [teams[0], `Renamed ${teams[0].slice(0, 8)}`]);
+    const kept = await read(apiUrl());
+    expect(kept.etag).toBe(before.etag);
+    expect(kept.body.data).toEqual(before.body.data);
+    await sql("update app.teams set logo_url = $2 where id = $1", [teams[0], `https://example.com/${teams[0]}.png`]);
     const renamed = await read(apiUrl());
     expect(Number(JSON.parse(renamed.etag!))).toBeGreaterThan(Number(JSON.parse(before.etag!)));
     expect(renamed.body.data.tournament.version).toBe(Number(JSON.parse(renamed.etag!)));
