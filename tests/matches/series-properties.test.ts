@@ -142,6 +142,7 @@ function expectSeries(m: Match, games: G[], bestOf: number, teams: [string, stri
     winner_id: teams[sideOf(g) - 1],
     map: g.map,
     reported_at: expect.any(String),
+    lineups: null,
   })));
 }
 

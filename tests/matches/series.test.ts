@@ -115,6 +115,7 @@ describe("a best-of-three single elimination, map by map", () => {
       winner_id: semi1.team1_id,
       map: "Mirage",
       reported_at: expect.any(String),
+      lineups: null,
     }]);
     // No gaps, nothing past best_of.
     expectError(await game(call, id, semi1, 3, 1), 400, "validation_error", ["number"]);
