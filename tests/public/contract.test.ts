@@ -1285,23 +1285,26 @@ describe.concurrent("what a client cannot bend (sections 14, 15)", () => {
     expect(spoofed.status, "a made-up first entry before the proxy's own").toBe(429);
   });
 
-  it("a registered team renamed: the public JSON shows the new name and a 304 never serves the old one", async () => {
+  it("a registered team renamed: an open event's public JSON shows the new name (a 304 never serves the old one), a started one keeps the name it started with (section 16)", async () => {
     const ip = address();
     const org = await organiser();
     const own = await org.call("POST", "/teams", { body: { name: `Before ${RUN}`, tag: `B${RUN}` } });
     expectStatus(own, 201);
-    const ev = await makeEvent({ visibility: "public" }, [
-      { id: own.body.data.id, name: own.body.data.name, tag: own.body.data.tag },
-      ...await makeTeams(1),
-    ], { org });
-    const first = await pub(ip, publicPath(ev.slug, ""));
-    expectStatus(first, 200);
-    const etag = first.headers.get("etag")!;
+    const team = { id: own.body.data.id, name: own.body.data.name, tag: own.body.data.tag };
+    const open = await makeEvent({ visibility: "public" }, [team, ...await makeTeams(1)], { org, start: false });
+    const started = await makeEvent({ visibility: "public" }, [team, ...await makeTeams(1)], { org });
+    const [openFirst, startedFirst] = [await pub(ip, publicPath(open.slug, "")), await pub(ip, publicPath(started.slug, ""))];
+    expectStatus(openFirst, 200);
+    expectStatus(startedFirst, 200);
     expectStatus(await org.call("PATCH", `/teams/${own.body.data.id}`, { body: { name: `After ${RUN}` } }), 200);
-    const fresh = await pub(ip, publicPath(ev.slug, ""));
+    const fresh = await pub(ip, publicPath(open.slug, ""));
     expect(fresh.text.includes(`After ${RUN}`), "the new name").toBe(true);
-    const cond = await pub(ip, publicPath(ev.slug, ""), { headers: { "if-none-match": etag } });
+    const etag = openFirst.headers.get("etag")!;
+    const cond = await pub(ip, publicPath(open.slug, ""), { headers: { "if-none-match": etag } });
     expect(cond.status, `If-None-Match: ${etag} (the ETag before the rename; now ${fresh.headers.get("etag")})`).toBe(200);
+    const kept = await pub(ip, publicPath(started.slug, ""));
+    expect(kept.text.includes(`Before ${RUN}`) && !kept.text.includes(`After ${RUN}`), "the name it started with").toBe(true);
+    expect(kept.headers.get("etag"), "a started event did not change").toBe(startedFirst.headers.get("etag"));
   });
 });
 
