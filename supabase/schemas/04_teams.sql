@@ -609,7 +609,8 @@ end
 $$;
 
 -- PUT: adds the player or changes their role; a new captain is the team's only one. The team's
--- row (for no key update) orders the roster changes of a team.
+-- row (for no key update) orders the roster changes of a team; the player's (for key share)
+-- orders this change and the player's deletion.
 create function app.put_roster_member(p_args jsonb) returns json
 language plpgsql volatile
 set search_path = ''
@@ -622,7 +623,11 @@ begin
   perform app.check_input(p_args, '{"team_id": "uuid", "player_id": "uuid"}');
   v_team := app.own_team((p_args ->> 'team_id')::uuid);
   perform from app.teams t where t.id = v_team.id for no key update;
-  select p.id into v_player from app.players p where p.id = (p_args ->> 'player_id')::uuid;
+  if not found then
+    perform app.raise_error('not_found', 'Team not found.'); -- deleted meanwhile
+  end if;
+  -- (For key share: a deletion of the player waits for this change, or this finds it gone.)
+  select p.id into v_player from app.players p where p.id = (p_args ->> 'player_id')::uuid for key share;
   if v_player is null then
     perform app.raise_error('not_found', 'Player not found.');
   end if;
@@ -646,6 +651,9 @@ begin
   perform app.check_input(p_args, '{"team_id": "uuid", "player_id": "uuid"}');
   v_team := app.own_team((p_args ->> 'team_id')::uuid);
   perform from app.teams t where t.id = v_team.id for no key update;
+  if not found then
+    perform app.raise_error('not_found', 'Team not found.'); -- deleted meanwhile
+  end if;
   delete from app.team_members m where m.team_id = v_team.id and m.player_id = (p_args ->> 'player_id')::uuid;
   if not found then
     perform app.raise_error('not_found', 'Player not found on this team.');

@@ -349,6 +349,10 @@ begin
     perform app.raise_error('player_already_registered',
       'A player of this team''s roster is already in another team''s lineup in this tournament.', v_taken);
   end if;
+  -- The members' players, for key share: a deletion of one waits for this registration, or has
+  -- taken the player off the roster before the insert below reads it again.
+  perform from app.players p where p.id in (select k.player_id from app.roster_kept(p_t, p_r.team_id) k)
+   order by p.id for key share;
   insert into app.lineup_entries (registration_id, tournament_id, account_id, player_id, role, captain, position, handle, country)
   select p_r.id, p_t.id, p_t.account_id, k.player_id, k.role, k.captain, k.place, p.handle, p.country
     from app.roster_kept(p_t, p_r.team_id) k
@@ -488,6 +492,11 @@ begin
   if v_t.status <> 'registration' then
     perform app.raise_error('tournament_locked', format('The lineup cannot change while the tournament is %s.', v_t.status));
   end if;
+  -- The players named, for key share: a deletion of one waits for this lineup (and then takes
+  -- the player out of it), or has committed and the player is unknown here.
+  perform from app.players p
+   where p.id in (select (o.v ->> 'player_id')::uuid from jsonb_array_elements(v_entries) o (v)) and p.account_id = v_t.account_id
+   order by p.id for key share;
   -- Each entry, numbered from 0, with its place among its role's: the first one wrong is named.
   select x.i, x.field, x.problem into v_bad
     from (select e.i,

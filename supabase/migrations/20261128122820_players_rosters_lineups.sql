@@ -317,6 +317,10 @@ begin
     perform app.raise_error('player_already_registered',
       'A player of this team''s roster is already in another team''s lineup in this tournament.', v_taken);
   end if;
+  -- The members' players, for key share: a deletion of one waits for this registration, or has
+  -- taken the player off the roster before the insert below reads it again.
+  perform from app.players p where p.id in (select k.player_id from app.roster_kept(p_t, p_r.team_id) k)
+   order by p.id for key share;
   insert into app.lineup_entries (registration_id, tournament_id, account_id, player_id, role, captain, position, handle, country)
   select p_r.id, p_t.id, p_t.account_id, k.player_id, k.role, k.captain, k.place, p.handle, p.country
     from app.roster_kept(p_t, p_r.team_id) k
@@ -476,6 +480,9 @@ begin
   perform app.check_input(p_args, '{"team_id": "uuid", "player_id": "uuid"}');
   v_team := app.own_team((p_args ->> 'team_id')::uuid);
   perform from app.teams t where t.id = v_team.id for no key update;
+  if not found then
+    perform app.raise_error('not_found', 'Team not found.'); -- deleted meanwhile
+  end if;
   delete from app.team_members m where m.team_id = v_team.id and m.player_id = (p_args ->> 'player_id')::uuid;
   if not found then
     perform app.raise_error('not_found', 'Player not found on this team.');
@@ -831,6 +838,11 @@ begin
   if v_t.status <> 'registration' then
     perform app.raise_error('tournament_locked', format('The lineup cannot change while the tournament is %s.', v_t.status));
   end if;
+  -- The players named, for key share: a deletion of one waits for this lineup (and then takes
+  -- the player out of it), or has committed and the player is unknown here.
+  perform from app.players p
+   where p.id in (select (o.v ->> 'player_id')::uuid from jsonb_array_elements(v_entries) o (v)) and p.account_id = v_t.account_id
+   order by p.id for key share;
   -- Each entry, numbered from 0, with its place among its role's: the first one wrong is named.
   select x.i, x.field, x.problem into v_bad
     from (select e.i,
@@ -889,7 +901,11 @@ begin
   perform app.check_input(p_args, '{"team_id": "uuid", "player_id": "uuid"}');
   v_team := app.own_team((p_args ->> 'team_id')::uuid);
   perform from app.teams t where t.id = v_team.id for no key update;
-  select p.id into v_player from app.players p where p.id = (p_args ->> 'player_id')::uuid;
+  if not found then
+    perform app.raise_error('not_found', 'Team not found.'); -- deleted meanwhile
+  end if;
+  -- (For key share: a deletion of the player waits for this change, or this finds it gone.)
+  select p.id into v_player from app.players p where p.id = (p_args ->> 'player_id')::uuid for key share;
   if v_player is null then
     perform app.raise_error('not_found', 'Player not found.');
   end if;
