@@ -1500,14 +1500,18 @@ describe("races", () => {
     }
   });
 
-  it("a roster PUT racing the team's deletion: 200 or 404, never 500", async () => {
+  it("roster PUTs racing the team's deletion: 200 or 404, never 500", async () => {
     const { call } = await account();
-    const p = (await newPlayer(call)).id;
+    const players = await newPlayers(call, 4);
     for (let round = 0; round < ROUNDS; round++) {
       const team = await ownTeam(call);
-      const [put, del] = await Promise.all([putMember(call, team, p, { role: "player" }), call("DELETE", `/teams/${team}`)]);
-      expect([200, 404], put.text).toContain(put.status);
+      const [del, ...puts] = await Promise.all([
+        call("DELETE", `/teams/${team}`),
+        ...players.map((p) => putMember(call, team, p, { role: "player" })),
+      ]);
+      for (const put of puts) expect([200, 404], `round ${round}: ${put.text}`).toContain(put.status);
       expectStatus(del, 200);
+      expectError(await call("GET", `/teams/${team}/players`), 404, "not_found");
     }
   });
 
