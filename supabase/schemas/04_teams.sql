@@ -550,7 +550,7 @@ begin
         from app.tournaments t
        where e.player_id = v_old.id and t.id = e.tournament_id and t.status = 'registration'
       returning e.registration_id)
-    update app.registrations r set lineup_rev = r.lineup_rev + 1
+    update app.registrations r set lineup = app.lineup_json(r.id), lineup_rev = r.lineup_rev + 1
      where r.id in (select c.registration_id from changed c);
   end if;
   return (select d.doc from app.player_documents d where d.id = v_old.id);
@@ -563,6 +563,8 @@ create function app.delete_player(p_args jsonb) returns json
 language plpgsql volatile
 set search_path = ''
 as $$
+declare
+  v_lineups uuid[];
 begin
   perform app.check_input(p_args, '{"player_id": "uuid"}');
   if not app.lock_player_and_tournaments((p_args ->> 'player_id')::uuid) then
@@ -573,9 +575,9 @@ begin
     perform app.raise_error('player_in_use',
       'The player is in the lineup of a tournament that has started; they cannot be deleted.');
   end if;
-  update app.registrations r set lineup_rev = r.lineup_rev + 1
-   where r.id in (select e.registration_id from app.lineup_entries e where e.player_id = (p_args ->> 'player_id')::uuid);
-  delete from app.players p where p.id = (p_args ->> 'player_id')::uuid;
+  v_lineups := array(select e.registration_id from app.lineup_entries e where e.player_id = (p_args ->> 'player_id')::uuid);
+  delete from app.players p where p.id = (p_args ->> 'player_id')::uuid; -- and their roster and lineup entries
+  update app.registrations r set lineup = app.lineup_json(r.id), lineup_rev = r.lineup_rev + 1 where r.id = any (v_lineups);
   return json_build_object('message', 'Player deleted');
 end
 $$;

@@ -35,7 +35,11 @@ create table app.registrations (
   team_tag text,
   -- Raised by every change of the lineup (app.lineup_entries): the registration's version
   -- (22_live.sql) and its registration.updated webhook (19_webhook_events.sql) follow it.
-  lineup_rev int not null default 0
+  lineup_rev int not null default 0,
+  -- The lineup as the API shows it ([{player_id, handle, country, role, captain}] in lineup
+  -- order), written with app.lineup_entries by every writer of a lineup (app.lineup_json): a
+  -- registration read is its row, with no query per registration.
+  lineup jsonb not null default '[]'
 );
 
 comment on table app.registrations is 'A team entered in a tournament; seeds follow registration order (seq).';
@@ -98,10 +102,7 @@ create view app.registration_documents with (security_invoker = true) as
            'checked_in_at', to_char(r.checked_in_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
            'teams', json_build_object('id', tm.id, 'name', coalesce(r.team_name, tm.name),
                                       'tag', coalesce(r.team_tag, tm.tag), 'logo_url', tm.logo_url),
-           'lineup', coalesce((select json_agg(json_build_object('player_id', e.player_id, 'handle', e.handle,
-                                                 'country', e.country, 'role', e.role, 'captain', e.captain)
-                                               order by e.position)
-                                 from app.lineup_entries e where e.registration_id = r.id), '[]')) as doc
+           'lineup', r.lineup) as doc
     from app.registrations r
     join app.teams tm on tm.id = r.team_id;
 comment on view app.registration_documents is 'Each registration with its API representation (doc).';
@@ -302,7 +303,10 @@ begin
           case when v_t.entry_fee = 0 then 'complete' else 'pending' end)
   returning * into v_reg;
   if v_team.account_id = v_t.account_id then
-    perform app.copy_roster(v_t, v_reg);
+    -- (The registration row is written once more only when the roster gave it a lineup.)
+    update app.registrations x set lineup = l.lineup
+      from (select app.copy_roster(v_t, v_reg) as lineup) l
+     where x.id = v_reg.id and l.lineup <> '[]';
   end if;
   return (select d.doc from app.registration_documents d where d.id = v_reg.id);
 end
@@ -315,6 +319,7 @@ comment on function app.create_registration(jsonb) is
 create function app.roster_kept(p_t app.tournaments, p_team_id uuid)
 returns table (player_id uuid, role text, captain boolean, place int)
 language plpgsql stable
+rows 8 -- a roster's size (the default 1,000 made the planner scan whole tables to join it)
 set search_path = ''
 as $$
 begin
@@ -327,37 +332,57 @@ begin
 end
 $$;
 
--- A new registration's lineup: its team's roster (the tournament's account's team), in the order
--- members were added, without the players, substitutes and coaches beyond the tournament's caps
--- (team_size, substitutes_max, 2). A member already in another registration's lineup of the
--- tournament is 409 player_already_registered. The caller holds the tournament's row lock,
--- which every lineup change of the tournament takes first.
-create function app.copy_roster(p_t app.tournaments, p_r app.registrations) returns void
+-- A new registration's lineup: its team's roster (app.roster_kept), returned as the API shows it
+-- (registrations.lineup) once its entries are written. A member already in another
+-- registration's lineup of the tournament is 409 player_already_registered. The caller holds
+-- the tournament's row lock, which every lineup change of the tournament takes first. The
+-- players are locked (for key share) by the insert: a deletion of one waits for this
+-- registration, or has taken the player off the roster already.
+create function app.copy_roster(p_t app.tournaments, p_r app.registrations) returns jsonb
 language plpgsql volatile
 set search_path = ''
 as $$
 declare
+  v_members int;
+  v_written int;
   v_taken jsonb;
 begin
-  select jsonb_agg(jsonb_build_object('field', 'team_id', 'player_id', k.player_id, 'registration_id', e.registration_id,
-                                      'message', format('player %s is in the lineup of registration %s', k.player_id, e.registration_id)))
-    into v_taken
-    from app.roster_kept(p_t, p_r.team_id) k
-    join app.lineup_entries e on e.tournament_id = p_t.id and e.player_id = k.player_id and e.role <> 'coach'
-   where k.role <> 'coach';
-  if v_taken is not null then
-    perform app.raise_error('player_already_registered',
-      'A player of this team''s roster is already in another team''s lineup in this tournament.', v_taken);
+  select count(*) into v_members from app.roster_kept(p_t, p_r.team_id);
+  if v_members = 0 then
+    return '[]';
   end if;
-  -- The members' players, for key share: a deletion of one waits for this registration, or has
-  -- taken the player off the roster before the insert below reads it again.
-  perform from app.players p where p.id in (select k.player_id from app.roster_kept(p_t, p_r.team_id) k)
-   order by p.id for key share;
   insert into app.lineup_entries (registration_id, tournament_id, account_id, player_id, role, captain, position, handle, country)
   select p_r.id, p_t.id, p_t.account_id, k.player_id, k.role, k.captain, k.place, p.handle, p.country
     from app.roster_kept(p_t, p_r.team_id) k
-    join app.players p on p.id = k.player_id;
+    join (select x.id, x.handle, x.country from app.players x where x.id in (select y.player_id from app.roster_kept(p_t, p_r.team_id) y)
+             for key share of x) p on p.id = k.player_id
+  on conflict (tournament_id, player_id) where role <> 'coach' do nothing;
+  get diagnostics v_written = row_count;
+  if v_written < v_members then
+    select jsonb_agg(jsonb_build_object('field', 'team_id', 'player_id', k.player_id, 'registration_id', e.registration_id,
+                                        'message', format('player %s is in the lineup of registration %s', k.player_id, e.registration_id)))
+      into v_taken
+      from app.roster_kept(p_t, p_r.team_id) k
+      join app.lineup_entries e on e.tournament_id = p_t.id and e.player_id = k.player_id and e.role <> 'coach'
+                               and e.registration_id <> p_r.id
+     where k.role <> 'coach';
+    if v_taken is not null then
+      perform app.raise_error('player_already_registered',
+        'A player of this team''s roster is already in another team''s lineup in this tournament.', v_taken);
+    end if;
+  end if;
+  return app.lineup_json(p_r.id);
 end
+$$;
+
+-- A registration's lineup as the API shows it, from its entries.
+create function app.lineup_json(p_registration_id uuid) returns jsonb
+language sql stable
+set search_path = ''
+as $$
+  select coalesce(jsonb_agg(jsonb_build_object('player_id', e.player_id, 'handle', e.handle, 'country', e.country,
+                                               'role', e.role, 'captain', e.captain) order by e.position), '[]')
+    from app.lineup_entries e where e.registration_id = p_registration_id
 $$;
 
 
@@ -542,8 +567,9 @@ $$;
 comment on function app.put_lineup(jsonb) is
   'PUT a registration''s lineup: the account''s players, the tournament''s caps, one team per tournament; while in registration.';
 
--- Writes a registration's lineup (p_entries, checked) when it differs from the one held, and
--- raises the registration's lineup_rev: its version and webhook follow.
+-- Writes a registration's lineup (p_entries, checked) when it differs from the one held, with
+-- the registration's copy (registrations.lineup), and raises its lineup_rev: its version and
+-- webhook follow.
 create function app.replace_lineup(p_t app.tournaments, p_r app.registrations, p_entries jsonb) returns void
 language plpgsql volatile
 set search_path = ''
@@ -566,7 +592,7 @@ begin
   select p_r.id, p_t.id, p_t.account_id, p.id, o.v ->> 'role', coalesce((o.v ->> 'captain')::boolean, false), o.i, p.handle, p.country
     from jsonb_array_elements(p_entries) with ordinality as o (v, i)
     join app.players p on p.id = (o.v ->> 'player_id')::uuid;
-  update app.registrations x set lineup_rev = x.lineup_rev + 1 where x.id = p_r.id;
+  update app.registrations x set lineup = app.lineup_json(p_r.id), lineup_rev = x.lineup_rev + 1 where x.id = p_r.id;
 end
 $$;
 
@@ -631,7 +657,8 @@ grant execute on function app.update_registration(jsonb) to tournament_api_owner
 grant execute on function app.delete_registration(jsonb) to tournament_api_owner;
 grant select, insert, delete on app.lineup_entries to tournament_api_owner;
 grant update (handle, country) on app.lineup_entries to tournament_api_owner;
-grant update (lineup_rev, team_name, team_tag) on app.registrations to tournament_api_owner;
+grant update (lineup_rev, lineup, team_name, team_tag) on app.registrations to tournament_api_owner;
+grant execute on function app.lineup_json(uuid) to tournament_api_owner;
 grant select on app.tournament_teams to tournament_api_owner;
 grant execute on function app.roster_kept(app.tournaments, uuid) to tournament_api_owner;
 grant execute on function app.copy_roster(app.tournaments, app.registrations) to tournament_api_owner;

@@ -85,6 +85,9 @@ ALTER TABLE "app"."registrations"
 ALTER TABLE "app"."registrations"
   ADD COLUMN "lineup_rev" integer NOT NULL DEFAULT 0;
 
+ALTER TABLE "app"."registrations"
+  ADD COLUMN "lineup" jsonb NOT NULL DEFAULT '[]'::jsonb;
+
 ALTER TABLE "app"."tournaments"
   ADD COLUMN "substitutes_max" integer NOT NULL DEFAULT 0;
 
@@ -300,31 +303,40 @@ CREATE OR REPLACE FUNCTION app.copy_roster (
   p_t app.tournaments,
   p_r app.registrations
 )
-  RETURNS void
+  RETURNS jsonb
   LANGUAGE plpgsql
   SET search_path TO ''
   AS $function$
 declare
+  v_members int;
+  v_written int;
   v_taken jsonb;
 begin
-  select jsonb_agg(jsonb_build_object('field', 'team_id', 'player_id', k.player_id, 'registration_id', e.registration_id,
-                                      'message', format('player %s is in the lineup of registration %s', k.player_id, e.registration_id)))
-    into v_taken
-    from app.roster_kept(p_t, p_r.team_id) k
-    join app.lineup_entries e on e.tournament_id = p_t.id and e.player_id = k.player_id and e.role <> 'coach'
-   where k.role <> 'coach';
-  if v_taken is not null then
-    perform app.raise_error('player_already_registered',
-      'A player of this team''s roster is already in another team''s lineup in this tournament.', v_taken);
+  select count(*) into v_members from app.roster_kept(p_t, p_r.team_id);
+  if v_members = 0 then
+    return '[]';
   end if;
-  -- The members' players, for key share: a deletion of one waits for this registration, or has
-  -- taken the player off the roster before the insert below reads it again.
-  perform from app.players p where p.id in (select k.player_id from app.roster_kept(p_t, p_r.team_id) k)
-   order by p.id for key share;
   insert into app.lineup_entries (registration_id, tournament_id, account_id, player_id, role, captain, position, handle, country)
   select p_r.id, p_t.id, p_t.account_id, k.player_id, k.role, k.captain, k.place, p.handle, p.country
     from app.roster_kept(p_t, p_r.team_id) k
-    join app.players p on p.id = k.player_id;
+    join (select x.id, x.handle, x.country from app.players x where x.id in (select y.player_id from app.roster_kept(p_t, p_r.team_id) y)
+             for key share of x) p on p.id = k.player_id
+  on conflict (tournament_id, player_id) where role <> 'coach' do nothing;
+  get diagnostics v_written = row_count;
+  if v_written < v_members then
+    select jsonb_agg(jsonb_build_object('field', 'team_id', 'player_id', k.player_id, 'registration_id', e.registration_id,
+                                        'message', format('player %s is in the lineup of registration %s', k.player_id, e.registration_id)))
+      into v_taken
+      from app.roster_kept(p_t, p_r.team_id) k
+      join app.lineup_entries e on e.tournament_id = p_t.id and e.player_id = k.player_id and e.role <> 'coach'
+                               and e.registration_id <> p_r.id
+     where k.role <> 'coach';
+    if v_taken is not null then
+      perform app.raise_error('player_already_registered',
+        'A player of this team''s roster is already in another team''s lineup in this tournament.', v_taken);
+    end if;
+  end if;
+  return app.lineup_json(p_r.id);
 end
 $function$;
 
@@ -389,7 +401,10 @@ begin
           case when v_t.entry_fee = 0 then 'complete' else 'pending' end)
   returning * into v_reg;
   if v_team.account_id = v_t.account_id then
-    perform app.copy_roster(v_t, v_reg);
+    -- (The registration row is written once more only when the roster gave it a lineup.)
+    update app.registrations x set lineup = l.lineup
+      from (select app.copy_roster(v_t, v_reg) as lineup) l
+     where x.id = v_reg.id and l.lineup <> '[]';
   end if;
   return (select d.doc from app.registration_documents d where d.id = v_reg.id);
 end
@@ -450,6 +465,8 @@ CREATE OR REPLACE FUNCTION app.delete_player (
   LANGUAGE plpgsql
   SET search_path TO ''
   AS $function$
+declare
+  v_lineups uuid[];
 begin
   perform app.check_input(p_args, '{"player_id": "uuid"}');
   if not app.lock_player_and_tournaments((p_args ->> 'player_id')::uuid) then
@@ -460,9 +477,9 @@ begin
     perform app.raise_error('player_in_use',
       'The player is in the lineup of a tournament that has started; they cannot be deleted.');
   end if;
-  update app.registrations r set lineup_rev = r.lineup_rev + 1
-   where r.id in (select e.registration_id from app.lineup_entries e where e.player_id = (p_args ->> 'player_id')::uuid);
-  delete from app.players p where p.id = (p_args ->> 'player_id')::uuid;
+  v_lineups := array(select e.registration_id from app.lineup_entries e where e.player_id = (p_args ->> 'player_id')::uuid);
+  delete from app.players p where p.id = (p_args ->> 'player_id')::uuid; -- and their roster and lineup entries
+  update app.registrations r set lineup = app.lineup_json(r.id), lineup_rev = r.lineup_rev + 1 where r.id = any (v_lineups);
   return json_build_object('message', 'Player deleted');
 end
 $function$;
@@ -650,6 +667,19 @@ begin
                                                 'from_position', q.from_position, 'tied', q.tied) order by q.seed), '[]')
                                from app.stage_qualifiers(v_t, v_n) q join app.tournament_teams tm on tm.tournament_id = v_t.id and tm.id = q.team_id) end);
 end
+$function$;
+
+CREATE OR REPLACE FUNCTION app.lineup_json (
+  p_registration_id uuid
+)
+  RETURNS jsonb
+  LANGUAGE sql
+  STABLE
+  SET search_path TO ''
+  AS $function$
+  select coalesce(jsonb_agg(jsonb_build_object('player_id', e.player_id, 'handle', e.handle, 'country', e.country,
+                                               'role', e.role, 'captain', e.captain) order by e.position), '[]')
+    from app.lineup_entries e where e.registration_id = p_registration_id
 $function$;
 
 CREATE OR REPLACE FUNCTION app.list_players (
@@ -946,7 +976,7 @@ begin
   select p_r.id, p_t.id, p_t.account_id, p.id, o.v ->> 'role', coalesce((o.v ->> 'captain')::boolean, false), o.i, p.handle, p.country
     from jsonb_array_elements(p_entries) with ordinality as o (v, i)
     join app.players p on p.id = (o.v ->> 'player_id')::uuid;
-  update app.registrations x set lineup_rev = x.lineup_rev + 1 where x.id = p_r.id;
+  update app.registrations x set lineup = app.lineup_json(p_r.id), lineup_rev = x.lineup_rev + 1 where x.id = p_r.id;
 end
 $function$;
 
@@ -962,6 +992,7 @@ CREATE OR REPLACE FUNCTION app.roster_kept (
   )
   LANGUAGE plpgsql
   STABLE
+  ROWS 8
   SET search_path TO ''
   AS $function$
 begin
@@ -1222,7 +1253,7 @@ begin
         from app.tournaments t
        where e.player_id = v_old.id and t.id = e.tournament_id and t.status = 'registration'
       returning e.registration_id)
-    update app.registrations r set lineup_rev = r.lineup_rev + 1
+    update app.registrations r set lineup = app.lineup_json(r.id), lineup_rev = r.lineup_rev + 1
      where r.id in (select c.registration_id from changed c);
   end if;
   return (select d.doc from app.player_documents d where d.id = v_old.id);
@@ -1537,9 +1568,7 @@ CREATE VIEW "app"."registration_documents" WITH (security_invoker=true) AS  SELE
     r.tournament_id,
     r.payment_status,
     r.seq,
-    json_build_object('id', r.id, 'tournament_id', r.tournament_id, 'team_id', r.team_id, 'payment_status', r.payment_status, 'registered_at', to_char((r.registered_at AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'::text), 'seed', r.seed, 'checked_in_at', to_char((r.checked_in_at AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'::text), 'teams', json_build_object('id', tm.id, 'name', COALESCE(r.team_name, tm.name), 'tag', COALESCE(r.team_tag, tm.tag), 'logo_url', tm.logo_url), 'lineup', COALESCE(( SELECT json_agg(json_build_object('player_id', e.player_id, 'handle', e.handle, 'country', e.country, 'role', e.role, 'captain', e.captain) ORDER BY e."position") AS json_agg
-           FROM app.lineup_entries e
-          WHERE (e.registration_id = r.id)), '[]'::json)) AS doc
+    json_build_object('id', r.id, 'tournament_id', r.tournament_id, 'team_id', r.team_id, 'payment_status', r.payment_status, 'registered_at', to_char((r.registered_at AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'::text), 'seed', r.seed, 'checked_in_at', to_char((r.checked_in_at AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'::text), 'teams', json_build_object('id', tm.id, 'name', COALESCE(r.team_name, tm.name), 'tag', COALESCE(r.team_tag, tm.tag), 'logo_url', tm.logo_url), 'lineup', r.lineup) AS doc
    FROM (app.registrations r
      JOIN app.teams tm ON ((tm.id = r.team_id)));
 
@@ -1716,6 +1745,10 @@ REVOKE ALL ON FUNCTION "app"."get_player"(jsonb) FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION "app"."get_player"(jsonb) TO "tournament_api_owner";
 
+REVOKE ALL ON FUNCTION "app"."lineup_json"(uuid) FROM PUBLIC;
+
+GRANT EXECUTE ON FUNCTION "app"."lineup_json"(uuid) TO "tournament_api_owner";
+
 REVOKE ALL ON FUNCTION "app"."list_players"(jsonb) FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION "app"."list_players"(jsonb) TO "tournament_api_owner";
@@ -1779,6 +1812,10 @@ GRANT DELETE, INSERT, SELECT ON TABLE "app"."players" TO "tournament_api_owner";
 REVOKE ALL ("lineup_rev") ON TABLE "app"."registrations" FROM "tournament_api_owner";
 
 GRANT UPDATE ("lineup_rev") ON TABLE "app"."registrations" TO "tournament_api_owner";
+
+REVOKE ALL ("lineup") ON TABLE "app"."registrations" FROM "tournament_api_owner";
+
+GRANT UPDATE ("lineup") ON TABLE "app"."registrations" TO "tournament_api_owner";
 
 REVOKE ALL ("team_name") ON TABLE "app"."registrations" FROM "tournament_api_owner";
 
