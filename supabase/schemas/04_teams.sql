@@ -132,8 +132,13 @@ alter table app.team_members enable row level security;
 create policy "Team members are visible to their account" on app.team_members
   for select to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
+-- A new member's team and player are the row's account's too: an account cannot put another's
+-- player on its team, nor a member on another's team (the foreign keys alone would take any).
 create policy "Team members are added in the bound account" on app.team_members
-  for insert to tournament_api_owner with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
+  for insert to tournament_api_owner with check (
+    account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v))
+    and exists (select from app.teams t where t.id = team_members.team_id and t.account_id = team_members.account_id)
+    and exists (select from app.players p where p.id = team_members.player_id and p.account_id = team_members.account_id));
 
 create policy "Team members are updated by their account" on app.team_members
   for update to tournament_api_owner

@@ -158,8 +158,14 @@ alter table app.lineup_entries enable row level security;
 create policy "Lineup entries are visible to their account" on app.lineup_entries
   for select to tournament_api_owner using (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
 
+-- A new entry's registration (of the tournament it names) and player are the row's account's too:
+-- an account cannot put another's player in its lineup, nor an entry in another's lineup or tournament.
 create policy "Lineup entries are created in the bound account" on app.lineup_entries
-  for insert to tournament_api_owner with check (account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v)));
+  for insert to tournament_api_owner with check (
+    account_id = (select nullif(s.v, '')::uuid from (select current_setting('app.account_id', true)) as s(v))
+    and exists (select from app.registrations r where r.id = lineup_entries.registration_id
+                   and r.tournament_id = lineup_entries.tournament_id and r.account_id = lineup_entries.account_id)
+    and exists (select from app.players p where p.id = lineup_entries.player_id and p.account_id = lineup_entries.account_id));
 
 create policy "Lineup entries are updated by their account" on app.lineup_entries
   for update to tournament_api_owner

@@ -27,6 +27,7 @@ import {
   type Fixtures,
   type Key,
   materialize,
+  type PlayerRole,
   requestArb,
   routeOf,
   type Spec,
@@ -84,6 +85,11 @@ const CONTRACT: Record<string, number> = {
   stage_tie: 409,
   // section 13
   series_decided: 409,
+  // section 16
+  external_id_taken: 409,
+  player_in_use: 409,
+  player_already_registered: 409,
+  lineup_incomplete: 409,
 };
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -181,6 +187,31 @@ async function ownTeams(t: Tenant, prefix: string, count: number): Promise<strin
   return ids;
 }
 
+/** Players made through the API by an account (its own, private to it). */
+async function makePlayers(t: Tenant, prefix: string, count: number): Promise<string[]> {
+  const { key } = await t.newKey();
+  const ids: string[] = [];
+  for (let i = 1; i <= count; i++) {
+    const slug = prefix.toLowerCase().replaceAll(" ", "-");
+    const res = await request("POST", "/players", {
+      key,
+      body: { handle: `${prefix} ${i}`, external_id: `${slug}-${i}`, country: "SE", game_accounts: { steam: `${slug}-${i}` } },
+    });
+    if (res.status !== 201) throw new Error(`fixture: ${res.text}`);
+    ids.push(res.body.data.id);
+  }
+  return ids;
+}
+
+/** Puts players on a team's roster: [player, role, captain?] in order. */
+async function roster(t: Tenant, team: string, members: [string, string, boolean?][]): Promise<void> {
+  const { key } = await t.newKey();
+  for (const [player, role, captain = false] of members) {
+    const res = await request("PUT", `/teams/${team}/players/${player}`, { key, body: { role, captain } });
+    if (res.status !== 200) throw new Error(`fixture: ${res.text}`);
+  }
+}
+
 async function fixtures(): Promise<Fixtures> {
   const teams = await createTeams(40, "Fuzz");
   const [a, b] = await Promise.all([tenant(), tenant()]);
@@ -194,6 +225,29 @@ async function fixtures(): Promise<Fixtures> {
   ]);
   // Its name is one of the secrets: no answer to the fuzz account may name the other account.
   await sql("update app.accounts set name = 'Bravo Secret Org' where id = $1", [b.accountId]);
+  // Players (section 16). The fuzz account's: core ones (never deleted) on the rosters of its core
+  // teams; in-use ones, a player and a substitute on each of its in-use teams, whose registrations
+  // in started tournaments (Alpha Five, Alpha Lineups) copy them into lineups (DELETE: player_in_use
+  // for good); disposable ones. Another account's, on the roster of one of its teams: never reachable.
+  const [players, otherPlayers] = await Promise.all([
+    (async () => {
+      const p = {
+        core: await makePlayers(a, "Fuzz Core", 6),
+        inUse: await makePlayers(a, "Fuzz In Use", 4),
+        disposable: await makePlayers(a, "Fuzz Spare", 10),
+        created: [] as string[],
+      };
+      await roster(a, core[0], [[p.core[0], "player", true], [p.core[1], "player"], [p.core[2], "coach"]]);
+      await roster(a, core[1], [[p.core[3], "player"], [p.core[4], "substitute", true], [p.core[5], "player"]]);
+      await roster(a, inUse[0], [[p.inUse[0], "player", true], [p.inUse[1], "substitute"]]);
+      await roster(a, inUse[1], [[p.inUse[2], "player"], [p.inUse[3], "substitute", true]]);
+      return p;
+    })(),
+    makePlayers(b, "Bravo Secret Player", 3).then(async (ids) => {
+      await roster(b, otherTeams[0], [[ids[0], "player", true], [ids[1], "substitute"]]);
+      return ids;
+    }),
+  ]);
   const [aCore, aDisposable, bAll] = await Promise.all([
     Promise.all([
       build(a, [...disposable.slice(0, 2), ...teams], "Alpha Open", 3, { seeds: [1, 2] }),
@@ -219,6 +273,12 @@ async function fixtures(): Promise<Fixtures> {
       // that the DELETEs the run sends find one often enough for the route to accept some)
       build(a, teams, "Alpha Games", 8, { start: true, games: 6 }).then((t) => ({ ...t, state: "started" as const })),
       build(a, [...inUse, ...teams], "Alpha Five", 5, { start: true }).then((t) => ({ ...t, state: "started" as const })),
+      // Section 16: lineups required, of one player and one substitute each (the in-use teams' rosters),
+      // started: its match is where a game's lineups can be right.
+      build(a, [...inUse, ...teams], "Alpha Lineups", 2, {
+        start: true,
+        overrides: { team_size: 1, substitutes_max: 1, lineups: "required" },
+      }).then((t) => ({ ...t, state: "started" as const })),
       build(a, teams, "Alpha Final Played", 4, { start: true, reports: 3 }).then((t) => ({ ...t, state: "started" as const })),
       build(a, teams, "Alpha Done", 2, { start: true, reports: 1, complete: true }).then((t) => ({ ...t, state: "completed" as const })),
       // Stages (section 12). In registration: its stages cannot start, and PATCH may redefine them.
@@ -338,6 +398,9 @@ async function fixtures(): Promise<Fixtures> {
       deliveries: Object.fromEntries([...coreHooks, ...disposableHooks].map((h) => [h.id, h.deliveries])),
     },
     bHooks: bHooks.map(({ id, deliveries }) => ({ id, deliveries })),
+    players,
+    otherPlayers,
+    rosters: {},
     keys: { full, limited, disabled: disabled.key, revoked: revoked.key, expired: expired.key },
     accounts: [a.accountId, b.accountId, disabledAccount],
     secrets: [
@@ -349,6 +412,7 @@ async function fixtures(): Promise<Fixtures> {
       ...bRegs,
       ...bMatches,
       ...bHooks.flatMap((h) => [h.id, ...h.deliveries, h.event]),
+      ...otherPlayers,
     ],
   };
   await refresh(fx); // statuses and stage counts
@@ -372,6 +436,7 @@ function track(fx: Fixtures, op: string, data: { id: string }): void {
   if (op === "tournaments.create") fx.created.push({ id: data.id, regs: [], matches: [] });
   else if (op === "teams.create") fx.own.created.push(data.id);
   else if (op === "webhooks.create") fx.hooks.created.push(data.id);
+  else if (op === "players.create") fx.players.created.push(data.id);
 }
 
 /**
@@ -410,6 +475,13 @@ async function refresh(fx: Fixtures): Promise<void> {
     [[...fx.hooks.core, ...fx.hooks.disposable, ...fx.hooks.created]],
   );
   for (const h of hooks) if (h.deliveries.length) fx.hooks.deliveries[h.id] = h.deliveries;
+  // The rosters of the account's teams (a hint for roster paths: a member to change or remove).
+  const rosters = await sql<{ team: string; players: string[] }>(
+    `select m.team_id::text team, array_agg(m.player_id::text order by m.seq) players from app.team_members m
+      where m.account_id = $1 group by m.team_id`,
+    [fx.accountId],
+  );
+  fx.rosters = Object.fromEntries(rosters.map((r) => [r.team, r.players]));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -501,6 +573,45 @@ function teamOutcome(route: Route, role: TeamRole): string[] {
 }
 
 /**
+ * What a roster route (section 16) must answer for a real team: only the team's own account reaches
+ * its roster (403 team_not_owned before the player is looked up), and only with its own players
+ * (another account's is as one that exists nowhere: 404).
+ */
+function rosterOutcome(route: Route, wire: Wire): string[] {
+  const role = wire.teamRole!;
+  if (role === "platform" || role === "other") return ["team_not_owned"];
+  const teamGone = role === "disposable" ? ["not_found"] : []; // the fuzz may have deleted it
+  if (route.op === "roster.list") return ["ok", ...teamGone];
+  const player = wire.playerRole ?? null;
+  if (player === null || player === "other") return ["not_found"];
+  // a member removed may not be on the roster (any more); a disposable player may be gone
+  if (route.op === "roster.delete" || player === "disposable") return ["ok", "not_found"];
+  return ["ok", ...teamGone];
+}
+
+/**
+ * What GET, PATCH and DELETE /players/{player_id} must answer: the account's own players only
+ * (another account's is as one that exists nowhere). A player in the lineup of a started tournament
+ * cannot be deleted: the in-use ones never, a disposable one once the fuzz put it in a lineup that started.
+ */
+function playerOutcome(route: Route, wire: Wire): string[] {
+  const player = wire.playerRole ?? null;
+  if (player === null || player === "other") return ["not_found"];
+  const mayBeGone = player === "disposable" ? ["not_found"] : [];
+  if (route.op === "players.get") return ["ok", ...mayBeGone];
+  if (route.op === "players.update") {
+    const taken = typeof validBody(route, wire)?.external_id === "string" ? ["external_id_taken"] : [];
+    return ["ok", ...taken, ...mayBeGone];
+  }
+  if (player === "inUse") return ["player_in_use"];
+  return ["ok", "player_in_use", ...mayBeGone];
+}
+
+/** The account's players as the fixtures know them (those the fuzz made included). */
+const ownPlayers = (fx?: Fixtures) =>
+  new Set(fx ? [...fx.players.core, ...fx.players.inUse, ...fx.players.disposable, ...fx.players.created] : []);
+
+/**
  * What a stage route, or GET .../results?stage=k, must answer for the fuzz account's tournament
  * (section 12), past the checks every route makes; null where the generic rules apply. A started
  * tournament of aCore (`tstate`) has its stages locked: their number is known, and so is what a
@@ -582,7 +693,8 @@ function expectFor(spec: Spec, wire: Wire, fx?: Fixtures): string[] | null {
   // existence, then state
   const retry = idem ? ["idempotency_mismatch", "idempotency_conflict"] : [];
   if (wire.owner === "bad") return ["not_found"];
-  if (wire.teamRole) return teamOutcome(route, wire.teamRole);
+  if (wire.teamRole) return route.op.startsWith("roster.") ? rosterOutcome(route, wire) : teamOutcome(route, wire.teamRole);
+  if (route.op.startsWith("players.") && route.path.includes("{")) return playerOutcome(route, wire);
   if (wire.owner !== "A" || !wire.coherent) return ["not_found", ...clockChecked, ...retry];
   if (route.op === "webhooks.create") {
     // the fields first (SQL: tournament_id), then the limit of 20 endpoints
@@ -596,7 +708,12 @@ function expectFor(spec: Spec, wire: Wire, fx?: Fixtures): string[] | null {
   if (!route.path.includes("{")) {
     if (route.method === "GET") return ["ok"];
     // only a tournament's dates are checked past the schema (in SQL, against the clock)
-    return route.op === "tournaments.create" ? ["ok", "validation_error", ...retry] : ["ok", ...retry];
+    if (route.op === "tournaments.create") return ["ok", "validation_error", ...retry];
+    // a player's external_id is unique in the account
+    if (route.op === "players.create") {
+      return ["ok", ...(typeof validBody(route, wire)?.external_id === "string" ? ["external_id_taken"] : []), ...retry];
+    }
+    return ["ok", ...retry];
   }
   // A tournament of aCore that started while the fixtures were made stays started (or completes).
   if (wire.tstate) {
@@ -614,6 +731,16 @@ function expectFor(spec: Spec, wire: Wire, fx?: Fixtures): string[] | null {
     // DELETE of a game never reported is 404
     if (route.op === "games.put" && wire.tstate === "completed") return ["validation_error", "match_locked"];
     if (route.op === "games.delete" && wire.tstate === "completed") return ["not_found", "match_locked", "series_decided"];
+    // a lineup changes while the tournament is in registration only (before its players are looked at)
+    if (route.op === "lineups.put") return ["tournament_locked"];
+  }
+  if (route.op === "lineups.put") {
+    // Past the schema: the players (the tournament's account's, 400 naming the entry) and the caps
+    // (400), then one team per tournament (409). A player the account does not hold is never taken.
+    const entries = (validBody(route, wire)!.players as { player_id: string }[]).map((e) => e.player_id.toLowerCase());
+    const own = ownPlayers(fx);
+    const stranger = entries.some((id) => !own.has(id));
+    return [...(stranger ? [] : ["ok", "player_already_registered"]), "validation_error", "not_found", "tournament_locked"];
   }
   const stage = stageOutcome(route, spec, wire);
   if (stage) return stage;
@@ -621,7 +748,7 @@ function expectFor(spec: Spec, wire: Wire, fx?: Fixtures): string[] | null {
   if (route.method === "DELETE") return ["ok", "not_found", ...(route.conflicts ?? [])];
   // Past the schema only a tournament's own rules (dates against the clock, in SQL) give a 400.
   // (a game's number: 1..best_of of the match, and no gap)
-  const late400 = route.op === "tournaments.update" || route.op === "games.put" ? ["validation_error"] : [];
+  const late400 = ["tournaments.update", "games.put"].includes(route.op) ? ["validation_error"] : [];
   return ["ok", ...late400, "not_found", ...(route.conflicts ?? []), ...retry];
 }
 
@@ -726,14 +853,33 @@ function checkEnvelope(spec: Spec, wire: Wire, res: Res, p: string[], fx: Fixtur
   if (typeof error.message !== "string" || error.message.length === 0) p.push("error.message");
   if (error.details !== undefined) {
     // Section 12: a stage_tie's details list the tied teams, each naming `advancing` and the team
-    // (team_id, team_name, from_position: docs/api.md); every other detail is {field, message}.
+    // (team_id, team_name, from_position: docs/api.md). Section 16: a player_already_registered's name
+    // the player and the registration that holds them; a lineup_incomplete's (the start's) each short
+    // registration with its team and the players it holds. Every other detail is {field, message}.
     const tie = code === "stage_tie";
-    const keys = tie ? "field,from_position,message,team_id,team_name" : "field,message";
-    const ok = Array.isArray(error.details) && error.details.every((d) =>
-      d && typeof d === "object" &&
-      Object.keys(d).sort().join() === keys && typeof d.field === "string" && typeof d.message === "string" &&
-      (!tie || (d.field === "advancing" && UUID.test(d.team_id) && typeof d.team_name === "string" && Number.isInteger(d.from_position)))
-    );
+    const taken = code === "player_already_registered";
+    const short = code === "lineup_incomplete";
+    const keys = tie
+      ? "field,from_position,message,team_id,team_name"
+      : taken
+      ? "field,message,player_id,registration_id"
+      : short
+      ? "players,registration_id,team_id,team_name"
+      : "field,message";
+    // (a check-in's lineup_incomplete names its registration without the team's name)
+    const shaped = (d: Record<string, unknown>) =>
+      Object.keys(d).sort().join() === keys || (short && Object.keys(d).sort().join() === "players,registration_id,team_id");
+    const ok = Array.isArray(error.details) &&
+      error.details.every((d) =>
+        d && typeof d === "object" && shaped(d) &&
+        (short
+          ? UUID.test(d.registration_id) && UUID.test(d.team_id) && ["string", "undefined"].includes(typeof d.team_name) &&
+            Number.isInteger(d.players)
+          : typeof d.field === "string" && typeof d.message === "string") &&
+        (!tie ||
+          (d.field === "advancing" && UUID.test(d.team_id) && typeof d.team_name === "string" && Number.isInteger(d.from_position))) &&
+        (!taken || (UUID.test(d.player_id) && UUID.test(d.registration_id)))
+      );
     if (!ok) p.push(`error.details is not [{${keys}}]`);
   }
   // "details names each field" (contract, section 2); a stage_tie's, the tied teams (two at least)
@@ -741,11 +887,26 @@ function checkEnvelope(spec: Spec, wire: Wire, res: Res, p: string[], fx: Fixtur
     p.push("a validation_error without details");
   }
   if (code === "stage_tie" && !(Array.isArray(error.details) && error.details.length >= 2)) p.push("a stage_tie without the tied teams");
+  if (code === "player_already_registered" && !(Array.isArray(error.details) && error.details.length >= 1)) {
+    p.push("a player_already_registered without the player");
+  }
   if (code === "unauthorized" && !/^Bearer\b/.test(String(res.headers["www-authenticate"]))) p.push("401 without WWW-Authenticate: Bearer");
   if (code === "method_not_allowed" && !res.headers.allow) p.push("405 without Allow");
   if (code === "rate_limited" && !res.headers["retry-after"]) p.push("429 without Retry-After");
   return code;
 }
+
+const safeDecode = (s: string) => {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+};
+/** An object with its keys in order (jsonb keeps its own). */
+const sortedKeys = (
+  o: unknown,
+) => (o && typeof o === "object" ? Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))) : o);
 
 /** What an accepted request of the section 9 routes (and the new match fields) must give back, beyond its schema. */
 function checkData(route: Route, wire: Wire, data: unknown, p: string[], fx: Fixtures): void {
@@ -778,6 +939,14 @@ function checkData(route: Route, wire: Wire, data: unknown, p: string[], fx: Fix
     const at = wire.path.indexOf("?");
     return new URL(`http://x/?${at < 0 ? "" : wire.path.slice(at + 1)}`).searchParams;
   };
+  // Section 16: a lineup has at most one captain, wherever a registration shows it.
+  if (route.op.startsWith("registrations.") || route.op === "lineups.put") {
+    for (const r of Array.isArray(d) ? d : [d]) {
+      if (Array.isArray(r?.lineup) && r.lineup.filter((e: { captain: boolean }) => e.captain).length > 1) {
+        p.push(`registration ${r.id}: a lineup with two captains`);
+      }
+    }
+  }
   switch (route.op) {
     case "stages.list": {
       const numbers = d.map((x: { number: number }) => x.number);
@@ -881,6 +1050,73 @@ function checkData(route: Route, wire: Wire, data: unknown, p: string[], fx: Fix
     case "registrations.delete":
       same("message", d.message, "Registration withdrawn");
       break;
+    case "lineups.put": {
+      // the registration of the path, its lineup the entries sent, in order
+      const reg = /\/registrations\/([^/?;]+)\/lineup/.exec(wire.path)?.[1];
+      if (reg && d.id !== safeDecode(reg).toLowerCase()) p.push(`registration ${d.id} for ${reg}`);
+      same(
+        "lineup",
+        d.lineup.map((e: { player_id: string; role: string; captain: boolean }) => [e.player_id, e.role, e.captain]),
+        (body.players as { player_id: string; role: string; captain?: boolean }[]).map((e) => [
+          e.player_id.toLowerCase(),
+          e.role,
+          e.captain ?? false,
+        ]),
+      );
+      break;
+    }
+    case "players.create":
+    case "players.get":
+    case "players.update": {
+      if (route.op !== "players.create" && wire.player && d.id !== wire.player) p.push(`player ${d.id} for ${wire.player}`);
+      const sent = route.op === "players.create"
+        ? {
+          handle: body.handle,
+          name: body.name ?? null,
+          country: body.country ?? null,
+          external_id: body.external_id ?? null,
+          game_accounts: body.game_accounts ?? {},
+        }
+        : route.op === "players.update"
+        ? body
+        : {};
+      for (const [f, v] of Object.entries(sent)) {
+        same(f, f === "game_accounts" ? sortedKeys(d[f]) : d[f], f === "game_accounts" ? sortedKeys(v) : v);
+      }
+      if (Date.parse(d.updated_at) < Date.parse(d.created_at)) p.push(`updated_at ${d.updated_at} before created_at ${d.created_at}`);
+      break;
+    }
+    case "players.list": {
+      const query = Object.fromEntries(queryOf());
+      const limit = query.limit === undefined ? 20 : Number(query.limit);
+      if (d.length > limit) p.push(`${d.length} players for limit ${limit}`);
+      if (query.external_id !== undefined && d.some((x: { external_id: string }) => x.external_id !== query.external_id)) {
+        p.push(`external_id=${query.external_id} gave another`);
+      }
+      const search = query.search ?? "";
+      if (/^[\x20-\x7e]+$/.test(search)) {
+        const needle = search.toLowerCase();
+        const miss = d.find((x: { handle: string; name: string | null; external_id: string | null }) => {
+          const hay = [x.handle, x.name ?? "", x.external_id ?? ""];
+          return hay.every((h) => /^[\x20-\x7e]*$/.test(h)) && !hay.some((h) => h.toLowerCase().includes(needle));
+        });
+        if (miss) p.push(`search=${search} gave ${JSON.stringify(miss.handle)}`);
+      }
+      break;
+    }
+    case "players.delete":
+      same("message", d.message, "Player deleted");
+      break;
+    case "roster.list":
+      if (d.filter((m: { captain: boolean }) => m.captain).length > 1) p.push("a roster with two captains");
+      break;
+    case "roster.put":
+      if (wire.player && d.id !== wire.player) p.push(`member ${d.id} for ${wire.player}`);
+      same("role and captain", [d.role, d.captain], [body.role, body.captain ?? false]);
+      break;
+    case "roster.delete":
+      same("message", d.message, "Player removed");
+      break;
     case "webhooks.create":
     case "webhooks.rotate":
       // the secret, shown on these two answers only: whsec_ + base64 of 32 bytes
@@ -928,9 +1164,10 @@ function checkData(route: Route, wire: Wire, data: unknown, p: string[], fx: Fix
     }
     case "games.put": {
       const number = Number(decodeURIComponent(/\/games\/([^/?;]+)/.exec(wire.path)?.[1] ?? ""));
-      const game = (d.games as { number: number; team1_score: number; team2_score: number; winner_id: string }[]).find((g) =>
-        g.number === number
-      );
+      const game = (d.games as { number: number; team1_score: number; team2_score: number; winner_id: string; lineups: unknown }[])
+        .find((g) => g.number === number);
+      // who played, as sent (null when not given: a correction without lineups drops them)
+      same("game lineups", game?.lineups, body.lineups ?? null);
       same("game", [game?.team1_score, game?.team2_score, game?.winner_id], [
         body.team1_score,
         body.team2_score,
@@ -974,7 +1211,17 @@ function checkData(route: Route, wire: Wire, data: unknown, p: string[], fx: Fix
  */
 type Print = Map<
   string,
-  { kind: string; id: string; tid: string | null; team?: string | null; hook?: string | null; etype?: string | null; h: string }
+  {
+    kind: string;
+    id: string;
+    tid: string | null;
+    team?: string | null;
+    hook?: string | null;
+    etype?: string | null;
+    /** The player a roster member or a lineup entry names (section 16). */
+    player?: string | null;
+    h: string;
+  }
 >;
 
 async function fingerprint(fx: Fixtures): Promise<Print> {
@@ -1016,7 +1263,17 @@ async function fingerprint(fx: Fixtures): Promise<Print> {
        from app.webhook_deliveries d join app.webhook_events e on e.id = d.event_id where d.account_id = any($1)`,
     [fx.accounts],
   );
-  return new Map([...rows, ...hooks].map((r) => [`${r.kind} ${r.id}`, r]));
+  // Section 16: the accounts' players, rosters (`team`: the member's) and lineups (`tid`: the entry's
+  // tournament; `team`: its registration's, whose deletion takes the entry with it).
+  const people = await sql<{ kind: string; id: string; tid: string | null; team: string | null; player: string; h: string }>(
+    `select 'player' kind, p.id::text id, null tid, null team, p.id::text player, md5(p::text) h from app.players p where p.account_id = any($1)
+     union all select 'member', m.team_id || ' ' || m.player_id, null, m.team_id::text, m.player_id::text, md5(m::text)
+                 from app.team_members m where m.account_id = any($1)
+     union all select 'lineup', e.registration_id || ' ' || e.player_id, e.tournament_id::text, r.team_id::text, e.player_id::text, md5(e::text)
+                 from app.lineup_entries e join app.registrations r on r.id = e.registration_id where e.account_id = any($1)`,
+    [fx.accounts],
+  );
+  return new Map([...rows, ...hooks, ...people].map((r) => [`${r.kind} ${r.id}`, r]));
 }
 
 /** Whether a response is one whose outcome api.call saves under its Idempotency-Key (P0001 errors and successes). */
@@ -1047,6 +1304,9 @@ function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdi
   const touched = new Set<string>();
   /** Webhook endpoints an accepted request made or changed (with their deliveries). */
   const dirtyHooks = new Set<string>();
+  /** Players an accepted request changed or deleted (section 16): their lineups, and their tournaments, follow. */
+  const dirtyPlayers = new Set<string>();
+  const deletedPlayers = new Set<string>();
   for (const o of outcomes) {
     const route = o.spec.pathKind === "canonical" ? routeOf(o.spec.template, o.wire.method) : null;
     if (!route || route.method === "GET") continue;
@@ -1058,7 +1318,11 @@ function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdi
         touched.add(data.id);
       } else if (route.op === "registrations.create") added.add(`registration ${data.id}`);
       else if (route.op === "teams.create") added.add(`team ${data.id}`);
-      else if (route.op === "webhooks.create") {
+      else if (route.op === "players.create") added.add(`player ${data.id}`);
+      else if (o.wire.player && route.op.startsWith("players.")) {
+        dirtyPlayers.add(o.wire.player);
+        if (route.op === "players.delete") deletedPlayers.add(o.wire.player);
+      } else if (route.op === "webhooks.create") {
         added.add(`webhook ${data.id}`);
         dirtyHooks.add(data.id);
       } else if (o.wire.hook) dirtyHooks.add(o.wire.hook);
@@ -1073,6 +1337,9 @@ function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdi
       added.add(`idempotency ${o.wire.keyId} ${o.spec.idem.trim()}`);
     }
   }
+  // A player changed or deleted: the lineups that held it in tournaments still in registration change
+  // (a new handle, or the entry gone), and so do their registrations and tournaments (versions, events).
+  for (const r of before.values()) if (r.kind === "lineup" && r.player && dirtyPlayers.has(r.player) && r.tid) dirty.add(r.tid);
   // A tournament that lost a registration with a deleted team: its version went up (section 14).
   const lostRegistration = new Set(
     [...before.values()]
@@ -1091,6 +1358,11 @@ function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdi
       (!now && row.kind === "registration" && !!row.team && deletedTeams.has(row.team)) ||
       (row.kind === "tournament" && lostRegistration.has(row.id)) ||
       (row.kind === "webhook" && dirtyHooks.has(row.id)) ||
+      // section 16: a player changed or deleted; a roster changed (or gone with its team or player); a
+      // lineup entry gone with its registration's deleted team, or with its player
+      (row.kind === "player" && dirtyPlayers.has(row.id)) ||
+      (row.kind === "member" && (dirtyTeams.has(row.team ?? "") || (!now && deletedPlayers.has(row.player ?? "")))) ||
+      (row.kind === "lineup" && !now && (deletedTeams.has(row.team ?? "") || deletedPlayers.has(row.player ?? ""))) ||
       // a delivery: of an event of a tournament an accepted request changed, or of an endpoint one
       // changed (a test event; a deletion takes them with it), or of a withdrawal by a team's deletion
       (row.kind === "delivery" && ((!!row.tid && (touched.has(row.tid) || dirty.has(row.tid))) || dirtyHooks.has(row.hook ?? "") ||
@@ -1129,7 +1401,7 @@ function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdi
     if (o.res.status < 400) continue;
     if (
       (o.wire.tid && dirty.has(o.wire.tid)) || (o.wire.team && dirtyTeams.has(o.wire.team)) ||
-      (o.wire.hook && dirtyHooks.has(o.wire.hook))
+      (o.wire.hook && dirtyHooks.has(o.wire.hook)) || (o.wire.player && dirtyPlayers.has(o.wire.player))
     ) unverified++;
     else verified++;
   }
@@ -1573,6 +1845,146 @@ describe("the fuzzer's own checks", () => {
     expect(answer("validation_error", 400, [{ field: "advancing", message: "x" }])).toEqual([]);
   });
 
+  it("predicts a player's, a roster's and a lineup's answers by whose they are, and blames what no accepted request explains", () => {
+    const P = "55555555-5555-4555-8555-555555555555";
+    const T = "66666666-6666-4666-8666-666666666666";
+    const R = "77777777-7777-4777-8777-777777777777";
+    const fx = { players: { core: [P], inUse: [], disposable: [], created: [] }, aCore: [], secrets: [] } as unknown as Fixtures;
+    const spec = (template: string, method: string) =>
+      ({ template, method, pathKind: "canonical", idem: null, label: "x", query: "", auth: { kind: "full", format: "" } }) as Spec;
+    const wire = (method: string, extra: Partial<Wire> = {}): Wire => ({
+      method,
+      path: `/x/players/${P}`,
+      headers: { "content-type": "application/json" },
+      fresh: false,
+      scopes: ALL_SCOPES,
+      keyId: null,
+      owner: "A",
+      coherent: true,
+      tid: null,
+      tstate: null,
+      team: null,
+      teamRole: null,
+      player: P,
+      playerRole: "core",
+      ...extra,
+    });
+    const body = (b: unknown) => ({ body: Buffer.from(JSON.stringify(b)) });
+    const PLAYER = "/players/{player_id}";
+    const player = (method: string, extra: Partial<Wire> = {}) => expectFor(spec(PLAYER, method), wire(method, extra), fx);
+    expect(player("GET")).toEqual(["ok"]);
+    expect(player("GET", { playerRole: "disposable" })).toEqual(["ok", "not_found"]);
+    expect(player("GET", { playerRole: "other", owner: "B", coherent: false })).toEqual(["not_found"]);
+    expect(player("DELETE", { player: null, playerRole: null, owner: "none", coherent: false })).toEqual(["not_found"]);
+    expect(player("DELETE", { playerRole: "inUse" })).toEqual(["player_in_use"]);
+    expect(player("DELETE", { playerRole: "disposable" })).toEqual(["ok", "player_in_use", "not_found"]);
+    expect(player("PATCH", body({ external_id: "x" }))).toEqual(["ok", "external_id_taken"]);
+    expect(player("PATCH", body({ external_id: null, handle: " h " }))).toEqual(["ok"]);
+    expect(player("PATCH", body({ country: "se" }))).toEqual(["validation_error"]);
+    expect(player("PATCH", body({}))).toEqual(["validation_error"]);
+    const create = (b: unknown) =>
+      expectFor(spec("/players", "POST"), wire("POST", { path: "/x/players", player: null, playerRole: null, ...body(b) }), fx);
+    expect(create({ handle: "h", external_id: "e" })).toEqual(["ok", "external_id_taken"]);
+    expect(create({ handle: "h", game_accounts: { myspace: "1" } })).toEqual(["validation_error"]);
+    // a roster: its team's account alone (403 before the player is looked up), with its own players
+    const MEMBER = "/teams/{team_id}/players/{player_id}";
+    const member = (teamRole: TeamRole, playerRole: PlayerRole | null, method = "PUT") =>
+      expectFor(
+        spec(MEMBER, method),
+        wire(method, {
+          path: `/x/teams/${T}/players/${P}`,
+          team: T,
+          teamRole,
+          player: playerRole ? P : null,
+          playerRole,
+          ...(method === "PUT" ? body({ role: "player" }) : {}),
+        }),
+        fx,
+      );
+    expect(member("other", "core")).toEqual(["team_not_owned"]);
+    expect(member("platform", "other")).toEqual(["team_not_owned"]);
+    expect(member("core", "core")).toEqual(["ok"]);
+    expect(member("core", "other")).toEqual(["not_found"]);
+    expect(member("core", null)).toEqual(["not_found"]);
+    expect(member("disposable", "core")).toEqual(["ok", "not_found"]);
+    expect(member("core", "core", "DELETE")).toEqual(["ok", "not_found"]);
+    expect(member("other", "core", "DELETE")).toEqual(["team_not_owned"]);
+    // a lineup: locked once its tournament started; a player the account does not hold is never taken
+    const LINEUP = "/tournaments/{tournament_id}/registrations/{registration_id}/lineup";
+    const lineup = (players: unknown, extra: Partial<Wire> = {}) =>
+      expectFor(
+        spec(LINEUP, "PUT"),
+        wire("PUT", {
+          path: `/x/tournaments/${T}/registrations/${R}/lineup`,
+          tid: T,
+          player: null,
+          playerRole: null,
+          ...body({ players }),
+          ...extra,
+        }),
+        fx,
+      );
+    expect(lineup([{ player_id: P, role: "player" }], { tstate: "started" })).toEqual(["tournament_locked"]);
+    expect(lineup([{ player_id: P, role: "player" }])).toEqual([
+      "ok",
+      "player_already_registered",
+      "validation_error",
+      "not_found",
+      "tournament_locked",
+    ]);
+    expect(lineup([{ player_id: R, role: "coach" }])).toEqual(["validation_error", "not_found", "tournament_locked"]);
+    expect(lineup([{ player_id: P, role: "player" }, { player_id: P, role: "coach" }])).toEqual(["validation_error"]);
+    expect(lineup([{ player_id: P, role: "player" }], { owner: "B", coherent: false, tid: null })).toEqual(["not_found"]);
+
+    // The database: an entry gone with its deleted player, or changed with its player's handle, is explained by
+    // the accepted request; by a rejected one, it is not. A member changes with an accepted roster PUT of its team.
+    const row = (kind: string, id: string, extra: object, h: string): Print =>
+      new Map([[`${kind} ${id}`, { kind, id, tid: null, h, ...extra }]]);
+    const outcome = (status: number, template: string, method: string, extra: Partial<Wire> = {}): Outcome => ({
+      spec: spec(template, method),
+      wire: wire(method, extra),
+      res: { status, headers: {}, text: status < 300 ? '{"data":{}}' : "{}" },
+      expected: null,
+      problems: [],
+    });
+    const entry = (h: string) => row("lineup", `${R} ${P}`, { tid: T, team: null, player: P }, h);
+    expect(attribute(entry("a"), new Map(), [outcome(200, PLAYER, "DELETE")]).problems).toEqual([]);
+    expect(attribute(entry("a"), new Map(), [outcome(409, PLAYER, "DELETE")]).problems).toHaveLength(1);
+    expect(attribute(entry("a"), entry("b"), [outcome(200, PLAYER, "PATCH")]).problems).toEqual([]);
+    expect(attribute(entry("a"), entry("b"), [outcome(400, PLAYER, "PATCH")]).problems).toHaveLength(1);
+    expect(attribute(entry("a"), entry("b"), [outcome(200, PLAYER, "GET")]).problems).toHaveLength(1);
+    const memberRow = (h: string) => row("member", `${T} ${P}`, { team: T, player: P }, h);
+    expect(attribute(memberRow("a"), memberRow("b"), [outcome(200, MEMBER, "PUT", { team: T, teamRole: "core" })]).problems).toEqual([]);
+    expect(attribute(memberRow("a"), memberRow("b"), [outcome(403, MEMBER, "PUT", { team: T, teamRole: "other" })]).problems).toHaveLength(
+      1,
+    );
+    expect(attribute(memberRow("a"), new Map(), [outcome(200, PLAYER, "DELETE")]).problems).toEqual([]);
+    expect(attribute(row("player", P, {}, "a"), row("player", P, {}, "b"), [outcome(409, PLAYER, "PATCH")]).problems).toHaveLength(1);
+
+    // A player_already_registered's details name the player and the registration; a lineup_incomplete's, each short registration.
+    const headers = { "x-request-id": "r1", "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };
+    const meta = { timestamp: new Date().toISOString(), api_version: "1.0", request_id: "r1" };
+    const answer = (code: string, details: unknown[]) =>
+      check(
+        spec(LINEUP, "PUT"),
+        wire("PUT"),
+        {
+          status: 409,
+          headers,
+          text: JSON.stringify({ success: false, error: { code, message: "x", details }, meta }),
+        },
+        [code],
+        fx,
+      );
+    const taken = { field: "players[0].player_id", message: "x", player_id: P, registration_id: R };
+    expect(answer("player_already_registered", [taken])).toEqual([]);
+    expect(answer("player_already_registered", [{ field: "players[0].player_id", message: "x" }])).toHaveLength(1);
+    expect(answer("player_already_registered", [])).toHaveLength(1);
+    expect(answer("lineup_incomplete", [{ registration_id: R, team_id: T, team_name: "t", players: 0 }])).toEqual([]);
+    expect(answer("lineup_incomplete", [{ registration_id: R, team_id: T, players: 0 }])).toEqual([]); // a check-in's
+    expect(answer("lineup_incomplete", [{ registration_id: R, team_id: T, team_name: "t" }])).toHaveLength(1);
+  });
+
   it("refuses a logo_url holding a lone surrogate as invalid input (it was a 500 before the key check)", () => {
     const head = `tmk_${"a".repeat(43)}`;
     const key = `Bearer ${head}${base62(crc32(new TextEncoder().encode(head)), 6)}`; // well formed, whatever it names
@@ -1750,6 +2162,28 @@ describe("fuzzing every route", () => {
         expect(t.bad_forfeits, t.id).toBe(0);
         if (t.status === "completed") expect(t.final_decided, t.id).toBe(true);
       }
+      // Section 16: every roster member and lineup entry is its own account's (team, player, registration of
+      // the tournament it names); a player is in one lineup of a tournament (coaches aside); a lineup has at
+      // most one captain and two coaches; with lineups required, every team that took part held a full one.
+      const [people] = await sql(
+        `select
+           (select count(*) from app.team_members m join app.players p on p.id = m.player_id join app.teams tm on tm.id = m.team_id
+             where m.account_id = any($1) and (p.account_id <> m.account_id or tm.account_id is distinct from m.account_id))::int stray_members,
+           (select count(*) from app.lineup_entries e join app.players p on p.id = e.player_id join app.registrations r on r.id = e.registration_id
+             where e.account_id = any($1)
+               and (p.account_id <> e.account_id or r.account_id <> e.account_id or r.tournament_id <> e.tournament_id))::int stray_entries,
+           (select count(*) from (select 1 from app.lineup_entries e where e.account_id = any($1) and e.role <> 'coach'
+                                   group by e.tournament_id, e.player_id having count(*) > 1) x)::int twice,
+           (select count(*) from (select 1 from app.lineup_entries e where e.account_id = any($1) group by e.registration_id
+                                   having count(*) filter (where e.captain) > 1 or count(*) filter (where e.role = 'coach') > 2) x)::int bad_lineups,
+           (select count(*) from app.registrations r join app.tournaments t on t.id = r.tournament_id
+             where r.account_id = any($1) and t.lineups = 'required' and r.bracket_seed is not null
+               and (select count(*) from app.lineup_entries e where e.registration_id = r.id and e.role = 'player') < t.team_size)::int short,
+           (select count(*) from app.lineup_entries e where e.account_id = any($1))::int entries`,
+        [fx.accounts],
+      );
+      expect(people).toMatchObject({ stray_members: 0, stray_entries: 0, twice: 0, bad_lineups: 0, short: 0 });
+      expect(people.entries).toBeGreaterThan(0);
 
       // The function logged each request without an error line and without a key.
       await new Promise((r) => setTimeout(r, 200));

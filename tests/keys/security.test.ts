@@ -58,7 +58,15 @@ interface Fixture {
   /** The owner's webhook endpoint (it points where nothing listens) and one of its deliveries. */
   webhookId: string;
   deliveryId: string;
+  /**
+   * The owner's player (private to the account, section 16): on the roster of the owner's team and
+   * in the lineup of the owner's registration, so that a leak would show or change all three.
+   */
+  playerId: string;
 }
+
+/** The owner's player's handle and external id: no answer to another account may name them. */
+const PLAYER = { handle: "Owner Star", external_id: "owner-star-1" };
 
 /** Nothing listens on port 9 of the loopback: a dispatcher's attempt there is refused at once (tests/webhooks/delivery.test.ts). */
 const NOWHERE = "http://127.0.0.1:9/x";
@@ -78,6 +86,12 @@ function sampleBody(route: Route): unknown {
     "PATCH /webhooks/{webhook_id}": { url: `${NOWHERE}/hijacked`, events: ["match.ready"], enabled: false },
     "PATCH /tournaments/{tournament_id}/stages/{number}": { status: "ongoing" },
     "PUT /tournaments/{tournament_id}/matches/{match_id}/games/{number}": { team1_score: 13, team2_score: 2, map: "Intruder" },
+    "POST /players": { handle: "Intruder", external_id: PLAYER.external_id, game_accounts: { steam: "1" } },
+    "PATCH /players/{player_id}": { handle: "Hijacked", country: "SE", external_id: null },
+    "PUT /teams/{team_id}/players/{player_id}": { role: "coach", captain: true },
+    "PUT /tournaments/{tournament_id}/registrations/{registration_id}/lineup": {
+      players: [{ player_id: fx.playerId, role: "substitute", captain: true }],
+    },
   };
   if (!route.body) return undefined;
   if (!(routeName(route) in samples)) throw new Error(`no sample body for ${routeName(route)}: add one to the security suite`);
@@ -106,6 +120,7 @@ function pathFor(route: Route, ids: "fixture" | "random" = "fixture"): string {
       team_id: fx.teamId,
       webhook_id: fx.webhookId,
       delivery_id: fx.deliveryId,
+      player_id: fx.playerId,
     }[name];
     if (!value) throw new Error(`no fixture id for {${name}} in ${route.path}: add one to the security suite`);
     return value;
@@ -131,7 +146,10 @@ async function snapshot(): Promise<string> {
                       'previous_secret', w.previous_secret, 'updated_at', w.updated_at) order by w.id)
                       from app.webhook_endpoints w where w.account_id = $1),
        'deliveries', (select json_agg(json_build_array(d.id, d.endpoint_id, d.event_id) order by d.id)
-                        from app.webhook_deliveries d where d.account_id = $1))::text s`,
+                        from app.webhook_deliveries d where d.account_id = $1),
+       'players', (select json_agg(p order by p.id) from app.players p where p.account_id = $1),
+       'team_members', (select json_agg(m order by m.team_id, m.player_id) from app.team_members m where m.account_id = $1),
+       'lineup_entries', (select json_agg(e order by e.registration_id, e.player_id) from app.lineup_entries e where e.account_id = $1))::text s`,
     [fx.owner.accountId],
   );
   return row.s;
@@ -153,16 +171,29 @@ beforeAll(async () => {
   const owner = await tenant();
   const tournament = await createTournament(owner, { name: "Owner Cup", max_teams: 4 });
   const [a, b, spare] = await createTeams(3, "Security");
+  const team = await owner.request("POST", "/teams", { body: { name: "Owner Team", tag: "OWN", logo_url: "https://example.com/own.png" } });
+  expectStatus(team, 201);
+  // The owner's player, the captain of its team's roster and in the lineup of its first registration.
+  const player = await owner.request("POST", "/players", { body: { ...PLAYER, name: "Owner Player", country: "SE" } });
+  expectStatus(player, 201);
+  expectStatus(
+    await owner.request("PUT", `/teams/${team.body.data.id}/players/${player.body.data.id}`, { body: { role: "player", captain: true } }),
+    200,
+  );
   for (const team_id of [a, b]) {
     expectStatus(await owner.request("POST", `/tournaments/${tournament.id}/registrations`, { body: { team_id } }), 201);
   }
-  expectStatus(await owner.request("PATCH", `/tournaments/${tournament.id}`, { body: { status: "ongoing" } }), 200);
   const [reg] = await sql<{ id: string }>("select id from app.registrations where tournament_id = $1 order by seq limit 1", [
     tournament.id,
   ]);
+  expectStatus(
+    await owner.request("PUT", `/tournaments/${tournament.id}/registrations/${reg.id}/lineup`, {
+      body: { players: [{ player_id: player.body.data.id, role: "player", captain: true }] },
+    }),
+    200,
+  );
+  expectStatus(await owner.request("PATCH", `/tournaments/${tournament.id}`, { body: { status: "ongoing" } }), 200);
   const [match] = await sql<{ id: string }>("select id from app.matches where tournament_id = $1 and status = 'ready'", [tournament.id]);
-  const team = await owner.request("POST", "/teams", { body: { name: "Owner Team", tag: "OWN", logo_url: "https://example.com/own.png" } });
-  expectStatus(team, 201);
   const webhook = await owner.request("POST", "/webhooks", { body: { url: NOWHERE, events: ["*"], description: "Owner Cup hook" } });
   expectStatus(webhook, 201);
   const delivery = await owner.request("POST", `/webhooks/${webhook.body.data.id}/test`);
@@ -199,6 +230,7 @@ beforeAll(async () => {
     teamId: team.body.data.id,
     webhookId: webhook.body.data.id,
     deliveryId: delivery.body.data.id,
+    playerId: player.body.data.id,
   };
 });
 
@@ -323,6 +355,15 @@ describe.each(routes.map((r) => [routeName(r), r] as const))("%s", (_name, route
         expect(res.body.error.code).toBe("team_not_owned");
       }
       expect(res.text).not.toContain(fx.owner.accountId);
+    } else if (route.path.startsWith("/teams/{team_id}/")) {
+      // A team's roster is its owner's alone (section 16): the team is no secret, so the answer is
+      // 403 team_not_owned, the same as for a team of the platform, whose roster no account may touch.
+      expectStatus(res, 403);
+      expect(res.body.error.code).toBe("team_not_owned");
+      const platform = await intruder.request(route.method, pathFor(route).replace(fx.teamId, fx.spareTeamId), {
+        body: sampleBody(route),
+      });
+      expect(platform.body.error, platform.text).toEqual(res.body.error);
     } else if (route.path.includes("{")) {
       expectStatus(res, 404);
       expect(res.body.error.code).toBe("not_found");
@@ -330,12 +371,19 @@ describe.each(routes.map((r) => [routeName(r), r] as const))("%s", (_name, route
       const nowhere = await intruder.request(route.method, pathFor(route, "random"), { body: sampleBody(route) });
       expectStatus(nowhere, 404);
       expect(res.body.error.message).toBe(nowhere.body.error.message);
+    } else if (route.method === "POST" && route.path === "/players") {
+      // The owner's external_id is the owner's alone: the same one is free in another account (no oracle).
+      expectStatus(res, 201);
+      expect(res.body.data).toMatchObject({ handle: "Intruder", external_id: PLAYER.external_id });
     } else {
       expect(res.status, res.text).toBeLessThan(300);
     }
     expect(res.text).not.toContain(fx.tournamentId);
     expect(res.text).not.toContain(fx.stagedTournamentId);
     expect(res.text).not.toContain("Owner Cup");
+    // The owner's player: neither its id nor anything of it.
+    for (const secret of [fx.playerId, PLAYER.handle, "Owner Player"]) expect(res.text).not.toContain(secret);
+    if (routeName(route) !== "POST /players") expect(res.text).not.toContain(PLAYER.external_id);
     expect(await snapshot()).toBe(before);
     if (route.method === "GET" && route.path === "/teams") {
       // The shared team list: the owner's team is there, not the intruder's.

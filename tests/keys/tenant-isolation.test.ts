@@ -3,11 +3,16 @@
 // account's ids answer exactly like ids that exist nowhere (403 when the scope is missing, since
 // the scope check comes before existence; 404 otherwise), and its rows stay unchanged. Teams are
 // shared: another account's team reads as not owned and writing it is 403 team_not_owned, the
-// same answer as for a platform team; /me shows the caller's own key and account. In SQL:
-// the function's role (no account bound, or bound to the other account) and a Supabase user who
-// is a member of the other account can neither read nor change an account's rows, not even
-// through the operation functions (tests/database/rls.test.ts covers anon and strangers). Keys: no plaintext key in the function's log, in any table of app, auth and public,
-// nor in pg_stat_statements, after requests that fail in every way a key can.
+// same answer as for a platform team; /me shows the caller's own key and account. Players
+// (section 16) are private: another account's player is 404, its team's roster 403
+// team_not_owned, its registration's lineup 404, and its player in the caller's own roster or
+// lineup is as a player that exists nowhere. In SQL: the function's role (no account bound, or
+// bound to the other account) and a Supabase user who is a member of the other account can
+// neither read nor change an account's rows, nor add rows of their own that name its private
+// ones (its player, its registration), not even through the operation functions
+// (tests/database/rls.test.ts covers anon and strangers). Keys: no plaintext key in the
+// function's log, in any table of app, auth and public, nor in pg_stat_statements, after
+// requests that fail in every way a key can.
 import fs from "node:fs";
 import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, inject, it } from "vitest";
@@ -49,6 +54,8 @@ interface World {
   /** A webhook endpoint (pointing where nothing listens) and one of its deliveries. */
   webhook: string;
   delivery: string;
+  /** A player (private to the account): the captain of ownTeam's roster, and in the lineup of `reg`. */
+  player: string;
   /** Everything that identifies this account's data. */
   secrets: string[];
 }
@@ -111,6 +118,21 @@ async function world(name: string, game: string): Promise<World> {
   );
   const ownTeam = await t.request("POST", "/teams", { body: { name: `${name} Own Team`, tag: name.slice(0, 3).toUpperCase() } });
   expectStatus(ownTeam, 201);
+  // A player, on the roster of the account's team and in the lineup of the open tournament's first registration.
+  const player = await t.request("POST", "/players", {
+    body: {
+      handle: `${name} Star`,
+      name: `${name} Star Person`,
+      country: "SE",
+      external_id: `${name}-star`,
+      game_accounts: { steam: name },
+    },
+  });
+  expectStatus(player, 201);
+  expectStatus(
+    await t.request("PUT", `/teams/${ownTeam.body.data.id}/players/${player.body.data.id}`, { body: { role: "player", captain: true } }),
+    200,
+  );
   // A webhook endpoint, and a delivery of its test event (a dispatcher of tests/webhooks/delivery.test.ts may attempt it: refused at once).
   const webhook = await t.request("POST", "/webhooks", { body: { url: `${NOWHERE}/${name}`, events: ["*"], description: `${name} Hook` } });
   expectStatus(webhook, 201);
@@ -122,6 +144,12 @@ async function world(name: string, game: string): Promise<World> {
   await sql("select admin.add_account_member($1, $2)", [t.accountId, member]);
 
   const [reg] = await sql("select id from app.registrations where tournament_id = $1 order by seq limit 1", [open.id]);
+  expectStatus(
+    await t.request("PUT", `/tournaments/${open.id}/registrations/${reg.id}/lineup`, {
+      body: { players: [{ player_id: player.body.data.id, role: "player", captain: true }] },
+    }),
+    200,
+  );
   const [ongoingReg] = await sql("select id from app.registrations where tournament_id = $1 order by seq limit 1", [ongoing.id]);
   const [ready] = await sql("select id from app.matches where tournament_id = $1 and status = 'ready' order by position limit 1", [
     ongoing.id,
@@ -147,6 +175,7 @@ async function world(name: string, game: string): Promise<World> {
     member,
     webhook: webhook.body.data.id,
     delivery: delivery.body.data.id,
+    player: player.body.data.id,
     secrets: [
       t.accountId,
       game,
@@ -161,6 +190,9 @@ async function world(name: string, game: string): Promise<World> {
       webhook.body.data.id,
       delivery.body.data.id,
       delivery.body.data.event_id,
+      player.body.data.id,
+      `${name} Star`,
+      `${name}-star`,
       ...ids.map((r) => r.id),
     ],
   };
@@ -208,7 +240,10 @@ async function fingerprint(accountId: string): Promise<string> {
        'webhook_events', (select json_agg(json_build_array(e.id, e.type, e.tournament_id, e.payload) order by e.id)
                             from app.webhook_events e where e.account_id = $1),
        'deliveries', (select json_agg(json_build_array(d.id, d.endpoint_id, d.event_id) order by d.id)
-                        from app.webhook_deliveries d where d.account_id = $1))::text s`,
+                        from app.webhook_deliveries d where d.account_id = $1),
+       'players', (select json_agg(p order by p.id) from app.players p where p.account_id = $1),
+       'team_members', (select json_agg(m order by m.team_id, m.player_id) from app.team_members m where m.account_id = $1),
+       'lineup_entries', (select json_agg(e order by e.registration_id, e.player_id) from app.lineup_entries e where e.account_id = $1))::text s`,
     [accountId],
   );
   return row.s;
@@ -234,6 +269,9 @@ beforeAll(async () => {
         "webhook_endpoints",
         "webhook_events",
         "webhook_deliveries",
+        "players",
+        "team_members",
+        "lineup_entries",
       ]
     ) {
       const [{ n }] = await sql(`select count(*)::int n from app.${table} where account_id = $1`, [w.t.accountId]);
@@ -275,6 +313,12 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
         return { status: "ongoing" };
       case "games.put":
         return { team1_score: 13, team2_score: 2, map: "Hijacked" };
+      case "players.create":
+        return { handle: "Intruder Star", external_id: `intruder-${crypto.randomUUID()}` };
+      case "players.update":
+        return { handle: "Hijacked", country: "NO", external_id: null, game_accounts: {} };
+      case "lineups.put":
+        return { players: [{ player_id: victim.player, role: "substitute", captain: true }] };
       default:
         if (route.body) throw new Error(`no sample body for ${routeName(route)}: add one to the isolation suite`);
         return undefined;
@@ -298,6 +342,10 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
         return { status: "started" };
       case "games.put":
         return { team1_score: 5, team2_score: 5 };
+      case "players.update":
+        return { country: "se" };
+      case "lineups.put":
+        return { players: [{ player_id: "not-a-uuid", role: "player" }] };
       default:
         return undefined;
     }
@@ -322,6 +370,7 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
     const childOf = (w: World) => (names[1] === "delivery_id" ? w.delivery : names[1] === "match_id" ? w.ready : w.reg);
     const [parent, child] = hooks ? ["webhook", "delivery"] : ["tournament", "child"];
     if (names.length === 0) return [{ label: "no id", ids: [] }];
+    if (names[0] === "player_id") return [{ label: "the victim's player", ids: [[victim.player, "victim"]] }];
     if (names.length === 1) return [{ label: `the victim's ${parent}`, ids: [[tournamentOf(victim), "victim"]] }];
     // A game number (a match's game 1) is no id either: kept as it is.
     const game: [string, "own"][] = names.includes("number") ? [["1", "own"]] : [];
@@ -387,7 +436,11 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
               expect(nowhere.status, `${what}\nvs nowhere: ${nowhere.text}`).toBe(res.status);
               expect(nowhere.body.error, `${what}\nvs nowhere: ${nowhere.text}`).toEqual(res.body.error);
             }
-            const table = route.path.startsWith("/webhooks") ? "app.webhook_endpoints" : "app.tournaments";
+            const table = route.path.startsWith("/webhooks")
+              ? "app.webhook_endpoints"
+              : route.path.startsWith("/players")
+              ? "app.players"
+              : "app.tournaments";
             if (hasScope && ids.length === 0 && route.method === "GET") {
               // The intruder's list is its own, complete.
               const own = (await sql(`select id from ${table} where account_id = $1`, [intruder.t.accountId])).map((r) => r.id);
@@ -477,6 +530,121 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
     });
   });
 
+  describe.each(directions)(
+    "%s's keys against %s's roster and players: the team is read by all, the rest is its account's",
+    (intruderName, victimName) => {
+      const pick = () => (intruderName === "Bolt" ? [y, x] : [x, y]) as [World, World];
+      const rosterRoutes = routes.filter((r) => r.path.startsWith("/teams/{team_id}/"));
+      const cases = rosterRoutes.flatMap((r) =>
+        (Object.keys(SCOPE_SETS) as (keyof typeof SCOPE_SETS)[]).map((set) => [routeName(r), set, r] as const)
+      );
+      const fill = (route: Route, team: string, player: string) => route.path.replace("{team_id}", team).replace("{player_id}", player);
+      /** Where the victim's player is held outside the victim's account (a roster or a lineup of another account). */
+      const strayed = async (victim: World) =>
+        await sql(
+          `select 'team_members' t, account_id from app.team_members where player_id = $1 and account_id <> $2
+         union all select 'lineup_entries', account_id from app.lineup_entries where player_id = $1 and account_id <> $2`,
+          [victim.player, victim.t.accountId],
+        );
+
+      it.each(cases)("%s with %s", async (_name, set, route) => {
+        const [intruder, victim] = pick();
+        const before = await fingerprint(victim.t.accountId);
+        const ownBefore = await sql("select * from app.team_members where team_id = $1 order by player_id", [intruder.ownTeam]);
+        const scopes = SCOPE_SETS[set](route);
+        const hasScope = scopes.includes(route.scope!);
+        const { key } = await createKey(intruder.t.accountId, scopes);
+        const body = route.method === "PUT" ? { role: "coach", captain: true } : undefined;
+        const send = (team: string, player: string) => request(route.method, fill(route, team, player), { key, body });
+        // The victim's team, with the victim's player and with the intruder's own: the team is no secret,
+        // its roster is: 403 team_not_owned, the same answer as for a platform team (whose roster no account holds).
+        for (const player of [victim.player, intruder.player]) {
+          const res = await send(victim.ownTeam, player);
+          const what = `${set}, the victim's team: ${res.text}`;
+          expectNoTrace(res, victim);
+          if (!hasScope) {
+            expect(res.status, what).toBe(403);
+            expect(res.body.error.code, what).toBe("insufficient_scope");
+          } else {
+            expect(res.status, what).toBe(403);
+            expect(res.body.error.code, what).toBe("team_not_owned");
+            const platform = await send(victim.spareTeam, player);
+            expect(platform.body.error, platform.text).toEqual(res.body.error);
+          }
+        }
+        if (route.path.includes("{player_id}")) {
+          // The intruder's own team with the victim's player: as a player that exists nowhere (404).
+          const res = await send(intruder.ownTeam, victim.player);
+          const nowhere = await send(intruder.ownTeam, crypto.randomUUID());
+          const what = `${set}, the intruder's team: ${res.text}`;
+          expectNoTrace(res, victim);
+          expect(res.status, what).toBe(hasScope ? 404 : 403);
+          expect(res.body.error.code, what).toBe(hasScope ? "not_found" : "insufficient_scope");
+          expect(nowhere.body.error, `${what}\nvs nowhere: ${nowhere.text}`).toEqual(res.body.error);
+        } else if (hasScope) {
+          // The intruder's own roster: its own members only.
+          const res = await send(intruder.ownTeam, "");
+          expectStatus(res, 200);
+          expect(res.body.data.map((m: { id: string }) => m.id)).toEqual([intruder.player]);
+          expectNoTrace(res, victim);
+        }
+        expect(await sql("select * from app.team_members where team_id = $1 order by player_id", [intruder.ownTeam])).toEqual(ownBefore);
+        expect(await strayed(victim)).toEqual([]);
+        expect(await fingerprint(victim.t.accountId), `${victimName}'s rows changed`).toBe(before);
+      });
+
+      it("the victim's player in the intruder's own lineup is refused as a player that exists nowhere (400 naming the entry)", async () => {
+        const [intruder, victim] = pick();
+        const before = await fingerprint(victim.t.accountId);
+        const lineupBefore = await sql("select * from app.lineup_entries where registration_id = $1 order by player_id", [intruder.reg]);
+        const { key } = await createKey(intruder.t.accountId, ["write:registrations"]);
+        const path = `/tournaments/${intruder.open.id}/registrations/${intruder.reg}/lineup`;
+        const put = (player_id: string, role: string) => request("PUT", path, { key, body: { players: [{ player_id, role }] } });
+        for (const role of ["player", "substitute", "coach"]) {
+          const res = await put(victim.player, role);
+          expect(res.status, res.text).toBe(400);
+          expect(res.body.error.code).toBe("validation_error");
+          expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual(["players[0].player_id"]);
+          expectNoTrace(res, victim);
+          const nowhere = await put(crypto.randomUUID(), role);
+          expect(nowhere.body.error, nowhere.text).toEqual(res.body.error);
+        }
+        expect(await sql("select * from app.lineup_entries where registration_id = $1 order by player_id", [intruder.reg])).toEqual(
+          lineupBefore,
+        );
+        expect(await strayed(victim)).toEqual([]);
+        expect(await fingerprint(victim.t.accountId), `${victimName}'s rows changed`).toBe(before);
+      });
+
+      it("registering the other account's team copies nothing of its roster, and its external_id is free here", async () => {
+        const [intruder, victim] = pick();
+        const before = await fingerprint(victim.t.accountId);
+        const { key } = await createKey(intruder.t.accountId, ["write:registrations", "write:teams", "read:teams"]);
+        // Any account registers any team; only a team of the tournament's own account brings its roster.
+        const reg = await request("POST", `/tournaments/${intruder.open.id}/registrations`, { key, body: { team_id: victim.ownTeam } });
+        expectStatus(reg, 201);
+        expect(reg.body.data.lineup).toEqual([]);
+        expectNoTrace(reg, victim);
+        expectStatus(await request("DELETE", `/tournaments/${intruder.open.id}/registrations/${reg.body.data.id}`, { key }), 200);
+        // The victim's external_id is the victim's: the same one is free in the intruder's account, and its
+        // filter and search find nothing of the victim's.
+        const made = await request("POST", "/players", { key, body: { handle: "Twin", external_id: `${victim.name}-star` } });
+        expectStatus(made, 201);
+        for (const query of [`external_id=${victim.name}-star`, `search=${victim.name}`, "search=star", "limit=100"]) {
+          const res = await request("GET", `/players?${query}`, { key });
+          expectStatus(res, 200);
+          const ids = res.body.data.map((p: { id: string }) => p.id);
+          expect(ids, query).not.toContain(victim.player);
+          for (const secret of [`${victim.name} Star`, victim.t.accountId]) expect(res.text, query).not.toContain(secret);
+          if (query.startsWith("external_id")) expect(ids, query).toEqual([made.body.data.id]);
+        }
+        expectStatus(await request("DELETE", `/players/${made.body.data.id}`, { key }), 200);
+        expect(await strayed(victim)).toEqual([]);
+        expect(await fingerprint(victim.t.accountId), `${victimName}'s rows changed`).toBe(before);
+      });
+    },
+  );
+
   it.each([["Ampere", "Bolt"], ["Bolt", "Ampere"]])(
     "%s cannot aim a webhook at %s's tournament: 404 not_found, as for a tournament that exists nowhere",
     async (name) => {
@@ -533,6 +701,10 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
         `/tournaments/${self.staged.id}/stages`,
         `/tournaments/${self.staged.id}/stages/1`,
         `/tournaments/${self.staged.id}/stages/${STAGE}`,
+        "/players",
+        `/players?search=star`,
+        `/players/${self.player}`,
+        `/teams/${self.ownTeam}/players`,
       ]
     ) {
       const res = await self.t.request("GET", path);
@@ -596,8 +768,12 @@ describe("in SQL, the other account's rows can be neither read nor written", () 
     }
   }
 
-  /** For each private table, a select, insert, update and delete aimed at account X's rows. */
-  function statements(): [string, string, unknown[]][] {
+  /**
+   * For each private table, a select, insert, update and delete aimed at account X's rows; and, where a row
+   * of one account may name another's, an insert of a row of the caller's account naming X's (a foreign key
+   * may refuse it first: 23503, as for a row naming nothing).
+   */
+  function statements(): [string, string, unknown[], string[]?][] {
     const a = x.t.accountId;
     return [
       ["tournaments", "select * from app.tournaments where id = $1 or account_id = $2", [x.open.id, a]],
@@ -710,13 +886,106 @@ describe("in SQL, the other account's rows can be neither read nor written", () 
         [x.delivery, a],
       ],
       ["webhook_deliveries", "delete from app.webhook_deliveries where account_id = $1", [a]],
+      // section 16: players, rosters and lineups
+      ["players", "select * from app.players where id = $1 or account_id = $2", [x.player, a]],
+      ["players", "select * from app.player_documents where id = $1 or account_id = $2", [x.player, a]],
+      ["players", "insert into app.players (account_id, handle, external_id) values ($1, 'Planted', 'planted')", [a]],
+      [
+        "players",
+        "update app.players set handle = 'Hijacked', external_id = null, game_accounts = '{}' where id = $1 or account_id = $2",
+        [x.player, a],
+      ],
+      ["players", "delete from app.players where id = $1 or account_id = $2", [x.player, a]],
+      ["team_members", "select * from app.team_members where team_id = $1 or player_id = $2 or account_id = $3", [x.ownTeam, x.player, a]],
+      [
+        "team_members",
+        "insert into app.team_members (team_id, player_id, account_id, role, captain) values ($1, $2, $3, 'coach', false)",
+        [x.ownTeam, x.player, a],
+      ],
+      [
+        "team_members",
+        // X's player on Y's team, as Y's row
+        "insert into app.team_members (team_id, player_id, account_id, role, captain) values ($1, $2, $3, 'coach', false)",
+        [y.ownTeam, x.player, y.t.accountId],
+        ["42501", "23503"],
+      ],
+      [
+        "team_members",
+        // Y's player on X's team, as Y's row
+        "insert into app.team_members (team_id, player_id, account_id, role, captain) values ($1, $2, $3, 'coach', false)",
+        [x.ownTeam, y.player, y.t.accountId],
+        ["42501", "23503"],
+      ],
+      [
+        "team_members",
+        "update app.team_members set role = 'coach', captain = false where team_id = $1 or player_id = $2 or account_id = $3",
+        [x.ownTeam, x.player, a],
+      ],
+      ["team_members", "delete from app.team_members where team_id = $1 or player_id = $2 or account_id = $3", [x.ownTeam, x.player, a]],
+      [
+        "lineup_entries",
+        "select * from app.lineup_entries where registration_id = $1 or player_id = $2 or account_id = $3",
+        [x.reg, x.player, a],
+      ],
+      [
+        "lineup_entries",
+        `insert into app.lineup_entries (registration_id, tournament_id, account_id, player_id, role, captain, position, handle)
+        values ($1, $2, $3, $4, 'coach', false, 9, 'Planted')`,
+        [x.reg, x.open.id, a, x.player],
+      ],
+      [
+        "lineup_entries",
+        // X's player in Y's lineup, as Y's row
+        `insert into app.lineup_entries (registration_id, tournament_id, account_id, player_id, role, captain, position, handle)
+        values ($1, $2, $3, $4, 'coach', false, 9, 'Planted')`,
+        [y.reg, y.open.id, y.t.accountId, x.player],
+        ["42501", "23503"],
+      ],
+      [
+        "lineup_entries",
+        // Y's player in X's registration's lineup, as Y's row
+        `insert into app.lineup_entries (registration_id, tournament_id, account_id, player_id, role, captain, position, handle)
+        values ($1, $2, $3, $4, 'coach', false, 9, 'Planted')`,
+        [x.reg, x.open.id, y.t.accountId, y.player],
+        ["42501", "23503"],
+      ],
+      [
+        "lineup_entries",
+        // ... or in Y's registration, said to be of X's tournament
+        `insert into app.lineup_entries (registration_id, tournament_id, account_id, player_id, role, captain, position, handle)
+        values ($1, $2, $3, $4, 'coach', false, 9, 'Planted')`,
+        [y.reg, x.open.id, y.t.accountId, y.player],
+        ["42501", "23503"],
+      ],
+      [
+        "lineup_entries",
+        "update app.lineup_entries set handle = 'Hijacked', country = null where registration_id = $1 or player_id = $2 or account_id = $3",
+        [x.reg, x.player, a],
+      ],
+      ["lineup_entries", "delete from app.lineup_entries where registration_id = $1 or player_id = $2 or account_id = $3", [
+        x.reg,
+        x.player,
+        a,
+      ]],
+      ["registrations", "update app.registrations set lineup_rev = lineup_rev + 1 where id = $1 or account_id = $2", [x.reg, a]],
     ];
   }
 
   const worldPrint = async () =>
     `${await fingerprint(x.t.accountId)}
 ${JSON.stringify(await sql("select * from app.teams where id = any($1::uuid[]) order by id", [[x.spareTeam, x.ownTeam]]))}
-${JSON.stringify(await sql("select * from app.rate_limits where account_id = $1", [x.t.accountId]))}`;
+${JSON.stringify(await sql("select * from app.rate_limits where account_id = $1", [x.t.accountId]))}
+${
+      // rows of any account that name X's team, player, registration or tournament
+      JSON.stringify(
+        await sql(
+          `select json_build_object(
+             'team_members', (select json_agg(m order by m.team_id, m.player_id) from app.team_members m where m.team_id = $1 or m.player_id = $2),
+             'lineup_entries', (select json_agg(e order by e.registration_id, e.player_id) from app.lineup_entries e
+                                 where e.player_id = $2 or e.registration_id = $3 or e.tournament_id = $4)) r`,
+          [x.ownTeam, x.player, x.reg, x.open.id],
+        ),
+      )}`;
 
   it("the statements reach account X's rows when its own account is bound (so the refusals below mean something)", async () => {
     const owner: Caller = { label: "owner", role: "tournament_api_owner", account: () => x.t.accountId };
@@ -735,6 +1004,9 @@ ${JSON.stringify(await sql("select * from app.rate_limits where account_id = $1"
           "rate_limits",
           "webhook_endpoints",
           "webhook_deliveries",
+          "players",
+          "team_members",
+          "lineup_entries",
         ].includes(table)
       ) continue;
       const r = await run(owner, text, values, false);
@@ -761,6 +1033,15 @@ ${JSON.stringify(await sql("select * from app.rate_limits where account_id = $1"
       "webhook_endpoints delete": 1,
       "webhook_deliveries select": expect.any(Number),
       "webhook_deliveries update": expect.any(Number),
+      "players select": expect.any(Number),
+      "players update": expect.any(Number),
+      "players delete": expect.any(Number),
+      "team_members select": 1,
+      "team_members update": 1,
+      "team_members delete": 1,
+      "lineup_entries select": 1,
+      "lineup_entries update": 1,
+      "lineup_entries delete": 1,
     });
     for (const [k, n] of Object.entries(reached)) expect(n, k).toBeGreaterThan(0);
   });
@@ -769,12 +1050,14 @@ ${JSON.stringify(await sql("select * from app.rate_limits where account_id = $1"
     "%s: every statement is refused or touches nothing, and nothing changes",
     async (_l, caller) => {
       const before = await worldPrint();
-      for (const [, text, values] of statements()) {
+      for (const [, text, values, codes] of statements()) {
         const r = await run(caller, text, values);
-        const what = `${caller.label}: ${text.replace(/\s+/g, " ")} → ${r.code ?? `${r.rowCount} rows`} ${r.message ?? ""}`;
-        if (r.code) {
-          // refused: no privilege, or a row-level security check on the new row
-          expect(r.code, what).toBe("42501");
+        const what = `${caller.label}: ${text.replace(/\s+/g, " ")} ${JSON.stringify(values)} → ${r.code ?? `${r.rowCount} rows`} ${
+          r.message ?? ""
+        }`;
+        if (r.code || codes) {
+          // refused: no privilege, or a row-level security check on the new row (or a foreign key, where it names another account's)
+          expect(codes ?? ["42501"], what).toContain(r.code);
         } else {
           expect(r.rows, what).toEqual([]);
           expect(r.rowCount, what).toBe(0);
@@ -813,6 +1096,24 @@ ${JSON.stringify(await sql("select * from app.rate_limits where account_id = $1"
         ["app.test_webhook", { webhook_id: x.webhook }],
         ["app.list_webhook_deliveries", { webhook_id: x.webhook, query: {} }],
         ["app.retry_webhook_delivery", { webhook_id: x.webhook, delivery_id: x.delivery }],
+        ["app.get_player", { player_id: x.player }],
+        ["app.update_player", { player_id: x.player, body: { handle: "Hijacked", external_id: null } }],
+        ["app.delete_player", { player_id: x.player }],
+        ["app.put_lineup", { tournament_id: x.open.id, registration_id: x.reg, body: { players: [] } }],
+        ["app.put_lineup", {
+          tournament_id: x.open.id,
+          registration_id: x.reg,
+          body: { players: [{ player_id: x.player, role: "coach", captain: false }] },
+        }],
+        [
+          "app.change_game",
+          {
+            tournament_id: x.ongoing.id,
+            match_id: x.ready,
+            number: 1,
+            body: { team1_score: 0, team2_score: 9, lineups: { team1: [x.player], team2: [] } },
+          },
+        ],
       ];
       for (const [fn, args] of calls) {
         const r = await run(caller, `select ${fn}($1::jsonb) r`, [JSON.stringify(args)]);
@@ -822,14 +1123,45 @@ ${JSON.stringify(await sql("select * from app.rate_limits where account_id = $1"
       // X's team is no secret, but only X may change or delete it (with no account bound the
       // team may not even be visible: not_found is a refusal too).
       for (
-        const [fn, args] of [["app.update_team", { team_id: x.ownTeam, body: { name: "Hijacked" } }], ["app.delete_team", {
-          team_id: x.ownTeam,
-        }]] as const
+        const [fn, args] of [
+          ["app.update_team", { team_id: x.ownTeam, body: { name: "Hijacked" } }],
+          ["app.delete_team", { team_id: x.ownTeam }],
+          // its roster is X's too, whichever player is named
+          ["app.list_roster", { team_id: x.ownTeam }],
+          ["app.put_roster_member", { team_id: x.ownTeam, player_id: x.player, body: { role: "coach", captain: false } }],
+          ["app.delete_roster_member", { team_id: x.ownTeam, player_id: x.player }],
+          ...(caller.account
+            ? [
+              ["app.put_roster_member", { team_id: x.ownTeam, player_id: y.player, body: { role: "coach", captain: true } }],
+              ["app.delete_roster_member", { team_id: x.ownTeam, player_id: y.player }],
+            ] as const
+            : []),
+        ] as const
       ) {
         const r = await run(caller, `select ${fn}($1::jsonb) r`, [JSON.stringify(args)]);
         expect(r.code, `${fn}: ${r.message}`).toBe("P0001");
         expect(caller.account ? ["team_not_owned"] : ["team_not_owned", "not_found"], `${fn}: ${r.message}`).toContain(r.hint);
       }
+      if (caller.account) {
+        // X's player on the caller's own team, or in its own lineup: as a player that exists nowhere.
+        for (const player_id of [x.player, crypto.randomUUID()]) {
+          const put = await run(caller, "select app.put_roster_member($1::jsonb) r", [
+            JSON.stringify({ team_id: y.ownTeam, player_id, body: { role: "coach", captain: false } }),
+          ]);
+          expect([put.code, put.hint, put.message], put.message).toEqual(["P0001", "not_found", "Player not found."]);
+          const lineup = await run(caller, "select app.put_lineup($1::jsonb) r", [
+            JSON.stringify({ tournament_id: y.open.id, registration_id: y.reg, body: { players: [{ player_id, role: "coach" }] } }),
+          ]);
+          expect([lineup.code, lineup.hint], lineup.message).toEqual(["P0001", "validation_error"]);
+        }
+      }
+      const players = await run(caller, "select app.list_players($1::jsonb) r", [
+        JSON.stringify({ query: { search: x.name, external_id: `${x.name}-star` } }),
+      ]);
+      expect(players.code, players.message).toBeUndefined();
+      expect(players.rows[0].r).toMatchObject({ data: [], pagination: { total: 0 } });
+      const everyPlayer = await run(caller, "select app.list_players('{}'::jsonb) r");
+      for (const secret of x.secrets) expect(JSON.stringify(everyPlayer.rows[0].r)).not.toContain(secret);
       const hooks = await run(caller, "select app.list_webhooks('{}'::jsonb) r");
       expect(hooks.code, hooks.message).toBeUndefined();
       for (const secret of x.secrets) expect(JSON.stringify(hooks.rows[0].r)).not.toContain(secret);

@@ -33,6 +33,12 @@ export interface TournamentFx {
 export type TeamRole = "core" | "inUse" | "disposable" | "platform" | "other";
 /** How a webhook endpoint named in a path stands to the fuzz account: `core` ones are never a DELETE target. */
 export type HookRole = "core" | "disposable";
+/**
+ * How a player named in a path stands to the fuzz account (section 16): its own (`core`: never a
+ * DELETE target; `inUse`: in the lineup of a started tournament, so DELETE is player_in_use for
+ * good; `disposable`: may be gone), or another account's (private: as a player that exists nowhere).
+ */
+export type PlayerRole = "core" | "inUse" | "disposable" | "other";
 export interface Fixtures {
   /** Platform teams (operator-made, no owner). */
   teams: string[];
@@ -56,6 +62,11 @@ export interface Fixtures {
   hooks: { core: string[]; disposable: string[]; created: string[]; deliveries: Record<string, string[]> };
   /** Another account's endpoints and their deliveries: never reachable with the fuzz account's keys. */
   bHooks: { id: string; deliveries: string[] }[];
+  /** The fuzz account's players (see PlayerRole; `created`: made by the fuzz, deletable), and another account's. */
+  players: { core: string[]; inUse: string[]; disposable: string[]; created: string[] };
+  otherPlayers: string[];
+  /** The rosters of the fuzz account's teams as the last batch left them (team id → player ids): a hint for roster paths. */
+  rosters: Record<string, string[]>;
   keys: { full: Key[]; limited: Key[]; disabled: string; revoked: string; expired: string };
   /** Accounts whose every row is fingerprinted. */
   accounts: string[];
@@ -70,9 +81,12 @@ type Auth =
   | { kind: "none" | "badChecksum" | "revoked" | "expired" | "disabled" | "duplicate" }
   | { kind: "unknown"; body: string }
   | { kind: "malformed"; header: string };
+type PlayerPick = "own" | "other" | "wrongKind" | "unknown";
 type Target =
   | { mode: "A" | "A-cross" | "B" | "AB" | "bad"; t: number; c: number; segment?: string; enc: string }
-  | { mode: "team"; pick: "own" | "platform" | "other" | "wrongKind"; i: number; enc: string }
+  // (a roster path's player: `player`, picked among the team's members half the time)
+  | { mode: "team"; pick: "own" | "platform" | "other" | "wrongKind"; i: number; enc: string; player?: { pick: PlayerPick; i: number } }
+  | { mode: "player"; pick: PlayerPick; i: number; enc: string }
   | { mode: "hook"; pick: "own" | "other" | "wrongKind"; child: "own" | "cross"; i: number; c: number; enc: string }
   | { mode: "unknown"; ids: string[] };
 interface Body {
@@ -126,6 +140,9 @@ export interface Wire {
   stage?: number | null;
   /** For a coherent path into the fuzz account's tournament: its number of stages (see TournamentFx.stages). */
   stages?: number | null;
+  /** The player a /players/{player_id} or roster path names (a real one), and how it stands to the fuzz account. */
+  player?: string | null;
+  playerRole?: PlayerRole | null;
 }
 
 export const MAX_BODY = 64 * 1024;
@@ -554,6 +571,12 @@ function objectOf(
 
 /** Stands for one of the fuzz account's deletable teams in a body: `${OWN_TEAM}<n>@@`, resolved by materialize. */
 const OWN_TEAM = "@@own-team:";
+/** Stands for one of the fuzz account's deletable players in a body (those the fuzz made among them), resolved likewise. */
+const OWN_PLAYER = "@@own-player:";
+
+/** Game account providers (section 16), and some it refuses. */
+const PROVIDERS = ["steam", "riot", "epic", "battlenet", "psn", "xbox", "nintendo", "discord", "ea", "ubisoft", "faceit", "other"];
+const COUNTRIES = ["SE", "US", "GB", "DE", "BR", "KR", "JP", "NO"];
 const hoursFromNow = (h: number) => new Date(Date.now() + h * 3_600_000).toISOString();
 
 /** Logo URLs the contract accepts (http(s), at most 2,048 characters). */
@@ -756,6 +779,9 @@ function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Bo
       : field(fc.oneof(w(3, dateTime), w(1, fc.constant("null")))),
     // (half as often as the other optional fields: a tournament of one stage stays the common case)
     stages: fc.oneof(fc.constant(null), field(stagesArb(clean))) as fc.Arbitrary<string>,
+    // section 16: substitutes a lineup may hold (0-50), and whether a full lineup is required
+    substitutes_max: edgy(j(fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 50 }))), ["51", "-1", "1.5", '"2"', "null"]),
+    lineups: edgy(j(fc.oneof(w(4, fc.constant("off")), w(1, fc.constant("required")))), ['"on"', '"Required"', '""', "null", "true"]),
   };
   /** A clean body does not send stages with format (400 for any tournament): stages win. */
   const oneShape = (entries: fc.Arbitrary<[string, string][]>) =>
@@ -934,7 +960,139 @@ function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Bo
         j(fc.oneof(fc.constant(null), fc.constantFrom("Mirage", "Inferno", "Nuke"), fc.string({ maxLength: 100, unit: "grapheme" }))),
         [`"${"m".repeat(101)}"`, "5", "true", '["Mirage"]', '"a\\u0000b"'],
       );
-      entries = objectOf({ team1_score: score, team2_score: score }, { map }, { optionalPercent: 40, clean });
+      // who played (section 16): team_size ids a side from its lineup; the fixtures' lineups hold the
+      // account's players in use (Alpha Lineups, team_size 1), so a side of one of them is sometimes right
+      const side = fc.oneof(
+        w(6, fc.array(fc.constantFrom(...fx.players.inUse), { minLength: 1, maxLength: 1 })),
+        w(2, fc.uniqueArray(fc.constantFrom(...fx.players.inUse, ...fx.players.core), { minLength: 0, maxLength: 5 })),
+        w(1, fc.array(fc.uuid(), { minLength: 1, maxLength: 5 })),
+      );
+      const lineups = edgy(j(fc.oneof(w(2, fc.constant(null)), w(3, fc.record({ team1: side, team2: side })))), [
+        "{}",
+        '{"team1":[]}',
+        `{"team1":${JSON.stringify([fx.players.inUse[0], fx.players.inUse[0]])},"team2":[]}`,
+        '{"team1":["x"],"team2":[]}',
+        '{"team1":[],"team2":[],"team3":[]}',
+        "[]",
+        '"team1"',
+        `{"team1":${JSON.stringify(fx.otherPlayers.slice(0, 1))},"team2":${JSON.stringify(fx.otherPlayers.slice(1, 2))}}`,
+      ]);
+      // (a fifth of them with lineups: most lineups name players of no side, and a game is seldom accepted as it is)
+      entries = fc.oneof(
+        w(4, objectOf({ team1_score: score, team2_score: score }, { map }, { optionalPercent: 40, clean })),
+        w(1, objectOf({ team1_score: score, team2_score: score, lineups }, { map }, { optionalPercent: 40, clean })),
+      );
+      break;
+    }
+    case "players.create":
+    case "players.update": {
+      const player = {
+        handle: edgy(
+          j(fc.oneof(
+            fc.constantFrom("frost", "  padded  ", "Ünïcödé", "h".repeat(50), "😀".repeat(50), "a", "Bravo", "%_\\", "Fuzz Core 1"),
+            fc.string({ minLength: 1, maxLength: 30, unit: "grapheme" }),
+          )),
+          ['""', '"   "', `"${"h".repeat(51)}"`, `"${"😀".repeat(51)}"`, '"a\\u0000b"', '"\\ud800"', "null", "5"],
+        ),
+        name: edgy(j(fc.oneof(fc.constant(null), fc.constantFrom("Erik Lind", "n".repeat(100)), fc.string({ maxLength: 40 }))), [
+          `"${"n".repeat(101)}"`,
+          '"a\\u0000b"',
+          "5",
+        ]),
+        country: edgy(j(fc.oneof(w(4, fc.constantFrom(...COUNTRIES)), w(1, fc.constant(null)))), [
+          '"se"',
+          '"XX"',
+          '"SWE"',
+          '"S"',
+          '""',
+          "1",
+          '"UK"',
+        ]),
+        // a few ids over and over, so that external_id_taken happens
+        external_id: edgy(
+          j(fc.oneof(
+            w(4, fc.integer({ min: 1, max: 12 }).map((n) => `fuzz-ext-${n}`)),
+            w(2, fc.constant(null)),
+            w(1, fc.constant("e".repeat(200))),
+          )),
+          ['""', `"${"e".repeat(201)}"`, '"a\\u0000b"', "5", "true"],
+        ),
+        game_accounts: edgy(
+          j(fc.oneof(
+            fc.constant({}),
+            fc.dictionary(
+              fc.constantFrom(...PROVIDERS),
+              fc.oneof(fc.constantFrom("76561198000000000", "i".repeat(100)), fc.string({ minLength: 1, maxLength: 20 })),
+              {
+                maxKeys: 3,
+              },
+            ),
+          )),
+          ['{"myspace":"1"}', '{"steam":""}', '{"steam":1}', `{"steam":"${"i".repeat(101)}"}`, "[]", "null", '"steam"', '{"Steam":"x"}'],
+        ),
+      };
+      const { handle, ...rest } = player;
+      entries = route.op === "players.create"
+        ? objectOf({ handle }, rest, { clean })
+        : objectOf({}, player, { optionalPercent: 35, clean });
+      break;
+    }
+    case "roster.put":
+      entries = objectOf(
+        {
+          role: edgy(j(fc.oneof(w(5, fc.constant("player")), w(2, fc.constant("substitute")), w(2, fc.constant("coach")))), [
+            '"Player"',
+            '"captain"',
+            '""',
+            "null",
+            "1",
+            '["player"]',
+          ]),
+        },
+        { captain: edgy(j(fc.boolean()), ['"true"', "1", "null"]) },
+        { optionalPercent: 40, clean },
+      );
+      break;
+    case "lineups.put": {
+      // The account's players (lasting ones, or deletable ones by a placeholder), another account's,
+      // or none; mostly players, as many as a team_size of 5 takes, at most one captain.
+      const id = fc.oneof(
+        w(5, fc.constantFrom(...fx.players.core)),
+        w(1, fc.constantFrom(...fx.players.inUse)),
+        w(3, fc.nat().map((n) => `${OWN_PLAYER}${n}@@`)),
+        w(1, fc.constantFrom(...fx.players.core).map((id) => id.toUpperCase())),
+        w(1, fc.constantFrom(...fx.otherPlayers)),
+        w(1, fc.uuid()),
+      );
+      const entry = fc.record({
+        player_id: id,
+        role: fc.oneof(w(6, fc.constant("player")), w(1, fc.constant("substitute")), w(1, fc.constant("coach"))),
+        captain: fc.option(fc.boolean(), { nil: undefined }),
+      }, { requiredKeys: ["player_id", "role"] });
+      const list = fc.uniqueArray(entry, { maxLength: 6, selector: (e) => e.player_id.toLowerCase() }).map((es) => {
+        let captains = 0;
+        // one captain at most (a clean body; the unclean ones may have two)
+        return es.map((e) => (e.captain && ++captains > 1 ? { ...e, captain: false } : e));
+      });
+      const players = edgy(
+        list.map((es) => `[${es.map((e) => JSON.stringify(e)).join(",")}]`),
+        [
+          "null",
+          '"x"',
+          "[{}]",
+          '[{"player_id":"x","role":"player"}]',
+          `[${JSON.stringify({ player_id: fx.players.core[0], role: "player" })},${
+            JSON.stringify({ player_id: fx.players.core[0], role: "coach" })
+          }]`,
+          `[${JSON.stringify({ player_id: fx.players.core[0], role: "player", captain: true })},${
+            JSON.stringify({ player_id: fx.players.core[1], role: "player", captain: true })
+          }]`,
+          `[${JSON.stringify({ player_id: fx.players.core[0], role: "starter" })}]`,
+          `[${JSON.stringify({ player_id: fx.players.core[0], role: "player", extra: 1 })}]`,
+          JSON.stringify(Array.from({ length: 160 }, () => ({ player_id: fx.players.core[0], role: "coach" }))),
+        ],
+      );
+      entries = objectOf({ players }, {}, { clean });
       break;
     }
     case "webhooks.create":
@@ -1009,6 +1167,14 @@ function validBase(route: Route, fx: Fixtures): [string, string][] {
       return [["status", '"ongoing"']];
     case "games.put":
       return [["team1_score", "13"], ["team2_score", "7"], ["map", '"Mirage"']];
+    case "players.create":
+      return [["handle", '"Fuzz Base Player"'], ["country", '"SE"'], ["game_accounts", '{"steam":"765"}']];
+    case "players.update":
+      return [["name", '"Fuzz Base Name"']];
+    case "roster.put":
+      return [["role", '"player"']];
+    case "lineups.put":
+      return [["players", `[${JSON.stringify({ player_id: fx.players.core[2], role: "player" })}]`]];
     default:
       throw new Error(`no base body for ${route.op}`);
   }
@@ -1028,6 +1194,10 @@ function targetedBody(route: Route, fx: Fixtures): fc.Arbitrary<Body> {
     "webhooks.update": "description",
     "stages.update": "status",
     "games.put": "team1_score",
+    "players.create": "handle",
+    "players.update": "name",
+    "roster.put": "role",
+    "lineups.put": "players",
   } as Record<string, string>)[route.op] ?? "max_teams";
   const withValue = (key: string, value: string) => pairs([...base().filter(([k]) => k !== key), [key, value]]);
   const bytes = (...parts: (string | number[])[]) =>
@@ -1362,6 +1532,41 @@ function queryArb(route: Route): fc.Arbitrary<string> {
       w(1, fc.constantFrom("page=1&page=2", "status=%00", "limit=1e2", "status=succeeded&status=bogus", "page=2&limit=1")),
     );
   }
+  if (route.op === "players.list") {
+    // search (≤ 100 characters, `%` and `_` literal) and external_id (exact, ≤ 200)
+    const values = [
+      ...TEAM_QUERY_VALUES,
+      "fuzz-ext-1",
+      "fuzz-ext-12",
+      "FUZZ-EXT-1",
+      "fuzz-core-1",
+      "e".repeat(200),
+      "e".repeat(201),
+      "Core",
+      "frost",
+    ];
+    return fc.oneof(
+      w(4, fc.constant("")),
+      w(
+        5,
+        fc.array(
+          fc.tuple(
+            fc.oneof(
+              w(9, fc.constantFrom("page", "limit", "search", "external_id")),
+              w(1, fc.constantFrom("Search", "handle", "owned", "")),
+            ),
+            fc.oneof(
+              w(6, fc.constantFrom(...values)),
+              w(2, fc.integer().map(String)),
+              w(2, fc.string({ maxLength: 30, unit: "grapheme" })),
+            ),
+          ),
+          { maxLength: 4 },
+        ).map((list) => list.map(([k, v]) => `${pct(k)}=${pct(v)}`).join("&")),
+      ),
+      w(1, fc.constantFrom("external_id=&search=", "external_id=%00", "search=%25", "search=%5F", "page=2&limit=1", "external_id[]=x")),
+    );
+  }
   const teams = route.op === "teams.list";
   return fc.oneof(
     w(4, fc.constant("")),
@@ -1439,11 +1644,34 @@ function targetArb(route: Route): fc.Arbitrary<Target> {
       w(14, fc.tuple(fc.nat(), fc.nat(), segment).map(([t, c, s]) => ({ mode: "bad" as const, t, c, segment: s, enc: "plain" }))),
     );
   }
+  /** A player: the account's, another account's (private to it), an id of another kind, or one that exists nowhere. */
+  const playerPick = fc.tuple(
+    fc.oneof(
+      w(70, fc.constant("own" as const)),
+      w(12, fc.constant("other" as const)),
+      w(6, fc.constant("wrongKind" as const)),
+      w(12, fc.constant("unknown" as const)),
+    ),
+    fc.nat(),
+  ).map(([pick, i]) => ({ pick, i }));
+  if (names[0][1] === "player_id") {
+    return fc.oneof(
+      w(83, fc.tuple(playerPick, enc).map(([p, e]) => ({ mode: "player" as const, pick: p.pick, i: p.i, enc: e }))),
+      w(17, fc.tuple(fc.nat(), fc.nat(), segment).map(([t, c, s]) => ({ mode: "bad" as const, t, c, segment: s, enc: "plain" }))),
+    );
+  }
   if (names[0][1] === "team_id") {
     // a team of the account, a platform team, another account's (both readable, neither writable),
-    // an id of another kind, an unknown id, a malformed segment
+    // an id of another kind, an unknown id, a malformed segment; on a roster path, a player too
+    const roster = names.length > 1;
     const team = (pick: "own" | "platform" | "other" | "wrongKind") =>
-      fc.tuple(fc.nat(), enc).map(([i, e]) => ({ mode: "team" as const, pick, i, enc: e }));
+      fc.tuple(fc.nat(), enc, playerPick).map(([i, e, player]) => ({
+        mode: "team" as const,
+        pick,
+        i,
+        enc: e,
+        ...(roster ? { player } : {}),
+      }));
     return fc.oneof(
       w(46, team("own")),
       w(12, team("platform")),
@@ -1451,8 +1679,10 @@ function targetArb(route: Route): fc.Arbitrary<Target> {
       w(5, team("wrongKind")),
       w(
         8,
-        fc.oneof(w(9, fc.uuid()), w(1, fc.constantFrom("00000000-0000-0000-0000-000000000000", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF")))
-          .map((id) => ({ mode: "unknown" as const, ids: [id] })),
+        fc.array(
+          fc.oneof(w(9, fc.uuid()), w(1, fc.constantFrom("00000000-0000-0000-0000-000000000000", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"))),
+          { minLength: names.length, maxLength: names.length },
+        ).map((ids) => ({ mode: "unknown" as const, ids })),
       ),
       w(17, fc.tuple(fc.nat(), fc.nat(), segment).map(([t, c, s]) => ({ mode: "bad" as const, t, c, segment: s, enc: "plain" }))),
     );
@@ -1592,18 +1822,86 @@ interface Resolved {
   hookRole?: HookRole;
   stage?: number | null;
   stages?: number | null;
+  player?: string;
+  playerRole?: PlayerRole;
 }
 
 const pick = <T>(list: T[], i: number) => list[i % list.length];
 
-/** A /teams/{team_id} path: the team by its standing (own, platform, another account's), or no team at all. */
-function resolveTeam(spec: Spec, fx: Fixtures): Resolved {
+/** A player id that names nothing, drawn from the seed. */
+const nowherePlayer = (i: number) => `00000000-0000-4000-8000-${(i % 2 ** 48).toString(16).padStart(12, "0")}`;
+
+/** How a player of the fuzz account stands (a created one is as deletable as a disposable one). */
+function playerRoleOf(fx: Fixtures, id: string): PlayerRole {
+  return fx.players.core.includes(id) ? "core" : fx.players.inUse.includes(id) ? "inUse" : "disposable";
+}
+
+/**
+ * A player by its pick: the account's (half the time one that stays, unless it is DELETE's target:
+ * never a core one), another account's, an id of another kind (a team of the account), or one that
+ * exists nowhere. `members`: the team's roster (a roster path), from which half the own picks come.
+ */
+function pickPlayer(
+  spec: Spec,
+  fx: Fixtures,
+  which: PlayerPick,
+  i: number,
+  members: string[] = [],
+): { id: string; role: PlayerRole | null; owner: Wire["owner"] } {
+  switch (which) {
+    case "other":
+      return { id: pick(fx.otherPlayers, i), role: "other", owner: "B" };
+    case "wrongKind":
+      return { id: pick([...fx.own.core, ...fx.aCore.map((t) => t.id)], i), role: null, owner: "none" };
+    case "unknown":
+      return { id: nowherePlayer(i), role: null, owner: "none" };
+    case "own": {
+      if (members.length && i % 4 < 2) {
+        const id = pick(members, i >> 2);
+        return { id, role: playerRoleOf(fx, id), owner: "A" };
+      }
+      const deletable = [...fx.players.disposable, ...fx.players.created];
+      const deleting = spec.method === "DELETE" && spec.template === "/players/{player_id}";
+      const lasting: [string, PlayerRole][] = [
+        ...(deleting ? [] : fx.players.core.map((p): [string, PlayerRole] => [p, "core"])),
+        ...fx.players.inUse.map((p): [string, PlayerRole] => [p, "inUse"]),
+      ];
+      const [id, role] = i % 2 ? [pick(deletable, i >> 1), "disposable" as const] : pick(lasting, i >> 1);
+      return { id, role, owner: "A" };
+    }
+  }
+}
+
+/** A /players/{player_id} path: the player by its standing, or a malformed segment. */
+function resolvePlayer(spec: Spec, fx: Fixtures): Resolved {
   const target = spec.target;
-  if (target.mode === "unknown") return { segments: target.ids.slice(0, 1), owner: "none", coherent: false, tid: null };
   if (target.mode === "bad") {
-    let segment = target.segment!.replaceAll("%ID%", pick(fx.own.core, target.t));
+    let segment = target.segment!.replaceAll("%ID%", pick(fx.players.core, target.t));
     if (/^(\.|%2e){1,2}$/i.test(segment) || segment === "") segment = `x${segment}`;
     return { segments: [segment], owner: "bad", coherent: false, tid: null };
+  }
+  if (target.mode !== "player") throw new Error(`a player path with target mode ${target.mode}`);
+  const encode = (id: string) => target.enc === "upper" ? id.toUpperCase() : target.enc === "percent" ? pct(id) : id;
+  const { id, role, owner } = pickPlayer(spec, fx, target.pick, target.i);
+  return role && role !== "other"
+    ? { segments: [encode(id)], owner, coherent: true, tid: null, player: id, playerRole: role }
+    : { segments: [encode(id)], owner, coherent: false, tid: null, ...(role ? { player: id, playerRole: role } : {}) };
+}
+
+/**
+ * A /teams/{team_id} path (and a roster's, /teams/{team_id}/players[/{player_id}]): the team by its
+ * standing (own, platform, another account's), or no team at all; then the player, as for a player path.
+ */
+function resolveTeam(spec: Spec, fx: Fixtures, names: string[]): Resolved {
+  const target = spec.target;
+  const withPlayer = names[1] === "player_id";
+  if (target.mode === "unknown") return { segments: target.ids.slice(0, names.length), owner: "none", coherent: false, tid: null };
+  if (target.mode === "bad") {
+    const segments = [pick(fx.own.core, target.t), ...(withPlayer ? [pick(fx.players.core, target.c)] : [])];
+    const at = target.c % segments.length;
+    segments[at] = target.segment!.replaceAll("%ID%", segments[at]);
+    if (/^(\.|%2e){1,2}$/i.test(segments[at]) || segments[at] === "") segments[at] = `x${segments[at]}`;
+    return { segments, owner: "bad", coherent: false, tid: null };
   }
   if (target.mode !== "team") throw new Error(`a team path with target mode ${target.mode}`);
   const encode = (id: string) => target.enc === "upper" ? id.toUpperCase() : target.enc === "percent" ? pct(id) : id;
@@ -1614,8 +1912,9 @@ function resolveTeam(spec: Spec, fx: Fixtures): Resolved {
     case "own": {
       // Half the time a team that stays (DELETE never reaches the core teams, so that GET and
       // PATCH of them always find them; one in use cannot go), else one that may be gone.
+      const deleting = spec.method === "DELETE" && !withPlayer;
       const lasting: [string, TeamRole][] = [
-        ...(spec.method === "DELETE" ? [] : fx.own.core.map((t): [string, TeamRole] => [t, "core"])),
+        ...(deleting ? [] : fx.own.core.map((t): [string, TeamRole] => [t, "core"])),
         ...fx.own.inUse.map((t): [string, TeamRole] => [t, "inUse"]),
       ];
       [id, role] = target.i % 2 ? [pick(deletable, target.i >> 1), "disposable"] : pick(lasting, target.i >> 1);
@@ -1629,19 +1928,27 @@ function resolveTeam(spec: Spec, fx: Fixtures): Resolved {
       break;
     case "wrongKind": // a tournament, registration or match id of the account: no team
       return {
-        segments: [encode(pick(fx.aCore.flatMap((t) => [t.id, ...t.regs, ...t.matches]), target.i))],
+        segments: [
+          encode(pick(fx.aCore.flatMap((t) => [t.id, ...t.regs, ...t.matches]), target.i)),
+          ...(withPlayer ? [encode(fx.players.core[0])] : []),
+        ],
         owner: "none",
         coherent: false,
         tid: null,
       };
   }
+  const team = { team: id, teamRole: role };
+  const owner: Wire["owner"] = role === "other" ? "B" : role === "platform" ? "none" : "A";
+  if (!withPlayer) return { segments: [encode(id)], owner, coherent: true, tid: null, ...team };
+  const p = target.player ?? { pick: "own" as const, i: target.i };
+  const player = pickPlayer(spec, fx, p.pick, p.i, fx.rosters[id] ?? []);
   return {
-    segments: [encode(id)],
-    owner: role === "other" ? "B" : role === "platform" ? "none" : "A",
+    segments: [encode(id), encode(player.id)],
+    owner,
     coherent: true,
     tid: null,
-    team: id,
-    teamRole: role,
+    ...team,
+    ...(player.role ? { player: player.id, playerRole: player.role } : {}),
   };
 }
 
@@ -1700,7 +2007,9 @@ function resolveStage(spec: Spec, fx: Fixtures, numbered: boolean): Resolved {
   if (target.mode === "unknown") {
     return { segments: [target.ids[0], ...(numbered ? [numberOf(null, 0)] : [])], owner: "none", coherent: false, tid: null };
   }
-  if (target.mode === "team" || target.mode === "hook") throw new Error(`a ${target.mode} target on a stage path`);
+  if (target.mode === "team" || target.mode === "hook" || target.mode === "player") {
+    throw new Error(`a ${target.mode} target on a stage path`);
+  }
   const encode = (id: string) => target.enc === "upper" ? id.toUpperCase() : target.enc === "percent" ? pct(id) : id;
   const aPool = [...fx.aCore, ...fx.aDisposable, ...fx.created.slice(-RECENT)];
   const staged = aPool.filter((t) => (t.stages ?? 1) > 1);
@@ -1793,12 +2102,15 @@ function resolveTarget(spec: Spec, fx: Fixtures): Resolved {
 
 /** A tournament path, or one of its children's (a registration, a match). */
 function resolveTournamentChild(spec: Spec, fx: Fixtures, names: string[]): Resolved {
-  if (names[0] === "team_id") return resolveTeam(spec, fx);
+  if (names[0] === "team_id") return resolveTeam(spec, fx, names);
+  if (names[0] === "player_id") return resolvePlayer(spec, fx);
   if (names[0] === "webhook_id") return resolveHook(spec, fx, names);
   if (spec.template.includes("/stages")) return resolveStage(spec, fx, names[1] === "number");
   const target = spec.target;
   if (target.mode === "unknown") return { segments: target.ids.slice(0, names.length), owner: "none", coherent: false, tid: null };
-  if (target.mode === "team" || target.mode === "hook") throw new Error(`a ${target.mode} target on a tournament path`);
+  if (target.mode === "team" || target.mode === "hook" || target.mode === "player") {
+    throw new Error(`a ${target.mode} target on a tournament path`);
+  }
   const child = names[1];
   const kids = (t: TournamentFx) => (child === "registration_id" ? t.regs : t.matches);
   const isDelete = spec.method === "DELETE" && spec.template === "/tournaments/{id}";
@@ -1933,6 +2245,10 @@ export function materialize(spec: Spec, fx: Fixtures): Wire {
       const deletable = [...fx.own.disposable, ...fx.own.created];
       data = data.replace(new RegExp(`${OWN_TEAM}(\\d+)@@`, "g"), (_, n: string) => pick(deletable, Number(n)));
     }
+    if (typeof data === "string" && data.includes(OWN_PLAYER)) {
+      const deletable = [...fx.players.disposable, ...fx.players.created];
+      data = data.replace(new RegExp(`${OWN_PLAYER}(\\d+)@@`, "g"), (_, n: string) => pick(deletable, Number(n)));
+    }
     body = typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data);
     if (spec.body.chunked && ["POST", "PATCH", "PUT", "PROPFIND"].includes(spec.method)) {
       chunks = [];
@@ -1962,6 +2278,8 @@ export function materialize(spec: Spec, fx: Fixtures): Wire {
     hookRole: target.hookRole ?? null,
     stage: target.stage ?? null,
     stages: target.stages ?? null,
+    player: target.player ?? null,
+    playerRole: target.playerRole ?? null,
   };
 }
 
