@@ -459,7 +459,8 @@ begin
     if v_players < v_t.team_size then
       perform app.raise_error('lineup_incomplete',
         format('The lineup holds %s of the %s players the tournament needs to check in.', v_players, v_t.team_size),
-        jsonb_build_array(jsonb_build_object('registration_id', v_r.id, 'team_id', v_r.team_id, 'players', v_players)));
+        jsonb_build_array(jsonb_build_object('registration_id', v_r.id, 'team_id', v_r.team_id,
+          'team_name', (select tm.name from app.teams tm where tm.id = v_r.team_id), 'players', v_players)));
     end if;
   end if;
   if v_seed is distinct from v_r.seed and v_seed is not null

@@ -281,7 +281,11 @@ begin
       'winner_id', case when (v_body ->> 'team1_score')::int > (v_body ->> 'team2_score')::int
                         then v_m.team1_id else v_m.team2_id end,
       'map', coalesce(v_body -> 'map', 'null'), 'reported_at', app.iso(now()),
-      'lineups', coalesce(v_body -> 'lineups', 'null'));
+      -- (who played, each id as the API writes UUIDs: lower case)
+      'lineups', coalesce((select jsonb_object_agg(l.side, (select coalesce(jsonb_agg(to_jsonb((x #>> '{}')::uuid::text)), '[]')
+                                                              from jsonb_array_elements(l.ids) x))
+                             from jsonb_each(case when jsonb_typeof(v_body -> 'lineups') = 'object' then v_body -> 'lineups' end)
+                                  as l (side, ids)), 'null'));
     v_games := case when v_number > v_count then v_m.games || jsonb_build_array(v_game)
                     else jsonb_set(v_m.games, array[(v_number - 1)::text], v_game) end;
   end if;

@@ -4,8 +4,11 @@
 --   one captain) and app.lineup_entries (a registration's lineup, copied from the roster at
 --   registration, replaced by PUT .../lineup while the tournament is in registration). One
 --   player, one team per tournament: the unique index lineup_entries_player_key (coaches exempt).
+--   Each registration keeps its lineup as the API shows it (registrations.lineup).
 -- - Tournaments gain substitutes_max and lineups ('off' | 'required': a full lineup to check in
 --   and to start, else 409 lineup_incomplete).
+-- - Row-level security: a roster member's team and player, and a lineup entry's registration
+--   and player, are the row's account's (the foreign keys alone would take another account's).
 -- - Games may name who played (lineups), checked against each side's lineup.
 -- - A team's name and tag are frozen in a tournament from its start (registrations.team_name,
 --   team_tag; standings read app.tournament_teams); a rename raises the versions of tournaments
@@ -170,7 +173,11 @@ begin
       'winner_id', case when (v_body ->> 'team1_score')::int > (v_body ->> 'team2_score')::int
                         then v_m.team1_id else v_m.team2_id end,
       'map', coalesce(v_body -> 'map', 'null'), 'reported_at', app.iso(now()),
-      'lineups', coalesce(v_body -> 'lineups', 'null'));
+      -- (who played, each id as the API writes UUIDs: lower case)
+      'lineups', coalesce((select jsonb_object_agg(l.side, (select coalesce(jsonb_agg(to_jsonb((x #>> '{}')::uuid::text)), '[]')
+                                                              from jsonb_array_elements(l.ids) x))
+                             from jsonb_each(case when jsonb_typeof(v_body -> 'lineups') = 'object' then v_body -> 'lineups' end)
+                                  as l (side, ids)), 'null'));
     v_games := case when v_number > v_count then v_m.games || jsonb_build_array(v_game)
                     else jsonb_set(v_m.games, array[(v_number - 1)::text], v_game) end;
   end if;
@@ -1313,7 +1320,8 @@ begin
     if v_players < v_t.team_size then
       perform app.raise_error('lineup_incomplete',
         format('The lineup holds %s of the %s players the tournament needs to check in.', v_players, v_t.team_size),
-        jsonb_build_array(jsonb_build_object('registration_id', v_r.id, 'team_id', v_r.team_id, 'players', v_players)));
+        jsonb_build_array(jsonb_build_object('registration_id', v_r.id, 'team_id', v_r.team_id,
+          'team_name', (select tm.name from app.teams tm where tm.id = v_r.team_id), 'players', v_players)));
     end if;
   end if;
   if v_seed is distinct from v_r.seed and v_seed is not null
@@ -1608,8 +1616,12 @@ CREATE INDEX team_members_player_idx ON app.team_members USING btree (player_id)
 CREATE POLICY "Lineup entries are created in the bound account" ON "app"."lineup_entries"
   FOR INSERT
   TO "tournament_api_owner"
-  WITH CHECK ((account_id = ( SELECT (NULLIF(s.v, ''::text))::uuid AS "nullif"
-   FROM ( SELECT current_setting('app.account_id'::text, true) AS current_setting) s(v))));
+  WITH CHECK (((account_id = ( SELECT (NULLIF(s.v, ''::text))::uuid AS "nullif"
+   FROM ( SELECT current_setting('app.account_id'::text, true) AS current_setting) s(v))) AND (EXISTS ( SELECT
+   FROM app.registrations r
+  WHERE ((r.id = lineup_entries.registration_id) AND (r.tournament_id = lineup_entries.tournament_id) AND (r.account_id = lineup_entries.account_id)))) AND (EXISTS ( SELECT
+   FROM app.players p
+  WHERE ((p.id = lineup_entries.player_id) AND (p.account_id = lineup_entries.account_id))))));
 
 CREATE POLICY "Lineup entries are removed by their account" ON "app"."lineup_entries"
   FOR DELETE
@@ -1660,8 +1672,12 @@ CREATE POLICY "Players are visible to their account" ON "app"."players"
 CREATE POLICY "Team members are added in the bound account" ON "app"."team_members"
   FOR INSERT
   TO "tournament_api_owner"
-  WITH CHECK ((account_id = ( SELECT (NULLIF(s.v, ''::text))::uuid AS "nullif"
-   FROM ( SELECT current_setting('app.account_id'::text, true) AS current_setting) s(v))));
+  WITH CHECK (((account_id = ( SELECT (NULLIF(s.v, ''::text))::uuid AS "nullif"
+   FROM ( SELECT current_setting('app.account_id'::text, true) AS current_setting) s(v))) AND (EXISTS ( SELECT
+   FROM app.teams t
+  WHERE ((t.id = team_members.team_id) AND (t.account_id = team_members.account_id)))) AND (EXISTS ( SELECT
+   FROM app.players p
+  WHERE ((p.id = team_members.player_id) AND (p.account_id = team_members.account_id))))));
 
 CREATE POLICY "Team members are removed by their account" ON "app"."team_members"
   FOR DELETE
