@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { openApiDocument } from "../../functions/api/openapi.ts";
+import { openApiDocument } from "../../functions/api/openapi/document.ts";
 import { routes } from "../../functions/api/routes.ts";
 import * as models from "../../functions/api/resources/models.ts";
 import { apiUrl, expectStatus, request } from "../support/helpers.ts";
