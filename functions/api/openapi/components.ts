@@ -3,7 +3,14 @@
 import { z } from "zod";
 import { API_VERSION } from "../envelope.ts";
 import { type ErrorCode, RATE_LIMIT } from "../contract.ts";
-import * as models from "../resources/models.ts";
+import { DeleteResult, ErrorBody, EXAMPLE_IDS, Meta, Pagination } from "../resources/models/common.ts";
+import { Tournament } from "../resources/models/tournaments.ts";
+import { Team, TeamSummary } from "../resources/models/teams.ts";
+import { LineupEntry, Registration } from "../resources/models/registrations.ts";
+import { Me } from "../resources/models/keys.ts";
+import { Game, Match, Results, Standing } from "../resources/models/matches.ts";
+import { Qualifier, Stage, StageDetail } from "../resources/models/stages.ts";
+import { PublicView } from "../resources/models/public.ts";
 import { CreateTournament, UpdateTournament } from "../resources/tournaments.ts";
 import { CreateRegistration, PutLineup, UpdateRegistration } from "../resources/registrations.ts";
 import * as players from "../resources/players.ts";
@@ -18,33 +25,33 @@ export const ref = (name: string, kind = "schemas") => ({ $ref: `#/components/${
 
 // Named component schemas: response models and request bodies.
 const named: Record<string, z.ZodType> = {
-  Tournament: models.Tournament,
-  TeamSummary: models.TeamSummary,
-  Registration: models.Registration,
-  Match: models.Match,
-  Standing: models.Standing,
-  Results: models.Results,
-  DeleteResult: models.DeleteResult,
-  Team: models.Team,
-  Me: models.Me,
+  Tournament,
+  TeamSummary,
+  Registration,
+  Match,
+  Standing,
+  Results,
+  DeleteResult,
+  Team,
+  Me,
   Webhook: webhooks.Webhook,
   WebhookWithSecret: webhooks.WebhookWithSecret,
   WebhookDelivery: webhooks.Delivery,
   MatchWithTournament: webhooks.MatchWithTournament,
   StageWithTournament: webhooks.StageWithTournament,
-  Stage: models.Stage,
-  StageDetail: models.StageDetail,
-  Qualifier: models.Qualifier,
-  Game: models.Game,
+  Stage,
+  StageDetail,
+  Qualifier,
+  Game,
   Player: players.Player,
   RosterMember: players.RosterMember,
-  LineupEntry: models.LineupEntry,
-  PublicView: models.PublicView,
+  LineupEntry,
+  PublicView,
   CreateWebhook: webhooks.CreateWebhook,
   UpdateWebhook: webhooks.UpdateWebhook,
-  Pagination: models.Pagination,
-  Meta: models.Meta,
-  Error: models.ErrorBody,
+  Pagination,
+  Meta,
+  Error: ErrorBody,
   CreateTournament,
   UpdateTournament,
   UpdateStage,
@@ -211,7 +218,7 @@ export function errorComponents(): Json {
               message: e.message,
               ...(status === "400" ? { details: [{ field: "max_teams", message: "Too big: expected number to be <=1024" }] } : {}),
             },
-            meta: { timestamp: "2026-11-21T10:00:00.000Z", api_version: API_VERSION, request_id: models.EXAMPLE_IDS.request },
+            meta: { timestamp: "2026-11-21T10:00:00.000Z", api_version: API_VERSION, request_id: EXAMPLE_IDS.request },
           },
         },
       },

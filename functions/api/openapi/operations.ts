@@ -5,7 +5,7 @@ import { API_VERSION } from "../envelope.ts";
 import { MAX_STAGES, PAGE_SIZE } from "../contract.ts";
 import type { Route } from "../route.ts";
 import { documentedAs } from "../validation.ts";
-import * as models from "../resources/models.ts";
+import { EXAMPLE_IDS } from "../resources/models/common.ts";
 import { type Json, RATE_HEADERS, ref, schemaOf } from "./components.ts";
 
 function exampleOf(schema: z.ZodType): unknown {
@@ -141,7 +141,7 @@ export function operation(route: Route): Json {
             success: true,
             data: dataExample,
             ...(route.paginated ? { pagination: { page: 1, limit: 20, total: 1 } } : {}),
-            meta: { timestamp: "2026-11-21T10:00:00.000Z", api_version: API_VERSION, request_id: models.EXAMPLE_IDS.request },
+            meta: { timestamp: "2026-11-21T10:00:00.000Z", api_version: API_VERSION, request_id: EXAMPLE_IDS.request },
           },
         },
       },
@@ -208,7 +208,7 @@ export function operation(route: Route): Json {
           example: {
             success: false,
             error: { code: conflicts[0], message: "The resource's state forbids this request." },
-            meta: { timestamp: "2026-11-21T10:00:00.000Z", api_version: API_VERSION, request_id: models.EXAMPLE_IDS.request },
+            meta: { timestamp: "2026-11-21T10:00:00.000Z", api_version: API_VERSION, request_id: EXAMPLE_IDS.request },
           },
         },
       },

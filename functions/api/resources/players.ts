@@ -5,7 +5,7 @@ import { z } from "zod";
 import { PAGE_SIZE } from "../contract.ts";
 import { queryInt, text, trimmedText } from "../validation.ts";
 import type { Route } from "../route.ts";
-import { DeleteResult } from "./models.ts";
+import { DeleteResult } from "./models/common.ts";
 
 /** ISO 3166-1 alpha-2: the officially assigned codes. */
 const COUNTRIES = new Set(
