@@ -1,5 +1,5 @@
 // Bench only, not part of the API: the floor that `npm run bench` compares the API with. The
-// same runtime (Deno.serve), driver and pool settings as functions/api/db.ts, and one
+// same runtime (Deno.serve), driver and pool settings as functions/api/db-connection.ts, and one
 // `select 1` round trip per request, so what the API costs beyond it is its own work.
 //
 //   DATABASE_URL=postgres://tournament_api:...@127.0.0.1:54322/postgres FLOOR_PORT=8000 \

@@ -1,7 +1,8 @@
 import { ApiError } from "./errors.ts";
 import { baseHeaders, failure, notModified, preflight, rateLimitHeaders, success } from "./envelope.ts";
 import { bearerKey, hashKey } from "./keys.ts";
-import { type AuthOutcome, type CallOutcome, type Database, type DatabaseFailure, DatabaseUnavailable, operationError } from "./db.ts";
+import { type AuthOutcome, type CallOutcome, type Database, type DatabaseFailure, DatabaseUnavailable } from "./db.ts";
+import { operationError } from "./db-failure.ts";
 import { conditionsOf } from "./conditions.ts";
 import { LIVE_DEFAULTS, LiveHub, type LiveOptions } from "./stream.ts";
 import { type Route, type RouteCall, type RouteEnv, Router } from "./route.ts";

@@ -5,7 +5,7 @@
 // functions/api/static/ (scripts/copy-docs-assets.mjs); config.toml bundles them as static
 // files on deploy.
 import { ApiError } from "./errors.ts";
-import { openApiDocument } from "./openapi.ts";
+import { openApiDocument } from "./openapi/document.ts";
 import { countStatic, type PublicRequest } from "./public.ts";
 
 const DOCS_ASSETS = new Map<string, string>([

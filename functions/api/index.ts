@@ -2,7 +2,7 @@
 // On Supabase the platform chooses the port; locally (npm start, tests) API_PORT sets it.
 import { createHandler, type LogLine } from "./app.ts";
 import { loadConfig } from "./config.ts";
-import { connect } from "./db.ts";
+import { connect } from "./db-connection.ts";
 import { baseHeaders, failure } from "./envelope.ts";
 import { ApiError } from "./errors.ts";
 import pg from "pg";

@@ -6,20 +6,15 @@
 // attempts in event order); endpoints are served side by side, at most `concurrency` requests
 // in flight. When an attempt to an endpoint fails, that endpoint's remaining first attempts of
 // the claim are handed back unattempted (it is likely down; they keep their order), and so is
-// whatever would outlive the lease.
+// whatever would outlive the lease. One attempt's sending and signing is delivery.ts.
 import pg from "pg";
-import { decryptSecret, sign, toBase64 } from "../_shared/webhook-secrets.ts";
-import { refusedDestination } from "./destination.ts";
+import { attempt, type AttemptOptions, type Claimed, type Outcome, Secrets } from "./delivery.ts";
 
-export interface DispatcherOptions {
+/** The dispatcher's settings (an attempt's own: AttemptOptions). */
+export interface DispatcherOptions extends AttemptOptions {
   /** Connections as tournament_webhooks. */
   pool: pg.Pool;
   encryptionKey: CryptoKey;
-  /** A 2xx within this many milliseconds is a success. */
-  timeoutMs: number;
-  /** The delays before each retry, in seconds; after the last, a failure is final. */
-  retrySeconds: number[];
-  allowLocal: boolean;
   /** Requests in flight at most. */
   concurrency: number;
   /** An endpoint failing this long is disabled. */
@@ -29,29 +24,7 @@ export interface DispatcherOptions {
   log: (line: Record<string, unknown>) => void;
 }
 
-interface Claimed {
-  delivery_id: string;
-  lease_token: string;
-  event_id: string;
-  endpoint_id: string;
-  url: string;
-  secrets: Uint8Array[];
-  payload: string;
-  attempts: number;
-}
-
-interface Outcome {
-  delivery_id: string;
-  lease_token: string;
-  attempted: boolean;
-  ok?: boolean;
-  status_code?: number | null;
-  error?: string | null;
-  retry_in?: number | null;
-}
-
 const LEASE_MS = 60_000;
-const USER_AGENT = "TournamentAPI-Webhooks/1.0";
 
 export class Dispatcher {
   private inFlight = 0;
@@ -59,7 +32,7 @@ export class Dispatcher {
   private queued = 0;
   private settling: { outcome: Outcome; done: () => void }[] = [];
   private flushing: Promise<void> | null = null;
-  private secrets = new Map<string, Uint8Array>();
+  private readonly secrets: Secrets;
   private active = new Set<Promise<void>>();
   /** Attempts made since start. */
   attempts = 0;
@@ -67,7 +40,9 @@ export class Dispatcher {
   /** Deliveries being sent, by id: their batch (settle reports the ones that are gone). */
   private batches = new Map<string, { gone: boolean }>();
 
-  constructor(private options: DispatcherOptions) {}
+  constructor(private options: DispatcherOptions) {
+    this.secrets = new Secrets(options.encryptionKey);
+  }
 
   private wakeUp: (() => void) | null = null;
   private woken = false;
@@ -183,7 +158,10 @@ export class Dispatcher {
         continue;
       }
       const started = Date.now();
-      const outcome = await this.withSlot(() => this.attempt(row));
+      const outcome = await this.withSlot(() => {
+        this.attempts++;
+        return attempt(row, this.options, this.secrets);
+      });
       if (!outcome.ok) endpointDown = true;
       const settled = this.settle(outcome);
       // After a slow attempt, confirm the batch is still ours before the next (its endpoint may
@@ -201,68 +179,6 @@ export class Dispatcher {
     } finally {
       this.inFlight--;
       this.waiting.shift()?.();
-    }
-  }
-
-  private async secret(stored: Uint8Array): Promise<Uint8Array> {
-    const id = toBase64(stored);
-    let raw = this.secrets.get(id);
-    if (!raw) {
-      raw = await decryptSecret(this.options.encryptionKey, stored);
-      if (this.secrets.size > 10_000) this.secrets.clear();
-      this.secrets.set(id, raw);
-    }
-    return raw;
-  }
-
-  /** One attempt: never throws; the outcome says what happened (never a secret). */
-  private async attempt(row: Claimed): Promise<Outcome> {
-    const base = { delivery_id: row.delivery_id, lease_token: row.lease_token, attempted: true };
-    const failed = (error: string, status_code: number | null = null): Outcome => {
-      const retry = this.options.retrySeconds[row.attempts];
-      return { ...base, ok: false, status_code, error: error.slice(0, 500), retry_in: retry ?? null };
-    };
-    this.attempts++;
-    let url: URL;
-    try {
-      url = new URL(row.url);
-    } catch {
-      return failed("the endpoint URL is not valid");
-    }
-    const refused = await refusedDestination(url, this.options.allowLocal);
-    if (refused) return failed(refused);
-    let signatures: string;
-    const timestamp = Math.floor(Date.now() / 1000);
-    try {
-      const secrets = await Promise.all(row.secrets.map((s) => this.secret(s)));
-      signatures = (await Promise.all(secrets.map((s) => sign(s, row.event_id, timestamp, row.payload)))).join(" ");
-    } catch {
-      return failed("the endpoint's secret could not be decrypted with WEBHOOK_ENCRYPTION_KEY");
-    }
-    try {
-      const res = await fetch(url, {
-        method: "POST",
-        redirect: "manual",
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-        headers: {
-          "content-type": "application/json",
-          "user-agent": USER_AGENT,
-          "webhook-id": row.event_id,
-          "webhook-timestamp": String(timestamp),
-          "webhook-signature": signatures,
-        },
-        body: row.payload,
-      });
-      await res.body?.cancel().catch(() => {});
-      if (res.status >= 200 && res.status < 300) return { ...base, ok: true, status_code: res.status, error: null, retry_in: null };
-      if (res.status >= 300 && res.status < 400) return failed(`redirect ${res.status} not followed`, res.status);
-      return failed(`the endpoint answered ${res.status}`, res.status);
-    } catch (err) {
-      const e = err as Error;
-      if (e?.name === "TimeoutError" || e?.name === "AbortError") {
-        return failed(`no response within ${this.options.timeoutMs} ms`);
-      }
-      return failed(`request failed: ${String(e?.message ?? e).replace(/\s+/g, " ")}`);
     }
   }
 

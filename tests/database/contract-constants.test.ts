@@ -29,7 +29,7 @@ describe("one source of truth", () => {
   it("SQL's webhook event types (app.webhook_event_types()) are the API's, and the document describes each", async () => {
     const [row] = await sql<{ types: string[] }>("select app.webhook_event_types() as types");
     expect(row.types).toEqual([...EVENT_TYPES]);
-    const { openApiDocument } = await import("../../functions/api/openapi.ts");
+    const { openApiDocument } = await import("../../functions/api/openapi/document.ts");
     expect(Object.keys(openApiDocument().webhooks as object).sort()).toEqual([...EVENT_TYPES, "webhook.test"].sort());
   });
 

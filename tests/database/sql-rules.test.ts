@@ -5,7 +5,8 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
 import { createHandler, type LogLine } from "../../functions/api/app.ts";
-import { type Database, operationError } from "../../functions/api/db.ts";
+import type { Database } from "../../functions/api/db.ts";
+import { operationError } from "../../functions/api/db-failure.ts";
 import { admin, createTournament, expectError, expectStatus, setRateHits, sql, tenant } from "../support/helpers.ts";
 
 const sha256 = (s: string) => createHash("sha256").update(s).digest();

@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { createHandler, type LogLine } from "../../functions/api/app.ts";
-import { connect } from "../../functions/api/db.ts";
+import { connect } from "../../functions/api/db-connection.ts";
 import { base62, crc32, isWellFormedKey } from "../../functions/api/keys.ts";
 import { hex, sha256 } from "../../functions/api/sha256.ts";
 import { createHash, randomBytes } from "node:crypto";

@@ -4,9 +4,12 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { openApiDocument } from "../../functions/api/openapi.ts";
+import { openApiDocument } from "../../functions/api/openapi/document.ts";
 import { routes } from "../../functions/api/routes.ts";
-import * as models from "../../functions/api/resources/models.ts";
+import { DeleteResult } from "../../functions/api/resources/models/common.ts";
+import { Tournament } from "../../functions/api/resources/models/tournaments.ts";
+import { Registration } from "../../functions/api/resources/models/registrations.ts";
+import { Match, Results } from "../../functions/api/resources/models/matches.ts";
 import { apiUrl, expectStatus, request } from "../support/helpers.ts";
 
 const doc = openApiDocument() as any;
@@ -104,11 +107,11 @@ describe("the OpenAPI document", () => {
     }
     for (
       const [name, schema] of Object.entries({
-        Tournament: models.Tournament,
-        Registration: models.Registration,
-        Match: models.Match,
-        Results: models.Results,
-        DeleteResult: models.DeleteResult,
+        Tournament,
+        Registration,
+        Match,
+        Results,
+        DeleteResult,
       })
     ) {
       const example = (schema.meta() as { example?: unknown }).example;

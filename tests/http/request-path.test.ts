@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import net from "node:net";
 import { describe, expect, inject, it } from "vitest";
-import { openApiDocument } from "../../functions/api/openapi.ts";
+import { openApiDocument } from "../../functions/api/openapi/document.ts";
 import { routes } from "../../functions/api/routes.ts";
 import { apiUrl, createTeams, createTournament, expectError, expectStatus, request, tenant } from "../support/helpers.ts";
 

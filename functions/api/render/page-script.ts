@@ -1,59 +1,17 @@
 /// <reference lib="dom" />
 // The share page's client script (page.ts), inlined in its one document: the page's state and
-// its requests (the JSON, the picture, the live stream). What it draws is in page-draw.ts (the
-// view, by textContent only) and page-picture.ts (the server's SVG made inert, cropped, hinted).
+// its requests (the JSON, the picture, the live stream); the state's shape is page-state.ts.
+// What it draws is in page-draw.ts and page-cards.ts (the view, by textContent only) and
+// page-picture.ts (the server's SVG made inert, cropped, hinted).
 //
 // page.ts inlines `pageMain` by its source text:
-// `(${pageMain})((${pageDraw})(labels), (${pagePicture})())`, so its body may use only the
-// browser's globals, its parameters and its own locals, never an import or anything else of this
-// module (only types may be imported: they are erased).
+// `(${pageMain})((${pageDraw})(labels, ${pageCards}), (${pagePicture})())`, so its body may use
+// only the browser's globals, its parameters and its own locals, never an import or anything else
+// of this module (only types may be imported: they are erased).
 import type { PublicView } from "./view.ts";
 import type { Kid, PageDraw } from "./page-draw.ts";
 import type { PagePicture } from "./page-picture.ts";
-
-/** One answer for the picture. */
-interface SvgAnswer {
-  /** Its request's number: an answer to an older request is dropped. */
-  seq: number;
-  stage: number | null;
-  status: number;
-  /** From the ETag; null without one. */
-  version: number | null;
-  text: string;
-}
-
-/** A timer's id (a number in the browser; typed as whichever setTimeout the checker sees). */
-type Timer = ReturnType<typeof setTimeout> | undefined;
-
-/** Everything the page remembers between events. */
-interface PageState {
-  /** The PublicView shown. */
-  view: PublicView | null;
-  /** The stage the viewer picked; null follows the stage being played. */
-  chosen: number | null;
-  /** The newest version the stream announced. */
-  wanted: number;
-  /** The latest SVG request; older answers are dropped. */
-  svgSeq: number;
-  /** The SVG shown, to skip redrawing the same picture. */
-  svgText: string;
-  /** The next refresh. */
-  timer: Timer;
-  /** A refresh is running; `again`: another one was asked for meanwhile. */
-  busy: boolean;
-  again: boolean;
-  /** The tournament is gone (or was never there): the page stops. */
-  gone: boolean;
-  /** Refreshes in a row whose answer was older than the stream's announcement. */
-  staleTries: number;
-  stream: EventSource | null;
-  /** The wait before asking again after the stream was refused (doubles, to 60 s). */
-  streamRetry: number;
-  /** Shows "Reconnecting…" when the stream does not come back soon. */
-  slowTimer: Timer;
-  /** Lets the stream go when the tab stays hidden. */
-  hiddenTimer: Timer;
-}
+import type { PageState, SvgAnswer } from "./page-state.ts";
 
 /** The page's script: reads the API base and slug, then draws and follows the tournament. */
 export function pageMain(draw: PageDraw, picture: PagePicture): void {

@@ -11,6 +11,7 @@
 
 import { STYLE } from "./page-style.ts";
 import { LABELS } from "./labels.ts";
+import { pageCards } from "./page-cards.ts";
 import { pageDraw } from "./page-draw.ts";
 import { pagePicture } from "./page-picture.ts";
 import { pageMain } from "./page-script.ts";
@@ -28,17 +29,18 @@ export interface PageOptions {
  * The page's script: the client's functions by their source text, the labels table (labels.ts)
  * as JSON. Deno transpiles a module to JavaScript when it loads it (deployed too: there is no
  * build step), so a function's source text is plain JavaScript; each function uses only the
- * browser's globals and its parameters (page-script.ts, page-draw.ts, page-picture.ts). The
- * directive makes the classic script as strict as the modules the functions were written in.
+ * browser's globals and its parameters (page-script.ts, page-draw.ts, page-cards.ts,
+ * page-picture.ts). The directive makes the classic script as strict as the modules the functions
+ * were written in.
  */
 function clientScript(): string {
-  const [main, draw, picture] = [pageMain, pageDraw, pagePicture].map((f) => f.toString());
+  const [main, draw, cards, picture] = [pageMain, pageDraw, pageCards, pagePicture].map((f) => f.toString());
   // Inside <script>, "</script" or "<!--" in the text would end or bend the element.
-  for (const text of [main, draw, picture]) {
+  for (const text of [main, draw, cards, picture]) {
     if (/<\/script|<!--/i.test(text)) throw new Error("the page's script holds </script or <!--");
   }
   const labels = JSON.stringify(LABELS).replace(/</g, "\\u003c");
-  return `"use strict";\n(${main})((${draw})(${labels}), (${picture})());\n`;
+  return `"use strict";\n(${main})((${draw})(${labels}, ${cards}), (${picture})());\n`;
 }
 const SCRIPT = clientScript();
 

@@ -1,10 +1,10 @@
 // The public view of a tournament (contract section 15): what `GET /public/tournaments/{slug}`
 // answers, and what the bracket renderer draws from. The types are the API's own models
-// (resources/models.ts, the zod schemas that also make the OpenAPI document), read as types
+// (resources/models/, the zod schemas that also make the OpenAPI document), read as types
 // only: the renderer stays pure and runs without a database (and in the tests without Deno).
 import type { z } from "zod";
 import type { FORMATS } from "../contract.ts";
-import type { PublicView as PublicViewModel } from "../resources/models.ts";
+import type { PublicView as PublicViewModel } from "../resources/models/public.ts";
 
 export type Format = (typeof FORMATS)[number];
 

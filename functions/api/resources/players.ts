@@ -5,7 +5,7 @@ import { z } from "zod";
 import { PAGE_SIZE } from "../contract.ts";
 import { queryInt, text, trimmedText } from "../validation.ts";
 import type { Route } from "../route.ts";
-import { DeleteResult } from "./models.ts";
+import { DeleteResult } from "./models/common.ts";
 
 /** ISO 3166-1 alpha-2: the officially assigned codes. */
 const COUNTRIES = new Set(
@@ -133,7 +133,13 @@ export const playerRoutes: Route[] = [
     conflicts: ["external_id_taken"],
     summary: "Create a player",
     description: "Players are private to your account: no other account can see them or put them in a lineup.",
-    bodyExample: { handle: "frost", name: "Erik Lind", country: "SE", external_id: "user-4821", game_accounts: { steam: "76561198000000000" } },
+    bodyExample: {
+      handle: "frost",
+      name: "Erik Lind",
+      country: "SE",
+      external_id: "user-4821",
+      game_accounts: { steam: "76561198000000000" },
+    },
   },
   { method: "GET", path: "/players/{player_id}", scope: "read:teams", op: "players.get", response: Player, summary: "Get a player" },
   {

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { LINEUP_LIMITS } from "../contract.ts";
 import { uuid } from "../validation.ts";
 import type { Route } from "../route.ts";
-import { DeleteResult, EXAMPLE_IDS, Registration } from "./models.ts";
+import { DeleteResult, EXAMPLE_IDS } from "./models/common.ts";
+import { Registration } from "./models/registrations.ts";
 import { ROLES } from "./players.ts";
 
 export const CreateRegistration = z.strictObject({ team_id: uuid() });

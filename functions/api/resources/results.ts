@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { Route, RouteCall } from "../route.ts";
 import { MAX_STAGES } from "../contract.ts";
 import { bestOf, dateTime, queryInt, queryVersion, text, uuid } from "../validation.ts";
-import { Match, Results, Stage, StageDetail } from "./models.ts";
+import { Match, Results } from "./models/matches.ts";
+import { Stage, StageDetail } from "./models/stages.ts";
 import { BracketQuery, pictureKey, pictureResponse } from "../pictures.ts";
 import { keptAnswer } from "../kept.ts";
 

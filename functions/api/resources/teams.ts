@@ -2,7 +2,9 @@ import { z } from "zod";
 import { PAGE_SIZE } from "../contract.ts";
 import { queryInt, text, trimmedText } from "../validation.ts";
 import type { Route, RouteCall } from "../route.ts";
-import { DeleteResult, Me, Team } from "./models.ts";
+import { DeleteResult } from "./models/common.ts";
+import { Team } from "./models/teams.ts";
+import { Me } from "./models/keys.ts";
 
 /** An http(s) URL as SQL stores it: a scheme, then a host without spaces; at most 2,048 characters. */
 const logoUrl = z.string().max(2048)

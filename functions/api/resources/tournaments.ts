@@ -2,7 +2,8 @@ import { z } from "zod";
 import { FORMATS, LINEUP_LIMITS, MAX_STAGES, PAGE_SIZE } from "../contract.ts";
 import { bestOf, dateTime, money, queryInt, text, trimmedText, uuid } from "../validation.ts";
 import type { Route } from "../route.ts";
-import { DeleteResult, EXAMPLE_IDS, Tournament } from "./models.ts";
+import { DeleteResult, EXAMPLE_IDS } from "./models/common.ts";
+import { Tournament } from "./models/tournaments.ts";
 
 export const TournamentStatus = z.enum(["registration", "ongoing", "completed"]);
 

@@ -3,7 +3,11 @@ import { EVENT_TYPES, PAGE_SIZE, WEBHOOK_LIMIT } from "../contract.ts";
 import { queryInt, text, uuid } from "../validation.ts";
 import type { Route, RouteCall, RouteEnv } from "../route.ts";
 import { decryptSecret, encryptSecret, formatSecret, fromBase64, newSecret } from "../../_shared/webhook-secrets.ts";
-import { DeleteResult, EXAMPLE_IDS, Match, Registration, StageDetail, Tournament } from "./models.ts";
+import { DeleteResult, EXAMPLE_IDS } from "./models/common.ts";
+import { Tournament } from "./models/tournaments.ts";
+import { Registration } from "./models/registrations.ts";
+import { Match } from "./models/matches.ts";
+import { StageDetail } from "./models/stages.ts";
 
 /** Whether http:// URLs are accepted (WEBHOOK_ALLOW_LOCAL=true); set once by createHandler. */
 export const webhookPolicy = { allowLocal: false };

@@ -1,0 +1,157 @@
+// Matches, their games, standings and a tournament's results as the API returns them.
+import { z } from "zod";
+import { EXAMPLE_IDS } from "./common.ts";
+
+export const Game = z.object({
+  number: z.int().meta({ description: "1..best_of." }),
+  team1_score: z.int(),
+  team2_score: z.int(),
+  winner_id: z.guid().meta({ description: "The team with the higher score." }),
+  map: z.string().nullable().meta({ description: "The map (or game mode, stage, …) played; null unless sent." }),
+  reported_at: z.iso.datetime().meta({ description: "UTC; when the game was last put." }),
+  lineups: z.object({ team1: z.array(z.guid()), team2: z.array(z.guid()) }).nullable()
+    .meta({ description: "Who played the game on each side (player ids); null when not given." }),
+});
+
+export const MatchExample = {
+  id: EXAMPLE_IDS.match,
+  stage: 1,
+  round: 1,
+  position: 1,
+  team1_id: EXAMPLE_IDS.team1,
+  team2_id: EXAMPLE_IDS.team2,
+  bracket: "winners",
+  group: null,
+  team1_seed: 1,
+  team2_seed: 16,
+  team1_score: 2,
+  team2_score: 1,
+  winner_id: EXAMPLE_IDS.team1,
+  status: "completed",
+  forfeit: null,
+  best_of: 3,
+  games: [
+    {
+      number: 1,
+      team1_score: 13,
+      team2_score: 9,
+      winner_id: EXAMPLE_IDS.team1,
+      map: "Mirage",
+      reported_at: "2027-03-01T18:40:00.000Z",
+      lineups: null,
+    },
+    {
+      number: 2,
+      team1_score: 11,
+      team2_score: 13,
+      winner_id: EXAMPLE_IDS.team2,
+      map: "Inferno",
+      reported_at: "2027-03-01T19:25:00.000Z",
+      lineups: null,
+    },
+    {
+      number: 3,
+      team1_score: 13,
+      team2_score: 7,
+      winner_id: EXAMPLE_IDS.team1,
+      map: "Nuke",
+      reported_at: "2027-03-01T20:05:00.000Z",
+      lineups: null,
+    },
+  ],
+  next_match_id: EXAMPLE_IDS.nextMatch,
+  loser_next_match_id: null,
+  scheduled_at: "2027-03-01T18:00:00.000Z",
+  completed_at: "2027-03-01T18:10:00.000Z",
+};
+
+export const Match = z.object({
+  id: z.guid(),
+  stage: z.int().meta({ description: "The stage the match belongs to (1 is the first)." }),
+  bracket: z.enum(["winners", "losers", "grand_final", "third_place"]).nullable()
+    .meta({ description: "The elimination formats' bracket; null in round robin." }),
+  group: z.int().nullable().meta({ description: "The round-robin group (1-based); null otherwise." }),
+  round: z.int().meta({ description: "1 is the first round." }),
+  position: z.int().meta({ description: "1-based within the round." }),
+  team1_id: z.guid().nullable().meta({ description: "Null while unknown or for a bye." }),
+  team2_id: z.guid().nullable().meta({ description: "Null while unknown or for a bye." }),
+  team1_seed: z.int().nullable().meta({ description: "team1's seed in the bracket (1..N); null when there is no team1." }),
+  team2_seed: z.int().nullable().meta({ description: "team2's seed in the bracket (1..N); null when there is no team2." }),
+  team1_score: z.int().nullable().meta({
+    description:
+      "Null until reported, and for a forfeit. With games reported: the games team1 has won (so far, while the series is under way).",
+  }),
+  team2_score: z.int().nullable().meta({
+    description: "Null until reported, and for a forfeit. With games reported: the games team2 has won.",
+  }),
+  winner_id: z.guid().nullable().meta({ description: "For a bye, the team that advances." }),
+  status: z.enum(["pending", "ready", "completed", "bye"]).meta({
+    description: "`pending` waits for teams, `ready` can be reported, `completed` has a result, `bye` has one team that advances.",
+  }),
+  forfeit: z.enum(["team1", "team2"]).nullable().meta({
+    description: "The team that forfeited this completed match (the other won); null otherwise.",
+  }),
+  best_of: z.int().meta({
+    description:
+      "The series length (odd, 1–9): the match is decided when a side wins ceil(best_of / 2) games. From the stage's `format_options` (`final_best_of` for the final or grand final); `PATCH` may change it until the match has a game or a result.",
+  }),
+  games: z.array(Game).meta({
+    description:
+      "The games reported (`PUT .../games/{number}`), in number order; empty until one is. A result sent directly replaces them; a forfeit keeps them.",
+  }),
+  next_match_id: z.guid().nullable().meta({ description: "The match the winner goes to; null for the final and in round robin." }),
+  loser_next_match_id: z.guid().nullable().meta({
+    description: "The match the loser goes to (the semi-finals' third-place match); null otherwise.",
+  }),
+  scheduled_at: z.iso.datetime().nullable().meta({ description: "UTC; when the match is planned, null unless set." }),
+  completed_at: z.iso.datetime().nullable(),
+}).meta({ example: MatchExample });
+
+export const Standing = z.object({
+  position: z.int().meta({
+    description:
+      "Single elimination: competition ranking 1, 2, 3, 3, 5, 5, 5, 5, … (3 and 4 with a third-place match). Round robin: overall. Swiss: by wins, then Buchholz, then seed.",
+  }),
+  team_id: z.guid(),
+  team_name: z.string(),
+  team_tag: z.string(),
+  group: z.int().optional().meta({ description: "Round robin: the team's group." }),
+  group_position: z.int().optional().meta({ description: "Round robin: the position within the group." }),
+  wins: z.int().optional().meta({ description: "Round robin and swiss (a swiss bye counts as a win)." }),
+  losses: z.int().optional().meta({ description: "Round robin and swiss." }),
+  points: z.int().optional().meta({
+    description: "Round robin: points, then head-to-head points among teams level on points, score difference, score for, seed.",
+  }),
+  buchholz: z.int().optional().meta({
+    description:
+      "Swiss: the sum of the current wins of every opponent met in a completed match (a bye adds nothing). Swiss standings list every participant by wins, then Buchholz, then seed.",
+  }),
+});
+
+export const Results = z.object({
+  tournament: z.object({
+    id: z.guid(),
+    format: z.string(),
+    status: z.string(),
+    stage: z.int().meta({ description: "The number of the stage being played (1 until stage 2 starts)." }),
+    version: z.int().min(1).meta({ description: "The tournament's version these results are at: the next `?since=`." }),
+  }),
+  matches: z.array(Match).meta({
+    description:
+      "Every started stage's matches, by stage, round, then position (`?stage=k`: stage k's alone); empty while in registration. With `?since=v`: only the matches changed after version v.",
+  }),
+  removed_matches: z.array(z.guid()).optional().meta({
+    description:
+      "With `?since=v` only: the ids of matches taken away after version v (a swiss round drawn again when a decision of the round before is undone).",
+  }),
+  standings: z.array(Standing).meta({
+    description:
+      "Teams whose place is decided, by position then team name: champion 1, final loser 2, semi-final losers 3, quarter-final losers 5, … With several stages (and no `?stage`): the last started stage's places first, then the teams each earlier stage did not send on, stage by stage backwards, positions continuing (after a stage with groups, every group's k-th place shares one position). `?stage=k`: that stage's own standings.",
+  }),
+}).meta({
+  example: {
+    tournament: { id: EXAMPLE_IDS.tournament, format: "single_elimination", status: "ongoing", stage: 1, version: 7 },
+    matches: [MatchExample],
+    standings: [{ position: 5, team_id: EXAMPLE_IDS.team2, team_name: "Blue Phoenix", team_tag: "BLU" }],
+  },
+});
