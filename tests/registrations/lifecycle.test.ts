@@ -5,7 +5,17 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createTeams, createTournament, expectError, expectStatus, request, sql, type Tenant, tenant } from "../support/helpers.ts";
 
-const REGISTRATION_FIELDS = ["checked_in_at", "id", "lineup", "payment_status", "registered_at", "seed", "team_id", "teams", "tournament_id"];
+const REGISTRATION_FIELDS = [
+  "checked_in_at",
+  "id",
+  "lineup",
+  "payment_status",
+  "registered_at",
+  "seed",
+  "team_id",
+  "teams",
+  "tournament_id",
+];
 const MATCH_FIELDS = [
   "best_of",
   "bracket",

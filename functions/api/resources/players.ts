@@ -133,7 +133,13 @@ export const playerRoutes: Route[] = [
     conflicts: ["external_id_taken"],
     summary: "Create a player",
     description: "Players are private to your account: no other account can see them or put them in a lineup.",
-    bodyExample: { handle: "frost", name: "Erik Lind", country: "SE", external_id: "user-4821", game_accounts: { steam: "76561198000000000" } },
+    bodyExample: {
+      handle: "frost",
+      name: "Erik Lind",
+      country: "SE",
+      external_id: "user-4821",
+      game_accounts: { steam: "76561198000000000" },
+    },
   },
   { method: "GET", path: "/players/{player_id}", scope: "read:teams", op: "players.get", response: Player, summary: "Get a player" },
   {
