@@ -1290,10 +1290,11 @@ describe.concurrent("what a client cannot bend (sections 14, 15)", () => {
     const org = await organiser();
     const own = await org.call("POST", "/teams", { body: { name: `Before ${RUN}`, tag: `B${RUN}` } });
     expectStatus(own, 201);
+    // Still in registration: from the start on, a tournament keeps the names it started with (section 16).
     const ev = await makeEvent({ visibility: "public" }, [
       { id: own.body.data.id, name: own.body.data.name, tag: own.body.data.tag },
       ...await makeTeams(1),
-    ], { org });
+    ], { org, start: false });
     const first = await pub(ip, publicPath(ev.slug, ""));
     expectStatus(first, 200);
     const etag = first.headers.get("etag")!;
