@@ -1,15 +1,28 @@
 // The public share page (contract section 15) in a real browser (tests/support/browser.ts: the headless
 // Chromium that @sparticuz/chromium ships, driven by playwright-core). For each format, and for a two-stage event, both the served page and viewer.html, on a
 // desktop, a phone and in dark mode: every team visible, nothing clipped or overlapping, nothing
-// loaded from elsewhere, a screenshot under .test-artifacts/public/, and a reported result shown
-// within 2 seconds without a reload.
+// loaded from elsewhere, every team's lineup (section 16) in the Teams card and as the tooltip of
+// its names in the picture, escaped, and never a player's name, external id or game accounts, a
+// screenshot under .test-artifacts/public/, and a reported result shown within 2 seconds without
+// a reload.
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Browser, type BrowserContextOptions, type Page } from "playwright-core";
 import { launchChromium } from "../support/browser.ts";
-import { apiUrl, type Call, expectStatus, type Match, sql, startedTournament } from "../support/helpers.ts";
+import {
+  apiUrl,
+  type Call,
+  caller,
+  expectStatus,
+  type Match,
+  sql,
+  startedTournament,
+  type Tenant,
+  tenant,
+  tournamentBody,
+} from "../support/helpers.ts";
 import { pageHtml } from "../../functions/api/render/page.ts";
 
 const ARTIFACTS = path.join(process.cwd(), ".test-artifacts", "public");
@@ -55,6 +68,75 @@ async function namedTeams(count: number): Promise<Team[]> {
     [picked.map((n) => n[0]), picked.map((n) => n[1])],
   );
   return rows.map((r, i) => ({ id: r.id, name: picked[i][0], tag: picked[i][1] }));
+}
+
+/** One player of a lineup, as the test sends it and as the page shows it. */
+interface Entry {
+  handle: string;
+  country: string | null;
+  role: "player" | "substitute" | "coach";
+  captain: boolean;
+}
+
+const ROLE_ORDER = { player: 0, substitute: 1, coach: 2 };
+const ROLE_LABEL = { player: null, substitute: "Substitute", coach: "Coach" };
+/** The order the page and the picture list a lineup in: players, substitutes, coaches, each in lineup order. */
+const listed = (entries: Entry[]) => [...entries].sort((a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role]);
+
+/**
+ * Team i's lineup: five players (the second the captain, every other one from SE), a substitute
+ * (NO) for every third team and a coach, sent first, for every fourth. The B&Q team's handles are
+ * HTML if they are not escaped.
+ */
+function lineupOf(team: Team, i: number): Entry[] {
+  const base = team.tag === "B&Q" ? `<b>B&Q</b>"'` : team.tag.toLowerCase();
+  const entries: Entry[] = ["ace", "blaze", "echo", "nova", "vex"].map((word, k) => ({
+    handle: `${base}_${word}`,
+    country: k % 2 ? "SE" : null,
+    role: "player",
+    captain: k === 1,
+  }));
+  if (i % 3 === 0) entries.push({ handle: `${base}_sub`, country: "NO", role: "substitute", captain: false });
+  if (i % 4 === 0) entries.unshift({ handle: `${base}_coach`, country: null, role: "coach", captain: false });
+  return entries;
+}
+
+/** The picture's tooltip for a team's names: "Name — handle (C, SE), handle, handle (Substitute, NO), …". */
+function lineupTitle(team: Team, entries: Entry[]): string {
+  return `${team.name} — ` + listed(entries).map((e) => {
+    const notes = [e.captain ? "C" : "", ROLE_LABEL[e.role] ?? "", e.country ?? ""].filter(Boolean);
+    return notes.length ? `${e.handle} (${notes.join(", ")})` : e.handle;
+  }).join(", ");
+}
+
+/** What no public page or document may hold: the players' names, external ids and game accounts (set below). */
+const PRIVATE = /private-|Private Name/;
+
+/**
+ * Gives every registration of tournament `id` its lineup (lineupOf) through the API while it is
+ * in registration. The players are made in SQL, each with a name, an external id and a game
+ * account, none of which may ever be public.
+ */
+async function setLineups({ t, call, id }: { t: Tenant; call: Call; id: string }, teams: Team[]): Promise<Map<string, Entry[]>> {
+  const lineups = new Map(teams.map((team, i) => [team.id, lineupOf(team, i)]));
+  const all = [...lineups.values()].flat();
+  const players = await sql<{ id: string; handle: string }>(
+    `insert into app.players (account_id, handle, name, country, external_id, game_accounts)
+     select $1, u.handle, 'Private Name ' || u.i, u.country, 'private-id-' || u.i, jsonb_build_object('steam', 'private-steam-' || u.i)
+       from unnest($2::text[], $3::text[]) with ordinality u(handle, country, i)
+     returning id, handle`,
+    [t.accountId, all.map((e) => e.handle), all.map((e) => e.country)],
+  );
+  const ids = new Map(players.map((p) => [p.handle, p.id]));
+  const registrations = await sql<{ id: string; team_id: string }>(
+    `select id, team_id from app.registrations where tournament_id = $1`,
+    [id],
+  );
+  for (const r of registrations) {
+    const body = { players: lineups.get(r.team_id)!.map((e) => ({ player_id: ids.get(e.handle), role: e.role, captain: e.captain })) };
+    expectStatus(await call("PUT", `/tournaments/${id}/registrations/${r.id}/lineup`, { body }), 200);
+  }
+  return lineups;
 }
 
 async function matchesOf(call: Call, id: string): Promise<Match[]> {
@@ -134,11 +216,14 @@ const EVENTS: EventSpec[] = [
   },
 ];
 
-/** A public tournament of the spec, started (and its stage 2 started), with one match scheduled. */
+/** A public tournament of the spec, its teams with lineups, started (and its stage 2 started), with one match scheduled. */
 async function prepare(spec: EventSpec) {
   const teams = await namedTeams(spec.teams);
-  const fields = spec.visibility === "create" ? { ...spec.fields, visibility: "public" } : spec.fields;
-  const { call, id, tournament } = await startedTournament(fields, teams.map((t) => t.id));
+  const fields = { ...spec.fields, substitutes_max: 1, ...(spec.visibility === "create" ? { visibility: "public" } : {}) };
+  let lineups = new Map<string, Entry[]>();
+  const { call, id, tournament } = await startedTournament(fields, teams.map((t) => t.id), async (started) => {
+    lineups = await setLineups(started, teams);
+  });
   if (spec.visibility === "patch") {
     expectStatus(await call("PATCH", `/tournaments/${id}`, { body: { visibility: "public" } }), 200);
   }
@@ -153,7 +238,7 @@ async function prepare(spec: EventSpec) {
   expectStatus(await call("PATCH", `/tournaments/${id}/matches/${ready.at(-1)!.id}`, { body: { scheduled_at: scheduled } }), 200);
   // The teams the current stage's picture shows.
   const shown = new Set(current.flatMap((m) => [m.team1_id, m.team2_id]));
-  return { call, id, slug: tournament.slug as string, teams, stage, shown: teams.filter((t) => shown.has(t.id)) };
+  return { call, id, slug: tournament.slug as string, teams, lineups, stage, shown: teams.filter((t) => shown.has(t.id)) };
 }
 
 interface Mode {
@@ -357,6 +442,67 @@ async function layout(page: Page, teams: Team[]): Promise<Layout> {
   return await page.evaluate(`(${LAYOUT})(${JSON.stringify(teams)})`) as Layout;
 }
 
+/** The Teams card as the page shows it, and the picture's lineup tooltips (run in the page, as source text). */
+const LINEUPS = `() => ({
+  cards: [...document.querySelectorAll("#p-lineups .p-lu")].map((li) => ({
+    id: li.getAttribute("data-team-id"),
+    name: li.querySelector(".p-tname")?.textContent ?? null,
+    tag: li.querySelector(".p-ttag")?.textContent ?? null,
+    entries: [...li.querySelectorAll(".p-lu-entry")].map((e) => ({
+      handle: e.querySelector(".p-lu-handle")?.textContent ?? null,
+      country: e.querySelector(".p-lu-country")?.textContent ?? null,
+      role: e.querySelector(".p-lu-role")?.textContent ?? null,
+      captain: e.querySelector(".p-lu-cap")?.textContent ?? null,
+      shown: e.checkVisibility() && e.getBoundingClientRect().width > 0,
+    })),
+  })),
+  names: document.querySelectorAll("#p-bracket .team").length,
+  tooltips: [...document.querySelectorAll("#p-bracket g.lineup")].map((g) =>
+    [g.querySelector(":scope > .team")?.getAttribute("data-team-id"), g.querySelector(":scope > title")?.textContent]),
+  html: document.documentElement.outerHTML,
+})`;
+
+/** The public JSON the page draws from: each lineup entry with its five public fields only, as the test set them. */
+async function expectPublicLineups(event: Prepared): Promise<void> {
+  const res = await fetch(`${apiUrl()}/public/tournaments/${event.slug}`, { headers: { "X-Forwarded-For": newAddress() } });
+  const text = await res.text();
+  expect(res.status, text).toBe(200);
+  expect(text, "a player's name, external id or game account in the public view").not.toMatch(PRIVATE);
+  const registrations: { team_id: string; lineup: (Entry & { player_id: string })[] }[] = JSON.parse(text).data.registrations;
+  for (const r of registrations) {
+    for (const e of r.lineup) expect(Object.keys(e).sort()).toEqual(["captain", "country", "handle", "player_id", "role"]);
+    expect(r.lineup.map(({ player_id: _, ...e }) => e)).toEqual(event.lineups.get(r.team_id));
+  }
+}
+
+/** Every team's lineup in the Teams card, in registration order, and as the tooltip of each of its names in the picture. */
+async function expectLineups(where: string, page: Page, event: Prepared): Promise<void> {
+  const shown = await page.evaluate(`(${LINEUPS})()`) as {
+    cards: unknown[];
+    names: number;
+    tooltips: [string, string][];
+    html: string;
+  };
+  expect(shown.cards, `${where}: the Teams card`).toEqual(event.teams.map((team) => ({
+    id: team.id,
+    name: team.name,
+    tag: team.tag,
+    entries: listed(event.lineups.get(team.id)!).map((e) => ({
+      handle: e.handle,
+      country: e.country,
+      role: ROLE_LABEL[e.role],
+      captain: e.captain ? "(C)" : null,
+      shown: true,
+    })),
+  })));
+  expect(shown.tooltips.length, `${where}: every team name in the picture has its lineup`).toBe(shown.names);
+  const byId = new Map(event.teams.map((t) => [t.id, t]));
+  for (const [id, title] of shown.tooltips) {
+    expect(title, `${where}: the tooltip of ${byId.get(id)?.name}`).toBe(lineupTitle(byId.get(id)!, event.lineups.get(id)!));
+  }
+  expect(shown.html, `${where}: a player's name, external id or game account`).not.toMatch(PRIVATE);
+}
+
 // Predicates of waitForFunction are functions, not source text: the page's Content-Security-Policy
 // has no 'unsafe-eval', and Playwright evaluates a text predicate with eval in the page.
 
@@ -462,6 +608,7 @@ async function checkMode(spec: EventSpec, event: Prepared, viewers: Viewer[]): P
       expect(event.shown).toHaveLength(event.teams.length);
       expectLayout(where, await layout(v.page, event.shown), v);
     }
+    await expectLineups(where, v.page, event);
     await screenshot(spec.name, v);
     await v.page.evaluate("window.__sameDocument = true");
     expect(await v.page.evaluate(resultShown, result), `${where}: shown before it was reported`).toBe(false);
@@ -522,12 +669,48 @@ describe("the public page in a browser", () => {
     async (_name, spec, i) => {
       // Busy work too: playing a stage is many writes, which would slow down a live check running meanwhile.
       const event: Prepared = { ...await asBusy(() => prepare(spec)), picking: Promise.resolve(), reported: new Set() };
+      await expectPublicLineups(event);
       // Each event starts with another mode, so that the three pairs work side by side.
       const modes = MODES.map((_, k) => MODES[(i + k) % MODES.length]);
       for (const mode of modes) await withPair(mode, (viewers) => checkMode(spec, event, viewers));
     },
     90_000,
   ); // the file takes 30–50 s on two cores; the margin is for a machine busy with other work
+});
+
+describe("the public page before the start", () => {
+  it("lists every team with its lineup in the Teams card, without the standings and upcoming matches, light and dark", async () => {
+    const t = await tenant();
+    const call = caller(t);
+    const teams = await namedTeams(6);
+    const created = await call("POST", "/tournaments", {
+      body: tournamentBody({ name: "Open Qualifier", max_teams: 8, substitutes_max: 1, visibility: "public" }),
+    });
+    expectStatus(created, 201);
+    const id: string = created.body.data.id;
+    await sql(
+      `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
+       select $1, $2, u.team_id, 'complete' from unnest($3::uuid[]) with ordinality u(team_id, i) order by u.i`,
+      [id, t.accountId, teams.map((team) => team.id)],
+    );
+    const lineups = await setLineups({ t, call, id }, teams);
+    const event = { slug: created.body.data.slug as string, teams, lineups } as Prepared;
+    await expectPublicLineups(event);
+    for (const mode of [MODES[0], MODES[2]]) {
+      await withPair(mode, async ([v]) => {
+        await asBusy(async () => {
+          await load(v, event.slug);
+          await v.page.waitForFunction(() => document.querySelectorAll("#p-lineups .p-lu").length > 0, null, { timeout: 15_000 });
+        });
+        await expectLineups(`registration ${name(v)}`, v.page, event);
+        expect(await v.page.locator("#p-columns").isHidden(), "the standings and upcoming matches").toBe(true);
+        expect(await v.page.locator("#p-bracket").textContent()).toBe("The bracket is drawn when the tournament starts.");
+        expect(await v.page.evaluate("document.querySelectorAll('#p-main b').length"), "a handle became markup").toBe(0);
+        expect(v.errors, "script errors").toEqual([]);
+        await screenshot("registration", v);
+      });
+    }
+  }, 60_000);
 });
 
 describe("the public page's messages", () => {

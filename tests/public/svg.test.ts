@@ -2,7 +2,8 @@
 // that tests/support/render-fixtures.ts builds as the database lays them out, for every format. Checked
 // here: well-formed XML with nothing that could load or run anything, every team shown, no two
 // match boxes overlapping and all inside the picture, names that fit their row in the real font,
-// the size limit and its caption, round and group selection, both themes' contrast.
+// the size limit and its caption, round and group selection, both themes' contrast, each team's
+// lineup as the tooltip of its names (costing no room).
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
@@ -11,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { renderBracket, type RenderOptions } from "../../functions/api/render/svg.ts";
 import { BOX_H, BOX_W, META_H, NAME_W } from "../../functions/api/render/match.ts";
 import { TEXT_ON, THEMES } from "../../functions/api/render/theme.ts";
-import type { Format, PublicView, ViewMatch } from "../../functions/api/render/view.ts";
+import type { Format, PublicView, ViewLineupEntry, ViewMatch, ViewRegistration } from "../../functions/api/render/view.ts";
 import { type BracketOptions, buildView, double, makeTeams, registration, roundRobin, single, swiss } from "../support/render-fixtures.ts";
 
 // ---------------------------------------------------------------------------------------------
@@ -102,6 +103,30 @@ function teamTexts(svg: string): Array<{ id: string; tag: string; name: string; 
     muted: /fill="(#59636e|#9198a1)"/.test(m[2]),
   }));
 }
+
+/** The team texts wrapped in their lineup's tooltip: the team's id and the `<title>` as text. */
+function lineupTitles(svg: string): Array<{ id: string; title: string }> {
+  const re = /<g class="lineup"><title>([^<]*)<\/title><text class="team" data-team-id="([^"]+)"[^>]*>(?:(?!<\/text>).)*<\/text><\/g>/g;
+  return [...svg.matchAll(re)].map((m) => ({ id: m[2], title: unescape(m[1]) }));
+}
+
+/** The picture without its lineup tooltips: each team text as it was before lineups. */
+const withoutLineups = (svg: string) =>
+  svg.replace(/<g class="lineup"><title>[^<]*<\/title>(<text class="team"(?:(?!<\/text>).)*<\/text>)<\/g>/g, "$1");
+
+/** The tooltip the picture gives a registration's team names: players, substitutes, coaches, each marked. */
+function expectedTitle(r: ViewRegistration): string {
+  const order = { player: 0, substitute: 1, coach: 2 };
+  const role = { player: "", substitute: "Substitute", coach: "Coach" };
+  const entries = [...r.lineup].sort((a, b) => order[a.role] - order[b.role]).map((e) => {
+    const notes = [e.captain ? "C" : "", role[e.role], e.country ?? ""].filter(Boolean);
+    return notes.length ? `${e.handle} (${notes.join(", ")})` : e.handle;
+  });
+  return `${r.teams.name} — ${entries.join(", ")}`;
+}
+
+/** `view` with every lineup emptied. */
+const noLineups = (view: PublicView): PublicView => ({ ...view, registrations: view.registrations.map((r) => ({ ...r, lineup: [] })) });
 
 /** One match's group in the SVG. */
 function matchSvg(svg: string, id: string): string {
@@ -306,6 +331,66 @@ describe("the bracket picture, for any event of 2 to 64 teams", () => {
   });
 });
 
+describe("lineups in the picture", () => {
+  it("gives every drawn team name its lineup as a <title> (a tooltip), and nothing else changes: no size, no place", () => {
+    fc.assert(
+      fc.property(event, fc.constantFrom("light" as const, "dark" as const), (view, theme) => {
+        const { svg, width, height } = checkPicture(view, { theme });
+        const names = (svg.match(/<text class="team"/g) ?? []).length;
+        const titles = lineupTitles(svg);
+        expect(titles).toHaveLength(names);
+        const registrations = new Map(view.registrations.map((r) => [r.team_id, r]));
+        for (const { id, title } of titles) expect(title).toBe(expectedTitle(registrations.get(id)!));
+        // Without the tooltips the picture is, byte for byte, the one drawn with no lineups.
+        const bare = renderBracket(noLineups(view), { theme });
+        expect(bare.svg).not.toContain(`class="lineup"`);
+        expect([bare.width, bare.height]).toEqual([width, height]);
+        expect(withoutLineups(svg)).toBe(bare.svg);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("escapes handles, marks the captain, substitutes, coaches and countries, and never shows a player's name, external id or game accounts", () => {
+    const view = single(4, { decide: 1, seed: 2 });
+    // As if a view carried more than its type says: the picture takes the lineup's public fields only.
+    const entry = (e: ViewLineupEntry): ViewLineupEntry =>
+      ({ ...e, name: "Secret Name", external_id: "secret-id", game_accounts: { steam: "secret-steam" } }) as ViewLineupEntry;
+    const r = view.registrations[0];
+    r.lineup = [
+      entry({ player_id: "5a0d4c1e-8f3b-4d2a-9c6e-1b7f3e9a2d40", handle: "kim", country: null, role: "coach", captain: false }),
+      entry({
+        player_id: "5a0d4c1e-8f3b-4d2a-9c6e-1b7f3e9a2d41",
+        handle: `<script>alert("x")</script>`,
+        country: "SE",
+        role: "player",
+        captain: true,
+      }),
+      entry({ player_id: "5a0d4c1e-8f3b-4d2a-9c6e-1b7f3e9a2d42", handle: "a&b 'c'", country: null, role: "player", captain: false }),
+      entry({ player_id: "5a0d4c1e-8f3b-4d2a-9c6e-1b7f3e9a2d43", handle: "]]><x/>", country: "NO", role: "substitute", captain: false }),
+    ];
+    view.registrations[1].lineup = [];
+    for (const theme of ["light", "dark"] as const) {
+      const { svg } = checkPicture(view, { theme });
+      expect(svg).not.toMatch(/secret/i);
+      expect(svg).not.toContain("<x/>");
+      const titles = lineupTitles(svg);
+      const first = titles.filter((t) => t.id === r.team_id);
+      expect(first.length).toBeGreaterThan(0);
+      for (const t of first) {
+        expect(t.title).toBe(`${r.teams.name} — <script>alert("x")</script> (C, SE), a&b 'c', ]]><x/> (Substitute, NO), kim (Coach)`);
+      }
+      expect(svg).toContain(
+        `<title>${r.teams.name} — &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; (C, SE), a&amp;b &apos;c&apos;, ]]&gt;&lt;x/&gt; (Substitute, NO), kim (Coach)</title>`,
+      );
+      // A team without a lineup: its names as before, without a tooltip.
+      const second = view.registrations[1].team_id;
+      expect(teamTexts(svg).some((t) => t.id === second)).toBe(true);
+      expect(titles.some((t) => t.id === second)).toBe(false);
+    }
+  });
+});
+
 describe("the test's own XML check", () => {
   it("rejects what is not well-formed", () => {
     expect(xmlProblem(`<svg><g><text>a</text></g></svg>`)).toBeNull();
@@ -488,7 +573,7 @@ describe("round robin", () => {
     expect(cells).toEqual(expected);
     // Standings rows in group order with W, L and points.
     const first = view.stages[0].standings.find((s) => s.group === 1 && s.group_position === 1)!;
-    const table = svg.split(`<g class="standings">`)[1].split("</g>")[0];
+    const table = withoutLineups(svg).split(`<g class="standings">`)[1].split("</g>")[0]; // lineup groups unwrapped: the first </g> ends the table
     expect(table).toMatch(new RegExp(`data-team-id="${first.team_id}"[^]*?>${first.wins}<[^]*?>${first.losses}<[^]*?>${first.points}<`));
   });
 
@@ -532,7 +617,7 @@ describe("swiss", () => {
     expect(svg).toContain(">Drawn when round 3 ends<");
     const bye = view.matches.find((m) => m.status === "bye")!;
     expect(cards(svg).find((c) => c.id === bye.id)?.status).toBe("bye");
-    const table = svg.split(`<g class="standings">`)[1].split("</g>")[0];
+    const table = withoutLineups(svg).split(`<g class="standings">`)[1].split("</g>")[0]; // lineup groups unwrapped: the first </g> ends the table
     for (const head of ["#", "Team", "W–L", "Buchholz"]) expect(table).toContain(`>${head}</text>`);
     for (const st of view.stages[0].standings) {
       expect(table).toMatch(new RegExp(`data-team-id="${st.team_id}"[^]*?>${st.wins}–${st.losses}<[^]*?>${st.buchholz}<`));

@@ -128,9 +128,14 @@ export async function createTournament(t: Tenant, overrides: Record<string, unkn
 
 /**
  * Creates a tournament with `fields` through the API, registers `teams` straight in SQL in this
- * order (paid; registration order gives the seeds: teams[i] is seed i + 1) and starts it.
+ * order (paid; registration order gives the seeds: teams[i] is seed i + 1) and starts it;
+ * `beforeStart` runs while it is still in registration (lineups, say).
  */
-export async function startedTournament(fields: Record<string, unknown>, teams: string[]) {
+export async function startedTournament(
+  fields: Record<string, unknown>,
+  teams: string[],
+  beforeStart?: (started: { t: Tenant; call: Call; id: string }) => Promise<void>,
+) {
   const t = await tenant();
   const call = caller(t);
   const created = await call("POST", "/tournaments", { body: tournamentBody({ max_teams: Math.max(teams.length, 2), ...fields }) });
@@ -141,6 +146,7 @@ export async function startedTournament(fields: Record<string, unknown>, teams: 
      select $1, $2, u.team_id, 'complete' from unnest($3::uuid[]) with ordinality u(team_id, i) order by u.i`,
     [id, t.accountId, teams],
   );
+  if (beforeStart) await beforeStart({ t, call, id });
   expectStatus(await call("PATCH", `/tournaments/${id}`, { body: { status: "ongoing" } }), 200);
   return { t, call, id, tournament: created.body.data };
 }

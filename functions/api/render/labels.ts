@@ -1,9 +1,9 @@
-// The words the public view shows for formats and statuses, written once: the bracket picture
-// (svg.ts) reads them from here, and the share page (page.ts) hands the same table to its script.
-// Plain data: it is serialized into the page as JSON.
-import type { Format, ViewStage, ViewTournament } from "./view.ts";
+// The words the public view shows for formats, statuses and lineups, written once: the bracket
+// picture (svg.ts, match.ts) reads them from here, and the share page (page.ts) hands the same table
+// to its script. Plain data: it is serialized into the page as JSON.
+import type { Format, ViewLineupEntry, ViewStage, ViewTournament } from "./view.ts";
 
-/** Every label the picture and the page show for a format or a status. */
+/** Every label the picture and the page show for a format, a status or a lineup. */
 export interface Labels {
   formats: Record<Format, string>;
   tournamentStatus: Record<ViewTournament["status"], string>;
@@ -15,6 +15,22 @@ export interface Labels {
    * read "Ongoing"; one wording for both would be a visible change of its own.
    */
   pictureStageStatus: Record<ViewStage["status"], string>;
+  /** The teams' lineups: the page's Teams card (page-teams.ts) and the picture's team tooltips (match.ts). */
+  lineup: {
+    /** The card's heading. */
+    heading: string;
+    /** "1 team", "8 teams": the word after the count, one and many. */
+    teams: [string, string];
+    roles: Record<ViewLineupEntry["role"], string>;
+    /** The captain's mark, shown in brackets after the handle: "frost (C)". */
+    captain: string;
+    /** What the mark stands for (its tooltip on the page). */
+    captainTitle: string;
+    /** A team without a lineup. */
+    none: string;
+    /** No team registered. */
+    noTeams: string;
+  };
 }
 
 /** The labels table. */
@@ -28,4 +44,13 @@ export const LABELS: Labels = {
   tournamentStatus: { registration: "Registration open", ongoing: "In progress", completed: "Completed" },
   stageStatus: { pending: "Not started", ongoing: "In progress", completed: "Completed" },
   pictureStageStatus: { pending: "Not started", ongoing: "Ongoing", completed: "Completed" },
+  lineup: {
+    heading: "Teams",
+    teams: ["team", "teams"],
+    roles: { player: "Player", substitute: "Substitute", coach: "Coach" },
+    captain: "C",
+    captainTitle: "Captain",
+    none: "No lineup announced yet.",
+    noTeams: "No team has registered yet.",
+  },
 };

@@ -1,8 +1,9 @@
 // One match as a box of two rows (seed, tag and name, score), with a line above it for its series
 // (Bo3 and the game scores) and its scheduled time. Elimination trees and swiss rounds draw it.
-import type { ViewMatch, ViewTeam } from "./view.ts";
+import type { ViewLineupEntry, ViewMatch, ViewTeam } from "./view.ts";
 import type { Theme } from "./theme.ts";
 import { esc, fit, shortTime, textWidth } from "./text.ts";
+import { LABELS } from "./labels.ts";
 
 export const BOX_W = 232;
 export const ROW_H = 24;
@@ -23,6 +24,24 @@ export type EmptySlot = "tbd" | "bye" | "blank";
 export interface Drawing {
   theme: Theme;
   teams: Map<string, ViewTeam>;
+  /** Each team's lineup as its names' `<title>` (lineupTitle), escaped; no entry for a team without a lineup. */
+  lineups: Map<string, string>;
+}
+
+const ROLE_ORDER: Record<ViewLineupEntry["role"], number> = { player: 0, substitute: 1, coach: 2 };
+
+/**
+ * A team's lineup in one line, for the `<title>` of its name wherever the picture draws it (a
+ * browser shows it on hover; it takes no room): players, then substitutes, then coaches, each in
+ * lineup order: "Aurora Gaming — frost (C, SE), blaze, nova (Substitute, NO), kim (Coach)".
+ */
+export function lineupTitle(name: string, lineup: ViewLineupEntry[]): string {
+  const words = LABELS.lineup;
+  const entries = [...lineup].sort((a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role]).map((e) => {
+    const notes = [e.captain ? words.captain : "", e.role === "player" ? "" : words.roles[e.role], e.country ?? ""].filter(Boolean);
+    return notes.length ? `${e.handle} (${notes.join(", ")})` : e.handle;
+  });
+  return `${name} — ${entries.join(", ")}`;
 }
 
 // Labels are cut once per team and room (a team plays many matches of a large bracket).
@@ -48,10 +67,24 @@ export function teamLabel(team: ViewTeam, width: number, size: number, bold: boo
   return label;
 }
 
-/** `<text>` of a team: tag bold, then the name (bold too for the winner); `attrs` adds fill and size when not inherited. */
-export function teamSvg(team: ViewTeam, x: number, y: number, width: number, size: number, bold: boolean, attrs: string): string {
+/**
+ * `<text>` of a team: tag bold, then the name (bold too for the winner); `attrs` adds fill and size
+ * when not inherited. With `lineup` (escaped, from Drawing.lineups) the text is wrapped in a group
+ * whose `<title>` it is.
+ */
+export function teamSvg(
+  team: ViewTeam,
+  x: number,
+  y: number,
+  width: number,
+  size: number,
+  bold: boolean,
+  attrs: string,
+  lineup = "",
+): string {
   const { tag, name } = teamLabel(team, width, size, bold);
   return [
+    lineup ? `<g class="lineup"><title>${lineup}</title>` : "",
     `<text class="team" data-team-id="${esc(team.id)}" x="${x}" y="${y}"`,
     attrs,
     bold ? ` font-weight="700">` : ">",
@@ -61,6 +94,7 @@ export function teamSvg(team: ViewTeam, x: number, y: number, width: number, siz
     name ? " " : "",
     name,
     `</text>`,
+    lineup ? `</g>` : "",
   ].join("");
 }
 
@@ -74,8 +108,9 @@ export function teamText(
   size: number,
   fill: string,
   bold: boolean,
+  lineup = "",
 ): void {
-  out.push(teamSvg(team, x, y, width, size, bold, ` font-size="${size}" fill="${fill}"`));
+  out.push(teamSvg(team, x, y, width, size, bold, ` font-size="${size}" fill="${fill}"`, lineup));
 }
 
 function scoreText(m: ViewMatch, side: 1 | 2): string {
@@ -144,7 +179,7 @@ export function drawMatch(out: string[], d: Drawing, m: ViewMatch, x: number, y:
       if (seed !== null && id !== null) small.push(`<text x="${SEED_END}" y="${base}" text-anchor="end">${seed}</text>`);
       const team = id ? d.teams.get(id) : undefined;
       if (team) {
-        texts.push(teamSvg(team, NAME_X, base, NAME_W, SIZE, won, lost ? ` fill="${theme.muted}"` : ""));
+        texts.push(teamSvg(team, NAME_X, base, NAME_W, SIZE, won, lost ? ` fill="${theme.muted}"` : "", d.lineups.get(team.id)));
       } else if (id || empty[side - 1] !== "blank") {
         small.push(`<text class="slot" x="${NAME_X}" y="${base}">${id ? "?" : empty[side - 1] === "bye" ? "BYE" : "TBD"}</text>`);
       }

@@ -92,6 +92,20 @@ font-weight:700;font-size:14px;font-variant-numeric:tabular-nums}
 .p-more{margin:10px 0 0;font-size:14px;color:var(--muted)}
 .p-teams{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(200px,1fr));gap:8px}
 .p-teams li{padding:10px 12px;border:1px solid var(--border);border-radius:10px;background:var(--surface-2)}
+.p-lus{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(240px,1fr));gap:12px;align-items:start}
+.p-lu{border:1px solid var(--border);border-radius:12px;background:var(--surface-2);padding:10px 14px 12px;min-width:0}
+.p-lu-team{display:flex;align-items:baseline;gap:8px;font-size:16px;margin:0 0 6px;padding-bottom:8px;border-bottom:1px solid var(--border)}
+.p-lu-team .p-ttag{margin-left:auto}
+.p-lu-list{list-style:none;margin:0;padding:0}
+.p-lu-entry{display:flex;align-items:baseline;gap:6px;padding:3px 0;font-size:15px}
+.p-lu-entry[data-role=player]+.p-lu-entry:not([data-role=player]){margin-top:4px;padding-top:7px;border-top:1px dashed var(--border)}
+.p-lu-handle{font-weight:500;overflow-wrap:anywhere;min-width:0}
+.p-lu-entry:not([data-role=player]) .p-lu-handle{color:var(--muted)}
+.p-lu-cap{font-size:14px;font-weight:700;color:var(--accent);text-decoration:none;cursor:help;flex:none}
+.p-lu-role{flex:none}
+.p-lu-entry[data-role=coach] .p-lu-role{background:var(--silver-bg);color:var(--silver)}
+.p-lu-country{margin-left:auto;padding-left:8px;font-size:14px;font-weight:600;letter-spacing:.04em;color:var(--muted);flex:none}
+.p-lu-none{margin:0;font-size:14px;color:var(--muted)}
 .p-notice{text-align:center;padding:48px 20px}
 .p-notice h2{font-size:1.4rem;margin-bottom:8px}
 .p-notice p{margin:0 auto;max-width:52ch;color:var(--muted)}

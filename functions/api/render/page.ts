@@ -15,6 +15,7 @@ import { pageCards } from "./page-cards.ts";
 import { pageDraw } from "./page-draw.ts";
 import { pagePicture } from "./page-picture.ts";
 import { pageMain } from "./page-script.ts";
+import { pageTeams } from "./page-teams.ts";
 
 /** What the page is built with. */
 export interface PageOptions {
@@ -30,17 +31,17 @@ export interface PageOptions {
  * as JSON. Deno transpiles a module to JavaScript when it loads it (deployed too: there is no
  * build step), so a function's source text is plain JavaScript; each function uses only the
  * browser's globals and its parameters (page-script.ts, page-draw.ts, page-cards.ts,
- * page-picture.ts). The directive makes the classic script as strict as the modules the functions
- * were written in.
+ * page-picture.ts, page-teams.ts). The directive makes the classic script as strict as the
+ * modules the functions were written in; the block keeps `labels` out of the page's globals.
  */
 function clientScript(): string {
-  const [main, draw, cards, picture] = [pageMain, pageDraw, pageCards, pagePicture].map((f) => f.toString());
+  const [main, draw, cards, picture, teams] = [pageMain, pageDraw, pageCards, pagePicture, pageTeams].map((f) => f.toString());
   // Inside <script>, "</script" or "<!--" in the text would end or bend the element.
-  for (const text of [main, draw, cards, picture]) {
+  for (const text of [main, draw, cards, picture, teams]) {
     if (/<\/script|<!--/i.test(text)) throw new Error("the page's script holds </script or <!--");
   }
   const labels = JSON.stringify(LABELS).replace(/</g, "\\u003c");
-  return `"use strict";\n(${main})((${draw})(${labels}, ${cards}), (${picture})());\n`;
+  return `"use strict";\n{\nconst labels = ${labels};\n(${main})((${teams})(labels, (${draw})(labels, ${cards})), (${picture})());\n}\n`;
 }
 const SCRIPT = clientScript();
 
@@ -125,6 +126,7 @@ export function pageHtml(options: PageOptions): string {
       escapeHtml(`${apiBase.replace(/\/+$/, "")}/public/tournaments/${encodeURIComponent(slug)}/bracket.svg`)
     }">Open the bracket picture</a>.</p></noscript>`
     : "";
+  const lineupHeading = escapeHtml(LABELS.lineup.heading);
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -151,7 +153,7 @@ ${picture}
     <div class="p-frame" id="p-frame"><div class="p-bracket" id="p-bracket" tabindex="0" role="region" aria-labelledby="p-bracket-h"><p class="p-empty">Loading the bracket…</p></div></div>
     <p class="p-hint" id="p-hint" hidden>Scroll sideways to see the whole bracket →</p>
   </section>
-  <div class="p-columns">
+  <div class="p-columns" id="p-columns">
     <section class="p-card" aria-labelledby="p-standings-h">
       <div class="p-card-head"><h2 id="p-standings-h">Standings</h2><span class="p-sub" id="p-standings-sub"></span></div>
       <div id="p-standings"></div>
@@ -161,6 +163,10 @@ ${picture}
       <div id="p-upcoming"></div>
     </section>
   </div>
+  <section class="p-card" aria-labelledby="p-lineups-h">
+    <div class="p-card-head"><h2 id="p-lineups-h">${lineupHeading}</h2><span class="p-sub" id="p-lineups-sub"></span></div>
+    <div id="p-lineups"></div>
+  </section>
 </main>
 <footer class="p-wrap p-foot"><span id="p-updated"></span></footer>
 <script>${SCRIPT}</script>

@@ -73,7 +73,7 @@ export function pendingBody(input: StageInput, view: PublicView): Body {
           `fill="${d.theme.surface}" stroke="${d.theme.border}"/>`,
         );
         label(out, d, x + 28, y + 15, String(i + 1), { size: 10, anchor: "end" });
-        teamText(out, r.teams, x + 36, y + 15, ENTRY_W - 44, 12, d.theme.text, false);
+        teamText(out, r.teams, x + 36, y + 15, ENTRY_W - 44, 12, d.theme.text, false, d.lineups.get(r.team_id));
         out.push(`</g>`);
       });
     },

@@ -4,6 +4,7 @@
 // each kind of stage draws its own body (elimination.ts, round-robin.ts, swiss.ts, pending.ts).
 import type { PublicView, ViewMatch, ViewStage, ViewTeam } from "./view.ts";
 import { FONT, THEMES } from "./theme.ts";
+import { lineupTitle } from "./match.ts";
 import { esc, fit, textWidth } from "./text.ts";
 import type { Body, StageInput } from "./body.ts";
 import { eliminationBody } from "./elimination.ts";
@@ -111,6 +112,9 @@ export function renderBracket(view: PublicView, options: RenderOptions): Rendere
     teams.set(s.team_id, { id: s.team_id, name: s.team_name, tag: s.team_tag, logo_url: null });
   }
   for (const r of view.registrations) teams.set(r.team_id, r.teams);
+  // Each lineup, once, as the `<title>` of its team's names (it takes no room).
+  const lineups = new Map<string, string>();
+  for (const r of view.registrations) if (r.lineup.length) lineups.set(r.team_id, esc(lineupTitle(r.teams.name, r.lineup)));
   const top = headerHeight(b.clipped !== null);
   const width = Math.ceil(Math.max(b.width, least, b.clipped ? Math.min(textWidth(b.clipped, 12), CAPTION_WIDTH) : 0)) +
     2 * PAD;
@@ -142,7 +146,7 @@ export function renderBracket(view: PublicView, options: RenderOptions): Rendere
     );
   }
   out.push(`</g>`, `<g class="stage" data-format="${stage.format}">`);
-  b.draw(out, { theme, teams }, PAD, top);
+  b.draw(out, { theme, teams, lineups }, PAD, top);
   out.push(`</g></svg>`);
   return { svg: out.join(""), width, height, clipped: b.clipped };
 }

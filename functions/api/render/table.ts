@@ -82,7 +82,7 @@ export function drawTable(out: string[], d: Drawing, x: number, y: number, colum
       } else if (typeof cell === "string") {
         if (cell) cellText(out, left, top + 16, c.width, c.align, cell, theme.text, false, true);
       } else if ("team" in cell) {
-        teamText(out, cell.team, left + 6, top + 16, c.width - 12, SIZE, theme.text, cell.bold ?? false);
+        teamText(out, cell.team, left + 6, top + 16, c.width - 12, SIZE, theme.text, cell.bold ?? false, d.lineups.get(cell.team.id));
       } else if (cell.text) {
         cellText(out, left, top + 16, c.width, c.align, cell.text, theme[cell.tone ?? "text"], cell.bold ?? false, true);
       }

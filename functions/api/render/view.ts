@@ -15,6 +15,8 @@ export type ViewTournament = PublicView["tournament"];
 export type ViewStage = PublicView["stages"][number];
 export type ViewRegistration = PublicView["registrations"][number];
 export type ViewTeam = ViewRegistration["teams"];
+/** One player of a registration's lineup: handle, country, role, captain (never a name, external id or game account). */
+export type ViewLineupEntry = ViewRegistration["lineup"][number];
 export type ViewMatch = PublicView["matches"][number];
 export type ViewGame = ViewMatch["games"][number];
 export type ViewStanding = PublicView["standings"][number];
