@@ -10,8 +10,10 @@
 // 100,000 (--scale: 1,000,000), and a small account alone and then beside the grown one, and
 // the webhook figures (bench/lib/webhooks.mjs: POST /tournaments with an endpoint against
 // without, the dispatcher against a plain signed fetch loop, commit-to-receipt latency, a
-// 1,024-team start's 512 match.ready). The figures also go to .bench/results-<timestamp>.json
-// and .bench/latest.json.
+// 1,024-team start's 512 match.ready). Issue 34's lineups: a registration that copies a
+// 7-player roster against one of a team without a roster, and a 256-team tournament's
+// registrations with lineups against without. The figures also go to
+// .bench/results-<timestamp>.json and .bench/latest.json.
 //
 //   npm run bench [-- --duration 8 --connections 16]
 //   npm run bench -- --scale                       # the account grows to 1,000,000 tournaments
@@ -19,6 +21,7 @@
 //   npm run bench -- --live                        # the live figures alone (ETag reads, 1,000 streams)
 //   npm run bench -- --public                      # the public view's figures alone (pictures' CPU, 304)
 //   npm run bench -- --pictures                    # the pictures in fresh function instances alone (CPU, RSS)
+//   npm run bench -- --lineups                     # the lineup figures alone (rosters copied, lineups read)
 //   npm run bench -- --url http://127.0.0.1:54321/functions/v1/api/v1 \
 //                    --db postgres://postgres:postgres@127.0.0.1:54322/postgres     # a running stack
 import fs from "node:fs";
@@ -46,7 +49,7 @@ import {
   timeServer,
   watch,
 } from "./lib/measure.mjs";
-import { compare, comparisonTable, judge, table, targetList } from "./lib/report.mjs";
+import { compare, comparisonTable, judge, LINEUP_SLOWDOWN, pooled, table, targetList } from "./lib/report.mjs";
 import { startThrowawayStack } from "./lib/stack.mjs";
 
 const USAGE = `npm run bench [-- options]
@@ -75,6 +78,10 @@ const USAGE = `npm run bench [-- options]
                       304 against a whole one
   --pictures          only the pictures in the function itself (issue 32): the first PNG's CPU in fresh
                       instances, and the RSS drawing 50 of the largest one after another and 10 at once
+  --lineups           only the floor and the lineup figures (issue 34), three rounds alternated: POST
+                      registration of a team whose 7-player roster becomes its lineup ÷ of a team without
+                      a roster (≤ 1.2×), and GET registrations of 256 teams with 5-6 player lineups ÷
+                      without (≤ 1.5×)
   --webhook-events <n>       events for the dispatcher's throughput (3000)
   --webhook-concurrency <n>  its WEBHOOK_CONCURRENCY, and as many endpoints and receiver paths (16)`;
 
@@ -94,6 +101,7 @@ const { values: opt } = parseArgs({
     live: { type: "boolean", default: false },
     public: { type: "boolean", default: false },
     pictures: { type: "boolean", default: false },
+    lineups: { type: "boolean", default: false },
     writes: { type: "boolean", default: false },
     hot: { type: "boolean", default: false },
     "webhook-events": { type: "string", default: "3000" },
@@ -142,11 +150,14 @@ const LABELS = {
   page500_20: `GET /tournaments?page=${DEEP_PAGE}&limit=20`,
   create: "POST /tournaments",
   register: "POST /tournaments/{id}/registrations",
+  register_lineup: "POST /tournaments/{id}/registrations (a 7-player roster copied)",
+  registrations: "GET /tournaments/{id}/registrations (256 teams)",
+  registrations_lineup: "GET /tournaments/{id}/registrations (256 teams, 5-6 player lineups)",
   results: "GET /tournaments/{id}/results (256 teams)",
   mix: "mix: 90% reads, 10% writes",
   hammer: "one key hammered (429s)",
 };
-const KINDS = { page500: "list", cursor500: "list", page1_20: "list", page500_20: "list" };
+const KINDS = { page500: "list", cursor500: "list", page1_20: "list", page500_20: "list", registrations_lineup: "registrations" };
 const size = (n) => (n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6}M` : n >= 1000 ? `${Math.round(n / 1000)}k` : String(n));
 
 const cleanups = [];
@@ -276,7 +287,7 @@ async function main() {
   const keysFor = (seconds) => Math.max(20, Math.ceil((floorRps * seconds) / KEY_BUDGET));
 
   /** Drives one workload for `duration` s: a fresh key pool, the load process, the database's side. */
-  async function measure(workload, { keyAccounts = [], tournaments = null, query, duration }) {
+  async function measure(workload, { keyAccounts = [], tournaments = null, tournament, query, duration }) {
     const t0 = performance.now();
     const keys = workload === "floor"
       ? null
@@ -295,6 +306,7 @@ async function main() {
         query,
         keys,
         tournaments,
+        tournament,
         connections: CONNECTIONS,
         duration,
         origin: target.origin,
@@ -444,6 +456,114 @@ async function main() {
       machine: machine(),
       pictures: out,
       targets: out.targets,
+    });
+    log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
+    return;
+  }
+  // Issue 34: players, rosters and lineups. The account's own 1,024 teams, each with a roster of
+  // 5 players, a substitute and a coach (7,168 players of the account), and two 256-team
+  // tournaments of the same teams: one whose registrations hold 5-6 player lineups, one none.
+  async function seedLineups(w) {
+    const t0 = performance.now();
+    data.rosterTeams = await seed.createRosterTeams(db, w, 1024);
+    data.lineupIds = await seed.lineupTournaments(db, w, data.rosterTeams.slice(0, 256));
+    const { rows: [c] } = await db.query(
+      `select (select count(*) from app.team_members m where m.account_id = $1)::int as members,
+              (select count(*) from app.lineup_entries e where e.tournament_id = $2)::int as entries`,
+      [w, data.lineupIds.lineups],
+    );
+    log(
+      `lineups: 1,024 teams of the account with ${c.members} roster members, two 256-team tournaments ` +
+        `(${c.entries} lineup entries in one, none in the other), in ${Math.round(performance.now() - t0)} ms`,
+    );
+  }
+  /**
+   * One pair of issue 34's figures, each after its floor probe: `register` (a team without a
+   * roster, then one whose roster the registration copies) or `registrations` (256 teams without
+   * lineups, then with); `lineupFirst` swaps the order. Registrations go to fresh tournaments
+   * (team_size 5, substitutes_max 1, room for the floor's rate). Returns {base, after}.
+   */
+  async function lineupPair(kind, { w, how, dataLabel, tag, lineupFirst = false }) {
+    const out = {};
+    for (const side of lineupFirst ? ["after", "base"] : ["base", "after"]) {
+      if (kind === "register") {
+        const workload = side === "base" ? "register" : "register_lineup";
+        data.targets[workload] = await seed.createTargets(db, [w], floorRps * DURATION, `${workload}-${tag}`, { substitutesMax: 1 });
+        out[side] = await run(workload, { data: dataLabel, ...how });
+      } else {
+        out[side] = await run(side === "base" ? "registrations" : "registrations_lineup", {
+          data: dataLabel,
+          ...how,
+          tournament: data.lineupIds[side === "base" ? "plain" : "lineups"],
+        });
+      }
+    }
+    return out;
+  }
+  /** Issue 34's two comparisons from pairs of rows (several rounds: their means). */
+  const lineupComparisons = (register, registrations) => [
+    compare(
+      "lineups: POST /tournaments/{id}/registrations, the team's 7-player roster copied",
+      pooled(register.map((p) => p.base), "a team without a roster"),
+      pooled(register.map((p) => p.after), "a 7-player roster"),
+      LINEUP_SLOWDOWN.register,
+    ),
+    compare(
+      "lineups: GET /tournaments/{id}/registrations, 256 teams",
+      pooled(registrations.map((p) => p.base), "no lineups"),
+      pooled(registrations.map((p) => p.after), "5-6 player lineups"),
+      LINEUP_SLOWDOWN.registrations,
+    ),
+  ];
+  if (opt.lineups) {
+    const [w] = await seed.createAccounts(db, 1);
+    data.teams = await seed.createTeams(db, 1024);
+    await seed.createTournaments(db, [w], SMALL); // the account as the full run's W holds it
+    await seedLineups(w);
+    await db.query("vacuum (analyze) app.tournaments, app.registrations, app.teams, app.players, app.team_members, app.lineup_entries");
+    const how = { keyAccounts: [w] };
+    // Warm-up: each of the four once, short, not counted.
+    for (const workload of ["register", "register_lineup"]) {
+      data.targets[workload] = await seed.createTargets(db, [w], floorRps * 3, `${workload}-warm`, { substitutesMax: 1 });
+      await measure(workload, { ...how, duration: 3 });
+    }
+    await measure("registrations", { ...how, tournament: data.lineupIds.plain, duration: 3 });
+    await measure("registrations_lineup", { ...how, tournament: data.lineupIds.lineups, duration: 3 });
+    const pairs = { register: [], registrations: [] };
+    for (let round = 1; round <= 3; round++) {
+      // A B, then B A, then A B: the machine's drift within a round falls on both sides.
+      const lineupFirst = round % 2 === 0;
+      const dataLabel = `round ${round}`;
+      pairs.register.push(await lineupPair("register", { w, how, dataLabel, tag: round, lineupFirst }));
+      pairs.registrations.push(await lineupPair("registrations", { w, how, dataLabel, tag: round, lineupFirst }));
+    }
+    await run("floor", { data: "–", label: "floor again, at the end" });
+    for (const row of rows) {
+      row.floor_rps = Math.max(...row.floor_probes);
+      row.ratio_to_floor = row.rps / row.floor_rps;
+    }
+    const perRound = [1, 2, 3].flatMap((round) =>
+      lineupComparisons([pairs.register[round - 1]], [pairs.registrations[round - 1]])
+        .map((c) => ({ ...c, label: `${c.label} (round ${round})` }))
+    );
+    const lineups = lineupComparisons(pairs.register, pairs.registrations).map((c) => ({
+      ...c,
+      label: `${c.label} (mean of 3 rounds)`,
+    }));
+    const targets = judge({ rows, idleRss, scale: [], neighbour: [], lineups });
+    console.log(
+      `\n${table(rows)}\n\n${comparisonTable([...perRound, ...lineups])}\n\nTargets (issue 34, lineups)\n${targetList(targets)}\n`,
+    );
+    const file = writeReport({
+      started_at: started.toISOString(),
+      finished_at: new Date().toISOString(),
+      options: { only: "lineups", duration_s: DURATION, connections: CONNECTIONS, stack: opt.url ? "running" : "throwaway" },
+      git: gitState(ROOT),
+      machine: machine(),
+      seed: { account: w, roster_teams: data.rosterTeams.length, tournaments: data.lineupIds },
+      workloads: rows,
+      comparisons: { lineups_per_round: perRound, lineups },
+      targets,
     });
     log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
     return;
@@ -735,8 +855,14 @@ async function main() {
   const wLabel = `W ${size(SMALL)}, B ${size(LARGE)}`;
   await run("create", { data: wLabel, ...W });
   data.targets.register = await seed.createTargets(db, [w], floorRps * DURATION, "register");
-  await run("register", { data: wLabel, ...W });
+  const register = await run("register", { data: wLabel, ...W });
+  // Issue 34: the same registration for a team whose roster becomes its lineup, right after.
+  await seedLineups(w);
+  await db.query("analyze app.teams, app.players, app.team_members, app.lineup_entries, app.registrations");
+  data.targets.register_lineup = await seed.createTargets(db, [w], floorRps * DURATION, "register-lineup", { substitutesMax: 1 });
+  const registerLineup = await run("register_lineup", { data: wLabel, ...W });
   await run("results", { data: wLabel, ...W });
+  const registrationsPair = await lineupPair("registrations", { w, how: W, dataLabel: wLabel, tag: "full" });
   data.targets.mix = await seed.createTargets(db, [w], floorRps * DURATION / 20, "mix");
   await run("mix", { data: wLabel, ...W });
   await run("hammer", { data: wLabel, ...W });
@@ -751,6 +877,7 @@ async function main() {
   const neighbour = ["get", "list"].map((k) => compare(`neighbour: ${LABELS[k]}`, alone[k], beside[k]));
   scale.push(compare(`deep page: ${LABELS.page500_20} against ${LABELS.page1_20}`, deep.first, deep.deep));
   const cursorState = Object.values(cursor).find((c) => c.unavailable) ?? null;
+  const lineups = lineupComparisons([{ base: register, after: registerLineup }], [registrationsPair]);
 
   log("timing the results of the 1024-team bracket (768 matches reported) on the server…");
   const [{ key: resultsKey }] = await seed.createKeys(db, [w], 1, "results 1024");
@@ -780,16 +907,16 @@ async function main() {
     return { error: err.message, targets: [{ target: "pictures", value: `not measured: ${err.message}`, result: "–" }] };
   });
   const targets = [
-    ...judge({ rows, results1024, idleRss, scale, neighbour, cursor: cursorState }),
+    ...judge({ rows, results1024, idleRss, scale, neighbour, cursor: cursorState, lineups }),
     ...(webhookRuns?.targets ?? []),
     ...(liveRuns?.targets ?? []),
     ...(publicRuns?.targets ?? []),
     ...(pictureRuns?.targets ?? []),
   ];
   console.log(
-    `\n${table(rows)}\n\n${comparisonTable([...scale, ...neighbour])}\n` +
+    `\n${table(rows)}\n\n${comparisonTable([...scale, ...neighbour, ...lineups])}\n` +
       (cursorState ? `\ncursor: not available (${cursorState.unavailable})\n` : "") +
-      `\nTargets (issues 11 and 25${webhookRuns ? ", and the webhooks'" : ""})\n${targetList(targets)}\n` +
+      `\nTargets (issues 11, 25 and 34${webhookRuns ? ", and the webhooks'" : ""})\n${targetList(targets)}\n` +
       `\n${formatsReport(formatRuns)}\n${stagesReport(stagesRun)}` + (webhookRuns ? `\n${webhookReport(webhookRuns)}\n` : "") +
       (liveRuns?.reads ? `\n${liveReport(liveRuns)}\n` : "") + (publicRuns?.reads ? `\n${publicReport(publicRuns)}\n` : "") +
       (pictureRuns?.fresh ? `\n${picturesReport(pictureRuns)}\n` : ""),
@@ -826,7 +953,7 @@ async function main() {
     cursor,
     idle_rss_at_start: idleRss,
     workloads: rows,
-    comparisons: { scale, neighbour },
+    comparisons: { scale, neighbour, lineups },
     results_1024: results1024,
     formats: formatRuns,
     stages: stagesRun,

@@ -44,14 +44,19 @@ const kinds = {
     registration_closes: "2031-05-30T18:00:00+02:00",
   }],
   // A fresh (tournament, team) pair each time: the account's targets, filled team by team.
-  register: (k, role = "register") => {
+  register: (k, role = "register", teamList = teams) => {
     const list = targets[role][k.account];
     const c = fillCounters.get(list) ?? 0;
     fillCounters.set(list, c + 1);
-    const tournament = list[Math.floor(c / teams.length) % list.length];
-    return ["POST", `/tournaments/${tournament}/registrations`, { team_id: teams[c % teams.length] }];
+    const tournament = list[Math.floor(c / teamList.length) % list.length];
+    return ["POST", `/tournaments/${tournament}/registrations`, { team_id: teamList[c % teamList.length] }];
   },
+  // The same with the account's own teams, each with a roster that the registration copies into
+  // its lineup (issue 34).
+  register_lineup: (k) => kinds.register(k, "register_lineup", plan.rosterTeams),
   results: () => ["GET", `/tournaments/${plan.resultsId}/results`],
+  // A tournament's registrations (issue 34: 256 teams, with lineups or without).
+  registrations: () => ["GET", `/tournaments/${plan.tournament}/registrations`],
   // 90% reads, 10% writes: of every 20 requests, 10 GET by id, 8 list, 1 create, 1 registration.
   mix: (k) => {
     const slot = n % 20; // n already counts this request

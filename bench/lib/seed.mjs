@@ -99,19 +99,106 @@ export async function createRegistrations(db, teamIds) {
  * which a registration workload fills with one fresh (tournament, team) pair per request.
  * Created two years ago, so that they stay off page 1 of the list. Returns ids by account.
  */
-export async function createTargets(db, accountIds, requests, role) {
+export async function createTargets(db, accountIds, requests, role, { substitutesMax = 0 } = {}) {
   const perAccount = Math.max(1, Math.ceil(requests / (accountIds.length * 1024)));
   const { rows } = await db.query(
-    `insert into app.tournaments (account_id, name, slug, game_id, team_size, max_teams, starts_at,
+    `insert into app.tournaments (account_id, name, slug, game_id, team_size, substitutes_max, max_teams, starts_at,
                                   registration_closes, created_at, updated_at)
      select a.id, 'Bench ' || $3 || ' ' || a.i || '.' || j, 'bench-' || $4 || '-' || $3 || '-' || a.i || '-' || j,
-            $5::uuid, 5, 1024, now() + interval '1 year', now() + interval '300 days',
+            $5::uuid, 5, $6::int, 1024, now() + interval '1 year', now() + interval '300 days',
             now() - interval '2 years', now() - interval '2 years'
        from unnest($1::uuid[]) with ordinality a(id, i), generate_series(1, $2::int) j
      returning account_id, id`,
-    [accountIds, perAccount, role, RUN, GAMES[0]],
+    [accountIds, perAccount, role, RUN, GAMES[0], substitutesMax],
   );
   return accountIds.map((id) => rows.filter((r) => r.account_id === id).map((r) => r.id));
+}
+
+/** A roster of five players, a substitute and a coach (the first player captain), as issue 34 measures. */
+export const ROSTER = ["player", "player", "player", "player", "player", "substitute", "coach"];
+
+/**
+ * Teams of one account (contract section 16), each with a roster of players of its own: for
+ * each team `roster.length` new players of the account (handle, name, country), members in the
+ * order of `roster` (its roles), the first captain. Set-based, as the operator. Returns the
+ * team ids in order.
+ */
+export async function createRosterTeams(db, accountId, count, { roster = ROSTER, tag = "roster" } = {}) {
+  let ids;
+  await transaction(db, async () => {
+    const { rows } = await db.query(
+      `insert into app.teams (name, tag, account_id)
+       select 'Bench ' || $4 || ' team ' || $3 || ' ' || i, 'R' || i, $1::uuid from generate_series(1, $2::int) i
+       returning id, name`,
+      [accountId, count, tag, RUN],
+    );
+    const byNumber = new Map(rows.map((r) => [Number(r.name.slice(r.name.lastIndexOf(" ") + 1)), r.id]));
+    ids = Array.from({ length: count }, (_, i) => byNumber.get(i + 1));
+    // Player j of team i; members inserted in (team, j) order, so that seq is the roster's order.
+    await db.query(
+      `with p as (
+         insert into app.players (account_id, handle, name, country)
+         select $1::uuid, 'b' || t.i || '_' || j, 'Bench player ' || t.i || '.' || j,
+                (array['SE', 'DE', 'FR', 'US', 'BR', 'KR', 'PL'])[1 + (t.i + j) % 7]
+           from unnest($2::uuid[]) with ordinality t(id, i), generate_series(1, cardinality($3::text[])) j
+         returning id, handle)
+       insert into app.team_members (team_id, player_id, account_id, role, captain)
+       select t.id, p.id, $1::uuid, ($3::text[])[x.j], x.j = 1
+         from p, lateral (select split_part(substr(p.handle, 2), '_', 1)::int as i, split_part(p.handle, '_', 2)::int as j) x,
+              unnest($2::uuid[]) with ordinality t(id, i)
+        where t.i = x.i
+        order by x.i, x.j`,
+      [accountId, ids, roster],
+    );
+  });
+  return ids;
+}
+
+/**
+ * Two tournaments of one account for the same teams (`teamIds`, registered in order; team_size
+ * 5, substitutes_max 1, in registration): one whose registrations hold no lineup, one whose
+ * registrations each hold a lineup taken from the team's roster: its players, and its
+ * substitute on every other registration (5-6 players), numbered in roster order. Returns
+ * {plain, lineups}: the two tournament ids.
+ */
+export async function lineupTournaments(db, accountId, teamIds, { tag = "lineups" } = {}) {
+  const ids = {};
+  await transaction(db, async () => {
+    for (const kind of ["plain", "lineups"]) {
+      const { rows: [t] } = await db.query(
+        `insert into app.tournaments (account_id, name, slug, game_id, team_size, substitutes_max, max_teams, starts_at,
+                                      registration_closes, created_at, updated_at)
+         values ($1, $2, $3, $4, 5, 1, $5, now() + interval '1 year', now() + interval '300 days',
+                 now() - interval '2 years', now() - interval '2 years') returning id`,
+        [
+          accountId,
+          `Bench ${teamIds.length}-team ${tag} ${kind}`,
+          `bench-${RUN}-${tag}-${kind}-${teamIds.length}`,
+          GAMES[2],
+          teamIds.length,
+        ],
+      );
+      ids[kind] = t.id;
+      await db.query(
+        `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
+         select $1, $2, u.id, 'complete' from unnest($3::uuid[]) with ordinality u(id, i) order by i`,
+        [t.id, accountId, teamIds],
+      );
+    }
+    await db.query(
+      `insert into app.lineup_entries (registration_id, tournament_id, account_id, player_id, role, captain, position, handle, country)
+       select r.id, r.tournament_id, r.account_id, m.player_id, m.role, m.captain,
+              row_number() over (partition by r.id order by m.seq), p.handle, p.country
+         from app.registrations r
+         join app.team_members m on m.team_id = r.team_id
+         join app.players p on p.id = m.player_id
+        where r.tournament_id = $1
+          and (m.role = 'player' or (m.role = 'substitute' and r.seq % 2 = 0))`,
+      [ids.lineups],
+    );
+  });
+  await db.query("analyze app.registrations, app.lineup_entries, app.team_members, app.players");
+  return ids;
 }
 
 /**
