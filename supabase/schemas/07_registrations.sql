@@ -284,6 +284,7 @@ declare
   v_team app.teams;
   v_reg app.registrations;
   v_held int;
+  v_lineup jsonb := '[]';
 begin
   perform app.check_input(p_args, '{"tournament_id": "uuid"}');
   perform app.check_input(p_args -> 'body', '{"team_id": "uuid"}');
@@ -304,15 +305,18 @@ begin
       format('The tournament is full (%s of %s teams).', v_held, v_t.max_teams));
   end if;
 
-  insert into app.registrations (tournament_id, account_id, team_id, payment_status)
-  values (v_t.id, v_t.account_id, v_team.id,
-          case when v_t.entry_fee = 0 then 'complete' else 'pending' end)
-  returning * into v_reg;
+  -- A team of the tournament's account brings its roster: the lineup is written with the row,
+  -- then its entries.
   if v_team.account_id = v_t.account_id then
-    -- (The registration row is written once more only when the roster gave it a lineup.)
-    update app.registrations x set lineup = l.lineup
-      from (select app.copy_roster(v_t, v_reg) as lineup) l
-     where x.id = v_reg.id and l.lineup <> '[]';
+    v_lineup := app.roster_lineup(v_t, v_team.id);
+  end if;
+  insert into app.registrations (tournament_id, account_id, team_id, payment_status, lineup)
+  values (v_t.id, v_t.account_id, v_team.id,
+          case when v_t.entry_fee = 0 then 'complete' else 'pending' end, v_lineup)
+  returning * into v_reg;
+  if jsonb_array_length(v_lineup) > 0 and app.copy_roster(v_t, v_reg) < jsonb_array_length(v_lineup) then
+    -- A member's player deleted in between: the lineup as written.
+    update app.registrations x set lineup = app.lineup_json(x.id) where x.id = v_reg.id;
   end if;
   return (select d.doc from app.registration_documents d where d.id = v_reg.id);
 end
@@ -338,25 +342,30 @@ begin
 end
 $$;
 
--- A new registration's lineup: its team's roster (app.roster_kept), returned as the API shows it
--- (registrations.lineup) once its entries are written. A member already in another
--- registration's lineup of the tournament is 409 player_already_registered. The caller holds
--- the tournament's row lock, which every lineup change of the tournament takes first. The
--- players are locked (for key share) by the insert: a deletion of one waits for this
--- registration, or has taken the player off the roster already.
-create function app.copy_roster(p_t app.tournaments, p_r app.registrations) returns jsonb
+-- A team's roster as a new registration's lineup shows it (registrations.lineup).
+create function app.roster_lineup(p_t app.tournaments, p_team_id uuid) returns jsonb
+language sql stable
+set search_path = ''
+as $$
+  select coalesce(jsonb_agg(jsonb_build_object('player_id', k.player_id, 'handle', p.handle, 'country', p.country,
+                                               'role', k.role, 'captain', k.captain) order by k.place), '[]')
+    from app.roster_kept(p_t, p_team_id) k join app.players p on p.id = k.player_id
+$$;
+
+-- A new registration's lineup entries: its team's roster (app.roster_kept); the number written.
+-- A member already in another registration's lineup of the tournament is 409
+-- player_already_registered. The caller holds the tournament's row lock, which every lineup
+-- change of the tournament takes first. The insert locks the players (for key share): a
+-- deletion of one waits for this registration, or has taken the player off the roster already
+-- (one entry fewer).
+create function app.copy_roster(p_t app.tournaments, p_r app.registrations) returns int
 language plpgsql volatile
 set search_path = ''
 as $$
 declare
-  v_members int;
   v_written int;
   v_taken jsonb;
 begin
-  select count(*) into v_members from app.roster_kept(p_t, p_r.team_id);
-  if v_members = 0 then
-    return '[]';
-  end if;
   insert into app.lineup_entries (registration_id, tournament_id, account_id, player_id, role, captain, position, handle, country)
   select p_r.id, p_t.id, p_t.account_id, k.player_id, k.role, k.captain, k.place, p.handle, p.country
     from app.roster_kept(p_t, p_r.team_id) k
@@ -364,7 +373,7 @@ begin
              for key share of x) p on p.id = k.player_id
   on conflict (tournament_id, player_id) where role <> 'coach' do nothing;
   get diagnostics v_written = row_count;
-  if v_written < v_members then
+  if v_written < jsonb_array_length(p_r.lineup) then
     select jsonb_agg(jsonb_build_object('field', 'team_id', 'player_id', k.player_id, 'registration_id', e.registration_id,
                                         'message', format('player %s is in the lineup of registration %s', k.player_id, e.registration_id)))
       into v_taken
@@ -377,7 +386,7 @@ begin
         'A player of this team''s roster is already in another team''s lineup in this tournament.', v_taken);
     end if;
   end if;
-  return app.lineup_json(p_r.id);
+  return v_written;
 end
 $$;
 
@@ -669,6 +678,7 @@ grant execute on function app.lineup_json(uuid) to tournament_api_owner;
 grant select on app.tournament_teams to tournament_api_owner;
 grant execute on function app.roster_kept(app.tournaments, uuid) to tournament_api_owner;
 grant execute on function app.copy_roster(app.tournaments, app.registrations) to tournament_api_owner;
+grant execute on function app.roster_lineup(app.tournaments, uuid) to tournament_api_owner;
 grant execute on function app.put_lineup(jsonb) to tournament_api_owner;
 grant execute on function app.replace_lineup(app.tournaments, app.registrations, jsonb) to tournament_api_owner;
 grant execute on function app.check_lineups(app.tournaments) to tournament_api_owner;

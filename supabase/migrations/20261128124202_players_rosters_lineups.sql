@@ -310,19 +310,14 @@ CREATE OR REPLACE FUNCTION app.copy_roster (
   p_t app.tournaments,
   p_r app.registrations
 )
-  RETURNS jsonb
+  RETURNS integer
   LANGUAGE plpgsql
   SET search_path TO ''
   AS $function$
 declare
-  v_members int;
   v_written int;
   v_taken jsonb;
 begin
-  select count(*) into v_members from app.roster_kept(p_t, p_r.team_id);
-  if v_members = 0 then
-    return '[]';
-  end if;
   insert into app.lineup_entries (registration_id, tournament_id, account_id, player_id, role, captain, position, handle, country)
   select p_r.id, p_t.id, p_t.account_id, k.player_id, k.role, k.captain, k.place, p.handle, p.country
     from app.roster_kept(p_t, p_r.team_id) k
@@ -330,7 +325,7 @@ begin
              for key share of x) p on p.id = k.player_id
   on conflict (tournament_id, player_id) where role <> 'coach' do nothing;
   get diagnostics v_written = row_count;
-  if v_written < v_members then
+  if v_written < jsonb_array_length(p_r.lineup) then
     select jsonb_agg(jsonb_build_object('field', 'team_id', 'player_id', k.player_id, 'registration_id', e.registration_id,
                                         'message', format('player %s is in the lineup of registration %s', k.player_id, e.registration_id)))
       into v_taken
@@ -343,7 +338,7 @@ begin
         'A player of this team''s roster is already in another team''s lineup in this tournament.', v_taken);
     end if;
   end if;
-  return app.lineup_json(p_r.id);
+  return v_written;
 end
 $function$;
 
@@ -383,6 +378,7 @@ declare
   v_team app.teams;
   v_reg app.registrations;
   v_held int;
+  v_lineup jsonb := '[]';
 begin
   perform app.check_input(p_args, '{"tournament_id": "uuid"}');
   perform app.check_input(p_args -> 'body', '{"team_id": "uuid"}');
@@ -403,15 +399,18 @@ begin
       format('The tournament is full (%s of %s teams).', v_held, v_t.max_teams));
   end if;
 
-  insert into app.registrations (tournament_id, account_id, team_id, payment_status)
-  values (v_t.id, v_t.account_id, v_team.id,
-          case when v_t.entry_fee = 0 then 'complete' else 'pending' end)
-  returning * into v_reg;
+  -- A team of the tournament's account brings its roster: the lineup is written with the row,
+  -- then its entries.
   if v_team.account_id = v_t.account_id then
-    -- (The registration row is written once more only when the roster gave it a lineup.)
-    update app.registrations x set lineup = l.lineup
-      from (select app.copy_roster(v_t, v_reg) as lineup) l
-     where x.id = v_reg.id and l.lineup <> '[]';
+    v_lineup := app.roster_lineup(v_t, v_team.id);
+  end if;
+  insert into app.registrations (tournament_id, account_id, team_id, payment_status, lineup)
+  values (v_t.id, v_t.account_id, v_team.id,
+          case when v_t.entry_fee = 0 then 'complete' else 'pending' end, v_lineup)
+  returning * into v_reg;
+  if jsonb_array_length(v_lineup) > 0 and app.copy_roster(v_t, v_reg) < jsonb_array_length(v_lineup) then
+    -- A member's player deleted in between: the lineup as written.
+    update app.registrations x set lineup = app.lineup_json(x.id) where x.id = v_reg.id;
   end if;
   return (select d.doc from app.registration_documents d where d.id = v_reg.id);
 end
@@ -1010,6 +1009,20 @@ begin
               from app.team_members m where m.team_id = p_team_id) k
      where k.n <= case k.role when 'player' then p_t.team_size when 'substitute' then p_t.substitutes_max else 2 end;
 end
+$function$;
+
+CREATE OR REPLACE FUNCTION app.roster_lineup (
+  p_t       app.tournaments,
+  p_team_id uuid
+)
+  RETURNS jsonb
+  LANGUAGE sql
+  STABLE
+  SET search_path TO ''
+  AS $function$
+  select coalesce(jsonb_agg(jsonb_build_object('player_id', k.player_id, 'handle', p.handle, 'country', p.country,
+                                               'role', k.role, 'captain', k.captain) order by k.place), '[]')
+    from app.roster_kept(p_t, p_team_id) k join app.players p on p.id = k.player_id
 $function$;
 
 CREATE OR REPLACE FUNCTION app.round_robin_standings (
@@ -1796,6 +1809,10 @@ GRANT EXECUTE ON FUNCTION "app"."replace_lineup"(app.tournaments, app.registrati
 REVOKE ALL ON FUNCTION "app"."roster_kept"(app.tournaments, uuid) FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION "app"."roster_kept"(app.tournaments, uuid) TO "tournament_api_owner";
+
+REVOKE ALL ON FUNCTION "app"."roster_lineup"(app.tournaments, uuid) FROM PUBLIC;
+
+GRANT EXECUTE ON FUNCTION "app"."roster_lineup"(app.tournaments, uuid) TO "tournament_api_owner";
 
 REVOKE ALL ON FUNCTION "app"."team_changed"(uuid, boolean) FROM PUBLIC;
 
