@@ -10,5 +10,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Each file seeds its own accounts and keys, so files run in parallel on the shared stack.
     fileParallelism: true,
+    // Two files at a time: most of a test's time is waiting on Postgres and the function, so a
+    // second worker uses the time the first waits (vitest's default on 2 cores is one).
+    maxWorkers: 2,
   },
 });
