@@ -3,7 +3,7 @@
 -- (429), the scope (403), the operation with its Idempotency-Key, and the count, in one
 -- transaction. It runs as tournament_api_owner (security definer), which holds exactly the
 -- privileges the operations need and no BYPASSRLS, after binding the key's account. The
--- operations are listed once, in app.operation; each lives in its area's file (02 to 21).
+-- operations are listed once, in app.operation; each lives in its area's file (02 to 23).
 
 -- ============================================================================
 -- functions
