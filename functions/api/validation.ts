@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ApiError, type ErrorDetail } from "./errors.ts";
+import { PAGE_SIZE } from "./contract.ts";
 
 /** Text Postgres can store: no NUL characters and no lone UTF-16 surrogates. */
 export function text(max: number) {
@@ -66,6 +67,9 @@ export function queryInt(min: number, max: number) {
   documentedAs.set(schema, { type: "integer", minimum: min, maximum: max });
   return schema;
 }
+
+/** `page` and `limit` of a list paged by page number (contract 3). */
+export const pageQuery = () => ({ page: queryInt(1, PAGE_SIZE.maxPage).optional(), limit: queryInt(1, PAGE_SIZE.max).optional() });
 
 /** A version in a query string (`?since=`): a non-negative integer. */
 export function queryVersion() {

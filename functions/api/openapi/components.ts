@@ -14,6 +14,7 @@ import { PublicView } from "../resources/models/public.ts";
 import { CreateTournament, UpdateTournament } from "../resources/tournaments.ts";
 import { CreateRegistration, PutLineup, UpdateRegistration } from "../resources/registrations.ts";
 import * as players from "../resources/players.ts";
+import { Player, RosterMember } from "../resources/models/players.ts";
 import { PutGame, ReportMatch, UpdateStage } from "../resources/results.ts";
 import { CreateTeam, UpdateTeam } from "../resources/teams.ts";
 import * as webhooks from "../resources/webhooks.ts";
@@ -43,8 +44,8 @@ const named: Record<string, z.ZodType> = {
   StageDetail,
   Qualifier,
   Game,
-  Player: players.Player,
-  RosterMember: players.RosterMember,
+  Player,
+  RosterMember,
   LineupEntry,
   PublicView,
   CreateWebhook: webhooks.CreateWebhook,

@@ -2,10 +2,10 @@
 // the standing members of its teams, each with a role and at most one captain. Lineups, the
 // players of one registration, are resources/lineups.ts.
 import { z } from "zod";
-import { PAGE_SIZE } from "../contract.ts";
-import { queryInt, text, trimmedText } from "../validation.ts";
+import { pageQuery, text, trimmedText } from "../validation.ts";
 import type { Route } from "../route.ts";
 import { DeleteResult } from "./models/common.ts";
+import { Player, ROLES, RosterMember } from "./models/players.ts";
 
 /** ISO 3166-1 alpha-2: the officially assigned codes. */
 const COUNTRIES = new Set(
@@ -65,48 +65,16 @@ export const UpdatePlayer = z.strictObject({
 }).refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" });
 
 export const ListPlayersQuery = z.object({
-  page: queryInt(1, PAGE_SIZE.maxPage).optional(),
-  limit: queryInt(1, PAGE_SIZE.max).optional(),
+  ...pageQuery(),
   search: text(100).optional()
     .meta({ description: "Keeps players whose handle, name or external_id contains this text, in any case." }),
   external_id: text(200).optional().meta({ description: "Keeps the player with exactly this external_id." }),
 });
 
-export const ROLES = ["player", "substitute", "coach"] as const;
-
 export const PutRosterMember = z.strictObject({
   role: z.enum(ROLES),
   captain: z.boolean().optional().meta({ description: "The team's captain: setting one clears the other. Default false." }),
 });
-
-const instant = (description: string) => z.iso.datetime().meta({ description, format: "date-time" });
-
-export const PlayerExample = {
-  id: "5a0d4c1e-8f3b-4d2a-9c6e-1b7f3e9a2d40",
-  handle: "frost",
-  name: "Erik Lind",
-  country: "SE",
-  external_id: "user-4821",
-  game_accounts: { steam: "76561198000000000" },
-  created_at: "2026-11-20T10:00:00.000Z",
-  updated_at: "2026-11-20T10:00:00.000Z",
-};
-
-export const Player = z.object({
-  id: z.guid(),
-  handle: z.string(),
-  name: z.string().nullable(),
-  country: z.string().nullable(),
-  external_id: z.string().nullable(),
-  game_accounts: z.record(z.string(), z.string()),
-  created_at: instant("When the player was made."),
-  updated_at: instant("When the player last changed."),
-}).meta({ id: "Player", example: PlayerExample });
-
-export const RosterMember = Player.extend({
-  role: z.enum(ROLES),
-  captain: z.boolean(),
-}).meta({ id: "RosterMember", example: { ...PlayerExample, role: "player", captain: true } });
 
 const playerLocation = (data: { id: string }) => `/players/${data.id}`;
 

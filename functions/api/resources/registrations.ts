@@ -4,7 +4,7 @@ import { uuid } from "../validation.ts";
 import type { Route } from "../route.ts";
 import { DeleteResult, EXAMPLE_IDS } from "./models/common.ts";
 import { Registration } from "./models/registrations.ts";
-import { ROLES } from "./players.ts";
+import { ROLES } from "./models/players.ts";
 
 export const CreateRegistration = z.strictObject({ team_id: uuid() });
 

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { PAGE_SIZE } from "../contract.ts";
-import { queryInt, text, trimmedText } from "../validation.ts";
+import { pageQuery, text, trimmedText } from "../validation.ts";
 import type { Route, RouteCall } from "../route.ts";
 import { DeleteResult } from "./models/common.ts";
 import { Team } from "./models/teams.ts";
@@ -24,8 +23,7 @@ export const UpdateTeam = z.strictObject({
 }).refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" });
 
 export const ListTeamsQuery = z.object({
-  page: queryInt(1, PAGE_SIZE.maxPage).optional(),
-  limit: queryInt(1, PAGE_SIZE.max).optional(),
+  ...pageQuery(),
   search: text(100).optional()
     .meta({ description: "Keeps teams whose name or tag contains this text, in any case (`%` and `_` are plain characters)." }),
   owned: z.enum(["true", "false"]).optional()

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { EVENT_TYPES, PAGE_SIZE, WEBHOOK_LIMIT } from "../contract.ts";
-import { queryInt, text, uuid } from "../validation.ts";
+import { EVENT_TYPES, WEBHOOK_LIMIT } from "../contract.ts";
+import { pageQuery, text, uuid } from "../validation.ts";
 import type { Route, RouteCall, RouteEnv } from "../route.ts";
 import { decryptSecret, encryptSecret, formatSecret, fromBase64, newSecret } from "../../_shared/webhook-secrets.ts";
-import { DeleteResult, EXAMPLE_IDS } from "./models/common.ts";
+import { DeleteResult, EXAMPLE_IDS, instant } from "./models/common.ts";
 import { Tournament } from "./models/tournaments.ts";
 import { Registration } from "./models/registrations.ts";
 import { Match } from "./models/matches.ts";
@@ -11,8 +11,6 @@ import { StageDetail } from "./models/stages.ts";
 
 /** Whether http:// URLs are accepted (WEBHOOK_ALLOW_LOCAL=true); set once by createHandler. */
 export const webhookPolicy = { allowLocal: false };
-
-const instant = (description: string) => z.iso.datetime().meta({ description, format: "date-time" });
 
 /** An absolute https:// URL (http:// only where local destinations are allowed), no user-info. */
 const endpointUrl = z.string().max(2048).superRefine((s, ctx) => {
@@ -63,10 +61,9 @@ export const UpdateWebhook = z.strictObject({
   enabled: z.boolean().optional().meta({ description: "false stops deliveries; true (re-enabling) clears `disabled_reason`." }),
 }).refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" });
 
-const PageQuery = { page: queryInt(1, PAGE_SIZE.maxPage).optional(), limit: queryInt(1, PAGE_SIZE.max).optional() };
-export const ListWebhooksQuery = z.object(PageQuery);
+export const ListWebhooksQuery = z.object(pageQuery());
 export const ListDeliveriesQuery = z.object({
-  ...PageQuery,
+  ...pageQuery(),
   status: z.enum(["pending", "succeeded", "failed", "exhausted"]).optional(),
 });
 

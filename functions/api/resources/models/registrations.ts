@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { EXAMPLE_IDS, instant } from "./common.ts";
 import { TeamSummary } from "./teams.ts";
+import { ROLES } from "./players.ts";
 
 export const RegistrationExample = {
   id: EXAMPLE_IDS.registration,
@@ -21,7 +22,7 @@ export const LineupEntry = z.object({
   player_id: z.guid(),
   handle: z.string(),
   country: z.string().nullable(),
-  role: z.enum(["player", "substitute", "coach"]),
+  role: z.enum(ROLES),
   captain: z.boolean(),
 });
 

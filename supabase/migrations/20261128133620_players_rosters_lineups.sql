@@ -321,8 +321,8 @@ begin
   insert into app.lineup_entries (registration_id, tournament_id, account_id, player_id, role, captain, position, handle, country)
   select p_r.id, p_t.id, p_t.account_id, k.player_id, k.role, k.captain, k.place, p.handle, p.country
     from app.roster_kept(p_t, p_r.team_id) k
-    join (select x.id, x.handle, x.country from app.players x where x.id in (select y.player_id from app.roster_kept(p_t, p_r.team_id) y)
-             for key share of x) p on p.id = k.player_id
+    join app.players p on p.id = k.player_id
+     for key share of p
   on conflict (tournament_id, player_id) where role <> 'coach' do nothing;
   get diagnostics v_written = row_count;
   if v_written < jsonb_array_length(p_r.lineup) then
