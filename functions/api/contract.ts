@@ -104,6 +104,7 @@ export const ERROR_STATUS = {
   player_in_use: 409,
   player_already_registered: 409,
   lineup_incomplete: 409,
+  token_exhausted: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   precondition_failed: 412,

@@ -5,7 +5,7 @@
 import { ApiError, type ErrorCode, isErrorCode } from "./errors.ts";
 import { type CallOutcome, type DatabaseFailure, DatabaseUnavailable } from "./db.ts";
 
-/** What api.call raises when the window filled up while the operation ran (supabase/schemas/24_api.sql). */
+/** What api.call raises when the window filled up while the operation ran (supabase/schemas/25_api.sql). */
 export const RATE_LIMITED_STATE = "TA429";
 /** The transaction was rolled back before it did anything durable: serialization failure,
  * deadlock, lock not available, statement timeout. The request did nothing (503). */

@@ -35,7 +35,7 @@ export interface Route {
   path: string;
   /** The scope the route needs; null: any valid key (GET /me). */
   scope: Scope | null;
-  /** The operation name: a row of app.operation, which api.call dispatches on (supabase/schemas/24_api.sql). */
+  /** The operation name: a row of app.operation, which api.call dispatches on (supabase/schemas/25_api.sql). */
   op: string;
   query?: z.ZodType;
   body?: z.ZodType;

@@ -2,14 +2,14 @@
 -- scopes, the bound account, date-times, business errors, input checks, pages). Every later
 -- file builds on it: accounts and keys (01-03), teams, tournaments and registrations (04-07),
 -- matches and formats (08-15), webhooks (16-19), change tracking and the live stream
--- (22_live.sql), the public view (23_public.sql) and the door, api.call (24_api.sql).
+-- (22_live.sql), the public view (23_public.sql) and the door, api.call (25_api.sql).
 
 -- ============================================================================
 -- schemas and roles
 -- ============================================================================
 -- Schemas:
 --   app       tables and helpers; never exposed by the Supabase Data API
---   api       what the `api` edge function may call: api.call (24_api.sql), the live stream's
+--   api       what the `api` edge function may call: api.call (25_api.sql), the live stream's
 --             poll (22_live.sql) and api.public_call (23_public.sql)
 --   admin     operator functions (dashboard SQL editor, Supabase CLI, npm run admin); no client
 --             role can execute them
@@ -112,9 +112,20 @@ as $$
 $$;
 comment on function app.scopes() is 'Every permission an API key can carry.';
 
-create domain app.scope as text check (value = any (app.scopes()));
+-- A participant token's scopes (contract section 17): a token of one tournament carries only
+-- these, an API key never (app.insert_api_key checks against app.scopes()).
+create function app.participant_scopes() returns text[]
+language sql immutable parallel safe
+set search_path = ''
+as $$
+  select array['participant:register', 'participant:lineup', 'participant:check_in', 'participant:withdraw',
+               'participant:report']
+$$;
+comment on function app.participant_scopes() is 'Every permission a participant token can carry.';
 
-comment on domain app.scope is 'A permission an API key can carry.';
+create domain app.scope as text check (value = any (app.scopes() || app.participant_scopes()));
+
+comment on domain app.scope is 'A permission an API key (app.scopes()) or a participant token (app.participant_scopes()) can carry.';
 
 -- ============================================================================
 -- functions

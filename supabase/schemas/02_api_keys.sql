@@ -1,7 +1,9 @@
 -- API keys (contract section 6): `tmk_` + 32 random bytes in base62 + a 6-character CRC32
--- checksum; only the SHA-256 is stored. Operators make them with admin.create_api_key, account
+-- checksum; only the SHA-256 is stored. The same table holds participant tokens (`tpt_`,
+-- contract section 17: a tournament_id, participant scopes), so both kinds share the one door,
+-- its rate-limit ring and Idempotency-Keys; their minting and routes are 24_participants.sql. Operators make them with admin.create_api_key, account
 -- members with public.create_account_api_key (supabase.rpc) and see them in public.my_api_keys.
--- api.call (24_api.sql) finds a key with app.find_api_key; each key's rate limit and
+-- api.call (25_api.sql) finds a key with app.find_api_key; each key's rate limit and
 -- Idempotency-Keys are in 03_rate_limit.sql.
 
 -- ============================================================================
@@ -17,7 +19,15 @@ create table app.api_keys (
   expires_at timestamptz,
   revoked_at timestamptz,
   created_at timestamptz not null default now(),
-  last_used_at timestamptz
+  last_used_at timestamptz,
+  -- A participant token's (null for an API key): its tournament, its registration (null for a
+  -- sign-up token), and a sign-up token's uses. Foreign keys in 24_participants.sql.
+  tournament_id uuid,
+  registration_id uuid,
+  max_uses int check (max_uses between 1 and 10000),
+  uses int not null default 0,
+  constraint api_keys_participant_check
+    check (tournament_id is not null or (registration_id is null and max_uses is null and uses = 0))
 );
 
 comment on table app.api_keys is 'API keys: only the SHA-256 of a key is stored, with a short visible prefix.';
@@ -26,10 +36,13 @@ comment on column app.api_keys.prefix is 'The first 12 characters of the key, to
 
 comment on column app.api_keys.last_used_at is 'When the key last made a counted request, to the minute.';
 
+comment on column app.api_keys.tournament_id is 'A participant token''s tournament; null for an API key.';
+
 create view public.my_api_keys with (security_invoker = true) as
   select k.id, k.account_id, k.name, k.prefix, k.scopes::text[] as scopes, k.expires_at, k.revoked_at,
          k.created_at, k.last_used_at
-    from app.api_keys k;
+    from app.api_keys k
+   where k.tournament_id is null;
 comment on view public.my_api_keys is 'The keys of the signed-in user''s accounts (RLS); never the hashes.';
 
 -- ============================================================================
@@ -91,7 +104,7 @@ begin
 end
 $$;
 
-create function app.new_api_key() returns text
+create function app.new_api_key(p_prefix text) returns text
 language plpgsql volatile
 set search_path = ''
 as $$
@@ -103,27 +116,31 @@ begin
   for i in 0 .. 31 loop
     v_n := v_n * 256 + get_byte(v_bytes, i);
   end loop;
-  v_body := 'tmk_' || app.base62(v_n, 43);
+  v_body := p_prefix || app.base62(v_n, 43);
   return v_body || app.base62(app.crc32(convert_to(v_body, 'UTF8')), 6);
 end
 $$;
-comment on function app.new_api_key() is
-  'A new key: tmk_, 32 random bytes in base62 (43 chars), then a 6-char base62 CRC32 checksum of what precedes it.';
+comment on function app.new_api_key(text) is
+  'A new key (p_prefix tmk_) or participant token (tpt_): the prefix, 32 random bytes in base62 (43 chars), then a 6-char base62 CRC32 checksum of what precedes it.';
 
 -- Security definer (owned by the migration role, which owns api_keys): the operations run as
 -- tournament_api_owner, which cannot read api_keys at all. With the key, in the same read, what
--- api.call checks next: the account's API access and the key's rate-limit ring (its oldest slot).
+-- api.call checks next: the account's API access and the key's rate-limit ring (its oldest slot);
+-- for a participant token, its tournament and registration.
 -- No account is bound yet, so that read could not go through row-level security in api.call.
 create function app.find_api_key(p_key_hash bytea,
                                  out id uuid, out account_id uuid, out scopes text[], out last_used_at timestamptz,
-                                 out enabled boolean, out oldest timestamptz, out now timestamptz)
+                                 out enabled boolean, out oldest timestamptz, out now timestamptz,
+                                 out tournament_id uuid, out registration_id uuid)
 language plpgsql stable security definer
 set search_path = ''
 as $$
 begin
-  select k.id, k.account_id, k.scopes::text[], k.last_used_at, a.api_access_enabled, r.slots[r.next_slot], clock_timestamp()
+  select k.id, k.account_id, k.scopes::text[], k.last_used_at, a.api_access_enabled, r.slots[r.next_slot], clock_timestamp(),
+         k.tournament_id, k.registration_id
     into find_api_key.id, find_api_key.account_id, find_api_key.scopes, find_api_key.last_used_at,
-         find_api_key.enabled, find_api_key.oldest, find_api_key.now
+         find_api_key.enabled, find_api_key.oldest, find_api_key.now, find_api_key.tournament_id,
+         find_api_key.registration_id
     from app.api_keys k
     join app.accounts a on a.id = k.account_id
     left join app.rate_limits r on r.api_key_id = k.id
@@ -132,7 +149,7 @@ begin
 end
 $$;
 comment on function app.find_api_key(bytea) is
-  'The usable (not revoked, not expired) key with this SHA-256, its account''s API access and the oldest time in its rate-limit ring (as of this snapshot), or nulls; for api.call.';
+  'The usable (not revoked, not expired) key or participant token with this SHA-256, its account''s API access and the oldest time in its rate-limit ring (as of this snapshot), or nulls; for api.call.';
 
 -- Records a key's use, to the minute: at most one write per key per minute.
 create function app.touch_api_key(p_api_key_id uuid) returns void
@@ -175,7 +192,7 @@ begin
     raise exception 'expires_at must be in the future' using errcode = '22023', hint = 'invalid_expiry';
   end if;
 
-  v_key := app.new_api_key();
+  v_key := app.new_api_key('tmk_');
   return query
   insert into app.api_keys as k (account_id, name, prefix, key_hash, scopes, expires_at)
   values (p_account_id, btrim(p_name), left(v_key, 12), sha256(convert_to(v_key, 'UTF8')),

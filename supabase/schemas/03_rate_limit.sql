@@ -1,4 +1,4 @@
--- The per-key state of requests, both kept by api.call (24_api.sql):
+-- The per-key state of requests, both kept by api.call (25_api.sql):
 -- - Rate limit: at most 100 accepted requests per key in any rolling 60 s, exact under
 --   concurrency. Each key has a ring of 100 slots holding the times of its last 100 counted
 --   requests; `next_slot` points at the oldest. The ring has a table of its own, so counting

@@ -360,6 +360,8 @@ create function app.remove_team(p_team_id uuid) returns text
 language plpgsql volatile security definer
 set search_path = ''
 as $$
+declare
+  v_tournament_id uuid;
 begin
   if not app.lock_team_and_tournaments(p_team_id) then
     return 'gone';
@@ -368,7 +370,13 @@ begin
               where r.team_id = p_team_id and t.status <> 'registration') then
     return 'in_use';
   end if;
-  delete from app.registrations r where r.team_id = p_team_id;
+  for v_tournament_id in with gone as (delete from app.registrations r where r.team_id = p_team_id
+                                       returning r.tournament_id, r.state)
+                        select g.tournament_id from gone g where g.state = 'accepted'
+  loop
+    -- the slot it held goes to the oldest waitlisted registration
+    perform app.fill_slots((select t from app.tournaments t where t.id = v_tournament_id));
+  end loop;
   delete from app.teams tm where tm.id = p_team_id;
   return 'removed';
 end

@@ -55,6 +55,10 @@ create table app.tournaments (
   -- (team_size players) is needed to check in and to start.
   substitutes_max int not null default 0 check (substitutes_max between 0 and 50),
   lineups text not null default 'off' check (lineups in ('off', 'required')),
+  -- Participants (contract section 17): sign-ups wait for the organiser's approval (pending);
+  -- past max_teams a registration waits in line (waitlisted) rather than being refused.
+  approval boolean not null default false,
+  waitlist boolean not null default false,
   unique (id, account_id),
   check (registration_closes <= starts_at),
   constraint tournaments_check_in_before_start check (check_in_opens <= starts_at)
@@ -134,7 +138,7 @@ create view app.tournament_documents with (security_invoker = true) as
            'id', t.id, 'name', t.name, 'slug', t.slug, 'description', t.description,
            'game_id', t.game_id, 'status', t.status, 'format', t.format, 'format_options', t.format_options,
            'stages', app.stage_list(t), 'team_size', t.team_size, 'substitutes_max', t.substitutes_max,
-           'lineups', t.lineups, 'max_teams', t.max_teams,
+           'lineups', t.lineups, 'max_teams', t.max_teams, 'approval', t.approval, 'waitlist', t.waitlist,
            'entry_fee', t.entry_fee, 'prize_pool', t.prize_pool,
            'starts_at', to_char(t.starts_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
            'registration_closes', to_char(t.registration_closes at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),

@@ -16,7 +16,7 @@ begin
   return '{"game_id": "uuid", "team_size": "int", "substitutes_max": "int", "max_teams": "int", "entry_fee": "numeric(9,2)",
            "prize_pool": "numeric(11,2)", "starts_at": "timestamptz", "registration_closes": "timestamptz",
            "check_in_opens": "timestamptz", "status": "app.tournament_status",
-           "visibility": "app.tournament_visibility"}';
+           "visibility": "app.tournament_visibility", "approval": "boolean", "waitlist": "boolean"}';
 end
 $$;
 
@@ -85,14 +85,16 @@ begin
   loop -- a slug collision (one in ~2 billion per stem) just draws another suffix
     insert into app.tournaments (account_id, name, slug, description, game_id, format, format_options, stages,
                                  team_size, max_teams, entry_fee, prize_pool, starts_at,
-                                 registration_closes, check_in_opens, rules, visibility, substitutes_max, lineups)
+                                 registration_closes, check_in_opens, rules, visibility, substitutes_max, lineups,
+                                 approval, waitlist)
     values (app.current_account_id(), v_body ->> 'name', v_stem || '-' || app.random_suffix(),
             coalesce(v_body ->> 'description', ''), (v_body ->> 'game_id')::uuid,
             v_new.format, v_new.format_options, v_new.stages, (v_body ->> 'team_size')::int,
             (v_body ->> 'max_teams')::int, coalesce((v_body ->> 'entry_fee')::numeric, 0),
             coalesce((v_body ->> 'prize_pool')::numeric, 0), v_new.starts_at, v_new.registration_closes,
             v_new.check_in_opens, coalesce(v_body ->> 'rules', ''), coalesce(v_body ->> 'visibility', 'private'),
-            coalesce((v_body ->> 'substitutes_max')::int, 0), coalesce(v_body ->> 'lineups', 'off'))
+            coalesce((v_body ->> 'substitutes_max')::int, 0), coalesce(v_body ->> 'lineups', 'off'),
+            coalesce((v_body ->> 'approval')::boolean, false), coalesce((v_body ->> 'waitlist')::boolean, false))
     on conflict (slug) do nothing
     returning * into v_t;
     exit when found;
@@ -168,10 +170,10 @@ begin
   end if;
 
   if v_old.status = 'registration' and v_new.max_teams < v_old.max_teams then
-    select count(*) into v_held from app.registrations r where r.tournament_id = v_old.id;
+    select count(*) into v_held from app.registrations r where r.tournament_id = v_old.id and r.state = 'accepted';
     if v_new.max_teams < v_held then
       perform app.raise_error('tournament_full',
-        format('max_teams cannot go below the %s registrations held.', v_held));
+        format('max_teams cannot go below the %s accepted registrations held.', v_held));
     end if;
   end if;
 
@@ -193,12 +195,15 @@ begin
   update app.tournaments t
      set (name, description, game_id, status, format, format_options, stages, team_size, max_teams, entry_fee,
           prize_pool, starts_at, registration_closes, check_in_opens, rules, visibility, substitutes_max, lineups,
-          updated_at)
+          approval, waitlist, updated_at)
        = (v_new.name, v_new.description, v_new.game_id, v_new.status, v_new.format, v_new.format_options,
           v_new.stages, v_new.team_size, v_new.max_teams, v_new.entry_fee, v_new.prize_pool, v_new.starts_at,
           v_new.registration_closes, v_new.check_in_opens, v_new.rules, v_new.visibility, v_new.substitutes_max,
-          v_new.lineups, now())
+          v_new.lineups, v_new.approval, v_new.waitlist, now())
    where t.id = v_old.id;
+  if v_new.max_teams > v_old.max_teams and v_new.status = 'registration' then
+    perform app.fill_slots(v_new); -- the slots raised take the oldest waitlisted registrations
+  end if;
   return (select d.doc from app.tournament_documents d where d.id = v_old.id);
 end
 $$;

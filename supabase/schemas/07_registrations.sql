@@ -1,13 +1,18 @@
 -- Registrations: a team entered in a tournament (contract section 4), with its payment status,
--- requested seed and check-in, and the lifecycle (register, PATCH, withdraw). Capacity is exact
--- under concurrency because every registration first takes the tournament's row lock (then the
--- team's, in the order 04_teams.sql gives). Also the teams that take part at the start and their
--- bracket seeds, which the formats (09_formats.sql onwards) build on.
+-- requested seed and check-in, its state (accepted, pending, waitlisted, refused: section 17) and
+-- the lifecycle (register, PATCH, withdraw). Capacity is exact under concurrency because every
+-- registration first takes the tournament's row lock (then the team's, in the order 04_teams.sql
+-- gives), and so does everything that frees a slot (app.fill_slots promotes the waitlist in the
+-- same transaction). Also the teams that take part at the start and their bracket seeds, which
+-- the formats (09_formats.sql onwards) build on.
 
 -- ============================================================================
 -- types
 -- ============================================================================
 create domain app.payment_status as text check (value in ('pending', 'complete', 'refunded'));
+
+-- Only accepted registrations hold a slot (count toward max_teams) and take part at the start.
+create domain app.registration_state as text check (value in ('accepted', 'pending', 'waitlisted', 'refused'));
 
 -- ============================================================================
 -- tables
@@ -39,7 +44,10 @@ create table app.registrations (
   -- The lineup as the API shows it ([{player_id, handle, country, role, captain}] in lineup
   -- order), written with app.lineup_entries by every writer of a lineup (app.lineup_json): a
   -- registration read is its row, with no query per registration.
-  lineup jsonb not null default '[]'
+  lineup jsonb not null default '[]',
+  state app.registration_state not null default 'accepted',
+  -- Disqualified (contract section 17) while ongoing: its matches are forfeited from then on.
+  disqualified_at timestamptz(3)
 );
 
 comment on table app.registrations is 'A team entered in a tournament; seeds follow registration order (seq).';
@@ -94,7 +102,7 @@ comment on column app.stage_entries.account_id is 'The tournament''s account, co
 -- A registration as the API returns it, with its team (its name and tag frozen from the start)
 -- and its lineup.
 create view app.registration_documents with (security_invoker = true) as
-  select r.id, r.tournament_id, r.payment_status, r.seq,
+  select r.id, r.tournament_id, r.payment_status, r.seq, r.state,
          json_build_object('id', r.id, 'tournament_id', r.tournament_id, 'team_id', r.team_id,
            'payment_status', r.payment_status,
            'registered_at', to_char(r.registered_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
@@ -102,7 +110,8 @@ create view app.registration_documents with (security_invoker = true) as
            'checked_in_at', to_char(r.checked_in_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
            'teams', json_build_object('id', tm.id, 'name', coalesce(r.team_name, tm.name),
                                       'tag', coalesce(r.team_tag, tm.tag), 'logo_url', tm.logo_url),
-           'lineup', r.lineup) as doc
+           'lineup', r.lineup, 'state', r.state,
+           'disqualified_at', to_char(r.disqualified_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as doc
     from app.registrations r
     join app.teams tm on tm.id = r.team_id;
 comment on view app.registration_documents is 'Each registration with its API representation (doc).';
@@ -119,6 +128,9 @@ comment on view app.tournament_teams is 'Each registered team''s name and tag as
 -- indexes
 -- ============================================================================
 create index registrations_tournament_seq_idx on app.registrations (tournament_id, seq);
+
+-- The waitlist, oldest first (app.fill_slots).
+create index registrations_waitlist_idx on app.registrations (tournament_id, seq) where state = 'waitlisted';
 
 -- (account_id, tournament_id): the RLS column first, and the tournament foreign key's columns.
 create index registrations_account_idx on app.registrations (account_id, tournament_id);
@@ -198,18 +210,21 @@ as $$
 declare
   v_tid uuid;
   v_status text;
+  v_state text;
   v_data json;
 begin
   perform app.check_input(p_args, '{"tournament_id": "uuid"}');
-  perform app.check_input(coalesce(p_args -> 'query', '{}'), '{"status": "app.payment_status"}');
+  perform app.check_input(coalesce(p_args -> 'query', '{}'), '{"status": "app.payment_status", "state": "app.registration_state"}');
   v_tid := (p_args ->> 'tournament_id')::uuid;
   v_status := p_args #>> '{query,status}';
+  v_state := p_args #>> '{query,state}';
   if not exists (select from app.tournaments t where t.id = v_tid) then
     perform app.raise_error('not_found', 'Tournament not found.');
   end if;
   select coalesce(json_agg(d.doc order by d.seq), '[]') into v_data
     from app.registration_documents d
-   where d.tournament_id = v_tid and (v_status is null or d.payment_status = v_status);
+   where d.tournament_id = v_tid and (v_status is null or d.payment_status = v_status)
+     and (v_state is null or d.state = v_state);
   return v_data;
 end
 $$;
@@ -233,14 +248,14 @@ begin
 end
 $$;
 
--- The teams that take part: every registration, or only the checked-in ones when the
+-- The teams that take part: every accepted registration, or only the checked-in ones when the
 -- tournament has check-in. The caller holds the tournament's row lock.
 create function app.participants(p_t app.tournaments) returns setof app.registrations
 language sql stable
 set search_path = ''
 as $$
   select r.* from app.registrations r
-   where r.tournament_id = p_t.id and (p_t.check_in_opens is null or r.checked_in_at is not null)
+   where r.tournament_id = p_t.id and r.state = 'accepted' and (p_t.check_in_opens is null or r.checked_in_at is not null)
 $$;
 
 -- Seeds the teams of the stage p_t.stage and returns their number N. Stage 1: every participant
@@ -283,8 +298,6 @@ declare
   v_t app.tournaments;
   v_team app.teams;
   v_reg app.registrations;
-  v_held int;
-  v_lineup jsonb := '[]';
 begin
   perform app.check_input(p_args, '{"tournament_id": "uuid"}');
   perform app.check_input(p_args -> 'body', '{"team_id": "uuid"}');
@@ -293,36 +306,84 @@ begin
   if v_team.id is null then
     perform app.raise_error('not_found', 'Team not found.');
   end if;
-  if v_t.status <> 'registration' or now() > v_t.registration_closes then
-    perform app.raise_error('registration_closed', 'Registration for this tournament is closed.');
-  end if;
-  if exists (select from app.registrations r where r.tournament_id = v_t.id and r.team_id = v_team.id) then
-    perform app.raise_error('already_registered', 'This team is already registered.');
-  end if;
-  select count(*) into v_held from app.registrations r where r.tournament_id = v_t.id;
-  if v_held >= v_t.max_teams then
-    perform app.raise_error('tournament_full',
-      format('The tournament is full (%s of %s teams).', v_held, v_t.max_teams));
-  end if;
-
-  -- A team of the tournament's account brings its roster: the lineup is written with the row,
-  -- then its entries.
-  if v_team.account_id = v_t.account_id then
-    v_lineup := app.roster_lineup(v_t, v_team.id);
-  end if;
-  insert into app.registrations (tournament_id, account_id, team_id, payment_status, lineup)
-  values (v_t.id, v_t.account_id, v_team.id,
-          case when v_t.entry_fee = 0 then 'complete' else 'pending' end, v_lineup)
-  returning * into v_reg;
-  if jsonb_array_length(v_lineup) > 0 and app.copy_roster(v_t, v_reg) < jsonb_array_length(v_lineup) then
-    -- A member's player deleted in between: the lineup as written.
-    update app.registrations x set lineup = app.lineup_json(x.id) where x.id = v_reg.id;
-  end if;
+  v_reg := app.register(v_t, v_team, false);
   return (select d.doc from app.registration_documents d where d.id = v_reg.id);
 end
 $$;
 comment on function app.create_registration(jsonb) is
   'Registers a team. Checks in order: tournament, team, open, not yet registered, capacity; then copies its roster.';
+
+-- Enters a team (found, locked for key share) in a tournament whose row lock the caller holds:
+-- open (409 registration_closed), not yet registered (409 already_registered), then its state:
+-- a sign-up (p_signup) waits for approval when the tournament asks for it; else accepted while a
+-- slot is free, then waitlisted with a waitlist, else 409 tournament_full. A team of the
+-- tournament's account brings its roster (the lineup written with the row, then its entries).
+create function app.register(p_t app.tournaments, p_team app.teams, p_signup boolean) returns app.registrations
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_reg app.registrations;
+  v_held int;
+  v_state text := 'accepted';
+  v_lineup jsonb := '[]';
+begin
+  if p_t.status <> 'registration' or now() > p_t.registration_closes then
+    perform app.raise_error('registration_closed', 'Registration for this tournament is closed.');
+  end if;
+  if exists (select from app.registrations r where r.tournament_id = p_t.id and r.team_id = p_team.id) then
+    perform app.raise_error('already_registered', 'This team is already registered.');
+  end if;
+  if p_signup and p_t.approval then
+    v_state := 'pending';
+  else
+    select count(*) into v_held from app.registrations r where r.tournament_id = p_t.id and r.state = 'accepted';
+    if v_held >= p_t.max_teams and p_t.waitlist then
+      v_state := 'waitlisted';
+    elsif v_held >= p_t.max_teams then
+      perform app.raise_error('tournament_full',
+        format('The tournament is full (%s of %s teams).', v_held, p_t.max_teams));
+    end if;
+  end if;
+
+  if p_team.account_id = p_t.account_id then
+    v_lineup := app.roster_lineup(p_t, p_team.id);
+  end if;
+  insert into app.registrations (tournament_id, account_id, team_id, payment_status, lineup, state)
+  values (p_t.id, p_t.account_id, p_team.id,
+          case when p_t.entry_fee = 0 then 'complete' else 'pending' end, v_lineup, v_state)
+  returning * into v_reg;
+  if jsonb_array_length(v_lineup) > 0 and app.copy_roster(p_t, v_reg) < jsonb_array_length(v_lineup) then
+    -- A member's player deleted in between: the lineup as written.
+    update app.registrations x set lineup = app.lineup_json(x.id) where x.id = v_reg.id returning * into v_reg;
+  end if;
+  return v_reg;
+end
+$$;
+
+-- Whenever a slot frees (a withdrawal, a refusal, a deletion, max_teams raised), the oldest
+-- waitlisted registrations take the free slots, in the same transaction (contract section 17).
+-- The caller holds the tournament's row lock, which every change of a registration's slot
+-- takes first: exact under concurrency.
+create function app.fill_slots(p_t app.tournaments) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_free int;
+begin
+  if p_t.status <> 'registration' then
+    return;
+  end if;
+  select p_t.max_teams - count(*) into v_free
+    from app.registrations r where r.tournament_id = p_t.id and r.state = 'accepted';
+  if v_free > 0 then
+    update app.registrations r set state = 'accepted'
+     where r.id in (select w.id from app.registrations w
+                     where w.tournament_id = p_t.id and w.state = 'waitlisted' order by w.seq limit v_free);
+  end if;
+end
+$$;
 
 -- A team's roster as a new registration's lineup takes it: the members in the order they were
 -- added, each role's first ones up to the tournament's cap, numbered in that order.
@@ -430,9 +491,11 @@ declare
   v_seed int;
   v_checked_in timestamptz;
   v_payment text;
+  v_state text;
   v_players int;
 begin
-  perform app.check_input(v_body, '{"seed": "int", "checked_in": "boolean", "payment_status": "app.payment_status"}');
+  perform app.check_input(v_body, '{"seed": "int", "checked_in": "boolean", "payment_status": "app.payment_status",
+                                    "state": "app.registration_state", "disqualified": "boolean"}');
   select l.t, l.r into v_l from app.lock_registration(p_args) l;
   v_t := v_l.t;
   v_r := v_l.r;
@@ -441,8 +504,12 @@ begin
   v_checked_in := case when not v_body ? 'checked_in' then v_r.checked_in_at
                        when (v_body ->> 'checked_in')::boolean then coalesce(v_r.checked_in_at, clock_timestamp())
                        end;
+  v_state := coalesce(v_body ->> 'state', v_r.state);
   if v_seed not between 1 and 1024 then
     perform app.raise_invalid('seed', 'must be an integer from 1 to 1024, or null');
+  end if;
+  if v_body ? 'state' and v_state not in ('accepted', 'refused') and v_state <> v_r.state then
+    perform app.raise_invalid('state', 'must be accepted or refused');
   end if;
 
   -- Only values that change count: a client may send back what it read.
@@ -476,11 +543,39 @@ begin
      and exists (select from app.registrations x where x.tournament_id = v_t.id and x.seed = v_seed) then
     perform app.raise_error('seed_taken', format('Seed %s is held by another registration of this tournament.', v_seed));
   end if;
+  -- The state (contract section 17): the organiser accepts into a free slot or refuses, while
+  -- in registration; a refusal of an accepted registration frees its slot for the waitlist.
+  if v_state <> v_r.state then
+    if v_t.status <> 'registration' then
+      perform app.raise_error('tournament_locked', format('state cannot change while the tournament is %s.', v_t.status));
+    end if;
+    if v_state = 'accepted' and (select count(*) from app.registrations x
+                                  where x.tournament_id = v_t.id and x.state = 'accepted') >= v_t.max_teams then
+      perform app.raise_error('tournament_full',
+        format('The tournament is full (%s of %s teams): refuse or withdraw one first, or raise max_teams.',
+               v_t.max_teams, v_t.max_teams));
+    end if;
+  end if;
+  -- Disqualification: once, while ongoing.
+  if v_body ? 'disqualified' and (v_body ->> 'disqualified')::boolean <> (v_r.disqualified_at is not null) then
+    if v_r.disqualified_at is not null then
+      perform app.raise_error('invalid_status_transition', 'A disqualification cannot be undone.');
+    elsif v_t.status <> 'ongoing' then
+      perform app.raise_error('invalid_status_transition',
+        format('Only a team of an ongoing tournament can be disqualified; this one is %s.', v_t.status));
+    end if;
+  end if;
 
   update app.registrations x
-     set seed = v_seed, checked_in_at = v_checked_in, payment_status = v_payment
+     set seed = v_seed, checked_in_at = v_checked_in, payment_status = v_payment, state = v_state
    where x.id = v_r.id
-     and (x.seed, x.checked_in_at, x.payment_status) is distinct from (v_seed, v_checked_in, v_payment);
+     and (x.seed, x.checked_in_at, x.payment_status, x.state) is distinct from (v_seed, v_checked_in, v_payment, v_state);
+  if v_r.state = 'accepted' and v_state <> 'accepted' then
+    perform app.fill_slots(v_t);
+  end if;
+  if coalesce((v_body ->> 'disqualified')::boolean, false) and v_r.disqualified_at is null then
+    perform app.disqualify(v_t, v_r);
+  end if;
   return (select d.doc from app.registration_documents d where d.id = v_r.id);
 end
 $$;
@@ -504,57 +599,68 @@ begin
       format('A team cannot withdraw once the tournament is %s.', v_t.status));
   end if;
   delete from app.registrations x where x.id = v_r.id;
+  perform app.fill_slots(v_t);
   return json_build_object('message', 'Registration withdrawn');
 end
 $$;
 
 -- PUT .../registrations/{id}/lineup: the registration's lineup replaced, while the tournament
--- is in registration. The body's shape (strict entries of a UUID, a role and a captain flag;
--- each player once; one captain) is the function's (resources/lineups.ts); here: each player
--- the tournament's account's, the caps of the
--- tournament (400 naming the entry), and one team per tournament (409 player_already_registered).
--- The tournament's row lock orders every lineup change of the tournament; the unique index
--- lineup_entries_player_key keeps the rule for any other writer.
+-- is in registration (app.set_lineup).
 create function app.put_lineup(p_args jsonb) returns json
 language plpgsql volatile
 set search_path = ''
 as $$
 declare
   v_l record;
-  v_t app.tournaments;
-  v_r app.registrations;
-  v_entries jsonb := coalesce(p_args #> '{body,players}', '[]');
+begin
+  select l.t, l.r into v_l from app.lock_registration(p_args) l;
+  if (v_l.t).status <> 'registration' then
+    perform app.raise_error('tournament_locked', format('The lineup cannot change while the tournament is %s.', (v_l.t).status));
+  end if;
+  perform app.set_lineup(v_l.t, v_l.r, coalesce(p_args #> '{body,players}', '[]'), 'players');
+  return (select d.doc from app.registration_documents d where d.id = (v_l.r).id);
+end
+$$;
+comment on function app.put_lineup(jsonb) is
+  'PUT a registration''s lineup: the account''s players, the tournament''s caps, one team per tournament; while in registration.';
+
+-- Replaces a registration's lineup with p_entries ([{player_id, role, captain?}], the body's
+-- field p_field: players, or a sign-up's lineup). Their shape (strict entries of a UUID, a role
+-- and a captain flag; each player once; one captain) is the function's (resources/models/
+-- registrations.ts); here: each player the tournament's account's, the caps of the tournament
+-- (400 naming the entry), and one team per tournament (409 player_already_registered). The
+-- caller holds the tournament's row lock, which orders every lineup change of the tournament;
+-- the unique index lineup_entries_player_key keeps the rule for any other writer.
+create function app.set_lineup(p_t app.tournaments, p_r app.registrations, p_entries jsonb, p_field text) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
   v_bad record;
   v_taken jsonb;
 begin
-  select l.t, l.r into v_l from app.lock_registration(p_args) l;
-  v_t := v_l.t;
-  v_r := v_l.r;
-  if v_t.status <> 'registration' then
-    perform app.raise_error('tournament_locked', format('The lineup cannot change while the tournament is %s.', v_t.status));
-  end if;
   -- The players named, for key share: a deletion of one waits for this lineup (and then takes
   -- the player out of it), or has committed and the player is unknown here.
   perform from app.players p
-   where p.id in (select (o.v ->> 'player_id')::uuid from jsonb_array_elements(v_entries) o (v)) and p.account_id = v_t.account_id
+   where p.id in (select (o.v ->> 'player_id')::uuid from jsonb_array_elements(p_entries) o (v)) and p.account_id = p_t.account_id
    order by p.id for key share;
   -- Each entry, numbered from 0, with its place among its role's: the first one wrong is named.
   select x.i, x.field, x.problem into v_bad
     from (select e.i,
-                 case when e.known then format('players[%s]', e.i) else format('players[%s].player_id', e.i) end as field,
+                 case when e.known then format('%s[%s]', p_field, e.i) else format('%s[%s].player_id', p_field, e.i) end as field,
                  case
                    when not e.known then 'is not a player of this tournament''s account'
-                   when e.role = 'player' and e.k > v_t.team_size
-                     then format('is one player more than the team_size of %s', v_t.team_size)
-                   when e.role = 'substitute' and e.k > v_t.substitutes_max
-                     then format('is one substitute more than the substitutes_max of %s', v_t.substitutes_max)
+                   when e.role = 'player' and e.k > p_t.team_size
+                     then format('is one player more than the team_size of %s', p_t.team_size)
+                   when e.role = 'substitute' and e.k > p_t.substitutes_max
+                     then format('is one substitute more than the substitutes_max of %s', p_t.substitutes_max)
                    when e.role = 'coach' and e.k > 2 then 'is one coach more than the 2 a lineup may hold'
                  end as problem
             from (select (o.i - 1)::int as i, o.v ->> 'role' as role,
                          exists (select from app.players p
-                                  where p.id = (o.v ->> 'player_id')::uuid and p.account_id = v_t.account_id) as known,
+                                  where p.id = (o.v ->> 'player_id')::uuid and p.account_id = p_t.account_id) as known,
                          row_number() over (partition by o.v ->> 'role' order by o.i) as k
-                    from jsonb_array_elements(v_entries) with ordinality as o (v, i)) e) x
+                    from jsonb_array_elements(p_entries) with ordinality as o (v, i)) e) x
    where x.problem is not null
    order by x.i
    limit 1;
@@ -562,26 +668,23 @@ begin
     perform app.raise_invalid(v_bad.field, v_bad.problem);
   end if;
 
-  select jsonb_agg(jsonb_build_object('field', format('players[%s].player_id', o.i - 1), 'player_id', e.player_id,
+  select jsonb_agg(jsonb_build_object('field', format('%s[%s].player_id', p_field, o.i - 1), 'player_id', e.player_id,
                                       'registration_id', e.registration_id,
                                       'message', format('player %s is in the lineup of registration %s', e.player_id, e.registration_id))
                    order by o.i)
     into v_taken
-    from jsonb_array_elements(v_entries) with ordinality as o (v, i)
-    join app.lineup_entries e on e.tournament_id = v_t.id and e.player_id = (o.v ->> 'player_id')::uuid
-                             and e.role <> 'coach' and e.registration_id <> v_r.id
+    from jsonb_array_elements(p_entries) with ordinality as o (v, i)
+    join app.lineup_entries e on e.tournament_id = p_t.id and e.player_id = (o.v ->> 'player_id')::uuid
+                             and e.role <> 'coach' and e.registration_id <> p_r.id
    where o.v ->> 'role' <> 'coach';
   if v_taken is not null then
     perform app.raise_error('player_already_registered',
       'A player of this lineup is already in another team''s lineup in this tournament.', v_taken);
   end if;
 
-  perform app.replace_lineup(v_t, v_r, v_entries);
-  return (select d.doc from app.registration_documents d where d.id = v_r.id);
+  perform app.replace_lineup(p_t, p_r, p_entries);
 end
 $$;
-comment on function app.put_lineup(jsonb) is
-  'PUT a registration''s lineup: the account''s players, the tournament''s caps, one team per tournament; while in registration.';
 
 -- Writes a registration's lineup (p_entries, checked) when it differs from the one held, with
 -- the registration's copy (registrations.lineup), and raises its lineup_rev: its version and
@@ -665,7 +768,9 @@ grant select on app.registration_documents to tournament_api_owner;
 grant execute on function app.create_registration(jsonb) to tournament_api_owner;
 grant execute on function app.list_registrations(jsonb) to tournament_api_owner;
 grant execute on function app.get_registration(jsonb) to tournament_api_owner;
-grant update (seed, checked_in_at, payment_status, bracket_seed), delete on app.registrations to tournament_api_owner;
+grant update (seed, checked_in_at, payment_status, bracket_seed, state), delete on app.registrations to tournament_api_owner;
+grant execute on function app.register(app.tournaments, app.teams, boolean) to tournament_api_owner;
+grant execute on function app.fill_slots(app.tournaments) to tournament_api_owner;
 grant execute on function app.participants(app.tournaments) to tournament_api_owner;
 grant execute on function app.seed_participants(app.tournaments) to tournament_api_owner;
 grant execute on function app.lock_registration(jsonb) to tournament_api_owner;
@@ -680,6 +785,7 @@ grant execute on function app.roster_kept(app.tournaments, uuid) to tournament_a
 grant execute on function app.copy_roster(app.tournaments, app.registrations) to tournament_api_owner;
 grant execute on function app.roster_lineup(app.tournaments, uuid) to tournament_api_owner;
 grant execute on function app.put_lineup(jsonb) to tournament_api_owner;
+grant execute on function app.set_lineup(app.tournaments, app.registrations, jsonb, text) to tournament_api_owner;
 grant execute on function app.replace_lineup(app.tournaments, app.registrations, jsonb) to tournament_api_owner;
 grant execute on function app.check_lineups(app.tournaments) to tournament_api_owner;
 grant execute on function app.freeze_team_names(app.tournaments) to tournament_api_owner;

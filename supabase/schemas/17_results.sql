@@ -378,6 +378,18 @@ $$;
 comment on function app.tournament_results(jsonb) is
   'Results: the matches by stage, round and position, and standings (a stage''s own, or the whole event''s block by block).';
 
+-- Disqualifies a registration of an ongoing tournament whose row lock the caller holds
+-- (contract section 17): from now on its team forfeits its ready match and every later match it
+-- reaches or is placed in, in this transaction. (Stub: the forfeits are to come.)
+create function app.disqualify(p_t app.tournaments, p_r app.registrations) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+begin
+  update app.registrations r set disqualified_at = clock_timestamp() where r.id = p_r.id;
+end
+$$;
+
 -- ============================================================================
 -- grants
 -- ============================================================================
@@ -387,3 +399,5 @@ grant execute on function app.report_match(jsonb) to tournament_api_owner;
 grant execute on function app.change_game(jsonb) to tournament_api_owner;
 grant execute on function app.tournament_results(jsonb) to tournament_api_owner;
 grant execute on function app.check_game_lineups(app.tournaments, app.matches, jsonb) to tournament_api_owner;
+grant execute on function app.disqualify(app.tournaments, app.registrations) to tournament_api_owner;
+grant update (disqualified_at) on app.registrations to tournament_api_owner;

@@ -95,11 +95,11 @@ begin
         from new_rows n join old_rows o on o.id = n.id
        where (n.name, n.description, n.game_id, n.status, n.format, n.format_options, n.team_size, n.max_teams,
               n.entry_fee, n.prize_pool, n.starts_at, n.registration_closes, n.check_in_opens, n.rules, n.stages,
-              n.visibility, n.substitutes_max, n.lineups)
+              n.visibility, n.substitutes_max, n.lineups, n.approval, n.waitlist)
              is distinct from
              (o.name, o.description, o.game_id, o.status, o.format, o.format_options, o.team_size, o.max_teams,
               o.entry_fee, o.prize_pool, o.starts_at, o.registration_closes, o.check_in_opens, o.rules, o.stages,
-              o.visibility, o.substitutes_max, o.lineups);
+              o.visibility, o.substitutes_max, o.lineups, o.approval, o.waitlist);
     end if;
   when 'registrations' then
     if tg_op = 'INSERT' then
@@ -110,8 +110,8 @@ begin
       select json_agg(json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
                'type', 'registration.updated', 'kind', 'registration', 'subject_id', n.id)) into v_intents
         from new_rows n join old_rows o on o.id = n.id
-       where (n.seed, n.payment_status, n.checked_in_at, n.lineup_rev)
-             is distinct from (o.seed, o.payment_status, o.checked_in_at, o.lineup_rev);
+       where (n.seed, n.payment_status, n.checked_in_at, n.lineup_rev, n.state, n.disqualified_at)
+             is distinct from (o.seed, o.payment_status, o.checked_in_at, o.lineup_rev, o.state, o.disqualified_at);
     end if;
   when 'matches' then
     if tg_op = 'INSERT' then
@@ -223,6 +223,8 @@ as $$
 declare
   v_tx xid8 := pg_current_xact_id();
   v_now text := app.iso(clock_timestamp());
+  -- Who caused the change (contract section 17): api.call's key or participant token, null for a worker.
+  v_actor json := nullif(current_setting('app.actor', true), '')::json;
   v_count int;
 begin
   if current_setting('app.webhooks_published', true) = v_tx::text then
@@ -262,7 +264,7 @@ begin
   ), events as (
     insert into app.webhook_events (id, account_id, tournament_id, type, payload)
     select i.event_id, i.account_id, i.tournament_id, i.type,
-           json_build_object('type', i.type, 'timestamp', v_now, 'data', i.data)::text
+           json_build_object('type', i.type, 'timestamp', v_now, 'actor', v_actor, 'data', i.data)::text
       from i
      where i.event_id in (select t.event_id from targets t)
   )

@@ -50,7 +50,19 @@ describe("POST /tournaments/{id}/registrations", () => {
     expect(res.body.success).toBe(true);
     const reg = res.body.data;
     expect(Object.keys(reg).sort()).toEqual(
-      ["checked_in_at", "id", "lineup", "payment_status", "registered_at", "seed", "team_id", "teams", "tournament_id"],
+      [
+        "checked_in_at",
+        "disqualified_at",
+        "id",
+        "lineup",
+        "payment_status",
+        "registered_at",
+        "seed",
+        "state",
+        "team_id",
+        "teams",
+        "tournament_id",
+      ],
     );
     expect(reg.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(reg.tournament_id).toBe(tournament.id);

@@ -7,11 +7,13 @@ import { createTeams, createTournament, expectError, expectStatus, request, sql,
 
 const REGISTRATION_FIELDS = [
   "checked_in_at",
+  "disqualified_at",
   "id",
   "lineup",
   "payment_status",
   "registered_at",
   "seed",
+  "state",
   "team_id",
   "teams",
   "tournament_id",

@@ -679,6 +679,8 @@ export function buildView(spec: EventSpec): PublicView {
       role: "player" as const,
       captain: k === 0,
     })),
+    state: "accepted" as const,
+    disqualified_at: null,
   }));
   const stages: ViewStage[] = [];
   const matches: ViewMatch[] = [];
@@ -709,6 +711,8 @@ export function buildView(spec: EventSpec): PublicView {
       substitutes_max: 0,
       lineups: "off",
       max_teams: teamList.length,
+      approval: false,
+      waitlist: false,
       entry_fee: 0,
       prize_pool: 0,
       starts_at: "2027-03-01T17:00:00.000Z",

@@ -14,6 +14,7 @@ import {
 } from "../support/helpers.ts";
 
 const FIELDS = [
+  "approval",
   "check_in_opens",
   "created_at",
   "format_options",
@@ -37,6 +38,7 @@ const FIELDS = [
   "updated_at",
   "version",
   "visibility",
+  "waitlist",
 ].sort();
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

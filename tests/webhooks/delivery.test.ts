@@ -656,7 +656,13 @@ describe("delivery, with one dispatcher", () => {
     expect(verify(r, endpoint.secret)).toEqual(payloadOf(r));
     expect(() => verify(r, `whsec_${randomBytes(32).toString("base64")}`)).toThrow();
     expect(() => verify({ ...r, body: r.body.replace("Signed Cup", "Forged Cup") }, endpoint.secret)).toThrow();
-    expect(payloadOf(r)).toEqual({ type: "tournament.created", timestamp: expect.stringMatching(ISO_Z), data: created });
+    // actor (contract section 17): the key whose request caused the event
+    expect(payloadOf(r)).toEqual({
+      type: "tournament.created",
+      timestamp: expect.stringMatching(ISO_Z),
+      actor: { type: "key", id: t.keyId },
+      data: created,
+    });
 
     const [d] = await waitForDeliveries(t, endpoint.id, (list) => list[0]?.status === "succeeded");
     expect(Object.keys(d).sort()).toEqual(DELIVERY_FIELDS);
@@ -872,7 +878,7 @@ describe("delivery, with one dispatcher", () => {
     expect(received.map(typeOf)).toEqual(expected.map((e) => e.type));
     for (const [i, r] of received.entries()) {
       const body = payloadOf(r);
-      expect(Object.keys(body).sort(), `#${i} ${body.type}`).toEqual(["data", "timestamp", "type"]);
+      expect(Object.keys(body).sort(), `#${i} ${body.type}`).toEqual(["actor", "data", "timestamp", "type"]);
       expect(body.data, `#${i} ${body.type}`).toEqual(expected[i].data);
       expect(body.timestamp).toMatch(ISO_Z);
       // when the change committed: inside the request that made it

@@ -3,7 +3,7 @@ import { LINEUP_LIMITS } from "../contract.ts";
 import { uuid } from "../validation.ts";
 import type { Route } from "../route.ts";
 import { DeleteResult, EXAMPLE_IDS } from "./models/common.ts";
-import { Registration } from "./models/registrations.ts";
+import { Registration, REGISTRATION_STATES } from "./models/registrations.ts";
 import { ROLES } from "./models/players.ts";
 
 export const CreateRegistration = z.strictObject({ team_id: uuid() });
@@ -16,6 +16,14 @@ export const UpdateRegistration = z.strictObject({
     .meta({
       description: "Checks the team in (or out). With check-in on, only from `check_in_opens` until the start (409 `check_in_closed`).",
     }),
+  state: z.enum(["accepted", "refused"]).optional().meta({
+    description:
+      "Accept (needs a free slot: 409 `tournament_full`) or refuse (frees its slot for the oldest waitlisted registration). Only while in `registration`.",
+  }),
+  disqualified: z.boolean().optional().meta({
+    description:
+      "`true` on an `ongoing` tournament: the team forfeits its ready match and every later match it reaches, in this request; standings mark it. Not reversible (409 `invalid_status_transition`).",
+  }),
 }).refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" });
 
 /** PUT .../lineup: the lineup's entries in order; each player once, at most one captain. The tournament's caps are the database's. */
@@ -42,7 +50,8 @@ export const PutLineup = z.strictObject({
 });
 
 export const ListRegistrationsQuery = z.object({
-  status: z.enum(["pending", "complete", "refunded"]).optional(),
+  status: z.enum(["pending", "complete", "refunded"]).optional().meta({ description: "Payment status." }),
+  state: z.enum(REGISTRATION_STATES).optional(),
 });
 
 export const registrationRoutes: Route[] = [
@@ -54,7 +63,7 @@ export const registrationRoutes: Route[] = [
     query: ListRegistrationsQuery,
     response: z.array(Registration),
     summary: "List a tournament's registrations",
-    description: "In registration order (oldest first); `status` filters by payment status.",
+    description: "In registration order (oldest first); `status` filters by payment status, `state` by state.",
   },
   {
     method: "POST",
@@ -67,7 +76,7 @@ export const registrationRoutes: Route[] = [
     conflicts: ["registration_closed", "already_registered", "tournament_full", "player_already_registered"],
     summary: "Register a team",
     description:
-      "Checks in order: tournament (404), team (404), open for registration (409 `registration_closed`), not yet registered (409 `already_registered`), capacity (409 `tournament_full`). Exactly one request wins the last slot. A team of the tournament's account starts with its roster as its lineup (members beyond the tournament's caps left out; a member already in another team's lineup of the tournament is 409 `player_already_registered`).",
+      "Checks in order: tournament (404), team (404), open for registration (409 `registration_closed`), not yet registered (409 `already_registered`), capacity (409 `tournament_full`; with `waitlist` on, the registration is `waitlisted` instead). Exactly one request wins the last slot. A team of the tournament's account starts with its roster as its lineup (members beyond the tournament's caps left out; a member already in another team's lineup of the tournament is 409 `player_already_registered`).",
     bodyExample: { team_id: EXAMPLE_IDS.team1 },
   },
   {
@@ -85,8 +94,8 @@ export const registrationRoutes: Route[] = [
     op: "registrations.update",
     body: UpdateRegistration,
     response: Registration,
-    conflicts: ["seed_taken", "check_in_closed", "tournament_locked", "lineup_incomplete"],
-    summary: "Seed, check in, or record a payment",
+    conflicts: ["seed_taken", "check_in_closed", "tournament_locked", "lineup_incomplete", "tournament_full", "invalid_status_transition"],
+    summary: "Seed, check in, accept or refuse, disqualify, or record a payment",
     description:
       "`seed` and `checked_in` change only while the tournament is in `registration` (later: 409 `tournament_locked`, or `check_in_closed` for check-in when the tournament has check-in); with check-in on, `checked_in: true` before `check_in_opens` is 409 `check_in_closed`; `payment_status` in any status. Only values that change count, so a client may send back what it read. At the start, seeded teams come first (by seed), then the rest in registration order; with check-in on, only checked-in teams take part.",
     bodyExample: { seed: 1, checked_in: true },

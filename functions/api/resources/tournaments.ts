@@ -96,6 +96,14 @@ const fields = {
       "`off` (the default): lineups are optional. `required`: a lineup of at least `team_size` players to check in and to start (409 `lineup_incomplete`). Locked once ongoing.",
   }),
   max_teams: z.int().min(2).max(1024),
+  approval: z.boolean().meta({
+    description:
+      "Default false. true: a registration made with a sign-up token is `pending` until the organiser accepts it. Locked once ongoing.",
+  }),
+  waitlist: z.boolean().meta({
+    description:
+      "Default false. true: when the accepted registrations fill `max_teams`, a new one is `waitlisted` (not 409 `tournament_full`); the oldest waitlisted one takes each slot that frees. Locked once ongoing.",
+  }),
   entry_fee: money(1_000_000).meta({ description: "At most 2 decimals. Default 0." }),
   prize_pool: money(100_000_000).meta({ description: "At most 2 decimals. Default 0." }),
   starts_at: dateTime().meta({ description: "With an offset (`Z` or `±hh:mm`); in the future." }),
@@ -202,6 +210,8 @@ export const CreateTournament = z.strictObject({
   visibility: fields.visibility.optional(),
   substitutes_max: fields.substitutes_max.optional(),
   lineups: fields.lineups.optional(),
+  approval: fields.approval.optional(),
+  waitlist: fields.waitlist.optional(),
 }).superRefine((body, ctx) => {
   checkStages(body, ctx);
   if (body.stages === undefined) checkFormatOptions(body, ctx, "single_elimination");

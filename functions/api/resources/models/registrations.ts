@@ -15,7 +15,12 @@ export const RegistrationExample = {
   checked_in_at: null,
   teams: { id: EXAMPLE_IDS.team1, name: "Aurora Gaming", tag: "AUR", logo_url: "https://example.com/aur.png" },
   lineup: [{ player_id: "5a0d4c1e-8f3b-4d2a-9c6e-1b7f3e9a2d40", handle: "frost", country: "SE", role: "player", captain: true }],
+  state: "accepted",
+  disqualified_at: null,
 };
+
+/** A registration's states (contract section 17): only `accepted` ones hold a slot and take part at the start. */
+export const REGISTRATION_STATES = ["accepted", "pending", "waitlisted", "refused"] as const;
 
 /** One player of a registration's lineup, as the public view shows it too: never the player's name, external_id or game accounts. */
 export const LineupEntry = z.object({
@@ -40,4 +45,9 @@ export const Registration = z.object({
   checked_in_at: instant("UTC; null until the team checks in.").nullable(),
   teams: TeamSummary,
   lineup: z.array(LineupEntry).meta({ description: "Who plays for the team in this tournament, in lineup order; `[]` when none." }),
+  state: z.enum(REGISTRATION_STATES).meta({
+    description:
+      "`accepted` (holds a slot; takes part at the start), `pending` (a sign-up awaiting the organiser's approval), `waitlisted` (takes the next slot that frees, oldest first) or `refused`.",
+  }),
+  disqualified_at: instant("UTC; set when the organiser disqualified the team (it forfeits its matches from then on).").nullable(),
 }).meta({ example: RegistrationExample });

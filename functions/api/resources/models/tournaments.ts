@@ -17,6 +17,8 @@ export const TournamentExample = {
   substitutes_max: 1,
   lineups: "off",
   max_teams: 16,
+  approval: false,
+  waitlist: true,
   entry_fee: 10,
   prize_pool: 1500.5,
   starts_at: "2027-03-01T17:00:00.000Z",
@@ -58,6 +60,11 @@ export const Tournament = z.object({
     description: "`required`: a lineup of at least `team_size` players to check in and to start (409 `lineup_incomplete`).",
   }),
   max_teams: z.int(),
+  approval: z.boolean().meta({ description: "Sign-ups (participant tokens) wait as `pending` until the organiser accepts them." }),
+  waitlist: z.boolean().meta({
+    description:
+      "Past `max_teams`, a new registration is `waitlisted` (rather than 409 `tournament_full`) and takes the next slot that frees.",
+  }),
   entry_fee: z.number().meta({ description: "Exact to 2 decimals." }),
   prize_pool: z.number().meta({ description: "Exact to 2 decimals." }),
   starts_at: instant("UTC."),

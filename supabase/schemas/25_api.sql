@@ -65,6 +65,18 @@ begin
     when 'deliveries.list'       then scope := 'read:webhooks';        writes := false; if p_run then result := app.list_webhook_deliveries(p_args); end if;
     when 'deliveries.retry'      then scope := 'write:webhooks';       writes := true;  if p_run then result := app.retry_webhook_delivery(p_args); end if;
     when 'me'                    then scope := null;                   writes := false; if p_run then result := app.me(p_key_id); end if;
+    when 'tokens.list'           then scope := 'read:registrations';   writes := false; if p_run then result := app.list_participant_tokens(p_args); end if;
+    when 'tokens.create'         then scope := 'write:registrations';  writes := true;  if p_run then result := app.create_registration_token(p_args); end if; tournament_arg := 'tournament_id';
+    when 'signup_tokens.create'  then scope := 'write:registrations';  writes := true;  if p_run then result := app.create_signup_token(p_args); end if;
+    when 'tokens.delete'         then scope := 'write:registrations';  writes := true;  if p_run then result := app.revoke_participant_token(p_args); end if;
+    -- A participant token's (contract section 17): p_args carry its tournament_id,
+    -- registration_id and token_id, put there by api.call.
+    when 'participant.get'       then scope := null;                   writes := false; if p_run then result := app.participant_me(p_args); end if; tournament_arg := 'tournament_id';
+    when 'participant.matches'   then scope := null;                   writes := false; if p_run then result := app.participant_matches(p_args); end if; tournament_arg := 'tournament_id';
+    when 'participant.signup'    then scope := 'participant:register'; writes := true;  if p_run then result := app.participant_signup(p_args); end if; tournament_arg := 'tournament_id';
+    when 'participant.lineup'    then scope := 'participant:lineup';   writes := true;  if p_run then result := app.participant_lineup(p_args); end if; tournament_arg := 'tournament_id';
+    when 'participant.check_in'  then scope := 'participant:check_in'; writes := true;  if p_run then result := app.update_registration(p_args); end if; tournament_arg := 'tournament_id';
+    when 'participant.withdraw'  then scope := 'participant:withdraw'; writes := true;  if p_run then result := app.delete_registration(p_args); end if; tournament_arg := 'tournament_id';
     else raise exception 'unknown operation %', p_op using errcode = '22023';
   end case;
 end
@@ -78,6 +90,12 @@ comment on function app.operation(text, jsonb, uuid, boolean) is
 -- applies to every operation), and reads top to bottom in the contract's order of checks:
 --
 --   key (401) -> account enabled (403) -> rate limit (429) -> scope (403) -> operation -> count
+--
+-- The key is an API key (`tmk_`) for the organiser's operations, or a participant token (`tpt_`,
+-- a row of api_keys with a tournament: contract section 17) for the participant.* operations;
+-- either kind on the other's operations is 401, as an unknown key. A participant operation's
+-- arguments gain the token's tournament_id, registration_id and token_id. Who made the request
+-- (app.actor, transaction-local) goes into every webhook event it causes.
 --
 -- The account is bound by api.call itself (app.account_id, transaction-local) after the key
 -- check; it first clears whatever the caller set, so a caller who runs
@@ -234,13 +252,14 @@ declare
   v_key record;
   v_run record;
   v_arg text;            -- the argument naming the operation's tournament (null: not about one)
+  v_participant boolean := p_op like 'participant.%'; -- the route is a participant token's
 begin
   perform set_config('app.account_id', '', true), set_config('synchronous_commit', 'off', true);
 
   -- The operation's scope and write flag. 'none' checks the key, counts the request and runs
   -- nothing (the function found the input invalid; p_scope is the route's scope, so a 403 still
   -- comes before the 400).
-  if coalesce(p_op, 'none') = 'none' then
+  if coalesce(p_op, 'none') in ('none', 'participant.none') then
     v_scope := p_scope;
     v_writes := false;
   else
@@ -251,13 +270,19 @@ begin
   end if;
 
   -- 1. The key (401): one message for unknown, revoked and expired.
-  select f.id, f.account_id, f.scopes, f.last_used_at, f.enabled, f.oldest, f.now
+  select f.id, f.account_id, f.scopes, f.last_used_at, f.enabled, f.oldest, f.now, f.tournament_id, f.registration_id
     into v_key from app.find_api_key(p_key_hash) f;
-  if v_key.id is null then
+  if v_key.id is null or (v_key.tournament_id is not null) <> v_participant then
     auth := json_build_object('error', 'unauthorized');
     return;
   end if;
-  perform set_config('app.account_id', v_key.account_id::text, true);
+  perform set_config('app.account_id', v_key.account_id::text, true),
+          set_config('app.actor', json_build_object('type', case when v_participant then 'participant' else 'key' end,
+                                                    'id', v_key.id)::text, true);
+  if v_participant then
+    p_args := coalesce(p_args, '{}') || jsonb_build_object('tournament_id', v_key.tournament_id,
+      'registration_id', v_key.registration_id, 'token_id', v_key.id);
+  end if;
 
   -- 2. The account (403), and the rate limit as of the key's read (429 without a lock).
   if not coalesce(v_key.enabled, false) then
@@ -274,7 +299,7 @@ begin
   -- 3. The scope (403, counted), then the operation.
   if v_scope is not null and not coalesce(v_scope = any (v_key.scopes), false) then
     auth := json_build_object('error', 'insufficient_scope');
-  elsif p_op is not null and p_op <> 'none' then
+  elsif p_op is not null and p_op not in ('none', 'participant.none') then
     if v_writes then
       perform set_config('synchronous_commit', 'on', true);
     end if;
@@ -315,7 +340,13 @@ begin
     end if;
   end if;
 
-  -- 4. Count the request (429 when the window filled up meanwhile), then the answer's auth.
+  -- 4. Count the request (429 when the window filled up meanwhile), then the answer's auth. A
+  -- token that has just withdrawn its registration went with it: nothing is left to count.
+  if p_op = 'participant.withdraw' and error is null and auth is null then
+    auth := json_build_object('error', null, 'key_id', v_key.id, 'account_id', v_key.account_id,
+      'webhooks', coalesce(current_setting('app.webhooks_recorded', true), '') = 'on');
+    return;
+  end if;
   auth := app.count_request(v_key.id, v_key.account_id, v_key.last_used_at, c_limit, auth ->> 'error');
 end
 $$;

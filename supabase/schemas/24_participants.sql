@@ -1,0 +1,354 @@
+-- Participants act for themselves (contract section 17). A participant token (`tpt_`) is a row
+-- of app.api_keys (02_api_keys.sql) with a tournament: api.call (25_api.sql) looks it up, limits
+-- it (its own ring of 100 per 60 s) and binds its account as it does a key's, and refuses each
+-- kind on the other's routes (401). A registration token acts for one registration; a sign-up
+-- token (`participant:register`, at most max_uses) creates registrations. The organiser mints,
+-- lists and revokes them (write:registrations / read:registrations). The participant
+-- operations (participant.*) get the token's tournament_id, registration_id and token_id from
+-- api.call, never from the request, and reuse the organiser's operations for the rest.
+
+-- ============================================================================
+-- constraints
+-- ============================================================================
+-- A participant token goes with its tournament or registration (declared here: api_keys comes
+-- first in the load order). Referential actions run as api_keys' owner: no privilege needed.
+alter table app.api_keys add constraint api_keys_tournament_fkey
+  foreign key (tournament_id) references app.tournaments (id) on delete cascade;
+
+alter table app.api_keys add constraint api_keys_registration_fkey
+  foreign key (registration_id) references app.registrations (id) on delete cascade;
+
+-- ============================================================================
+-- indexes
+-- ============================================================================
+create index api_keys_tournament_idx on app.api_keys (tournament_id) where tournament_id is not null;
+
+create index api_keys_registration_idx on app.api_keys (registration_id) where registration_id is not null;
+
+-- ============================================================================
+-- functions
+-- ============================================================================
+-- A participant token as the organiser's list shows it (never its secret).
+create function app.token_document(p_k app.api_keys) returns jsonb
+language plpgsql stable
+set search_path = ''
+as $$
+begin
+  return jsonb_build_object('id', p_k.id, 'kind', case when p_k.registration_id is null then 'signup' else 'registration' end,
+    'name', p_k.name, 'prefix', p_k.prefix, 'scopes', p_k.scopes, 'registration_id', p_k.registration_id,
+    'uses', case when p_k.registration_id is null then p_k.uses end, 'max_uses', p_k.max_uses,
+    'expires_at', app.iso(p_k.expires_at), 'created_at', app.iso(p_k.created_at),
+    'last_used_at', app.iso(p_k.last_used_at));
+end
+$$;
+
+-- Mints a participant token of a tournament of the bound account (p_registration_id null: a
+-- sign-up token) and returns it with its plaintext, the only time it is shown. Security definer
+-- (owned by the migration role, which owns api_keys); it checks the tournament's and the
+-- registration's account itself, since the definer reads past row-level security.
+create function app.mint_token(p_tournament_id uuid, p_registration_id uuid, p_name text, p_scopes text[],
+                               p_expires_at timestamptz, p_max_uses int) returns jsonb
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+declare
+  v_account uuid := app.current_account_id();
+  v_token text := app.new_api_key('tpt_');
+  v_k app.api_keys;
+begin
+  if not exists (select from app.tournaments t where t.id = p_tournament_id and t.account_id = v_account)
+     or (p_registration_id is not null
+         and not exists (select from app.registrations r where r.id = p_registration_id and r.tournament_id = p_tournament_id)) then
+    perform app.raise_error('not_found', 'Registration not found.');
+  end if;
+  if p_expires_at <= now() then
+    perform app.raise_invalid('expires_at', 'must be in the future');
+  end if;
+  insert into app.api_keys (account_id, name, prefix, key_hash, scopes, expires_at, tournament_id, registration_id, max_uses)
+  values (v_account, coalesce(btrim(p_name), case when p_registration_id is null then 'Sign-up token' else 'Registration token' end),
+          left(v_token, 12), sha256(convert_to(v_token, 'UTF8')),
+          array(select distinct s from unnest(p_scopes) s order by s)::app.scope[], p_expires_at, p_tournament_id,
+          p_registration_id, p_max_uses)
+  returning * into v_k;
+  return jsonb_build_object('token', v_token) || app.token_document(v_k);
+end
+$$;
+comment on function app.mint_token(uuid, uuid, text, text[], timestamptz, int) is
+  'Mints a participant token of a tournament of the bound account; returns its plaintext once.';
+
+-- POST /tournaments/{id}/registrations/{registration_id}/tokens: a registration token. The
+-- body's shape (name, scopes of the registration kind, expires_at) is the function's.
+create function app.create_registration_token(p_args jsonb) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_body jsonb := coalesce(p_args -> 'body', '{}');
+  v_scopes text[];
+begin
+  perform app.check_input(p_args, '{"tournament_id": "uuid", "registration_id": "uuid"}');
+  perform app.check_input(v_body, '{"expires_at": "timestamptz"}');
+  v_scopes := coalesce(array(select jsonb_array_elements_text(v_body -> 'scopes')),
+                       array['participant:lineup', 'participant:check_in', 'participant:withdraw', 'participant:report']);
+  if cardinality(v_scopes) = 0 or not v_scopes <@ (app.participant_scopes()) or 'participant:register' = any (v_scopes) then
+    perform app.raise_invalid('scopes', 'must be one or more of participant:lineup, participant:check_in, participant:withdraw, participant:report');
+  end if;
+  return app.mint_token((p_args ->> 'tournament_id')::uuid, (p_args ->> 'registration_id')::uuid, v_body ->> 'name',
+                        v_scopes, (v_body ->> 'expires_at')::timestamptz, null)::json;
+end
+$$;
+
+-- POST /tournaments/{id}/signup-tokens: a sign-up token (participant:register), for max_uses
+-- registrations (null: unlimited).
+create function app.create_signup_token(p_args jsonb) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_body jsonb := coalesce(p_args -> 'body', '{}');
+begin
+  perform app.check_input(p_args, '{"tournament_id": "uuid"}');
+  perform app.check_input(v_body, '{"expires_at": "timestamptz", "max_uses": "int"}');
+  if (v_body ->> 'max_uses')::int not between 1 and 10000 then
+    perform app.raise_invalid('max_uses', 'must be an integer from 1 to 10000, or null');
+  end if;
+  return app.mint_token((p_args ->> 'tournament_id')::uuid, null, v_body ->> 'name', array['participant:register'],
+                        (v_body ->> 'expires_at')::timestamptz, (v_body ->> 'max_uses')::int)::json;
+end
+$$;
+
+-- GET /tournaments/{id}/tokens: the tournament's participant tokens, newest first. Security
+-- definer (api_keys); the tournament must be the bound account's.
+create function app.list_participant_tokens(p_args jsonb) returns json
+language plpgsql stable security definer
+set search_path = ''
+as $$
+begin
+  perform app.check_input(p_args, '{"tournament_id": "uuid"}');
+  if not exists (select from app.tournaments t
+                  where t.id = (p_args ->> 'tournament_id')::uuid and t.account_id = app.current_account_id()) then
+    perform app.raise_error('not_found', 'Tournament not found.');
+  end if;
+  return (select coalesce(json_agg(app.token_document(k) order by k.created_at desc, k.id), '[]')
+            from app.api_keys k
+           where k.tournament_id = (p_args ->> 'tournament_id')::uuid and k.revoked_at is null);
+end
+$$;
+
+-- DELETE /tournaments/{id}/tokens/{token_id}: revokes (deletes) one; effective on its next
+-- request. Security definer (api_keys); the tournament must be the bound account's.
+create function app.revoke_participant_token(p_args jsonb) returns json
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+begin
+  perform app.check_input(p_args, '{"tournament_id": "uuid", "token_id": "uuid"}');
+  delete from app.api_keys k
+   using app.tournaments t
+   where k.id = (p_args ->> 'token_id')::uuid and k.tournament_id = (p_args ->> 'tournament_id')::uuid
+     and t.id = k.tournament_id and t.account_id = app.current_account_id();
+  if not found then
+    perform app.raise_error('not_found', 'Token not found.');
+  end if;
+  return json_build_object('message', 'Token revoked');
+end
+$$;
+
+-- The calling token as GET /participant shows it. Security definer (api_keys): api.call passes
+-- the id of the token it has just checked.
+create function app.token_summary(p_token_id uuid) returns json
+language plpgsql stable security definer
+set search_path = ''
+as $$
+begin
+  return (select json_build_object('id', k.id, 'name', k.name, 'scopes', k.scopes, 'expires_at', app.iso(k.expires_at))
+            from app.api_keys k
+           where k.id = p_token_id and k.account_id = app.current_account_id());
+end
+$$;
+
+-- Takes one use of a sign-up token (409 token_exhausted past max_uses). The row's lock orders
+-- the token's sign-ups; a sign-up that fails gives its use back (its subtransaction rolls back).
+-- Security definer (api_keys).
+create function app.use_signup_token(p_token_id uuid) returns void
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+begin
+  update app.api_keys k set uses = k.uses + 1
+   where k.id = p_token_id and k.account_id = app.current_account_id()
+     and (k.max_uses is null or k.uses < k.max_uses);
+  if not found then
+    perform app.raise_error('token_exhausted', 'This sign-up token has been used as many times as it may be.');
+  end if;
+end
+$$;
+
+-- GET /participant: the token, its tournament as the public view shows it (whatever its
+-- visibility), and its registration (null for a sign-up token).
+create function app.participant_me(p_args jsonb) returns json
+language plpgsql stable
+set search_path = ''
+as $$
+begin
+  return json_build_object(
+    'token', app.token_summary((p_args ->> 'token_id')::uuid),
+    'tournament', (select d.doc from app.tournament_documents d where d.id = (p_args ->> 'tournament_id')::uuid),
+    'registration', (select d.doc from app.registration_documents d where d.id = (p_args ->> 'registration_id')::uuid));
+end
+$$;
+
+-- A player of the tournament's account named by a participant: by {handle, country?,
+-- external_id?}, the account's player with that external_id (its handle and country updated, as
+-- PATCH /players does) or a new one. Shapes are the function's.
+create function app.participant_player(p_entry jsonb) returns uuid
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_id uuid;
+begin
+  if p_entry ? 'external_id' then
+    insert into app.players (account_id, handle, country, external_id)
+    values (app.current_account_id(), btrim(p_entry ->> 'handle'), p_entry ->> 'country', p_entry ->> 'external_id')
+    on conflict (account_id, external_id) do nothing
+    returning id into v_id;
+    if v_id is null then -- that player: updated (its open lineups follow)
+      select p.id into v_id from app.players p
+       where p.account_id = app.current_account_id() and p.external_id = p_entry ->> 'external_id';
+      perform app.update_player(jsonb_build_object('player_id', v_id,
+        'body', jsonb_build_object('handle', p_entry ->> 'handle') || (p_entry - 'handle' - 'external_id' - 'role' - 'captain')));
+    end if;
+  else
+    insert into app.players (account_id, handle, country)
+    values (app.current_account_id(), btrim(p_entry ->> 'handle'), p_entry ->> 'country')
+    returning id into v_id;
+  end if;
+  return v_id;
+end
+$$;
+
+-- A participant's lineup entries with each player resolved: [{player_id, role, captain}]. An
+-- entry by player_id must name a player of the registration's lineup or of its team's roster
+-- (400 naming it); one by handle is app.participant_player's.
+create function app.participant_entries(p_r app.registrations, p_entries jsonb, p_field text) returns jsonb
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_out jsonb := '[]';
+  v_player uuid;
+begin
+  for v_i in 0 .. coalesce(jsonb_array_length(p_entries), 0) - 1 loop
+    if p_entries -> v_i ? 'player_id' then
+      v_player := (p_entries -> v_i ->> 'player_id')::uuid;
+      if not exists (select from app.lineup_entries e where e.registration_id = p_r.id and e.player_id = v_player)
+         and not exists (select from app.team_members m where m.team_id = p_r.team_id and m.player_id = v_player) then
+        perform app.raise_invalid(format('%s[%s].player_id', p_field, v_i), 'is not a player of this registration''s lineup or roster');
+      end if;
+    else
+      v_player := app.participant_player(p_entries -> v_i);
+    end if;
+    if v_out @> jsonb_build_array(jsonb_build_object('player_id', v_player)) then
+      perform app.raise_invalid(format('%s[%s]', p_field, v_i), 'names the same player as an earlier entry');
+    end if;
+    v_out := v_out || jsonb_build_array(jsonb_build_object('player_id', v_player, 'role', p_entries -> v_i ->> 'role',
+      'captain', coalesce((p_entries -> v_i ->> 'captain')::boolean, false)));
+  end loop;
+  return v_out;
+end
+$$;
+
+-- POST /participant/registrations (participant:register): the team, its players (its roster,
+-- in lineup order) and the registration, in the tournament's account, in one transaction, under
+-- section 4's checks in order (app.register: a sign-up is pending when the tournament asks for
+-- approval) and section 16's lineup rules; then a registration token for the team, shown once.
+create function app.participant_signup(p_args jsonb) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_body jsonb := coalesce(p_args -> 'body', '{}');
+  v_t app.tournaments;
+  v_f record;
+  v_team app.teams;
+  v_r app.registrations;
+  v_entries jsonb;
+begin
+  v_t := app.lock_tournament((p_args ->> 'tournament_id')::uuid);
+  perform app.use_signup_token((p_args ->> 'token_id')::uuid);
+  select * into v_f from app.team_fields(coalesce(v_body -> 'team', '{}'));
+  insert into app.teams (name, tag, logo_url, account_id)
+  values (v_f.name, v_f.tag, v_f.logo_url, v_t.account_id)
+  returning * into v_team;
+  v_r := app.register(v_t, v_team, true);
+  v_entries := app.participant_entries(v_r, coalesce(v_body -> 'lineup', '[]'), 'lineup');
+  insert into app.team_members (team_id, player_id, account_id, role, captain)
+  select v_team.id, (o.v ->> 'player_id')::uuid, v_t.account_id, o.v ->> 'role', (o.v ->> 'captain')::boolean
+    from jsonb_array_elements(v_entries) with ordinality as o (v, i)
+   order by o.i;
+  perform app.set_lineup(v_t, v_r, v_entries, 'lineup');
+  return json_build_object(
+    'registration', (select d.doc from app.registration_documents d where d.id = v_r.id),
+    'token', app.mint_token(v_t.id, v_r.id, null,
+                            array['participant:lineup', 'participant:check_in', 'participant:withdraw', 'participant:report'],
+                            null, null));
+end
+$$;
+comment on function app.participant_signup(jsonb) is
+  'A sign-up: team, players, roster and registration in one transaction, and a registration token for the team.';
+
+-- PUT /participant/lineup (participant:lineup): section 16's lineup PUT for the token's
+-- registration, players named by id (of its lineup or roster) or by handle.
+create function app.participant_lineup(p_args jsonb) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_l record;
+begin
+  select l.t, l.r into v_l from app.lock_registration(p_args) l;
+  if (v_l.t).status <> 'registration' then
+    perform app.raise_error('tournament_locked', format('The lineup cannot change while the tournament is %s.', (v_l.t).status));
+  end if;
+  perform app.set_lineup(v_l.t, v_l.r, app.participant_entries(v_l.r, coalesce(p_args #> '{body,players}', '[]'), 'players'),
+                         'players');
+  return (select d.doc from app.registration_documents d where d.id = (v_l.r).id);
+end
+$$;
+
+-- GET /participant/matches: the registration's matches as the results show them (none for a
+-- sign-up token, or before the start).
+create function app.participant_matches(p_args jsonb) returns json
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  v_team text := (select r.team_id::text from app.registrations r where r.id = (p_args ->> 'registration_id')::uuid);
+begin
+  if v_team is null then
+    return '[]';
+  end if;
+  return (select coalesce(json_agg(m.v order by m.i), '[]')
+            from json_array_elements(app.tournament_results(jsonb_build_object('tournament_id', p_args ->> 'tournament_id')) -> 'matches')
+                 with ordinality as m (v, i)
+           where m.v ->> 'team1_id' = v_team or m.v ->> 'team2_id' = v_team);
+end
+$$;
+
+-- ============================================================================
+-- grants
+-- ============================================================================
+grant execute on function app.mint_token(uuid, uuid, text, text[], timestamptz, int) to tournament_api_owner;
+grant execute on function app.create_registration_token(jsonb) to tournament_api_owner;
+grant execute on function app.create_signup_token(jsonb) to tournament_api_owner;
+grant execute on function app.list_participant_tokens(jsonb) to tournament_api_owner;
+grant execute on function app.revoke_participant_token(jsonb) to tournament_api_owner;
+grant execute on function app.token_summary(uuid) to tournament_api_owner;
+grant execute on function app.use_signup_token(uuid) to tournament_api_owner;
+grant execute on function app.participant_me(jsonb) to tournament_api_owner;
+grant execute on function app.participant_player(jsonb) to tournament_api_owner;
+grant execute on function app.participant_entries(app.registrations, jsonb, text) to tournament_api_owner;
+grant execute on function app.participant_signup(jsonb) to tournament_api_owner;
+grant execute on function app.participant_lineup(jsonb) to tournament_api_owner;
+grant execute on function app.participant_matches(jsonb) to tournament_api_owner;
