@@ -156,12 +156,12 @@ function apiPath(url: URL): { base: string; path: string } | null {
   return { base, path: pathname };
 }
 
-function authError(auth: AuthOutcome, scope: string | null): ApiError | null {
+function authError(auth: AuthOutcome, route: Route): ApiError | null {
   switch (auth.error) {
     case null:
       return null;
     case "unauthorized":
-      return unauthorized();
+      return unauthorized(route);
     case "api_access_disabled":
       return new ApiError("api_access_disabled", "API access is not enabled for this account. Ask the operator to enable it.");
     case "rate_limited":
@@ -172,14 +172,23 @@ function authError(auth: AuthOutcome, scope: string | null): ApiError | null {
         { "Retry-After": String(auth.retry_after ?? auth.reset) },
       );
     case "insufficient_scope":
-      return new ApiError("insufficient_scope", `This API key lacks the scope ${scope} that this operation needs.`);
+      return new ApiError(
+        "insufficient_scope",
+        `This ${route.participant ? "token" : "API key"} lacks the scope ${route.scope} that this operation needs.`,
+      );
   }
 }
 
-function unauthorized(): ApiError {
-  return new ApiError("unauthorized", "A valid API key is required: send Authorization: Bearer <key>.", undefined, {
-    "WWW-Authenticate": 'Bearer realm="api"',
-  });
+/** 401: one answer for a missing, malformed, unknown, revoked or expired credential, and for one of the other kind. */
+function unauthorized(route?: Route): ApiError {
+  return new ApiError(
+    "unauthorized",
+    route?.participant
+      ? "A valid participant token is required: send Authorization: Bearer <tpt_ token>."
+      : "A valid API key is required: send Authorization: Bearer <key>.",
+    undefined,
+    { "WWW-Authenticate": 'Bearer realm="api"' },
+  );
 }
 
 // The routes that need no key, routed before the keyed ones: the public view (public.ts) and the
@@ -203,8 +212,8 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps, env: RouteE
 
   const { route, params } = routeOf(req.method, where.path);
   ctx.route = route;
-  const key = bearerKey(req.headers.get("authorization"));
-  if (!key) throw unauthorized();
+  const key = bearerKey(req.headers.get("authorization"), route.participant ? "tpt_" : "tmk_");
+  if (!key) throw unauthorized(route);
   const input = await readInput(req, url, where.path, route, params, ctx, env);
   const client = conditionsOf(req, route);
   const name = input.args && route.kept?.(input.args);
@@ -212,7 +221,7 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps, env: RouteE
   const outcome = await deps.db.call(
     hashKey(key),
     route.scope,
-    input.error ? null : route.op,
+    input.error ? (route.participant ? "participant.none" : null) : route.op,
     input.args,
     input.idempotency,
     kept ? kept.conditions : client,
@@ -221,7 +230,7 @@ async function handle(req: Request, ctx: Context, deps: HandlerDeps, env: RouteE
   // The contract's order: the key, the account, the rate limit, the scope; then the input; then the operation.
   ctx.keyId = outcome.auth.key_id ?? null;
   rateLimitHeaders(outcome.auth, ctx.headers);
-  const denied = authError(outcome.auth, route.scope);
+  const denied = authError(outcome.auth, route);
   if (denied) throw denied;
   if (input.error) throw input.error;
   if (outcome.replay) replayed(outcome.replay, ctx);

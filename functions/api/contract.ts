@@ -20,6 +20,29 @@ export const SCOPES = [
 /** A permission a key can carry. */
 export type Scope = (typeof SCOPES)[number];
 
+/** Every permission a participant token can carry (contract section 17; SQL: app.participant_scopes()). */
+export const PARTICIPANT_SCOPES = [
+  "participant:register",
+  "participant:lineup",
+  "participant:check_in",
+  "participant:withdraw",
+  "participant:report",
+] as const;
+
+/** A permission a participant token can carry. */
+export type ParticipantScope = (typeof PARTICIPANT_SCOPES)[number];
+
+/** A registration token's scopes when the organiser names none. */
+export const REGISTRATION_TOKEN_SCOPES = [
+  "participant:lineup",
+  "participant:check_in",
+  "participant:withdraw",
+  "participant:report",
+] as const satisfies readonly ParticipantScope[];
+
+/** A sign-up token may be used 1 to this many times (null: unlimited). */
+export const SIGNUP_TOKEN_MAX_USES = 10_000;
+
 /** The tournament formats the API offers (SQL: app.formats()). */
 export const FORMATS = ["single_elimination", "double_elimination", "round_robin", "swiss"] as const;
 

@@ -1,12 +1,16 @@
 /**
  * API key format: `tmk_` + 43 base62 characters (32 random bytes) + a 6-character base62
- * CRC32 of everything before it. The checksum lets a mistyped or made-up key be refused
- * without a database lookup, and lets secret scanners recognise leaked keys offline.
+ * CRC32 of everything before it; a participant token (contract section 17) is the same after
+ * `tpt_`. The checksum lets a mistyped or made-up key be refused without a database lookup, and
+ * lets secret scanners recognise leaked keys offline.
  */
 import { sha256 } from "./sha256.ts";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-const KEY_PATTERN = /^tmk_[0-9A-Za-z]{43}[0-9A-Za-z]{6}$/;
+const KEY_PATTERN = /^(tmk|tpt)_[0-9A-Za-z]{43}[0-9A-Za-z]{6}$/;
+
+/** What a credential starts with: an API key's, a participant token's. */
+export type KeyPrefix = "tmk_" | "tpt_";
 
 const CRC_TABLE = (() => {
   const table = new Uint32Array(256);
@@ -36,9 +40,9 @@ export function base62(value: number, width: number): string {
   return out.padStart(width, "0");
 }
 
-/** Whether a string has the shape of an API key and its checksum matches. */
-export function isWellFormedKey(key: string): boolean {
-  if (!KEY_PATTERN.test(key)) return false;
+/** Whether a string has the shape of an API key (or, with `prefix`, a participant token) and its checksum matches. */
+export function isWellFormedKey(key: string, prefix: KeyPrefix = "tmk_"): boolean {
+  if (!KEY_PATTERN.test(key) || !key.startsWith(prefix)) return false;
   const body = key.slice(0, -6);
   return base62(crc32(new TextEncoder().encode(body)), 6) === key.slice(-6);
 }
@@ -48,9 +52,9 @@ export function hashKey(key: string): Uint8Array {
   return sha256(key);
 }
 
-/** The key from an `Authorization: Bearer <key>` header, or null when absent or malformed. */
-export function bearerKey(header: string | null): string | null {
+/** The key (or token, by `prefix`) from an `Authorization: Bearer <key>` header, or null when absent, malformed or of the other kind. */
+export function bearerKey(header: string | null, prefix: KeyPrefix = "tmk_"): string | null {
   const match = header?.match(/^Bearer +(\S+) *$/i);
-  if (!match || !isWellFormedKey(match[1])) return null;
+  if (!match || !isWellFormedKey(match[1], prefix)) return null;
   return match[1];
 }

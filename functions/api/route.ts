@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { ErrorCode, Scope } from "./contract.ts";
+import type { ErrorCode, ParticipantScope, Scope } from "./contract.ts";
 import type { CallOutcome } from "./db.ts";
 import type { KeptRead } from "./kept.ts";
 import type { LiveHub } from "./stream.ts";
@@ -34,7 +34,9 @@ export interface Route {
   /** Path below /api/v1, with `{name}` UUID parameters. */
   path: string;
   /** The scope the route needs; null: any valid key (GET /me). */
-  scope: Scope | null;
+  scope: Scope | ParticipantScope | null;
+  /** A participant token's route (contract section 17, `tpt_`), not an API key's. */
+  participant?: boolean;
   /** The operation name: a row of app.operation, which api.call dispatches on (supabase/schemas/25_api.sql). */
   op: string;
   query?: z.ZodType;

@@ -5,6 +5,7 @@ import { resultRoutes, stageRoutes } from "./resources/results.ts";
 import { meRoutes, teamRoutes } from "./resources/teams.ts";
 import { webhookRoutes } from "./resources/webhooks.ts";
 import { playerRoutes, rosterRoutes } from "./resources/players.ts";
+import { participantRoutes, tokenRoutes } from "./resources/participants.ts";
 
 /** Every route of /api/v1: the one place routes are registered. */
 export const routes: Route[] = [
@@ -17,4 +18,6 @@ export const routes: Route[] = [
   ...playerRoutes,
   ...meRoutes,
   ...webhookRoutes,
+  ...tokenRoutes,
+  ...participantRoutes,
 ];

@@ -34,7 +34,7 @@ language plpgsql stable
 set search_path = ''
 as $$
 begin
-  return jsonb_build_object('id', p_k.id, 'kind', case when p_k.registration_id is null then 'signup' else 'registration' end,
+  return jsonb_build_object('id', p_k.id, 'tournament_id', p_k.tournament_id, 'kind', case when p_k.registration_id is null then 'signup' else 'registration' end,
     'name', p_k.name, 'prefix', p_k.prefix, 'scopes', p_k.scopes, 'registration_id', p_k.registration_id,
     'uses', case when p_k.registration_id is null then p_k.uses end, 'max_uses', p_k.max_uses,
     'expires_at', app.iso(p_k.expires_at), 'created_at', app.iso(p_k.created_at),

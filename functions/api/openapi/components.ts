@@ -18,6 +18,8 @@ import { Player, RosterMember } from "../resources/models/players.ts";
 import { PutGame, ReportMatch, UpdateStage } from "../resources/results.ts";
 import { CreateTeam, UpdateTeam } from "../resources/teams.ts";
 import * as webhooks from "../resources/webhooks.ts";
+import * as participants from "../resources/participants.ts";
+import { ParticipantMe, ParticipantToken, ParticipantTokenItem, SignUpResult } from "../resources/models/participants.ts";
 
 /** A piece of the document, as plain JSON. */
 export type Json = Record<string, unknown>;
@@ -66,6 +68,15 @@ const named: Record<string, z.ZodType> = {
   UpdatePlayer: players.UpdatePlayer,
   PutRosterMember: players.PutRosterMember,
   PutLineup,
+  ParticipantToken,
+  ParticipantTokenItem,
+  ParticipantMe,
+  SignUpResult,
+  CreateRegistrationToken: participants.CreateRegistrationToken,
+  CreateSignupToken: participants.CreateSignupToken,
+  SignUp: participants.SignUp,
+  ParticipantLineup: participants.ParticipantLineup,
+  CheckIn: participants.CheckIn,
 };
 
 const OUTPUTS = new Set([
@@ -94,6 +105,10 @@ const OUTPUTS = new Set([
   "RosterMember",
   "LineupEntry",
   "PublicView",
+  "ParticipantToken",
+  "ParticipantTokenItem",
+  "ParticipantMe",
+  "SignUpResult",
 ]);
 
 /** The named schemas as JSON Schema (`components.schemas`). */

@@ -3,7 +3,7 @@
 // components.ts (named schemas, error responses, headers), operations.ts (one route's operation),
 // webhooks.ts (the events sent to endpoints) and public.ts (the public routes).
 import { API_VERSION } from "../envelope.ts";
-import { PUBLIC_RATE_LIMIT, RATE_LIMIT, SCOPES } from "../contract.ts";
+import { PARTICIPANT_SCOPES, PUBLIC_RATE_LIMIT, RATE_LIMIT, SCOPES } from "../contract.ts";
 import { routes } from "../routes.ts";
 import { componentSchemas, errorComponents, headerComponents, type Json } from "./components.ts";
 import { operation } from "./operations.ts";
@@ -54,6 +54,15 @@ export function openApiDocument({ serverUrl = LOCAL_SERVER_URL }: { serverUrl?: 
       { name: "Results", description: "Brackets, match reports and standings." },
       { name: "Teams", description: "Platform teams and your account's own." },
       { name: "Keys", description: "The calling key." },
+      {
+        name: "Participant tokens",
+        description: "The organiser's API key mints, lists and revokes a tournament's participant tokens (contract section 17).",
+      },
+      {
+        name: "Participants",
+        description:
+          `A participant token (\`tpt_…\`), not an API key: a team acting for its own registration, or signing up. Each token has its own limit of ${RATE_LIMIT.limit} requests per rolling minute; an API key here (or a token on the other routes) is 401.`,
+      },
       { name: "Webhooks", description: "Endpoints that receive the account's events, and their deliveries." },
       {
         name: "Public",
@@ -71,6 +80,15 @@ export function openApiDocument({ serverUrl = LOCAL_SERVER_URL }: { serverUrl?: 
           scheme: "bearer",
           bearerFormat: "tmk_<43 base62><6 base62 checksum>",
           description: `An API key made by the operator or in the account settings. Scopes: ${SCOPES.join(", ")}.`,
+        },
+        participantToken: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "tpt_<43 base62><6 base62 checksum>",
+          description:
+            `A participant token, minted by the organiser for one registration (or a sign-up token), for the /participant routes only. Scopes: ${
+              PARTICIPANT_SCOPES.join(", ")
+            }.`,
         },
       },
       schemas: componentSchemas(),

@@ -219,10 +219,14 @@ export function operation(route: Route): Json {
     operationId: route.op.replace(/\.(\w)/, (_, c: string) => c.toUpperCase()) + (route.picture ? route.picture.toUpperCase() : ""),
     summary: route.summary,
     description: `${route.description ? route.description + "\n\n" : ""}${
-      route.scope ? `Requires the scope \`${route.scope}\`.` : "Any valid key, whatever its scopes."
+      route.scope
+        ? `Requires the scope \`${route.scope}\`.`
+        : route.participant
+        ? "Any valid participant token, whatever its scopes."
+        : "Any valid key, whatever its scopes."
     }`,
     tags: [tagOf(route.path)],
-    security: [{ apiKey: route.scope ? [route.scope] : [] }],
+    security: [{ [route.participant ? "participantToken" : "apiKey"]: route.scope ? [route.scope] : [] }],
     ...(route.scope ? { "x-required-scope": route.scope } : {}),
     ...(params.length ? { parameters: params } : {}),
     ...(route.body
@@ -243,6 +247,8 @@ export function operation(route: Route): Json {
 }
 
 function tagOf(path: string): string {
+  if (path.startsWith("/participant")) return "Participants";
+  if (/\/(signup-)?tokens/.test(path)) return "Participant tokens";
   if (path.includes("/registrations")) return "Registrations";
   if (path.includes("/results") || path.includes("/matches") || path.includes("/stages") || path.includes("/bracket.")) return "Results";
   if (path.startsWith("/teams")) return "Teams";

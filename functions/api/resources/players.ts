@@ -39,7 +39,8 @@ const country = z.string().refine((s) => COUNTRIES.has(s), { message: "must be a
 const gameAccounts = z.partialRecord(z.enum(GAME_PROVIDERS), text(100).pipe(z.string().min(1, "must be 1 to 100 characters")))
   .meta({ description: "The player's game accounts, `{provider: id}`; each id 1–100 characters." });
 
-const fields = {
+/** A player's fields as bodies send them (also a participant's lineup entries: resources/participants.ts). */
+export const playerFields = {
   handle: trimmedText(50),
   name: text(100).nullable(),
   country: country.nullable(),
@@ -49,19 +50,19 @@ const fields = {
 };
 
 export const CreatePlayer = z.strictObject({
-  handle: fields.handle,
-  name: fields.name.optional(),
-  country: fields.country.optional(),
-  external_id: fields.external_id.optional(),
-  game_accounts: fields.game_accounts.optional(),
+  handle: playerFields.handle,
+  name: playerFields.name.optional(),
+  country: playerFields.country.optional(),
+  external_id: playerFields.external_id.optional(),
+  game_accounts: playerFields.game_accounts.optional(),
 });
 
 export const UpdatePlayer = z.strictObject({
-  handle: fields.handle.optional(),
-  name: fields.name.optional(),
-  country: fields.country.optional(),
-  external_id: fields.external_id.optional(),
-  game_accounts: fields.game_accounts.optional(),
+  handle: playerFields.handle.optional(),
+  name: playerFields.name.optional(),
+  country: playerFields.country.optional(),
+  external_id: playerFields.external_id.optional(),
+  game_accounts: playerFields.game_accounts.optional(),
 }).refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" });
 
 export const ListPlayersQuery = z.object({
