@@ -88,9 +88,9 @@ declare
 begin
   perform app.check_input(p_args, '{"tournament_id": "uuid", "registration_id": "uuid"}');
   perform app.check_input(v_body, '{"expires_at": "timestamptz"}');
-  v_scopes := coalesce(array(select jsonb_array_elements_text(v_body -> 'scopes')),
-                       array['participant:lineup', 'participant:check_in', 'participant:withdraw', 'participant:report']);
-  if cardinality(v_scopes) = 0 or not v_scopes <@ (app.participant_scopes()) or 'participant:register' = any (v_scopes) then
+  v_scopes := case when jsonb_typeof(v_body -> 'scopes') = 'array' then array(select jsonb_array_elements_text(v_body -> 'scopes'))
+                   else array['participant:lineup', 'participant:check_in', 'participant:withdraw', 'participant:report'] end;
+  if cardinality(v_scopes) = 0 or not v_scopes <@ array['participant:lineup', 'participant:check_in', 'participant:withdraw', 'participant:report'] then
     perform app.raise_invalid('scopes', 'must be one or more of participant:lineup, participant:check_in, participant:withdraw, participant:report');
   end if;
   return app.mint_token((p_args ->> 'tournament_id')::uuid, (p_args ->> 'registration_id')::uuid, v_body ->> 'name',
