@@ -11,6 +11,7 @@ import {
   NOT_DEPLOYED_STATES,
   RATE_LIMITED_STATE,
   redactor,
+  TOKEN_GONE_STATE,
   SILENT_MESSAGE,
   UNAVAILABLE_MESSAGE,
 } from "./db-failure.ts";
@@ -101,8 +102,9 @@ export function connect(options: DatabaseOptions): Database {
       release(err as Error);
       if (/Query read timeout/i.test((err as Error)?.message ?? "")) throw failed("query_timeout", err, SILENT_MESSAGE);
       const e = err as { code?: string; detail?: string; message?: string };
-      // The window filled up while the operation ran: api.call undid it all (nothing counted).
-      if (e?.code === RATE_LIMITED_STATE && e.detail) return { rateLimited: e.detail };
+      // The window filled up while the operation ran, or the participant token went away
+      // meanwhile: api.call undid it all (nothing counted); the detail is the answer's auth.
+      if ((e?.code === RATE_LIMITED_STATE || e?.code === TOKEN_GONE_STATE) && e.detail) return { rateLimited: e.detail };
       if (typeof e?.code === "string" && ABORTED_STATES.test(e.code)) throw failed("aborted", err);
       // The function itself is missing or not executable: the database is not (fully) migrated,
       // or DATABASE_URL names another role. Nothing ran.

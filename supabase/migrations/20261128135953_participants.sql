@@ -1595,3 +1595,487 @@ GRANT SELECT ON TABLE "app"."tournament_documents" TO "tournament_api_owner";
 REVOKE ALL ON TABLE "public"."my_api_keys" FROM "authenticated";
 
 GRANT SELECT ON TABLE "public"."my_api_keys" TO "authenticated";
+
+CREATE OR REPLACE FUNCTION api.call (
+  p_key_hash    bytea,
+  p_scope       text,
+  p_op          text,
+  p_args        jsonb,
+  p_idempotency jsonb                DEFAULT NULL::jsonb,
+  p_conditions  jsonb                DEFAULT NULL::jsonb,
+  OUT           auth json,
+  OUT           error json,
+  OUT           result json,
+  OUT           replay json,
+  OUT           version bigint,
+  OUT           not_modified boolean
+)
+  RETURNS record
+  LANGUAGE plpgsql
+  SECURITY DEFINER
+  SET search_path TO ''
+  AS $function$
+declare
+  c_limit constant int := 100;
+  v_scope text;          -- the scope the operation needs (null: any valid key)
+  v_writes boolean;      -- whether the operation writes (then its commit waits for the WAL flush)
+  v_op record;
+  v_key record;
+  v_run record;
+  v_arg text;            -- the argument naming the operation's tournament (null: not about one)
+  v_participant boolean := p_op like 'participant.%'; -- the route is a participant token's
+begin
+  perform set_config('app.account_id', '', true), set_config('synchronous_commit', 'off', true);
+
+  -- The operation's scope and write flag. 'none' checks the key, counts the request and runs
+  -- nothing (the function found the input invalid; p_scope is the route's scope, so a 403 still
+  -- comes before the 400).
+  if coalesce(p_op, 'none') in ('none', 'participant.none') then
+    v_scope := p_scope;
+    v_writes := false;
+  else
+    v_op := app.operation(p_op, null, null, false);
+    v_scope := v_op.scope;
+    v_writes := v_op.writes;
+    v_arg := v_op.tournament_arg;
+  end if;
+
+  -- 1. The key (401): one message for unknown, revoked and expired.
+  select f.id, f.account_id, f.scopes, f.last_used_at, f.enabled, f.oldest, f.now, f.tournament_id, f.registration_id
+    into v_key from app.find_api_key(p_key_hash) f;
+  if v_key.id is null or (v_key.tournament_id is not null) <> v_participant then
+    auth := json_build_object('error', 'unauthorized');
+    return;
+  end if;
+  perform set_config('app.account_id', v_key.account_id::text, true),
+          set_config('app.actor', json_build_object('type', case when v_participant then 'participant' else 'key' end,
+                                                    'id', v_key.id)::text, true);
+  if v_participant then
+    p_args := coalesce(p_args, '{}') || jsonb_build_object('tournament_id', v_key.tournament_id,
+      'registration_id', v_key.registration_id, 'token_id', v_key.id);
+  end if;
+
+  -- 2. The account (403), and the rate limit as of the key's read (429 without a lock).
+  if not coalesce(v_key.enabled, false) then
+    auth := json_build_object('error', 'api_access_disabled', 'key_id', v_key.id);
+    return;
+  end if;
+  if v_key.oldest > v_key.now - interval '60 seconds' then
+    auth := json_build_object('error', 'rate_limited', 'key_id', v_key.id, 'limit', c_limit, 'remaining', 0,
+      'reset', greatest(1, ceil(extract(epoch from v_key.oldest + interval '60 seconds' - v_key.now)))::int,
+      'window', 60);
+    return;
+  end if;
+
+  -- 3. The scope (403, counted), then the operation.
+  if v_scope is not null and not coalesce(v_scope = any (v_key.scopes), false) then
+    auth := json_build_object('error', 'insufficient_scope');
+  elsif p_op is not null and p_op not in ('none', 'participant.none') then
+    if v_writes then
+      perform set_config('synchronous_commit', 'on', true);
+    end if;
+    -- A retry of a request still in flight with the same Idempotency-Key: 409 at once, not counted.
+    if p_idempotency is not null
+       and not pg_try_advisory_xact_lock(hashtextextended(v_key.id::text || ':' || (p_idempotency ->> 'key'), 0)) then
+      error := json_build_object('sqlstate', 'P0001', 'code', 'idempotency_conflict',
+        'message', 'A request with this Idempotency-Key is still in progress; retry once it has finished.');
+      auth := app.rate_limit_state(v_key.id, c_limit);
+      return;
+    end if;
+    if p_idempotency is not null then
+      select i.conflict, i.replay into error, replay from app.idempotency_begin(v_key.id, p_idempotency) i;
+    end if;
+    if replay is not null then -- a retry: the first response's result or error, as saved
+      result := case when json_typeof(replay -> 'result') <> 'null' then replay -> 'result' end;
+      error := case when json_typeof(replay -> 'error') <> 'null' then replay -> 'error' end;
+      if p_op = 'participant.signup' and result is not null then
+        result := app.signup_replayed(result); -- a token's secret is never kept: another one
+      end if;
+    elsif error is null then
+      -- With If-None-Match, a read's version first: 304 without running the operation.
+      if not v_writes and v_arg is not null and p_conditions ? 'if_none_match' then
+        version := app.current_version(p_op, p_args, v_arg);
+        not_modified := version is not null and p_conditions ? 'if_none_match'
+          and (jsonb_typeof(p_conditions -> 'if_none_match') = 'null'
+               or p_conditions -> 'if_none_match' @> to_jsonb(version));
+      end if;
+    end if;
+    if replay is null and error is null and not coalesce(not_modified, false) then
+      v_run := app.run_operation(p_op, p_args, v_key.id, v_writes, v_arg, p_conditions, c_limit);
+      result := v_run.result;
+      error := v_run.error;
+      version := v_run.version;
+      -- Saved in the same transaction as the operation's writes: both or neither. Validation
+      -- errors are not saved, so a corrected request may reuse the key.
+      if p_idempotency is not null
+         and (error is null or ((error ->> 'sqlstate') = 'P0001' and (error ->> 'code') <> 'validation_error')) then
+        perform app.idempotency_save(v_key.id, p_idempotency,
+          case when p_op = 'participant.signup' and result is not null then app.signup_kept(result) else result end, error);
+      end if;
+    end if;
+  end if;
+
+  -- 4. Count the request (429 when the window filled up meanwhile), then the answer's auth. A
+  -- token that has just withdrawn its registration went with it: nothing is left to count.
+  if p_op = 'participant.withdraw' and error is null and auth is null then
+    auth := json_build_object('error', null, 'key_id', v_key.id, 'account_id', v_key.account_id,
+      'webhooks', coalesce(current_setting('app.webhooks_recorded', true), '') = 'on');
+    return;
+  end if;
+  auth := app.count_request(v_key.id, v_key.account_id, v_key.last_used_at, c_limit, auth ->> 'error');
+end
+$function$;
+
+CREATE OR REPLACE FUNCTION app.signup_kept (
+  p_result json
+)
+  RETURNS json
+  LANGUAGE plpgsql
+  IMMUTABLE
+  SET search_path TO ''
+  AS $function$
+begin
+  return jsonb_set(p_result::jsonb, '{token,token}', 'null')::json;
+end
+$function$;
+
+CREATE OR REPLACE FUNCTION app.signup_replayed (
+  p_result json
+)
+  RETURNS json
+  LANGUAGE plpgsql
+  SET search_path TO ''
+  AS $function$
+begin
+  if not exists (select from app.registrations r where r.id = (p_result #>> '{registration,id}')::uuid) then
+    return p_result;
+  end if;
+  return jsonb_set(p_result::jsonb, '{token}',
+    app.mint_token((p_result #>> '{registration,tournament_id}')::uuid, (p_result #>> '{registration,id}')::uuid, null,
+                   array['participant:lineup', 'participant:check_in', 'participant:withdraw', 'participant:report'],
+                   null, null))::json;
+end
+$function$;
+
+REVOKE ALL ON FUNCTION "app"."signup_kept"(json) FROM PUBLIC;
+
+GRANT EXECUTE ON FUNCTION "app"."signup_kept"(json) TO "tournament_api_owner";
+
+REVOKE ALL ON FUNCTION "app"."signup_replayed"(json) FROM PUBLIC;
+
+GRANT EXECUTE ON FUNCTION "app"."signup_replayed"(json) TO "tournament_api_owner";
+
+CREATE OR REPLACE FUNCTION api.call (
+  p_key_hash    bytea,
+  p_scope       text,
+  p_op          text,
+  p_args        jsonb,
+  p_idempotency jsonb                DEFAULT NULL::jsonb,
+  p_conditions  jsonb                DEFAULT NULL::jsonb,
+  OUT           auth json,
+  OUT           error json,
+  OUT           result json,
+  OUT           replay json,
+  OUT           version bigint,
+  OUT           not_modified boolean
+)
+  RETURNS record
+  LANGUAGE plpgsql
+  SECURITY DEFINER
+  SET search_path TO ''
+  AS $function$
+declare
+  c_limit constant int := 100;
+  v_scope text;          -- the scope the operation needs (null: any valid key)
+  v_writes boolean;      -- whether the operation writes (then its commit waits for the WAL flush)
+  v_op record;
+  v_key record;
+  v_run record;
+  v_arg text;            -- the argument naming the operation's tournament (null: not about one)
+  v_participant boolean := p_op like 'participant.%'; -- the route is a participant token's
+begin
+  perform set_config('app.account_id', '', true), set_config('synchronous_commit', 'off', true);
+
+  -- The operation's scope and write flag. 'none' checks the key, counts the request and runs
+  -- nothing (the function found the input invalid; p_scope is the route's scope, so a 403 still
+  -- comes before the 400).
+  if coalesce(p_op, 'none') in ('none', 'participant.none') then
+    v_scope := p_scope;
+    v_writes := false;
+  else
+    v_op := app.operation(p_op, null, null, false);
+    v_scope := v_op.scope;
+    v_writes := v_op.writes;
+    v_arg := v_op.tournament_arg;
+  end if;
+
+  -- 1. The key (401): one message for unknown, revoked and expired.
+  select f.id, f.account_id, f.scopes, f.last_used_at, f.enabled, f.oldest, f.now, f.tournament_id, f.registration_id
+    into v_key from app.find_api_key(p_key_hash) f;
+  if v_key.id is null or (v_key.tournament_id is not null) <> v_participant then
+    auth := json_build_object('error', 'unauthorized');
+    return;
+  end if;
+  perform set_config('app.account_id', v_key.account_id::text, true),
+          set_config('app.actor', json_build_object('type', case when v_participant then 'participant' else 'key' end,
+                                                    'id', v_key.id)::text, true);
+  if v_participant then
+    p_args := coalesce(p_args, '{}') || jsonb_build_object('tournament_id', v_key.tournament_id,
+      'registration_id', v_key.registration_id, 'token_id', v_key.id);
+  end if;
+
+  -- 2. The account (403), and the rate limit as of the key's read (429 without a lock).
+  if not coalesce(v_key.enabled, false) then
+    auth := json_build_object('error', 'api_access_disabled', 'key_id', v_key.id);
+    return;
+  end if;
+  if v_key.oldest > v_key.now - interval '60 seconds' then
+    auth := json_build_object('error', 'rate_limited', 'key_id', v_key.id, 'limit', c_limit, 'remaining', 0,
+      'reset', greatest(1, ceil(extract(epoch from v_key.oldest + interval '60 seconds' - v_key.now)))::int,
+      'window', 60);
+    return;
+  end if;
+
+  -- 3. The scope (403, counted), then the operation.
+  if v_scope is not null and not coalesce(v_scope = any (v_key.scopes), false) then
+    auth := json_build_object('error', 'insufficient_scope');
+  elsif p_op is not null and p_op not in ('none', 'participant.none') then
+    if v_writes then
+      perform set_config('synchronous_commit', 'on', true);
+    end if;
+    -- A retry of a request still in flight with the same Idempotency-Key: 409 at once, not counted.
+    if p_idempotency is not null
+       and not pg_try_advisory_xact_lock(hashtextextended(v_key.id::text || ':' || (p_idempotency ->> 'key'), 0)) then
+      error := json_build_object('sqlstate', 'P0001', 'code', 'idempotency_conflict',
+        'message', 'A request with this Idempotency-Key is still in progress; retry once it has finished.');
+      auth := app.rate_limit_state(v_key.id, c_limit);
+      return;
+    end if;
+    if p_idempotency is not null then
+      select i.conflict, i.replay into error, replay from app.idempotency_begin(v_key.id, p_idempotency) i;
+    end if;
+    if replay is not null then -- a retry: the first response's result or error, as saved
+      result := case when json_typeof(replay -> 'result') <> 'null' then replay -> 'result' end;
+      error := case when json_typeof(replay -> 'error') <> 'null' then replay -> 'error' end;
+      if p_op = 'participant.signup' and result is not null then
+        result := app.signup_replayed(result); -- a token's secret is never kept: another one
+      end if;
+    elsif error is null then
+      -- With If-None-Match, a read's version first: 304 without running the operation.
+      if not v_writes and v_arg is not null and p_conditions ? 'if_none_match' then
+        version := app.current_version(p_op, p_args, v_arg);
+        not_modified := version is not null and p_conditions ? 'if_none_match'
+          and (jsonb_typeof(p_conditions -> 'if_none_match') = 'null'
+               or p_conditions -> 'if_none_match' @> to_jsonb(version));
+      end if;
+    end if;
+    if replay is null and error is null and not coalesce(not_modified, false) then
+      v_run := app.run_operation(p_op, p_args, v_key.id, v_writes, v_arg, p_conditions, c_limit);
+      result := v_run.result;
+      error := v_run.error;
+      version := v_run.version;
+      -- Saved in the same transaction as the operation's writes: both or neither. Validation
+      -- errors are not saved, so a corrected request may reuse the key.
+      if p_idempotency is not null
+         and (error is null or ((error ->> 'sqlstate') = 'P0001' and (error ->> 'code') <> 'validation_error')) then
+        perform app.idempotency_save(v_key.id, p_idempotency,
+          case when p_op = 'participant.signup' and result is not null then app.signup_kept(result) else result end, error);
+      end if;
+    end if;
+  end if;
+
+  -- 4. Count the request (429 when the window filled up meanwhile), then the answer's auth. A
+  -- token that has just withdrawn its registration went with it: nothing is left to count.
+  if p_op = 'participant.withdraw' and error is null and auth is null then
+    auth := json_build_object('error', null, 'key_id', v_key.id, 'account_id', v_key.account_id,
+      'webhooks', coalesce(current_setting('app.webhooks_recorded', true), '') = 'on');
+    return;
+  end if;
+  if v_participant then
+    auth := app.count_token_request(v_key.id, v_key.account_id, v_key.last_used_at, c_limit, auth ->> 'error');
+  else
+    auth := app.count_request(v_key.id, v_key.account_id, v_key.last_used_at, c_limit, auth ->> 'error');
+  end if;
+end
+$function$;
+
+CREATE OR REPLACE FUNCTION app.count_token_request (
+  p_key_id       uuid,
+  p_account_id   uuid,
+  p_last_used_at timestamp with time zone,
+  p_limit        integer,
+  p_error        text
+)
+  RETURNS json
+  LANGUAGE plpgsql
+  SET search_path TO ''
+  AS $function$
+begin
+  return app.count_request(p_key_id, p_account_id, p_last_used_at, p_limit, p_error);
+exception when foreign_key_violation then
+  raise exception 'the token went away' using errcode = 'TA401', detail = json_build_object('error', 'unauthorized')::text;
+end
+$function$;
+
+REVOKE ALL ON FUNCTION "app"."count_token_request"(uuid, uuid, timestamp WITH time zone, integer, text) FROM PUBLIC;
+
+GRANT EXECUTE ON FUNCTION "app"."count_token_request"(uuid, uuid, timestamp WITH time zone, integer, text) TO "tournament_api_owner";
+
+CREATE OR REPLACE FUNCTION api.call (
+  p_key_hash    bytea,
+  p_scope       text,
+  p_op          text,
+  p_args        jsonb,
+  p_idempotency jsonb                DEFAULT NULL::jsonb,
+  p_conditions  jsonb                DEFAULT NULL::jsonb,
+  OUT           auth json,
+  OUT           error json,
+  OUT           result json,
+  OUT           replay json,
+  OUT           version bigint,
+  OUT           not_modified boolean
+)
+  RETURNS record
+  LANGUAGE plpgsql
+  SECURITY DEFINER
+  SET search_path TO ''
+  AS $function$
+declare
+  c_limit constant int := 100;
+  v_scope text;          -- the scope the operation needs (null: any valid key)
+  v_writes boolean;      -- whether the operation writes (then its commit waits for the WAL flush)
+  v_op record;
+  v_key record;
+  v_run record;
+  v_arg text;            -- the argument naming the operation's tournament (null: not about one)
+  v_participant boolean := p_op like 'participant.%'; -- the route is a participant token's
+begin
+  perform set_config('app.account_id', '', true), set_config('synchronous_commit', 'off', true);
+
+  -- The operation's scope and write flag. 'none' checks the key, counts the request and runs
+  -- nothing (the function found the input invalid; p_scope is the route's scope, so a 403 still
+  -- comes before the 400).
+  if coalesce(p_op, 'none') in ('none', 'participant.none') then
+    v_scope := p_scope;
+    v_writes := false;
+  else
+    v_op := app.operation(p_op, null, null, false);
+    v_scope := v_op.scope;
+    v_writes := v_op.writes;
+    v_arg := v_op.tournament_arg;
+  end if;
+
+  -- 1. The key (401): one message for unknown, revoked and expired.
+  select f.id, f.account_id, f.scopes, f.last_used_at, f.enabled, f.oldest, f.now, f.tournament_id, f.registration_id
+    into v_key from app.find_api_key(p_key_hash) f;
+  if v_key.id is null or (v_key.tournament_id is not null) <> v_participant then
+    auth := json_build_object('error', 'unauthorized');
+    return;
+  end if;
+  perform set_config('app.account_id', v_key.account_id::text, true),
+          set_config('app.actor', json_build_object('type', case when v_participant then 'participant' else 'key' end,
+                                                    'id', v_key.id)::text, true);
+  if v_participant then
+    p_args := coalesce(p_args, '{}') || jsonb_build_object('tournament_id', v_key.tournament_id,
+      'registration_id', v_key.registration_id, 'token_id', v_key.id);
+  end if;
+
+  -- 2. The account (403), and the rate limit as of the key's read (429 without a lock).
+  if not coalesce(v_key.enabled, false) then
+    auth := json_build_object('error', 'api_access_disabled', 'key_id', v_key.id);
+    return;
+  end if;
+  if v_key.oldest > v_key.now - interval '60 seconds' then
+    auth := json_build_object('error', 'rate_limited', 'key_id', v_key.id, 'limit', c_limit, 'remaining', 0,
+      'reset', greatest(1, ceil(extract(epoch from v_key.oldest + interval '60 seconds' - v_key.now)))::int,
+      'window', 60);
+    return;
+  end if;
+
+  -- 3. The scope (403, counted), then the operation.
+  if v_scope is not null and not coalesce(v_scope = any (v_key.scopes), false) then
+    auth := json_build_object('error', 'insufficient_scope');
+  elsif p_op is not null and p_op not in ('none', 'participant.none') then
+    if v_writes then
+      perform set_config('synchronous_commit', 'on', true);
+    end if;
+    -- A retry of a request still in flight with the same Idempotency-Key: 409 at once, not counted.
+    if p_idempotency is not null
+       and not pg_try_advisory_xact_lock(hashtextextended(v_key.id::text || ':' || (p_idempotency ->> 'key'), 0)) then
+      error := json_build_object('sqlstate', 'P0001', 'code', 'idempotency_conflict',
+        'message', 'A request with this Idempotency-Key is still in progress; retry once it has finished.');
+      auth := app.rate_limit_state(v_key.id, c_limit);
+      return;
+    end if;
+    if p_idempotency is not null then
+      select i.conflict, i.replay into error, replay from app.idempotency_begin(v_key.id, p_idempotency) i;
+    end if;
+    if replay is not null then -- a retry: the first response's result or error, as saved
+      result := case when json_typeof(replay -> 'result') <> 'null' then replay -> 'result' end;
+      error := case when json_typeof(replay -> 'error') <> 'null' then replay -> 'error' end;
+      if p_op = 'participant.signup' and result is not null then
+        result := app.signup_replayed(result); -- a token's secret is never kept: another one
+      end if;
+    elsif error is null then
+      -- With If-None-Match, a read's version first: 304 without running the operation.
+      if not v_writes and v_arg is not null and p_conditions ? 'if_none_match' then
+        version := app.current_version(p_op, p_args, v_arg);
+        not_modified := version is not null and p_conditions ? 'if_none_match'
+          and (jsonb_typeof(p_conditions -> 'if_none_match') = 'null'
+               or p_conditions -> 'if_none_match' @> to_jsonb(version));
+      end if;
+    end if;
+    if replay is null and error is null and not coalesce(not_modified, false) then
+      v_run := app.run_operation(p_op, p_args, v_key.id, v_writes, v_arg, p_conditions, c_limit);
+      result := v_run.result;
+      error := v_run.error;
+      version := v_run.version;
+      -- Saved in the same transaction as the operation's writes: both or neither. Validation
+      -- errors are not saved, so a corrected request may reuse the key.
+      if p_idempotency is not null
+         and (error is null or ((error ->> 'sqlstate') = 'P0001' and (error ->> 'code') <> 'validation_error')) then
+        if v_participant then
+          perform app.idempotency_save_token(v_key.id, p_idempotency,
+            case when p_op = 'participant.signup' and result is not null then app.signup_kept(result) else result end, error);
+        else
+          perform app.idempotency_save(v_key.id, p_idempotency, result, error);
+        end if;
+      end if;
+    end if;
+  end if;
+
+  -- 4. Count the request (429 when the window filled up meanwhile), then the answer's auth. A
+  -- token that has just withdrawn its registration went with it: nothing is left to count.
+  if p_op = 'participant.withdraw' and error is null and auth is null then
+    auth := json_build_object('error', null, 'key_id', v_key.id, 'account_id', v_key.account_id,
+      'webhooks', coalesce(current_setting('app.webhooks_recorded', true), '') = 'on');
+    return;
+  end if;
+  if v_participant then
+    auth := app.count_token_request(v_key.id, v_key.account_id, v_key.last_used_at, c_limit, auth ->> 'error');
+  else
+    auth := app.count_request(v_key.id, v_key.account_id, v_key.last_used_at, c_limit, auth ->> 'error');
+  end if;
+end
+$function$;
+
+CREATE OR REPLACE FUNCTION app.idempotency_save_token (
+  p_api_key_id  uuid,
+  p_idempotency jsonb,
+  p_result      json,
+  p_error       json
+)
+  RETURNS void
+  LANGUAGE plpgsql
+  SET search_path TO ''
+  AS $function$
+begin
+  perform app.idempotency_save(p_api_key_id, p_idempotency, p_result, p_error);
+exception when foreign_key_violation then
+  raise exception 'the token went away' using errcode = 'TA401', detail = json_build_object('error', 'unauthorized')::text;
+end
+$function$;
+
+REVOKE ALL ON FUNCTION "app"."idempotency_save_token"(uuid, jsonb, json, json) FROM PUBLIC;
+
+GRANT EXECUTE ON FUNCTION "app"."idempotency_save_token"(uuid, jsonb, json, json) TO "tournament_api_owner";

@@ -298,6 +298,35 @@ $$;
 comment on function app.participant_signup(jsonb) is
   'A sign-up: team, players, roster and registration in one transaction, and a registration token for the team.';
 
+-- A sign-up's answer as its Idempotency-Key keeps it (app.idempotency_save): without the new
+-- token's secret, since only a token's SHA-256 is ever stored.
+create function app.signup_kept(p_result json) returns json
+language plpgsql immutable
+set search_path = ''
+as $$
+begin
+  return jsonb_set(p_result::jsonb, '{token,token}', 'null')::json;
+end
+$$;
+
+-- A sign-up replayed (the same Idempotency-Key and body: its first answer was lost): the
+-- registration gets another token, whose secret the replay shows (the first one still works and
+-- is in the organiser's list). Nothing new when the registration is gone.
+create function app.signup_replayed(p_result json) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+begin
+  if not exists (select from app.registrations r where r.id = (p_result #>> '{registration,id}')::uuid) then
+    return p_result;
+  end if;
+  return jsonb_set(p_result::jsonb, '{token}',
+    app.mint_token((p_result #>> '{registration,tournament_id}')::uuid, (p_result #>> '{registration,id}')::uuid, null,
+                   array['participant:lineup', 'participant:check_in', 'participant:withdraw', 'participant:report'],
+                   null, null))::json;
+end
+$$;
+
 -- PUT /participant/lineup (participant:lineup): section 16's lineup PUT for the token's
 -- registration, players named by id (of its lineup or roster) or by handle.
 create function app.participant_lineup(p_args jsonb) returns json
@@ -352,3 +381,5 @@ grant execute on function app.participant_entries(app.registrations, jsonb, text
 grant execute on function app.participant_signup(jsonb) to tournament_api_owner;
 grant execute on function app.participant_lineup(jsonb) to tournament_api_owner;
 grant execute on function app.participant_matches(jsonb) to tournament_api_owner;
+grant execute on function app.signup_kept(json) to tournament_api_owner;
+grant execute on function app.signup_replayed(json) to tournament_api_owner;

@@ -237,6 +237,37 @@ $$;
 comment on function app.count_request(uuid, uuid, timestamptz, int, text) is
   'Counts one request in its key''s rate-limit ring (TA429 when the window filled meanwhile) and answers api.call''s auth.';
 
+-- A participant token's count: app.count_request, but a token revoked or deleted with its
+-- registration (a withdrawal by another token) while its request ran cannot be counted (its
+-- ring's foreign key): SQLSTATE TA401 undoes everything the request did, and the function answers
+-- 401 as for an unknown token. (API keys are revoked, never deleted, so theirs takes no
+-- subtransaction.)
+-- A participant token's app.idempotency_save: TA401 (as app.count_token_request) when the
+-- token went away while its request ran.
+create function app.idempotency_save_token(p_api_key_id uuid, p_idempotency jsonb, p_result json, p_error json)
+returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+begin
+  perform app.idempotency_save(p_api_key_id, p_idempotency, p_result, p_error);
+exception when foreign_key_violation then
+  raise exception 'the token went away' using errcode = 'TA401', detail = json_build_object('error', 'unauthorized')::text;
+end
+$$;
+
+create function app.count_token_request(p_key_id uuid, p_account_id uuid, p_last_used_at timestamptz, p_limit int,
+                                        p_error text) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+begin
+  return app.count_request(p_key_id, p_account_id, p_last_used_at, p_limit, p_error);
+exception when foreign_key_violation then
+  raise exception 'the token went away' using errcode = 'TA401', detail = json_build_object('error', 'unauthorized')::text;
+end
+$$;
+
 create function api.call(p_key_hash bytea, p_scope text, p_op text, p_args jsonb,
                          p_idempotency jsonb default null, p_conditions jsonb default null,
                          out auth json, out error json, out result json, out replay json,
@@ -317,6 +348,9 @@ begin
     if replay is not null then -- a retry: the first response's result or error, as saved
       result := case when json_typeof(replay -> 'result') <> 'null' then replay -> 'result' end;
       error := case when json_typeof(replay -> 'error') <> 'null' then replay -> 'error' end;
+      if p_op = 'participant.signup' and result is not null then
+        result := app.signup_replayed(result); -- a token's secret is never kept: another one
+      end if;
     elsif error is null then
       -- With If-None-Match, a read's version first: 304 without running the operation.
       if not v_writes and v_arg is not null and p_conditions ? 'if_none_match' then
@@ -335,7 +369,12 @@ begin
       -- errors are not saved, so a corrected request may reuse the key.
       if p_idempotency is not null
          and (error is null or ((error ->> 'sqlstate') = 'P0001' and (error ->> 'code') <> 'validation_error')) then
-        perform app.idempotency_save(v_key.id, p_idempotency, result, error);
+        if v_participant then
+          perform app.idempotency_save_token(v_key.id, p_idempotency,
+            case when p_op = 'participant.signup' and result is not null then app.signup_kept(result) else result end, error);
+        else
+          perform app.idempotency_save(v_key.id, p_idempotency, result, error);
+        end if;
       end if;
     end if;
   end if;
@@ -347,7 +386,11 @@ begin
       'webhooks', coalesce(current_setting('app.webhooks_recorded', true), '') = 'on');
     return;
   end if;
-  auth := app.count_request(v_key.id, v_key.account_id, v_key.last_used_at, c_limit, auth ->> 'error');
+  if v_participant then
+    auth := app.count_token_request(v_key.id, v_key.account_id, v_key.last_used_at, c_limit, auth ->> 'error');
+  else
+    auth := app.count_request(v_key.id, v_key.account_id, v_key.last_used_at, c_limit, auth ->> 'error');
+  end if;
 end
 $$;
 comment on function api.call(bytea, text, text, jsonb, jsonb, jsonb) is
@@ -359,6 +402,8 @@ comment on function api.call(bytea, text, text, jsonb, jsonb, jsonb) is
 grant execute on function app.operation(text, jsonb, uuid, boolean) to tournament_api_owner;
 grant execute on function app.run_operation(text, jsonb, uuid, boolean, text, jsonb, int) to tournament_api_owner;
 grant execute on function app.count_request(uuid, uuid, timestamptz, int, text) to tournament_api_owner;
+grant execute on function app.count_token_request(uuid, uuid, timestamptz, int, text) to tournament_api_owner;
+grant execute on function app.idempotency_save_token(uuid, jsonb, json, json) to tournament_api_owner;
 -- api.call runs as tournament_api_owner, which holds exactly the privileges of the operations
 -- (granted in each area's file); tournament_api can execute api.call and nothing else.
 grant execute on function api.call(bytea, text, text, jsonb, jsonb, jsonb) to tournament_api;
