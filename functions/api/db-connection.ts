@@ -11,8 +11,8 @@ import {
   NOT_DEPLOYED_STATES,
   RATE_LIMITED_STATE,
   redactor,
-  TOKEN_GONE_STATE,
   SILENT_MESSAGE,
+  TOKEN_GONE_STATE,
   UNAVAILABLE_MESSAGE,
 } from "./db-failure.ts";
 
