@@ -2079,3 +2079,38 @@ $function$;
 REVOKE ALL ON FUNCTION "app"."idempotency_save_token"(uuid, jsonb, json, json) FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION "app"."idempotency_save_token"(uuid, jsonb, json, json) TO "tournament_api_owner";
+
+CREATE OR REPLACE FUNCTION app.public_view (
+  p_id uuid
+)
+  RETURNS json
+  LANGUAGE plpgsql
+  STABLE
+  SET search_path TO ''
+  AS $function$
+declare
+  v_t app.tournaments;
+  v_results json;
+begin
+  select * into v_t from app.tournaments t where t.id = p_id;
+  if not found then
+    perform app.raise_error('not_found', 'Tournament not found.');
+  end if;
+  v_results := app.tournament_results(jsonb_build_object('tournament_id', p_id));
+  return json_build_object(
+    'tournament', (select d.doc from app.tournament_documents d where d.id = p_id),
+    'stages', (select coalesce(json_agg(s.doc || jsonb_build_object('standings',
+                          case when v_t.status <> 'registration' and (s.doc ->> 'number')::int <= v_t.stage
+                               then app.stage_standings(app.stage_of(v_t, (s.doc ->> 'number')::int))::jsonb
+                               else '[]' end) order by s.n), '[]')
+                 from jsonb_array_elements(app.stage_documents(v_t)) with ordinality as s (doc, n)),
+    'registrations', (select coalesce(json_agg(d.doc::jsonb - 'payment_status' order by d.seq), '[]')
+                        from app.registration_documents d where d.tournament_id = p_id and d.state <> 'refused'),
+    'matches', v_results -> 'matches',
+    'standings', v_results -> 'standings');
+end
+$function$;
+
+REVOKE ALL ("tournament_id") ON TABLE "app"."api_keys" FROM "authenticated";
+
+GRANT SELECT ("tournament_id") ON TABLE "app"."api_keys" TO "authenticated";

@@ -296,7 +296,7 @@ $$;
 grant execute on function app.find_api_key(bytea) to tournament_api_owner;
 grant execute on function app.touch_api_key(uuid) to tournament_api_owner;
 -- Column grants: the hash is not readable by members, even through RLS.
-grant select (id, account_id, name, prefix, scopes, expires_at, revoked_at, created_at, last_used_at)
+grant select (id, account_id, name, prefix, scopes, expires_at, revoked_at, created_at, last_used_at, tournament_id)
   on app.api_keys to authenticated;
 revoke all on public.my_api_keys from public, anon, authenticated, service_role;
 grant select on public.my_api_keys to authenticated;

@@ -130,7 +130,7 @@ as $$
 $$;
 
 -- A tournament as the public routes and the bracket pictures show it: the tournament, every
--- stage with its own standings, every registration (without payment_status) with its team, every
+-- stage with its own standings, every registration but the refused (without payment_status) with its team, every
 -- started stage's matches and the overall standings, as the keyed routes show them. The caller
 -- reads as the owning account (app.account_id).
 create function app.public_view(p_id uuid) returns json
@@ -154,7 +154,7 @@ begin
                                else '[]' end) order by s.n), '[]')
                  from jsonb_array_elements(app.stage_documents(v_t)) with ordinality as s (doc, n)),
     'registrations', (select coalesce(json_agg(d.doc::jsonb - 'payment_status' order by d.seq), '[]')
-                        from app.registration_documents d where d.tournament_id = p_id),
+                        from app.registration_documents d where d.tournament_id = p_id and d.state <> 'refused'),
     'matches', v_results -> 'matches',
     'standings', v_results -> 'standings');
 end

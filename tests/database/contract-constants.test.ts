@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ERROR_STATUS, EVENT_TYPES, FORMATS, PAGE_SIZE, RATE_LIMIT, SCOPES } from "../../functions/api/contract.ts";
+import { ERROR_STATUS, EVENT_TYPES, FORMATS, PAGE_SIZE, PARTICIPANT_SCOPES, RATE_LIMIT, SCOPES } from "../../functions/api/contract.ts";
 import { routes } from "../../functions/api/routes.ts";
 import { expectError, expectStatus, sql, tenant } from "../support/helpers.ts";
 
@@ -15,10 +15,16 @@ const migrations = fs.readdirSync(MIGRATIONS).filter((f) => f.endsWith(".sql"))
 const RPC_HINTS = ["not_a_member", "invalid_name", "invalid_scopes", "invalid_expiry", "key_not_found"];
 
 describe("one source of truth", () => {
-  it("SQL's scopes (app.scopes(), behind the app.scope type) are the API's scopes", async () => {
-    const [row] = await sql<{ scopes: string[] }>("select app.scopes() as scopes");
+  it("SQL's scopes (app.scopes() and app.participant_scopes(), behind the app.scope type) are the API's scopes", async () => {
+    const [row] = await sql<{ scopes: string[]; participant: string[] }>(
+      "select app.scopes() as scopes, app.participant_scopes() as participant",
+    );
     expect(row.scopes).toEqual([...SCOPES]);
-    expect(new Set(routes.map((r) => r.scope).filter((s) => s !== null))).toEqual(new Set(SCOPES));
+    expect(row.participant).toEqual([...PARTICIPANT_SCOPES]);
+    expect(new Set(routes.filter((r) => !r.participant).map((r) => r.scope).filter((s) => s !== null))).toEqual(new Set(SCOPES));
+    // every participant scope but participant:report (section 18's) has its route
+    expect(new Set(routes.filter((r) => r.participant).map((r) => r.scope).filter((s) => s !== null)))
+      .toEqual(new Set(PARTICIPANT_SCOPES.filter((s) => s !== "participant:report")));
   });
 
   it("SQL's formats (app.formats(), behind the tournaments' check) are the API's formats", async () => {

@@ -32,7 +32,7 @@ describe("the OpenAPI document", () => {
     for (const route of routes) {
       const op = doc.paths[route.path]?.[route.method.toLowerCase()];
       expect(op, `${route.method} ${route.path}`).toBeTruthy();
-      expect(op.security).toEqual([{ apiKey: route.scope ? [route.scope] : [] }]);
+      expect(op.security).toEqual([{ [route.participant ? "participantToken" : "apiKey"]: route.scope ? [route.scope] : [] }]);
       expect(op["x-required-scope"]).toBe(route.scope ?? undefined);
       expect(op.description).toContain(route.scope ?? "Any valid key");
       const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
@@ -94,8 +94,13 @@ describe("the OpenAPI document", () => {
     expect(byName.status.schema.enum).toEqual(["registration", "ongoing", "completed"]);
   });
 
-  it("declares the bearer API key scheme", () => {
+  it("declares the bearer API key scheme, and the participant token's", () => {
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(doc.components.securitySchemes.participantToken).toMatchObject({
+      type: "http",
+      scheme: "bearer",
+      bearerFormat: expect.stringMatching(/^tpt_/),
+    });
   });
 
   it("has examples that satisfy the schemas they illustrate", () => {
