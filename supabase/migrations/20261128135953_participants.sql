@@ -2114,3 +2114,32 @@ $function$;
 REVOKE ALL ("tournament_id") ON TABLE "app"."api_keys" FROM "authenticated";
 
 GRANT SELECT ("tournament_id") ON TABLE "app"."api_keys" TO "authenticated";
+
+CREATE OR REPLACE FUNCTION app.test_webhook (
+  p_args jsonb
+)
+  RETURNS json
+  LANGUAGE plpgsql
+  SET search_path TO ''
+  AS $function$
+declare
+  v_w app.webhook_endpoints;
+  v_event uuid;
+  v_delivery uuid;
+begin
+  perform app.check_input(p_args, '{"webhook_id": "uuid"}');
+  v_w := app.own_webhook((p_args ->> 'webhook_id')::uuid);
+  insert into app.webhook_events (account_id, type, payload)
+  select v_w.account_id, 'webhook.test',
+         json_build_object('type', 'webhook.test', 'timestamp', app.iso(clock_timestamp()),
+                           'actor', nullif(current_setting('app.actor', true), '')::json, 'data', d.doc)::text
+    from app.webhook_documents d where d.id = v_w.id
+  returning id into v_event;
+  insert into app.webhook_deliveries (endpoint_id, account_id, event_id)
+  values (v_w.id, v_w.account_id, v_event)
+  returning id into v_delivery;
+  perform app.webhook_wake();
+  perform set_config('app.webhooks_recorded', 'on', true);
+  return (select d.doc from app.webhook_delivery_documents d where d.id = v_delivery);
+end
+$function$;

@@ -283,7 +283,8 @@ begin
   v_w := app.own_webhook((p_args ->> 'webhook_id')::uuid);
   insert into app.webhook_events (account_id, type, payload)
   select v_w.account_id, 'webhook.test',
-         json_build_object('type', 'webhook.test', 'timestamp', app.iso(clock_timestamp()), 'data', d.doc)::text
+         json_build_object('type', 'webhook.test', 'timestamp', app.iso(clock_timestamp()),
+                           'actor', nullif(current_setting('app.actor', true), '')::json, 'data', d.doc)::text
     from app.webhook_documents d where d.id = v_w.id
   returning id into v_event;
   insert into app.webhook_deliveries (endpoint_id, account_id, event_id)

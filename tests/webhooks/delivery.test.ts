@@ -924,7 +924,12 @@ describe("delivery, with one dispatcher", () => {
       delivered_at: null,
       last_attempt_at: null,
     });
-    expect(res.body.data.payload).toEqual({ type: "webhook.test", timestamp: expect.stringMatching(ISO_Z), data: shown });
+    expect(res.body.data.payload).toEqual({
+      type: "webhook.test",
+      timestamp: expect.stringMatching(ISO_Z),
+      actor: { type: "key", id: t.keyId },
+      data: shown,
+    });
     const [r] = await rx.waitFor(path, 1);
     await sleep(200);
     expect(rx.received(path)).toHaveLength(1);

@@ -34,10 +34,17 @@ export function eventDocuments(): Json {
   for (const { type, data, summary } of webhooks.eventPayloads) {
     const schema = {
       type: "object",
-      required: ["type", "timestamp", "data"],
+      required: ["type", "timestamp", "actor", "data"],
       properties: {
         type: { const: type },
         timestamp: { type: "string", format: "date-time", description: "When the change committed (UTC)." },
+        actor: {
+          type: ["object", "null"],
+          required: ["type", "id"],
+          properties: { type: { enum: ["key", "participant"] }, id: { type: "string", format: "uuid" } },
+          description:
+            "Who made the request that caused the event: an API key, or a participant token (contract section 17); null when a worker did.",
+        },
         data: schemaOf(data),
       },
     };
