@@ -1,9 +1,11 @@
-// The upgrade to players and lineups (contract section 16; migration *_players_rosters_lineups):
+// The upgrades. To players and lineups (contract section 16; migration *_players_rosters_lineups):
 // a database migrated up to the migration before it, with a started tournament in it (a team
 // registered, its bracket made, a game reported) and one still in registration, is migrated
 // with the deploy's command. The started tournament keeps its teams' names as they are now
 // (a later rename no longer reaches it), its games show `lineups: null`, and the upgrade
-// changes no version: it is not a change of any tournament.
+// changes no version: it is not a change of any tournament. Then to participants (section 17;
+// *_participants): the API keys made before are API keys still (their scopes kept, their rate
+// limit and Idempotency-Keys working), the registrations are accepted, and no version changes.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -13,6 +15,7 @@ import { freePort, prepareDatabase, ROOT, startPostgres, startWatchdog, supabase
 
 const MIGRATIONS = path.join(ROOT, "supabase", "migrations");
 const UPGRADE = fs.readdirSync(MIGRATIONS).find((f) => f.endsWith("_players_rosters_lineups.sql"))!;
+const PARTICIPANTS = fs.readdirSync(MIGRATIONS).find((f) => f.endsWith("_participants.sql"))!;
 
 let dir: string;
 let db: Awaited<ReturnType<typeof startPostgres>>;
@@ -116,5 +119,59 @@ describe("the players and lineups upgrade", () => {
     expect(names.games).toHaveLength(1);
     expect(names.games[0].lineups).toBeNull();
     expect(Object.keys(names.games[0])).toContain("lineups");
+  });
+});
+
+describe("the participants upgrade", () => {
+  it("keeps every API key an API key with its scopes, makes every registration accepted, and changes no version", async () => {
+    const before = fs.readdirSync(MIGRATIONS).filter((f) => f < PARTICIPANTS).sort().at(-1)!;
+    await pushUpTo(before);
+    const made = await asAccount(null, async (c) => {
+      const account = (await c.query("select admin.create_account('Upgrade keys') as id")).rows[0].id as string;
+      await c.query("select admin.set_api_access($1, true)", [account]);
+      const key = (await c.query("select * from admin.create_api_key($1, 'old key', array['read:tournaments', 'write:tournaments'])", [
+        account,
+      ])).rows[0] as { id: string; key: string };
+      return { account, key };
+    });
+    const call = (op: string, args: unknown) =>
+      asAccount(
+        null,
+        async (c) =>
+          (await c.query("select auth, error, result from api.call(sha256(convert_to($1, 'UTF8')), null, $2, $3::jsonb)", [
+            made.key.key,
+            op,
+            JSON.stringify(args),
+          ])).rows[0],
+      );
+    const created = await call("tournaments.create", {
+      body: {
+        name: "Kept",
+        game_id: "6f1c2b1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+        team_size: 1,
+        max_teams: 4,
+        starts_at: new Date(Date.now() + 86_400_000).toISOString(),
+      },
+    });
+    expect(created.error).toBeNull();
+    const versions = async () =>
+      (await asAccount(null, (c) => c.query("select json_object_agg(v.tournament_id, v.version) as v from app.tournament_versions v")))
+        .rows[0].v;
+    const was = await versions();
+
+    await pushUpTo(PARTICIPANTS);
+
+    expect(await versions()).toEqual(was);
+    const after = await call("tournaments.get", { id: created.result.id });
+    expect(after.auth.error).toBeNull();
+    expect(after.result).toMatchObject({ name: "Kept", approval: false, waitlist: false });
+    expect((await call("participant.get", {})).auth.error).toBe("unauthorized"); // an API key stays one
+    const rows = await asAccount(
+      null,
+      (c) => c.query("select scopes::text[] as scopes, tournament_id from app.api_keys where id = $1", [made.key.id]),
+    );
+    expect(rows.rows[0]).toEqual({ scopes: ["read:tournaments", "write:tournaments"], tournament_id: null });
+    const states = await asAccount(null, (c) => c.query("select distinct state from app.registrations"));
+    expect(states.rows.map((r) => r.state)).toEqual(["accepted"]);
   });
 });
