@@ -47,7 +47,9 @@ create table app.registrations (
   lineup jsonb not null default '[]',
   state app.registration_state not null default 'accepted',
   -- Disqualified (contract section 17) while ongoing: its matches are forfeited from then on.
-  disqualified_at timestamptz(3)
+  disqualified_at timestamptz(3),
+  -- The stage being played when it was disqualified (app.stage_disqualified).
+  disqualified_stage smallint
 );
 
 comment on table app.registrations is 'A team entered in a tournament; seeds follow registration order (seq).';
@@ -56,6 +58,8 @@ comment on column app.registrations.seed is 'The seed the organiser asked for; s
 comment on column app.registrations.bracket_seed is
   'The team''s seed in the bracket (1..N), given at the start; null for a team that took no part.';
 comment on column app.registrations.team_name is 'The team''s name frozen at the tournament''s start; null before.';
+comment on column app.registrations.disqualified_stage is
+  'The tournament''s stage when the team was disqualified: a stage it went on from before keeps its place there.';
 
 -- Who plays for a registration (contract section 16): players of the tournament's account, in
 -- lineup order, with their role; a snapshot (handle and country included) taken from the team's
@@ -117,11 +121,14 @@ create view app.registration_documents with (security_invoker = true) as
 comment on view app.registration_documents is 'Each registration with its API representation (doc).';
 
 -- The teams of each tournament as it shows them: the name and tag frozen at its start, else the
--- team's own. Standings and qualifiers read names from here.
+-- team's own, and whether it is disqualified (contract section 17). Standings and qualifiers read
+-- names from here.
 create view app.tournament_teams with (security_invoker = true) as
-  select r.tournament_id, r.team_id as id, coalesce(r.team_name, tm.name) as name, coalesce(r.team_tag, tm.tag) as tag
+  select r.tournament_id, r.team_id as id, coalesce(r.team_name, tm.name) as name, coalesce(r.team_tag, tm.tag) as tag,
+         r.disqualified_at is not null as disqualified
     from app.registrations r
     join app.teams tm on tm.id = r.team_id;
+-- (disqualified is the last column: a view gains columns only at its end.)
 comment on view app.tournament_teams is 'Each registered team''s name and tag as its tournament shows them.';
 
 -- ============================================================================
@@ -138,6 +145,10 @@ create index registrations_account_idx on app.registrations (account_id, tournam
 create index stage_entries_account_idx on app.stage_entries (account_id, tournament_id);
 
 create index registrations_team_idx on app.registrations (team_id);
+
+-- A tournament's disqualified teams (contract section 17): whether there are any is one probe,
+-- made after every result (app.forfeit_disqualified).
+create index registrations_disqualified_idx on app.registrations (tournament_id) where disqualified_at is not null;
 
 -- One player, one team per tournament: exact under any concurrency (coaches exempt).
 create unique index lineup_entries_player_key on app.lineup_entries (tournament_id, player_id) where role <> 'coach';
@@ -580,7 +591,7 @@ begin
 end
 $$;
 comment on function app.update_registration(jsonb) is
-  'PATCH a registration: seed and check-in while in registration, payment status in any status.';
+  'PATCH a registration: seed, check-in and state while in registration, payment status in any status, disqualification while ongoing.';
 
 create function app.delete_registration(p_args jsonb) returns json
 language plpgsql volatile

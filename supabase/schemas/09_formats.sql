@@ -213,6 +213,24 @@ begin
 end
 $$;
 
+-- The disqualified teams (contract section 17) that a stage's standings (p_t as app.stage_of
+-- gives it) place last among the teams placed alongside them: those disqualified while the stage
+-- was played (or before the next started), and those disqualified later that the stage did not
+-- send on (it is the stage that eliminated them). A team that went on before it was disqualified
+-- keeps its place in the stages it left; every standing still shows it disqualified.
+create function app.stage_disqualified(p_t app.tournaments) returns table (team_id uuid)
+language sql stable
+set search_path = ''
+as $$
+  select r.team_id from app.registrations r
+   where r.tournament_id = p_t.id and r.disqualified_at is not null
+     and (r.disqualified_stage <= p_t.stage
+          or not exists (select from app.stage_entries e
+                          where e.tournament_id = p_t.id and e.stage = p_t.stage + 1 and e.team_id = r.team_id))
+$$;
+comment on function app.stage_disqualified(app.tournaments) is
+  'The disqualified teams a stage''s standings place last among those placed alongside them (not those it sent on before their disqualification).';
+
 -- A stage's own standings (p_t as app.stage_of gives it), by its format; none before it starts.
 create function app.stage_standings(p_t app.tournaments) returns json
 language plpgsql stable
@@ -241,4 +259,5 @@ grant execute on function app.generate_bracket(app.tournaments) to tournament_ap
 grant execute on function app.advance(app.matches) to tournament_api_owner;
 grant execute on function app.correction_lock(app.tournaments, app.matches) to tournament_api_owner;
 grant execute on function app.after_report(app.tournaments, app.matches) to tournament_api_owner;
+grant execute on function app.stage_disqualified(app.tournaments) to tournament_api_owner;
 grant execute on function app.stage_standings(app.tournaments) to tournament_api_owner;

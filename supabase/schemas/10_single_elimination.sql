@@ -119,7 +119,9 @@ $$;
 
 -- Standings: a loser in a round with 2^k teams left takes 2^(k-1) + 1; with a
 -- third-place match its two teams take 3 and 4 once it is decided (and the semi-final losers
--- are unplaced until then).
+-- are unplaced until then). A disqualified team (app.stage_disqualified) comes last among the
+-- teams placed alongside it: they keep the position, it takes the one after them (the
+-- quarter-final losers 5, 5, 5 and the disqualified one 8).
 create function app.single_elimination_standings(p_t app.tournaments) returns json
 language plpgsql stable
 set search_path = ''
@@ -127,6 +129,7 @@ as $$
 declare
   v_rounds int;
   v_third app.matches;
+  v_out uuid[] := array(select d.team_id from app.stage_disqualified(p_t) d);
 begin
   select max(m.round) into v_rounds from app.matches m
    where m.tournament_id = p_t.id and m.stage = p_t.stage and m.bracket = 'winners';
@@ -148,11 +151,17 @@ begin
       union all
       select case when v_third.winner_id = v_third.team1_id then v_third.team2_id else v_third.team1_id end, 4
        where v_third.status = 'completed'
+    ), ranked as (
+      select p.team_id,
+             p.position + case when p.team_id = any (v_out)
+                               then count(*) filter (where not (p.team_id = any (v_out))) over (partition by p.position)
+                               else 0 end as position
+        from placed p
     )
     select coalesce(json_agg(json_build_object('position', p.position, 'team_id', p.team_id,
-                                               'team_name', tm.name, 'team_tag', tm.tag)
+                                               'team_name', tm.name, 'team_tag', tm.tag, 'disqualified', tm.disqualified)
                              order by p.position, tm.name, tm.id), '[]')
-      from placed p join app.tournament_teams tm on tm.tournament_id = p_t.id and tm.id = p.team_id);
+      from ranked p join app.tournament_teams tm on tm.tournament_id = p_t.id and tm.id = p.team_id);
 end
 $$;
 

@@ -63,7 +63,10 @@ comment on function app.generate_round_robin(app.tournaments) is
 -- The stage's table: per team its group, seed, wins, losses, points (format_options.points) and
 -- scores for and against; ranked by points, then the points won against the teams level on
 -- points, then score difference, then score for, then seed. `overall_position` is overall,
--- `group_position` within the group. A forfeit counts as a win and a loss with no score.
+-- `group_position` within the group. A forfeit counts as a win and a loss with no score. A
+-- disqualified team (app.stage_disqualified) comes after every other team, in its group and
+-- overall (the disqualified ones ranked among themselves by the same criteria; level on points
+-- means level among those).
 -- app.round_robin_standings shows it; the qualifiers of the next stage are read from it.
 create function app.round_robin_table(p_t app.tournaments)
 returns table (team_id uuid, grp int, seed int, played int, wins int, losses int, points int,
@@ -71,6 +74,8 @@ returns table (team_id uuid, grp int, seed int, played int, wins int, losses int
 language plpgsql stable
 set search_path = ''
 as $$
+declare
+  v_out uuid[] := array(select d.team_id from app.stage_disqualified(p_t) d);
 begin
   -- (plpgsql rather than sql: its plan is kept for the session, where an sql function called
   -- from another is planned again on every call.)
@@ -92,7 +97,7 @@ begin
            coalesce(m.team2_score, 0), coalesce(m.team1_score, 0)
       from app.matches m where m.tournament_id = p_t.id and m.stage = p_t.stage and m.status = 'completed'
   ), totals as (
-    select t.team_id, t.grp, e.seed,
+    select t.team_id, t.grp, e.seed, t.team_id = any (v_out) as dq,
            count(s.team_id)::int as played,
            count(*) filter (where s.won)::int as wins,
            count(*) filter (where not s.won)::int as losses,
@@ -111,13 +116,13 @@ begin
                              when not s.won then (p_t.format_options #>> '{points,loss}')::int end), 0)::int as h2h
       from totals t
       left join sides s on s.team_id = t.team_id
-           and exists (select from totals o where o.team_id = s.opponent and o.points = t.points)
+           and exists (select from totals o where o.team_id = s.opponent and o.points = t.points and o.dq = t.dq)
      group by t.team_id
   )
   select t.team_id, t.grp, t.seed, t.played, t.wins, t.losses, t.points, t.score_for, t.score_against,
-         (rank() over (order by t.points desc, h.h2h desc, t.score_for - t.score_against desc,
+         (rank() over (order by t.dq, t.points desc, h.h2h desc, t.score_for - t.score_against desc,
                                 t.score_for desc, t.seed))::int,
-         (rank() over (partition by t.grp order by t.points desc, h.h2h desc,
+         (rank() over (partition by t.grp order by t.dq, t.points desc, h.h2h desc,
                                 t.score_for - t.score_against desc, t.score_for desc, t.seed))::int
     from totals t join h2h h using (team_id);
 end
@@ -132,13 +137,13 @@ set search_path = ''
 as $$
   select coalesce(json_agg(json_build_object('position', k.overall_position, 'group', k.grp,
                                              'group_position', k.group_position, 'team_id', k.team_id,
-                                             'team_name', tm.name, 'team_tag', tm.tag, 'wins', k.wins,
-                                             'losses', k.losses, 'points', k.points)
+                                             'team_name', tm.name, 'team_tag', tm.tag, 'disqualified', tm.disqualified,
+                                             'wins', k.wins, 'losses', k.losses, 'points', k.points)
                            order by k.overall_position, tm.name, tm.id), '[]')
     from app.round_robin_table(p_t) k join app.tournament_teams tm on tm.tournament_id = p_t.id and tm.id = k.team_id
 $$;
 comment on function app.round_robin_standings(app.tournaments) is
-  'Round-robin standings: points, head-to-head among teams level on points, score difference, score for, seed.';
+  'Round-robin standings: points, head-to-head among teams level on points, score difference, score for, seed; disqualified teams last.';
 
 -- ============================================================================
 -- grants

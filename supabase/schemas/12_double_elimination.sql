@@ -282,7 +282,9 @@ comment on function app.double_elimination_after_report(app.tournaments, app.mat
 -- once the reset is not needed); a team that loses in losers round l is out, behind every team
 -- out later: position 3 + the number of teams out in later losers rounds (competition ranking:
 -- the losers final 3, its semi-final 4, then a round's teams share a position). Byes put no one
--- out, so they do not count. Only decided places are listed.
+-- out, so they do not count. Only decided places are listed. A disqualified team
+-- (app.stage_disqualified) comes last among the teams placed alongside it: they keep the
+-- position, it takes the one after them.
 create function app.double_elimination_standings(p_t app.tournaments) returns json
 language plpgsql stable
 set search_path = ''
@@ -291,6 +293,7 @@ declare
   v_gf1 app.matches;
   v_gf2 app.matches;
   v_final app.matches;
+  v_out uuid[] := array(select d.team_id from app.stage_disqualified(p_t) d);
 begin
   select * into v_gf1 from app.matches m
    where m.tournament_id = p_t.id and m.stage = p_t.stage and m.bracket = 'grand_final' and m.round = 1;
@@ -319,6 +322,12 @@ begin
       union all
       select case when v_final.winner_id = v_final.team1_id then v_final.team2_id else v_final.team1_id end, 2
        where v_final.id is not null
+    ), ranked as (
+      select p.team_id,
+             p.position + case when p.team_id = any (v_out)
+                               then count(*) filter (where not (p.team_id = any (v_out))) over (partition by p.position)
+                               else 0 end as position
+        from placed p
     ), tally as (
       select x.team_id, count(*) filter (where x.won)::int as wins, count(*) filter (where not x.won)::int as losses
         from (select m.team1_id as team_id, m.winner_id = m.team1_id as won from app.matches m
@@ -329,10 +338,10 @@ begin
        group by x.team_id
     )
     select coalesce(json_agg(json_build_object('position', p.position, 'team_id', p.team_id,
-                                               'team_name', tm.name, 'team_tag', tm.tag,
+                                               'team_name', tm.name, 'team_tag', tm.tag, 'disqualified', tm.disqualified,
                                                'wins', coalesce(w.wins, 0), 'losses', coalesce(w.losses, 0))
                              order by p.position, tm.name, tm.id), '[]')
-      from placed p
+      from ranked p
       join app.tournament_teams tm on tm.tournament_id = p_t.id and tm.id = p.team_id
       left join tally w on w.team_id = p.team_id);
 end

@@ -95,23 +95,27 @@ $$;
 comment on function app.swiss_complete(app.tournaments) is 'Swiss: every round has been drawn.';
 
 -- Standings: every participant, by wins, then Buchholz, then seed (competition ranking; the
--- seed decides every tie, so positions are 1..N), then team name.
+-- seed decides every tie, so positions are 1..N), then team name; a disqualified team
+-- (app.stage_disqualified) after every other one.
 create function app.swiss_standings(p_t app.tournaments) returns json
 language sql stable
 set search_path = ''
 as $$
-  with ranked as (
-    select r.*, rank() over (order by r.wins desc, r.buchholz desc, r.seed) as position
+  with dq as (
+    select d.team_id from app.stage_disqualified(p_t) d
+  ), ranked as (
+    select r.*, rank() over (order by d.team_id is not null, r.wins desc, r.buchholz desc, r.seed) as position
       from app.swiss_records(p_t, 2147483647) r
+      left join dq d on d.team_id = r.team_id
   )
   select coalesce(json_agg(json_build_object('position', k.position, 'team_id', k.team_id,
-                                             'team_name', tm.name, 'team_tag', tm.tag, 'wins', k.wins,
-                                             'losses', k.losses, 'buchholz', k.buchholz)
+                                             'team_name', tm.name, 'team_tag', tm.tag, 'disqualified', tm.disqualified,
+                                             'wins', k.wins, 'losses', k.losses, 'buchholz', k.buchholz)
                            order by k.position, tm.name, tm.id), '[]')
     from ranked k join app.tournament_teams tm on tm.tournament_id = p_t.id and tm.id = k.team_id
 $$;
 comment on function app.swiss_standings(app.tournaments) is
-  'Swiss standings: every participant by wins, Buchholz, seed; with wins, losses and buchholz.';
+  'Swiss standings: every participant by wins, Buchholz, seed (disqualified teams last); with wins, losses and buchholz.';
 
 -- ============================================================================
 -- grants

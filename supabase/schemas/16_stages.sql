@@ -384,20 +384,22 @@ declare
 begin
   if v_prev.format = 'round_robin' then
     with r as (
-      select x.* from app.stage_ranking(v_prev) x
+      select x.*, x.team_id in (select d.team_id from app.stage_disqualified(v_prev) d) as dq
+        from app.stage_ranking(v_prev) x
     ), best as (
       select b.team_id from r b
        where b.place = v_per + 1
-       order by b.points::numeric / greatest(b.played, 1) desc, b.score_diff::numeric / greatest(b.played, 1) desc,
+       order by b.dq, b.points::numeric / greatest(b.played, 1) desc, b.score_diff::numeric / greatest(b.played, 1) desc,
                 b.score_for::numeric / greatest(b.played, 1) desc, b.seed
        limit v_best
     ), q as (
       -- The best_next teams are ranked among themselves by their record per match (the
-      -- contract's ranking for them, since groups may differ in size): that ranking both picks
-      -- them and orders their tier. The other tiers follow the stage's own standings.
+      -- contract's ranking for them, since groups may differ in size), a disqualified team
+      -- after the others, as in the standings: that ranking both picks them and orders their
+      -- tier. The other tiers follow the stage's own standings.
       select r.*, case when r.place <= v_per then r.place else v_per + 1 end as tier,
              case when r.place <= v_per then 0
-                  else row_number() over (order by r.points::numeric / greatest(r.played, 1) desc,
+                  else row_number() over (order by r.dq, r.points::numeric / greatest(r.played, 1) desc,
                                                    r.score_diff::numeric / greatest(r.played, 1) desc,
                                                    r.score_for::numeric / greatest(r.played, 1) desc, r.seed) end as best_order
         from r
@@ -454,8 +456,10 @@ comment on function app.stage_documents(app.tournaments) is 'Every stage of a to
 -- The overall standings of a tournament with several stages: the last started stage's places
 -- first (only those decided), then the teams each earlier stage did not send on, stage by stage
 -- backwards, positions continuing after the block before. Within a block, after a round robin
--- one shared position per place in the group (teams of different groups never met); after any
--- other stage, its own order and sharing.
+-- one shared position per place in the group (teams of different groups never met), its
+-- disqualified teams after all the others (contract section 17: last among the teams the stage
+-- eliminated alongside them); after any other stage, its own order and sharing (which places a
+-- disqualified team already).
 create function app.event_standings(p_t app.tournaments) returns json
 language sql stable
 set search_path = ''
@@ -474,15 +478,16 @@ as $$
     -- The stage being played gives its own positions (only those decided so far: a team out in
     -- a quarter-final is 5th while the semi-finals are played); an earlier stage's teams that
     -- did not go on are ranked among themselves; after groups, one position per group place.
-    select b.team_id,
+    select b.team_id, tm.name, tm.tag, tm.disqualified,
            (case when b.k = p_t.stage and b.grp is null then b.place
-                 else b.above + rank() over (partition by b.k order by b.place) end)::int as position
-      from blocks b
+                 else b.above + rank() over (partition by b.k order by b.grp is not null and tm.disqualified, b.place)
+            end)::int as position
+      from blocks b join app.tournament_teams tm on tm.tournament_id = p_t.id and tm.id = b.team_id
   )
   select coalesce(json_agg(json_build_object('position', p.position, 'team_id', p.team_id,
-                                             'team_name', tm.name, 'team_tag', tm.tag)
-                           order by p.position, tm.name, tm.id), '[]')
-    from placed p join app.tournament_teams tm on tm.tournament_id = p_t.id and tm.id = p.team_id
+                                             'team_name', p.name, 'team_tag', p.tag, 'disqualified', p.disqualified)
+                           order by p.position, p.name, p.team_id), '[]')
+    from placed p
 $$;
 comment on function app.event_standings(app.tournaments) is
   'Overall standings across stages: the last started stage''s places, then each earlier stage''s teams not sent on.';
@@ -511,7 +516,7 @@ $$;
 -- Starts stage p_number (2 or later) of a locked, ongoing tournament whose stage p_number - 1 is
 -- completed: its entries (p_advancing, the K qualifiers in seed order by hand; else
 -- app.stage_qualifiers, 409 stage_tie on a tie at the cut), the tournament's current stage, its
--- matches and its row, in the caller's transaction.
+-- matches and its row, and the forfeits of its disqualified teams, in the caller's transaction.
 create function app.start_stage(p_t app.tournaments, p_number int, p_advancing jsonb) returns void
 language plpgsql volatile
 set search_path = ''
@@ -564,6 +569,8 @@ begin
   perform app.generate_bracket(app.stage_of(p_t, p_number));
   insert into app.stages (tournament_id, account_id, number, status, team_count)
   values (p_t.id, p_t.account_id, p_number, 'ongoing', v_k);
+  -- A disqualified team placed in the stage forfeits its matches from the first (contract section 17).
+  perform app.forfeit_disqualified(p_t);
 end
 $$;
 comment on function app.start_stage(app.tournaments, int, jsonb) is

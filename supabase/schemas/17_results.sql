@@ -1,8 +1,9 @@
 -- Reporting and results (contract sections 5 and 13): the operations on the matches
 -- (08_matches.sql) once a stage is under way: PATCH a match (app.report_match), PUT or DELETE a
 -- game (app.change_game), both deciding through app.decide_match, which advances the teams
--- (09_formats.sql) and settles the stage (16_stages.sql), and GET the results
--- (app.tournament_results).
+-- (09_formats.sql) and settles the stage (16_stages.sql), GET the results
+-- (app.tournament_results), and a disqualified team's forfeits (contract section 17:
+-- app.disqualify, app.forfeit_disqualified).
 
 -- ============================================================================
 -- functions
@@ -15,7 +16,9 @@
 -- the stage. The correction rules (409 match_locked): a result sent directly on a completed
 -- match (p_direct), and a change of who won, need the matches this one feeds without a result
 -- and, when the winner changes, without games; and the format's own rule (app.correction_lock).
--- A game that leaves the decision as it was changes the match's games and nothing else.
+-- A game that leaves the decision as it was changes the match's games and nothing else. A match
+-- a disqualified team reaches through a change (or one it is in, ready again) is forfeited in
+-- the same call (app.forfeit_disqualified).
 create function app.decide_match(p_t app.tournaments, p_m app.matches, p_winner uuid, p_s1 int, p_s2 int,
                                  p_forfeit text, p_games jsonb, p_direct boolean) returns app.matches
 language plpgsql volatile
@@ -56,6 +59,7 @@ begin
     perform app.advance(v_m);
     perform app.after_report(p_t, v_m);
     perform app.settle_stage(p_t);
+    perform app.forfeit_disqualified(p_t);
   end if;
   return v_m;
 end
@@ -378,15 +382,65 @@ $$;
 comment on function app.tournament_results(jsonb) is
   'Results: the matches by stage, round and position, and standings (a stage''s own, or the whole event''s block by block).';
 
+-- Forfeits every ready match of the tournament's current stage (p_t.stage; p_t the tournament,
+-- or a stage of it as app.stage_of gives it, whose row lock the caller holds) that holds a
+-- disqualified team (contract section 17), as the organiser's PATCH {forfeit} does: the other
+-- team wins, no scores, the games kept (app.decide_match). A forfeit may make another such match
+-- ready (the winner's next match, a loser's drop, a swiss round drawn, a grand final's reset), so
+-- it goes on until there is none: no ready match holds a disqualified team when the transaction
+-- ends. When both teams are disqualified, team1 forfeits (team2 wins), so the match still has a
+-- winner to send on. Called after every decision (app.decide_match: the forfeits it makes call
+-- back here and return at once, this loop carrying on, so the depth stays one however long the
+-- chain), after a later stage starts (app.start_stage) and by app.disqualify; stage 1 starts
+-- before anyone can be disqualified. One index probe when the tournament has no disqualified
+-- team.
+create function app.forfeit_disqualified(p_t app.tournaments) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_out uuid[];
+  v_m app.matches;
+begin
+  if current_setting('app.forfeiting', true) = 'on' then
+    return; -- a forfeit of the loop below: the loop sees what it made ready
+  end if;
+  select array_agg(r.team_id) into v_out from app.registrations r
+   where r.tournament_id = p_t.id and r.disqualified_at is not null;
+  if v_out is null then
+    return;
+  end if;
+  perform set_config('app.forfeiting', 'on', true);
+  loop
+    select * into v_m from app.matches m
+     where m.tournament_id = p_t.id and m.stage = p_t.stage and m.status = 'ready'
+       and (m.team1_id = any (v_out) or m.team2_id = any (v_out))
+     order by array_position(array['winners', 'losers', 'grand_final', 'third_place'], m.bracket), m.group_no,
+              m.round, m.position
+     limit 1;
+    exit when not found;
+    perform app.decide_match(app.stage_of(p_t, v_m.stage), v_m,
+      case when v_m.team1_id = any (v_out) then v_m.team2_id else v_m.team1_id end, null, null,
+      case when v_m.team1_id = any (v_out) then 'team1' else 'team2' end, v_m.games, true);
+  end loop;
+  perform set_config('app.forfeiting', '', true);
+end
+$$;
+comment on function app.forfeit_disqualified(app.tournaments) is
+  'Forfeits, for their disqualified team, the ready matches of the current stage that hold one, until none is left.';
+
 -- Disqualifies a registration of an ongoing tournament whose row lock the caller holds
--- (contract section 17): from now on its team forfeits its ready match and every later match it
--- reaches or is placed in, in this transaction. (Stub: the forfeits are to come.)
+-- (contract section 17): its team forfeits its ready match now, and every later match it reaches
+-- or is placed in in the transaction that makes it ready (app.forfeit_disqualified). Results
+-- decided before stay as they were; the standings place the team last among the teams placed
+-- alongside it (app.stage_disqualified).
 create function app.disqualify(p_t app.tournaments, p_r app.registrations) returns void
 language plpgsql volatile
 set search_path = ''
 as $$
 begin
-  update app.registrations r set disqualified_at = clock_timestamp() where r.id = p_r.id;
+  update app.registrations r set disqualified_at = clock_timestamp(), disqualified_stage = p_t.stage where r.id = p_r.id;
+  perform app.forfeit_disqualified(p_t);
 end
 $$;
 
@@ -399,5 +453,6 @@ grant execute on function app.report_match(jsonb) to tournament_api_owner;
 grant execute on function app.change_game(jsonb) to tournament_api_owner;
 grant execute on function app.tournament_results(jsonb) to tournament_api_owner;
 grant execute on function app.check_game_lineups(app.tournaments, app.matches, jsonb) to tournament_api_owner;
+grant execute on function app.forfeit_disqualified(app.tournaments) to tournament_api_owner;
 grant execute on function app.disqualify(app.tournaments, app.registrations) to tournament_api_owner;
-grant update (disqualified_at) on app.registrations to tournament_api_owner;
+grant update (disqualified_at, disqualified_stage) on app.registrations to tournament_api_owner;

@@ -544,7 +544,7 @@ describe("single elimination with a third-place match", () => {
     const after = await results(call, id);
     expect(rows(after.matches, seedOf)).toEqual(THIRD_PLACE[n].rows);
     expect(standingSeeds(after.standings, seedOf)).toEqual(THIRD_PLACE[n].standings);
-    expect(Object.keys(after.standings[0]).sort()).toEqual(["position", "team_id", "team_name", "team_tag"]);
+    expect(Object.keys(after.standings[0]).sort()).toEqual(["disqualified", "position", "team_id", "team_name", "team_tag"]);
     expectStatus(await call("PATCH", `/tournaments/${id}`, { body: { status: "completed" } }), 200);
   });
 
@@ -889,7 +889,7 @@ describe("round robin", () => {
       [8, 8, 1, 4, 0, 3, 0],
     ]);
     expect(Object.keys(standings[0]).sort()).toEqual(
-      ["group", "group_position", "losses", "points", "position", "team_id", "team_name", "team_tag", "wins"],
+      ["disqualified", "group", "group_position", "losses", "points", "position", "team_id", "team_name", "team_tag", "wins"],
     );
     expectStatus(await call("PATCH", `/tournaments/${id}`, { body: { status: "completed" } }), 200);
   });

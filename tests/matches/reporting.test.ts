@@ -140,7 +140,7 @@ function expectedStandings(lostIn: Map<string, number>, champion: string | null,
   const rows = [...lostIn].map(([id, round]) => ({ id, position: (size >> (round - 1)) / 2 + 1 }));
   if (champion) rows.push({ id: champion, position: 1 });
   return rows
-    .map(({ id, position }) => ({ position, team_id: id, team_name: byId.get(id)!.name, team_tag: byId.get(id)!.tag }))
+    .map(({ id, position }) => ({ position, team_id: id, team_name: byId.get(id)!.name, team_tag: byId.get(id)!.tag, disqualified: false }))
     .sort((a, b) => a.position - b.position || (a.team_name < b.team_name ? -1 : a.team_name > b.team_name ? 1 : 0));
 }
 
@@ -299,7 +299,7 @@ describe("running a whole tournament", () => {
       expect(s.position).toBe(ranking.find((r) => r.id === s.team_id)!.position);
       const team = teams.find((x) => x.id === s.team_id)!;
       expect([s.team_name, s.team_tag]).toEqual([team.name, team.tag]);
-      expect(Object.keys(s).sort()).toEqual(["position", "team_id", "team_name", "team_tag"]);
+      expect(Object.keys(s).sort()).toEqual(["disqualified", "position", "team_id", "team_name", "team_tag"]);
     }
     expect(data.standings).toEqual(expectedStandings(lostIn, champion, size, teams));
     expect(data.standings[0].team_id).toBe(champion);
@@ -340,8 +340,8 @@ describe("running a whole tournament", () => {
     expectStatus(await report(t, tournament.id, final.id, 0, 3), 200);
     const data = await getResults(t, tournament.id);
     expect(data.standings).toEqual([
-      { position: 1, team_id: final.team2_id, team_name: teams[1].name, team_tag: teams[1].tag },
-      { position: 2, team_id: final.team1_id, team_name: teams[0].name, team_tag: teams[0].tag },
+      { position: 1, team_id: final.team2_id, team_name: teams[1].name, team_tag: teams[1].tag, disqualified: false },
+      { position: 2, team_id: final.team1_id, team_name: teams[0].name, team_tag: teams[0].tag, disqualified: false },
     ]);
   });
 });

@@ -426,7 +426,13 @@ function eliminationStandings(s: StageBuilder, teams: Map<string, ViewTeam>, dou
     }
     if (final) placed.push([final.winner_id!, 1], [loser(final), 2]);
   }
-  return placed.map(([id, position]) => ({ position, team_id: id, team_name: teams.get(id)!.name, team_tag: teams.get(id)!.tag }))
+  return placed.map(([id, position]) => ({
+    position,
+    team_id: id,
+    team_name: teams.get(id)!.name,
+    team_tag: teams.get(id)!.tag,
+    disqualified: false,
+  }))
     .sort((x, y) => x.position - y.position || x.team_name.localeCompare(y.team_name));
 }
 
@@ -492,6 +498,7 @@ function roundRobinStandings(s: StageBuilder, teams: Map<string, ViewTeam>, poin
     team_id: r.id,
     team_name: teams.get(r.id)!.name,
     team_tag: teams.get(r.id)!.tag,
+    disqualified: false,
     wins: r.w,
     losses: r.l,
     points: r.pts,
@@ -570,6 +577,7 @@ function swissStandings(s: StageBuilder, teams: Map<string, ViewTeam>): ViewStan
       team_id: id,
       team_name: teams.get(id)!.name,
       team_tag: teams.get(id)!.tag,
+      disqualified: false,
       wins: r.wins,
       losses: r.losses,
       buchholz: r.buchholz,

@@ -50,7 +50,7 @@ function groupsOf(input: StageInput): Group[] {
       }
     }
     for (const [id] of [...missing].sort((x, y) => x[1] - y[1])) {
-      g.standings.push({ position: g.standings.length + 1, team_id: id, team_name: "", team_tag: "" });
+      g.standings.push({ position: g.standings.length + 1, team_id: id, team_name: "", team_tag: "", disqualified: false });
     }
   }
   return [...groups.values()].sort((x, y) => x.number - y.number);

@@ -22,7 +22,7 @@ export const UpdateRegistration = z.strictObject({
   }),
   disqualified: z.boolean().optional().meta({
     description:
-      "`true` on an `ongoing` tournament: the team forfeits its ready match and every later match it reaches, in this request; standings mark it. Not reversible (409 `invalid_status_transition`).",
+      "`true` on an `ongoing` tournament: the team forfeits its ready match now and every later match it reaches or is placed in as that match gets ready; standings mark it `disqualified` and place it last among the teams placed alongside it. Not reversible (409 `invalid_status_transition`).",
   }),
 }).refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" });
 

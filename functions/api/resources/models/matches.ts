@@ -115,6 +115,10 @@ export const Standing = z.object({
   team_id: z.guid(),
   team_name: z.string(),
   team_tag: z.string(),
+  disqualified: z.boolean().meta({
+    description:
+      "The team was disqualified (its matches forfeited from then on). It is placed last among the teams placed alongside it: after the others sharing its position in an elimination stage, after every other team of its group (and overall) in round robin and swiss.",
+  }),
   group: z.int().optional().meta({ description: "Round robin: the team's group." }),
   group_position: z.int().optional().meta({ description: "Round robin: the position within the group." }),
   wins: z.int().optional().meta({ description: "Round robin and swiss (a swiss bye counts as a win)." }),
@@ -152,6 +156,6 @@ export const Results = z.object({
   example: {
     tournament: { id: EXAMPLE_IDS.tournament, format: "single_elimination", status: "ongoing", stage: 1, version: 7 },
     matches: [MatchExample],
-    standings: [{ position: 5, team_id: EXAMPLE_IDS.team2, team_name: "Blue Phoenix", team_tag: "BLU" }],
+    standings: [{ position: 5, team_id: EXAMPLE_IDS.team2, team_name: "Blue Phoenix", team_tag: "BLU", disqualified: false }],
   },
 });
