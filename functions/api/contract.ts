@@ -68,6 +68,8 @@ export const EVENT_TYPES = [
   "match.corrected",
   "match.scheduled",
   "match.game_reported",
+  "match.reported",
+  "match.disputed",
   "stage.started",
   "stage.completed",
 ] as const;
@@ -128,6 +130,7 @@ export const ERROR_STATUS = {
   player_already_registered: 409,
   lineup_incomplete: 409,
   token_exhausted: 409,
+  reporting_closed: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   precondition_failed: 412,

@@ -59,6 +59,10 @@ create table app.tournaments (
   -- past max_teams a registration waits in line (waitlisted) rather than being refused.
   approval boolean not null default false,
   waitlist boolean not null default false,
+  -- Reported results (contract section 18): whether participants report their matches for the
+  -- opponent to confirm, and how long a report waits before it counts as confirmed.
+  participant_reporting text not null default 'off' check (participant_reporting in ('off', 'confirm')),
+  report_confirm_minutes int not null default 15 check (report_confirm_minutes between 1 and 1440),
   unique (id, account_id),
   check (registration_closes <= starts_at),
   constraint tournaments_check_in_before_start check (check_in_opens <= starts_at)
@@ -139,6 +143,7 @@ create view app.tournament_documents with (security_invoker = true) as
            'game_id', t.game_id, 'status', t.status, 'format', t.format, 'format_options', t.format_options,
            'stages', app.stage_list(t), 'team_size', t.team_size, 'substitutes_max', t.substitutes_max,
            'lineups', t.lineups, 'max_teams', t.max_teams, 'approval', t.approval, 'waitlist', t.waitlist,
+           'participant_reporting', t.participant_reporting, 'report_confirm_minutes', t.report_confirm_minutes,
            'entry_fee', t.entry_fee, 'prize_pool', t.prize_pool,
            'starts_at', to_char(t.starts_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
            'registration_closes', to_char(t.registration_closes at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),

@@ -16,7 +16,8 @@ begin
   return '{"game_id": "uuid", "team_size": "int", "substitutes_max": "int", "max_teams": "int", "entry_fee": "numeric(9,2)",
            "prize_pool": "numeric(11,2)", "starts_at": "timestamptz", "registration_closes": "timestamptz",
            "check_in_opens": "timestamptz", "status": "app.tournament_status",
-           "visibility": "app.tournament_visibility", "approval": "boolean", "waitlist": "boolean"}';
+           "visibility": "app.tournament_visibility", "approval": "boolean", "waitlist": "boolean",
+           "report_confirm_minutes": "int"}';
 end
 $$;
 
@@ -86,7 +87,7 @@ begin
     insert into app.tournaments (account_id, name, slug, description, game_id, format, format_options, stages,
                                  team_size, max_teams, entry_fee, prize_pool, starts_at,
                                  registration_closes, check_in_opens, rules, visibility, substitutes_max, lineups,
-                                 approval, waitlist)
+                                 approval, waitlist, participant_reporting, report_confirm_minutes)
     values (app.current_account_id(), v_body ->> 'name', v_stem || '-' || app.random_suffix(),
             coalesce(v_body ->> 'description', ''), (v_body ->> 'game_id')::uuid,
             v_new.format, v_new.format_options, v_new.stages, (v_body ->> 'team_size')::int,
@@ -94,7 +95,8 @@ begin
             coalesce((v_body ->> 'prize_pool')::numeric, 0), v_new.starts_at, v_new.registration_closes,
             v_new.check_in_opens, coalesce(v_body ->> 'rules', ''), coalesce(v_body ->> 'visibility', 'private'),
             coalesce((v_body ->> 'substitutes_max')::int, 0), coalesce(v_body ->> 'lineups', 'off'),
-            coalesce((v_body ->> 'approval')::boolean, false), coalesce((v_body ->> 'waitlist')::boolean, false))
+            coalesce((v_body ->> 'approval')::boolean, false), coalesce((v_body ->> 'waitlist')::boolean, false),
+            coalesce(v_body ->> 'participant_reporting', 'off'), coalesce((v_body ->> 'report_confirm_minutes')::int, 15))
     on conflict (slug) do nothing
     returning * into v_t;
     exit when found;
@@ -155,7 +157,8 @@ begin
   -- Fields lock by status; only fields whose value actually changes count.
   v_allowed := case v_old.status
     when 'registration' then null
-    when 'ongoing' then array['name', 'description', 'rules', 'prize_pool', 'visibility']
+    when 'ongoing' then array['name', 'description', 'rules', 'prize_pool', 'visibility', 'participant_reporting',
+                              'report_confirm_minutes']
     else array['name', 'description', 'rules', 'visibility'] end;
   if v_allowed is not null then
     v_locked := array(
@@ -195,12 +198,18 @@ begin
   update app.tournaments t
      set (name, description, game_id, status, format, format_options, stages, team_size, max_teams, entry_fee,
           prize_pool, starts_at, registration_closes, check_in_opens, rules, visibility, substitutes_max, lineups,
-          approval, waitlist, updated_at)
+          approval, waitlist, participant_reporting, report_confirm_minutes, updated_at)
        = (v_new.name, v_new.description, v_new.game_id, v_new.status, v_new.format, v_new.format_options,
           v_new.stages, v_new.team_size, v_new.max_teams, v_new.entry_fee, v_new.prize_pool, v_new.starts_at,
           v_new.registration_closes, v_new.check_in_opens, v_new.rules, v_new.visibility, v_new.substitutes_max,
-          v_new.lineups, v_new.approval, v_new.waitlist, now())
+          v_new.lineups, v_new.approval, v_new.waitlist, v_new.participant_reporting, v_new.report_confirm_minutes, now())
    where t.id = v_old.id;
+  if v_new.participant_reporting = 'off' and v_old.participant_reporting <> 'off' then
+    -- Reporting switched off: the open reports are void (contract section 18).
+    update app.matches m
+       set report = jsonb_set(m.report, '{state}', '"void"'), report_state = 'void', report_confirm_by = null
+     where m.tournament_id = v_old.id and m.report_state in ('awaiting_confirmation', 'disputed');
+  end if;
   if v_new.max_teams > v_old.max_teams and v_new.status = 'registration' then
     perform app.fill_slots(v_new); -- the slots raised take the oldest waitlisted registrations
   end if;

@@ -52,6 +52,13 @@ create table app.matches (
   -- The tournament's version (contract section 14) that last changed the match: the changes
   -- since version v are an index range (matches_version_idx), set by app.match_version.
   version bigint not null default 1,
+  -- A participants' report (contract section 18) as the API shows it, {state, team1, team2,
+  -- confirm_by, resolved_by, note}, null when none; its state and deadline as columns too, for
+  -- the organiser's queue (?report_state=) and the worker's sweep (app.confirm_due_reports).
+  -- Written by app.set_report only.
+  report jsonb,
+  report_state text check (report_state in ('awaiting_confirmation', 'confirmed', 'disputed', 'resolved', 'void')),
+  report_confirm_by timestamptz(3),
   -- A match's place (tournament, stage, bracket, group, round, position) is unique: matches_place_key.
   foreign key (tournament_id, account_id)
     references app.tournaments (id, account_id) on delete cascade,
@@ -80,15 +87,15 @@ comment on column app.matches.team1_seed is 'team1''s seed in the match''s stage
 -- faster to build (2,047 matches of a 1,024-team double elimination: 19 ms against 30).
 create view app.match_documents with (security_invoker = true) as
   select m.id, m.tournament_id, m.round, m.position, row_to_json(d) as doc, m.bracket, m.group_no, m.stage,
-         m.version
+         m.version, m.report_state
     from app.matches m
    cross join lateral (
      select m.id, m.stage, m.bracket, m.group_no as "group", m.round, m.position, m.team1_id, m.team2_id,
             m.team1_seed, m.team2_seed, m.team1_score, m.team2_score, m.winner_id, m.status::text as status,
             m.forfeit, m.best_of, m.games, m.next_match_id, m.loser_next_match_id,
             to_char(m.scheduled_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as scheduled_at,
-            to_char(m.completed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as completed_at) d;
--- (m.version is the last column: a view gains columns only at its end.)
+            to_char(m.completed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as completed_at, m.report) d;
+-- (m.version and m.report_state are the last columns: a view gains columns only at its end.)
 comment on view app.match_documents is 'Each match with its API representation (doc).';
 
 -- ============================================================================
@@ -118,6 +125,13 @@ create index matches_loser_next_match_idx on app.matches (loser_next_match_id);
 -- What changed since a version (?since=, the live stream): an index range.
 create index matches_version_idx on app.matches (tournament_id, version);
 
+-- The reports awaiting confirmation by their deadline (the worker's sweep), and a tournament's
+-- open ones (its organiser's queue).
+create index matches_report_due_idx on app.matches (report_confirm_by) where report_state = 'awaiting_confirmation';
+
+create index matches_report_open_idx on app.matches (tournament_id, report_state)
+  where report_state in ('awaiting_confirmation', 'disputed');
+
 -- ============================================================================
 -- triggers
 -- ============================================================================
@@ -142,6 +156,40 @@ $$;
 
 create trigger matches_seeds before insert or update of team1_id, team2_id on app.matches
   for each row execute function app.match_seeds();
+
+-- A correction upstream that changes who plays a match makes its open report (awaiting
+-- confirmation or disputed: contract section 18) void, whatever changed the teams.
+create function app.match_report_void() returns trigger
+language plpgsql volatile
+set search_path = ''
+as $$
+begin
+  if new.report_state in ('awaiting_confirmation', 'disputed')
+     and (new.team1_id, new.team2_id) is distinct from (old.team1_id, old.team2_id) then
+    new.report := jsonb_set(new.report, '{state}', '"void"');
+    new.report_state := 'void';
+    new.report_confirm_by := null;
+  end if;
+  return new;
+end
+$$;
+
+create trigger matches_report_void before update of team1_id, team2_id on app.matches
+  for each row execute function app.match_report_void();
+
+-- Writes a match's report (the API's object, or null) with its state and deadline columns.
+create function app.set_report(p_match_id uuid, p_report jsonb) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+begin
+  update app.matches m
+     set report = p_report, report_state = p_report ->> 'state',
+         report_confirm_by = case when p_report ->> 'state' = 'awaiting_confirmation'
+                                  then (p_report ->> 'confirm_by')::timestamptz end
+   where m.id = p_match_id;
+end
+$$;
 
 -- ============================================================================
 -- policies
@@ -170,3 +218,5 @@ grant select, insert, update, delete on app.matches to tournament_api_owner;
 grant select on app.match_documents to tournament_api_owner;
 grant update (scheduled_at, forfeit) on app.matches to tournament_api_owner;
 grant execute on function app.match_seeds() to tournament_api_owner;
+grant execute on function app.match_report_void() to tournament_api_owner;
+grant execute on function app.set_report(uuid, jsonb) to tournament_api_owner;

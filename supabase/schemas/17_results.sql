@@ -55,6 +55,13 @@ begin
                              else now() end
    where m.id = p_m.id
   returning * into v_m;
+  -- The organiser's own result (a PATCH, a game, a forfeit) closes an open report (contract
+  -- section 18); a report being applied (app.apply_report) confirms it instead.
+  if v_m.report_state in ('awaiting_confirmation', 'disputed')
+     and coalesce(current_setting('app.applying_report', true), '') <> 'on' then
+    perform app.set_report(v_m.id, v_m.report || jsonb_build_object('state', 'resolved', 'resolved_by', 'organizer'));
+    select * into v_m from app.matches m where m.id = v_m.id;
+  end if;
   if p_direct or v_m.winner_id is distinct from p_m.winner_id then
     perform app.advance(v_m);
     perform app.after_report(p_t, v_m);
@@ -331,6 +338,7 @@ declare
   v_t app.tournaments;
   v_stage int;
   v_since bigint;
+  v_report text := v_query ->> 'report_state';
   v_count int;
   v_standings json := '[]';
   v_tournament json;
@@ -339,6 +347,9 @@ begin
   perform app.check_input(v_query, '{"stage": "smallint", "since": "bigint"}');
   v_stage := (v_query ->> 'stage')::int;
   v_since := (v_query ->> 'since')::bigint;
+  if v_report not in ('awaiting_confirmation', 'disputed') then
+    perform app.raise_invalid('report_state', 'must be awaiting_confirmation or disputed');
+  end if;
   select * into v_t from app.tournaments t where t.id = (p_args ->> 'tournament_id')::uuid;
   if not found then
     perform app.raise_error('not_found', 'Tournament not found.');
@@ -362,7 +373,8 @@ begin
                             array_position(array['winners', 'losers', 'grand_final', 'third_place'], d.bracket),
                             d.group_no, d.round, d.position), '[]')
                     from app.match_documents d
-                   where d.tournament_id = v_t.id and (v_stage is null or d.stage = v_stage)),
+                   where d.tournament_id = v_t.id and (v_stage is null or d.stage = v_stage)
+                     and (v_report is null or d.report_state = v_report)),
       'standings', v_standings);
   end if;
   -- (A query of its own, so that its plan is the index range on (tournament_id, version).)
@@ -371,7 +383,8 @@ begin
                           array_position(array['winners', 'losers', 'grand_final', 'third_place'], d.bracket),
                           d.group_no, d.round, d.position), '[]')
                   from app.match_documents d
-                 where d.tournament_id = v_t.id and d.version > v_since and (v_stage is null or d.stage = v_stage)),
+                 where d.tournament_id = v_t.id and d.version > v_since and (v_stage is null or d.stage = v_stage)
+                   and (v_report is null or d.report_state = v_report)),
     'removed_matches', (select coalesce(json_agg(r.match_id order by r.version, r.match_id), '[]')
                           from app.match_removals r
                          where r.tournament_id = v_t.id and r.version > v_since

@@ -16,7 +16,7 @@ as $$
   select array['tournament.created', 'tournament.updated', 'tournament.started', 'tournament.completed',
                'tournament.cancelled', 'tournament.deleted', 'registration.created', 'registration.updated',
                'registration.withdrawn', 'match.ready', 'match.completed', 'match.corrected', 'match.scheduled',
-               'match.game_reported', 'stage.started', 'stage.completed']
+               'match.game_reported', 'match.reported', 'match.disputed', 'stage.started', 'stage.completed']
 $$;
 comment on function app.webhook_event_types() is 'Every event type an endpoint may subscribe to (functions/api/contract.ts: EVENT_TYPES).';
 

@@ -95,11 +95,13 @@ begin
         from new_rows n join old_rows o on o.id = n.id
        where (n.name, n.description, n.game_id, n.status, n.format, n.format_options, n.team_size, n.max_teams,
               n.entry_fee, n.prize_pool, n.starts_at, n.registration_closes, n.check_in_opens, n.rules, n.stages,
-              n.visibility, n.substitutes_max, n.lineups, n.approval, n.waitlist)
+              n.visibility, n.substitutes_max, n.lineups, n.approval, n.waitlist, n.participant_reporting,
+              n.report_confirm_minutes)
              is distinct from
              (o.name, o.description, o.game_id, o.status, o.format, o.format_options, o.team_size, o.max_teams,
               o.entry_fee, o.prize_pool, o.starts_at, o.registration_closes, o.check_in_opens, o.rules, o.stages,
-              o.visibility, o.substitutes_max, o.lineups, o.approval, o.waitlist);
+              o.visibility, o.substitutes_max, o.lineups, o.approval, o.waitlist, o.participant_reporting,
+              o.report_confirm_minutes);
     end if;
   when 'registrations' then
     if tg_op = 'INSERT' then
@@ -144,6 +146,14 @@ begin
          select json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
                   'type', 'match.scheduled', 'kind', 'match.scheduled', 'subject_id', n.id)
           where n.scheduled_at is distinct from o.scheduled_at
+         union all
+         -- A participants' report (contract section 18): a first or replaced one, or a dispute
+         -- (the opponent's different report included: that one is match.disputed only).
+         select json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
+                  'type', case when n.report_state = 'disputed' then 'match.disputed' else 'match.reported' end,
+                  'kind', 'match.report', 'subject_id', n.id)
+          where (n.report_state = 'awaiting_confirmation' and n.report is distinct from o.report)
+             or (n.report_state = 'disputed' and o.report_state is distinct from 'disputed')
        ) x;
     end if;
   when 'stages' then

@@ -365,6 +365,258 @@ begin
 end
 $$;
 
+-- ----------------------------------------------------------------------------
+-- reported results (contract section 18): a registration token reports its team's ready
+-- match, the opponent confirms or disputes; the agreed result is applied by the organiser's own
+-- functions (app.report_match, app.change_game), with every rule of the moment.
+-- ----------------------------------------------------------------------------
+-- The match a token reports on, under the tournament's row lock: a match of its tournament
+-- that its team plays (404 otherwise) and its side (1 or 2); then, in this order, 409
+-- match_not_ready (not ready) and 409 reporting_closed (the tournament's reporting is off).
+create function app.reporting_match(p_args jsonb, out t app.tournaments, out m app.matches, out side int)
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_team uuid;
+begin
+  perform app.check_input(p_args, '{"match_id": "uuid"}');
+  t := app.lock_tournament((p_args ->> 'tournament_id')::uuid);
+  select r.team_id into v_team from app.registrations r where r.id = (p_args ->> 'registration_id')::uuid;
+  select * into m from app.matches x
+   where x.id = (p_args ->> 'match_id')::uuid and x.tournament_id = t.id and v_team in (x.team1_id, x.team2_id);
+  if not found then
+    perform app.raise_error('not_found', 'Match not found.');
+  end if;
+  side := case when m.team1_id = v_team then 1 else 2 end;
+  if m.status <> 'ready' then
+    perform app.raise_error('match_not_ready', format('This match is %s: it takes no report.', m.status));
+  end if;
+  if t.participant_reporting <> 'confirm' then
+    perform app.raise_error('reporting_closed', 'Participants do not report results in this tournament.');
+  end if;
+end
+$$;
+
+-- A side's report entry from the body it sent: {result, evidence_url, note, reported_at,
+-- dispute}. The body's shape is the function's; here, what needs the match: a forfeit is the
+-- side's own (400 naming forfeit), a best-of-n result is a series score, and games are a whole
+-- decided series (400 naming games).
+create function app.report_entry(p_m app.matches, p_side int, p_body jsonb) returns jsonb
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  v_result jsonb := p_body - 'evidence_url' - 'note';
+  v_need int := (p_m.best_of + 1) / 2;
+  v_w1 int := 0;
+  v_w2 int := 0;
+  v_n int := 0;
+  v_game jsonb;
+begin
+  if v_result ? 'forfeit' and v_result ->> 'forfeit' <> 'team' || p_side then
+    perform app.raise_invalid('forfeit', format('must be "team%s": a side reports its own forfeit only', p_side));
+  end if;
+  if v_result ? 'team1_score' and v_need > 1
+     and (greatest((v_result ->> 'team1_score')::int, (v_result ->> 'team2_score')::int) <> v_need
+          or least((v_result ->> 'team1_score')::int, (v_result ->> 'team2_score')::int) >= v_need) then
+    perform app.raise_invalid('team1_score', format('a best of %s is the series score: the winner has exactly %s games',
+                                                     p_m.best_of, v_need));
+  end if;
+  if v_result ? 'games' then
+    for v_game in select g from jsonb_array_elements(v_result -> 'games') g loop
+      if greatest(v_w1, v_w2) = v_need then
+        perform app.raise_invalid('games', format('the series is decided after game %s: no game %s', v_n, v_n + 1));
+      end if;
+      v_n := v_n + 1;
+      if (v_game ->> 'team1_score')::int > (v_game ->> 'team2_score')::int then v_w1 := v_w1 + 1; else v_w2 := v_w2 + 1; end if;
+    end loop;
+    if greatest(v_w1, v_w2) < v_need then
+      perform app.raise_invalid('games', format('must be a whole decided series: a best of %s is won at %s games', p_m.best_of, v_need));
+    end if;
+    v_result := jsonb_build_object('games', (select jsonb_agg(jsonb_build_object('team1_score', g -> 'team1_score',
+      'team2_score', g -> 'team2_score', 'map', coalesce(g -> 'map', 'null')) order by i)
+      from jsonb_array_elements(v_result -> 'games') with ordinality as x (g, i)));
+  end if;
+  return jsonb_build_object('result', v_result, 'evidence_url', coalesce(p_body -> 'evidence_url', 'null'),
+    'note', coalesce(p_body -> 'note', 'null'), 'reported_at', app.iso(clock_timestamp()), 'dispute', null);
+end
+$$;
+
+-- Applies an agreed report (p_report, its state still open) as the organiser's own result would
+-- be, by the same functions, then marks it confirmed (p_by: opponent or timeout). A rule of the
+-- moment that refuses it (a locked match, a decided series) leaves the match as it was and the
+-- report disputed, with the rule's message as its note: the organiser decides.
+create function app.apply_report(p_t app.tournaments, p_m app.matches, p_report jsonb, p_by text) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_result jsonb := coalesce(p_report #> '{team1,result}', p_report #> '{team2,result}');
+  v_note text;
+begin
+  if jsonb_typeof(p_report #> '{team1,result}') is distinct from 'object' then
+    v_result := p_report #> '{team2,result}';
+  end if;
+  perform set_config('app.applying_report', 'on', true);
+  begin
+    if v_result ? 'games' then
+      for v_i in 0 .. jsonb_array_length(v_result -> 'games') - 1 loop
+        perform app.change_game(jsonb_build_object('tournament_id', p_t.id, 'match_id', p_m.id, 'number', v_i + 1,
+                                                   'body', v_result -> 'games' -> v_i));
+      end loop;
+    else
+      perform app.report_match(jsonb_build_object('tournament_id', p_t.id, 'match_id', p_m.id, 'body', v_result));
+    end if;
+  exception when sqlstate 'P0001' then
+    get stacked diagnostics v_note = message_text;
+  end;
+  perform set_config('app.applying_report', '', true);
+  perform app.set_report(p_m.id, p_report || case when v_note is null
+    then jsonb_build_object('state', 'confirmed', 'resolved_by', p_by)
+    else jsonb_build_object('state', 'disputed', 'note', 'The report could not be applied: ' || v_note) end);
+end
+$$;
+
+-- POST /participant/matches/{match_id}/report (participant:report): a first report (awaiting
+-- confirmation until report_confirm_minutes from now), the reporter's replacement (a new
+-- deadline), or the opponent's own report: the same result confirms (applied), another disputes.
+-- A confirmed, disputed or resolved report is closed to participants (409 reporting_closed); a
+-- void one gives way to a new first report.
+create function app.participant_report(p_args jsonb) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v record;
+  v_me text;
+  v_them text;
+  v_entry jsonb;
+  v_r jsonb;
+  v_deadline text;
+begin
+  select * into v from app.reporting_match(p_args);
+  v_me := 'team' || v.side;
+  v_them := 'team' || (3 - v.side);
+  v_entry := app.report_entry(v.m, v.side, coalesce(p_args -> 'body', '{}'));
+  v_r := (v.m).report;
+  v_deadline := app.iso(clock_timestamp() + make_interval(mins => (v.t).report_confirm_minutes));
+  if (v.m).report_state is null or (v.m).report_state = 'void' then
+    perform app.set_report((v.m).id, jsonb_build_object('state', 'awaiting_confirmation', v_me, v_entry, v_them, null,
+      'confirm_by', v_deadline, 'resolved_by', null, 'note', null));
+  elsif (v.m).report_state = 'awaiting_confirmation' and jsonb_typeof(v_r #> array[v_me, 'result']) = 'object' then
+    perform app.set_report((v.m).id, v_r || jsonb_build_object(v_me, v_entry, 'confirm_by', v_deadline));
+  elsif (v.m).report_state = 'awaiting_confirmation' and v_entry -> 'result' = v_r #> array[v_them, 'result'] then
+    perform app.apply_report(v.t, v.m, v_r || jsonb_build_object(v_me, v_entry), 'opponent');
+  elsif (v.m).report_state = 'awaiting_confirmation' then
+    perform app.set_report((v.m).id, v_r || jsonb_build_object(v_me, v_entry, 'state', 'disputed'));
+  else
+    perform app.raise_error('reporting_closed', format('This match''s report is %s: only the organiser decides it now.', (v.m).report_state));
+  end if;
+  return (select d.doc from app.match_documents d where d.id = (v.m).id);
+end
+$$;
+
+-- POST .../report/confirm (participant:report): the opponent of the side that reported agrees;
+-- the report is applied. Anything else (no report, one's own, a closed one) is 409
+-- reporting_closed.
+create function app.participant_confirm(p_args jsonb) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v record;
+begin
+  select * into v from app.reporting_match(p_args);
+  if (v.m).report_state is distinct from 'awaiting_confirmation'
+     or jsonb_typeof((v.m).report #> array['team' || (3 - v.side), 'result']) is distinct from 'object' then
+    perform app.raise_error('reporting_closed', case when (v.m).report_state = 'awaiting_confirmation'
+      then 'A side cannot confirm its own report; the other side confirms it.'
+      else format('There is no report awaiting your confirmation (the report is %s).', coalesce((v.m).report_state, 'not made')) end);
+  end if;
+  perform app.apply_report(v.t, v.m, (v.m).report, 'opponent');
+  return (select d.doc from app.match_documents d where d.id = (v.m).id);
+end
+$$;
+
+-- POST .../report/dispute (participant:report) {note?, evidence_url?}: the opponent of the side
+-- that reported disagrees, or a side disputes before anyone reported (its entry then has
+-- result null); nothing is applied and only the organiser decides the match from then on.
+create function app.participant_dispute(p_args jsonb) returns json
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v record;
+  v_me text;
+  v_dispute jsonb;
+  v_blank jsonb := jsonb_build_object('result', null, 'evidence_url', null, 'note', null, 'reported_at', null, 'dispute', null);
+begin
+  select * into v from app.reporting_match(p_args);
+  v_me := 'team' || v.side;
+  v_dispute := jsonb_build_object('note', coalesce(p_args #> '{body,note}', 'null'),
+    'evidence_url', coalesce(p_args #> '{body,evidence_url}', 'null'), 'at', app.iso(clock_timestamp()));
+  if (v.m).report_state is null or (v.m).report_state = 'void' then
+    perform app.set_report((v.m).id, jsonb_build_object('state', 'disputed', v_me, v_blank || jsonb_build_object('dispute', v_dispute),
+      'team' || (3 - v.side), null, 'confirm_by', null, 'resolved_by', null, 'note', null));
+  elsif (v.m).report_state = 'awaiting_confirmation' and jsonb_typeof((v.m).report #> array[v_me, 'result']) is distinct from 'object' then
+    perform app.set_report((v.m).id, (v.m).report || jsonb_build_object('state', 'disputed',
+      v_me, coalesce(nullif((v.m).report -> v_me, 'null'), v_blank) || jsonb_build_object('dispute', v_dispute)));
+  else
+    perform app.raise_error('reporting_closed', case when (v.m).report_state = 'awaiting_confirmation'
+      then 'A side cannot dispute its own report; replace it instead.'
+      else format('This match''s report is %s: only the organiser decides it now.', (v.m).report_state) end);
+  end if;
+  return (select d.doc from app.match_documents d where d.id = (v.m).id);
+end
+$$;
+
+-- The reports past their deadline, oldest first, of every account (the worker's sweep).
+-- Security definer (the migration role reads every account's matches).
+create function app.due_reports(p_limit int)
+returns table (match_id uuid, tournament_id uuid, account_id uuid)
+language sql stable security definer
+set search_path = ''
+as $$
+  select m.id, m.tournament_id, m.account_id from app.matches m
+   where m.report_state = 'awaiting_confirmation' and m.report_confirm_by <= clock_timestamp()
+   order by m.report_confirm_by
+   limit p_limit
+$$;
+
+-- The worker's sweep (locally the dispatcher, hosted its Cron job): every report past its
+-- deadline is applied as confirmed (resolved_by timeout), up to p_limit, each in its account and
+-- under its tournament's row lock, checked again there. A tournament another worker (or a
+-- request) holds is skipped (SKIP LOCKED): its reports are due again at the next sweep. Exactly
+-- once however many workers sweep. Runs as tournament_api_owner (no BYPASSRLS); returns how many
+-- were applied.
+create function webhooks.confirm_due_reports(p_limit int default 1000) returns int
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+declare
+  v_due record;
+  v_t app.tournaments;
+  v_m app.matches;
+  v_n int := 0;
+begin
+  for v_due in select * from app.due_reports(p_limit) loop
+    perform set_config('app.account_id', v_due.account_id::text, true);
+    select * into v_t from app.tournaments t where t.id = v_due.tournament_id for no key update skip locked;
+    continue when not found;
+    select * into v_m from app.matches m where m.id = v_due.match_id;
+    if v_m.report_state = 'awaiting_confirmation' and v_m.report_confirm_by <= clock_timestamp() and v_m.status = 'ready' then
+      perform app.apply_report(v_t, v_m, v_m.report, 'timeout');
+      v_n := v_n + 1;
+    end if;
+  end loop;
+  perform set_config('app.account_id', '', true);
+  return v_n;
+end
+$$;
+comment on function webhooks.confirm_due_reports(int) is
+  'The worker''s sweep: reports past their confirm_by applied as confirmed (timeout), exactly once.';
+
 -- ============================================================================
 -- grants
 -- ============================================================================
@@ -383,3 +635,16 @@ grant execute on function app.participant_lineup(jsonb) to tournament_api_owner;
 grant execute on function app.participant_matches(jsonb) to tournament_api_owner;
 grant execute on function app.signup_kept(json) to tournament_api_owner;
 grant execute on function app.signup_replayed(json) to tournament_api_owner;
+grant execute on function app.reporting_match(jsonb) to tournament_api_owner;
+grant execute on function app.report_entry(app.matches, int, jsonb) to tournament_api_owner;
+grant execute on function app.apply_report(app.tournaments, app.matches, jsonb, text) to tournament_api_owner;
+grant execute on function app.participant_report(jsonb) to tournament_api_owner;
+grant execute on function app.participant_confirm(jsonb) to tournament_api_owner;
+grant execute on function app.participant_dispute(jsonb) to tournament_api_owner;
+grant execute on function app.due_reports(int) to tournament_api_owner;
+-- The sweep runs as tournament_api_owner, which holds the operations' privileges; the worker's
+-- role (tournament_webhooks) may execute it and nothing more of the API's.
+grant execute on function webhooks.confirm_due_reports(int) to tournament_webhooks;
+grant create on schema webhooks to tournament_api_owner;
+alter function webhooks.confirm_due_reports(int) owner to tournament_api_owner;
+revoke create on schema webhooks from tournament_api_owner;

@@ -76,6 +76,9 @@ begin
     when 'participant.signup'    then scope := 'participant:register'; writes := true;  if p_run then result := app.participant_signup(p_args); end if; tournament_arg := 'tournament_id';
     when 'participant.lineup'    then scope := 'participant:lineup';   writes := true;  if p_run then result := app.participant_lineup(p_args); end if; tournament_arg := 'tournament_id';
     when 'participant.check_in'  then scope := 'participant:check_in'; writes := true;  if p_run then result := app.update_registration(p_args); end if; tournament_arg := 'tournament_id';
+    when 'participant.report'    then scope := 'participant:report';   writes := true;  if p_run then result := app.participant_report(p_args); end if; tournament_arg := 'tournament_id';
+    when 'participant.confirm'   then scope := 'participant:report';   writes := true;  if p_run then result := app.participant_confirm(p_args); end if; tournament_arg := 'tournament_id';
+    when 'participant.dispute'   then scope := 'participant:report';   writes := true;  if p_run then result := app.participant_dispute(p_args); end if; tournament_arg := 'tournament_id';
     when 'participant.withdraw'  then scope := 'participant:withdraw'; writes := true;  if p_run then result := app.delete_registration(p_args); end if; tournament_arg := 'tournament_id';
     else raise exception 'unknown operation %', p_op using errcode = '22023';
   end case;

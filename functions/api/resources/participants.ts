@@ -4,7 +4,7 @@
 // (api.call) with its own rate limit. The rules are SQL's (supabase/schemas/24_participants.sql).
 import { z } from "zod";
 import { LINEUP_LIMITS, REGISTRATION_TOKEN_SCOPES, SIGNUP_TOKEN_MAX_USES } from "../contract.ts";
-import { dateTime, trimmedText, uuid } from "../validation.ts";
+import { dateTime, text, trimmedText, uuid } from "../validation.ts";
 import type { Route } from "../route.ts";
 import { DeleteResult } from "./models/common.ts";
 import { Match } from "./models/matches.ts";
@@ -12,7 +12,7 @@ import { ROLES } from "./models/players.ts";
 import { Registration } from "./models/registrations.ts";
 import { ParticipantMe, ParticipantToken, ParticipantTokenItem, SignUpResult } from "./models/participants.ts";
 import { playerFields } from "./players.ts";
-import { CreateTeam } from "./teams.ts";
+import { CreateTeam, httpUrl } from "./teams.ts";
 
 const tokenFields = {
   name: trimmedText(100).optional().meta({ description: "1–100 characters, to recognise it in the list." }),
@@ -77,6 +77,44 @@ export const ParticipantLineup = z.strictObject({
 });
 
 export const CheckIn = z.strictObject({ checked_in: z.boolean() });
+
+const score = z.int().min(0).max(1_000_000);
+const evidence = {
+  evidence_url: httpUrl.optional().meta({ description: "An http(s) URL (a screenshot, a demo), at most 2,048 characters." }),
+  note: z.string().max(500).optional().meta({ description: "At most 500 characters." }),
+};
+
+/** A participant's report: a result, its own side's forfeit, or a whole decided series of games (contract section 18). */
+export const ParticipantReport = z.strictObject({
+  team1_score: score.optional().meta({ description: "With team2_score: the result (on a best-of-n match, the series score)." }),
+  team2_score: score.optional(),
+  forfeit: z.enum(["team1", "team2"]).optional().meta({ description: "Your own side only (400 naming `forfeit` otherwise)." }),
+  games: z.array(z.strictObject({ team1_score: score, team2_score: score, map: text(100).nullable().optional() })).min(1).max(9)
+    .optional()
+    .meta({ description: "Every game of the series in order, up to the one that decides it." }),
+  ...evidence,
+}).superRefine((b, ctx) => {
+  const scores = b.team1_score !== undefined || b.team2_score !== undefined;
+  const kinds = [scores, b.forfeit !== undefined, b.games !== undefined].filter(Boolean).length;
+  if (kinds !== 1) {
+    ctx.addIssue({ code: "custom", path: [], message: "send exactly one of: both scores, forfeit, or games" });
+  } else if (scores && (b.team1_score === undefined || b.team2_score === undefined)) {
+    ctx.addIssue({
+      code: "custom",
+      path: [b.team1_score === undefined ? "team1_score" : "team2_score"],
+      message: "both scores are needed",
+    });
+  } else if (scores && b.team1_score === b.team2_score) {
+    ctx.addIssue({ code: "custom", path: ["team2_score"], message: "scores cannot be equal: a match needs a winner" });
+  }
+  b.games?.forEach((g, i) => {
+    if (g.team1_score === g.team2_score) {
+      ctx.addIssue({ code: "custom", path: ["games", i, "team2_score"], message: "scores cannot be equal: a game needs a winner" });
+    }
+  });
+});
+
+export const ParticipantDispute = z.strictObject(evidence);
 
 /** The organiser's routes (an API key): mint, list and revoke a tournament's participant tokens. */
 export const tokenRoutes: Route[] = [
@@ -190,6 +228,45 @@ export const participantRoutes: Route[] = [
     conflicts: ["check_in_closed", "tournament_locked", "lineup_incomplete"],
     summary: "Check in (or out)",
     bodyExample: { checked_in: true },
+  },
+  {
+    method: "POST",
+    path: "/participant/matches/{match_id}/report",
+    participant: true,
+    scope: "participant:report",
+    op: "participant.report",
+    body: ParticipantReport,
+    response: Match,
+    conflicts: ["match_not_ready", "reporting_closed"],
+    summary: "Report a match",
+    description:
+      "With the tournament's `participant_reporting: \"confirm\"`, your team's `ready` match: a first report awaits the opponent until `confirm_by`; sent again while it waits, it replaces yours (a new `confirm_by`); the opponent's own report of the same result confirms it (applied as the organiser's result would be, in this request), a different one disputes it. Another registration's match is 404; reporting off, or a report confirmed, disputed or resolved: 409 `reporting_closed`.",
+    bodyExample: { team1_score: 2, team2_score: 1, evidence_url: "https://example.com/scoreboard.png" },
+  },
+  {
+    method: "POST",
+    path: "/participant/matches/{match_id}/report/confirm",
+    participant: true,
+    scope: "participant:report",
+    op: "participant.confirm",
+    response: Match,
+    conflicts: ["match_not_ready", "reporting_closed"],
+    summary: "Confirm the opponent's report",
+    description:
+      "Applies it as the organiser's result would be (winner advances, standings, webhooks), in this request; if a rule of the moment refuses it, the report is `disputed` with a `note`. Your own report, or none awaiting: 409 `reporting_closed`.",
+  },
+  {
+    method: "POST",
+    path: "/participant/matches/{match_id}/report/dispute",
+    participant: true,
+    scope: "participant:report",
+    op: "participant.dispute",
+    body: ParticipantDispute,
+    response: Match,
+    conflicts: ["match_not_ready", "reporting_closed"],
+    summary: "Dispute the opponent's report",
+    description: "Nothing is applied; the organiser decides the match (their result resolves the report). Also before anyone reported.",
+    bodyExample: { note: "They played with an unregistered player", evidence_url: "https://example.com/demo.dem" },
   },
   {
     method: "DELETE",

@@ -71,6 +71,8 @@ export const ResultsQuery = z.object({
       description:
         "A version (`tournament.version` of an earlier read): only the matches changed after it, and `removed_matches`; the standings stay whole.",
     }),
+  report_state: z.enum(["awaiting_confirmation", "disputed"]).optional()
+    .meta({ description: "Only the matches whose participants' report is in this state: the organiser's queue." }),
 });
 
 /** PATCH a stage: start it. */

@@ -5,12 +5,13 @@ import { DeleteResult } from "./models/common.ts";
 import { Team } from "./models/teams.ts";
 import { Me } from "./models/keys.ts";
 
-/** An http(s) URL as SQL stores it: a scheme, then a host without spaces; at most 2,048 characters. */
-const logoUrl = z.string().max(2048)
+/** An http(s) URL as SQL stores it: a scheme, then a host without spaces; at most 2,048 characters (also a report's evidence_url). */
+export const httpUrl = z.string().max(2048)
   .refine((s) => /^https?:\/\/[^\s/?#]+/.test(s) && URL.canParse(s) && !s.includes("\u0000") && s.isWellFormed(), {
     message: "must be an http(s) URL",
   })
-  .meta({ description: "An http(s) URL, at most 2,048 characters; null for none.", format: "uri", maxLength: 2048 });
+  .meta({ format: "uri", maxLength: 2048 });
+const logoUrl = httpUrl.meta({ description: "An http(s) URL, at most 2,048 characters; null for none." });
 
 const fields = { name: trimmedText(100), tag: trimmedText(20), logo_url: logoUrl.nullable() };
 

@@ -96,6 +96,11 @@ const fields = {
       "`off` (the default): lineups are optional. `required`: a lineup of at least `team_size` players to check in and to start (409 `lineup_incomplete`). Locked once ongoing.",
   }),
   max_teams: z.int().min(2).max(1024),
+  participant_reporting: z.enum(["off", "confirm"]).meta({
+    description:
+      "Default `off`. `confirm`: a registration token with `participant:report` reports its team's ready match; the opponent confirms (applied), disputes, or lets `report_confirm_minutes` pass (applied). Changeable in any status but `completed`; switching it off voids the open reports.",
+  }),
+  report_confirm_minutes: z.int().min(1).max(1440).meta({ description: "1–1,440, default 15. Changeable in any status but `completed`." }),
   approval: z.boolean().meta({
     description:
       "Default false. true: a registration made with a sign-up token is `pending` until the organiser accepts it. Locked once ongoing.",
@@ -212,6 +217,8 @@ export const CreateTournament = z.strictObject({
   lineups: fields.lineups.optional(),
   approval: fields.approval.optional(),
   waitlist: fields.waitlist.optional(),
+  participant_reporting: fields.participant_reporting.optional(),
+  report_confirm_minutes: fields.report_confirm_minutes.optional(),
 }).superRefine((body, ctx) => {
   checkStages(body, ctx);
   if (body.stages === undefined) checkFormatOptions(body, ctx, "single_elimination");

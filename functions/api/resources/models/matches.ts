@@ -63,7 +63,31 @@ export const MatchExample = {
   loser_next_match_id: null,
   scheduled_at: "2027-03-01T18:00:00.000Z",
   completed_at: "2027-03-01T18:10:00.000Z",
+  report: null,
 };
+
+/** One side's part in a participants' report (contract section 18); null until that side acts. */
+const ReportSide = z.object({
+  result: z.record(z.string(), z.unknown()).nullable().meta({
+    description: "The body it reported: `{team1_score, team2_score}`, `{forfeit}` or `{games}`; null when it only disputed.",
+  }),
+  evidence_url: z.string().nullable(),
+  note: z.string().nullable(),
+  reported_at: z.iso.datetime().nullable(),
+  dispute: z.object({ note: z.string().nullable(), evidence_url: z.string().nullable(), at: z.iso.datetime() }).nullable(),
+}).nullable();
+
+export const MatchReport = z.object({
+  state: z.enum(["awaiting_confirmation", "confirmed", "disputed", "resolved", "void"]),
+  team1: ReportSide,
+  team2: ReportSide,
+  confirm_by: z.iso.datetime().nullable().meta({
+    description:
+      "When an unanswered report counts as confirmed (`resolved_by: timeout`): the first report's time + `report_confirm_minutes`.",
+  }),
+  resolved_by: z.enum(["opponent", "timeout", "organizer"]).nullable(),
+  note: z.string().nullable().meta({ description: "The service's own: why a report could not be applied." }),
+}).nullable().meta({ description: "The participants' report (contract section 18); null when none." });
 
 export const Match = z.object({
   id: z.guid(),
@@ -105,6 +129,7 @@ export const Match = z.object({
   }),
   scheduled_at: z.iso.datetime().nullable().meta({ description: "UTC; when the match is planned, null unless set." }),
   completed_at: z.iso.datetime().nullable(),
+  report: MatchReport,
 }).meta({ example: MatchExample });
 
 export const Standing = z.object({

@@ -19,6 +19,8 @@ export const TournamentExample = {
   max_teams: 16,
   approval: false,
   waitlist: true,
+  participant_reporting: "off",
+  report_confirm_minutes: 15,
   entry_fee: 10,
   prize_pool: 1500.5,
   starts_at: "2027-03-01T17:00:00.000Z",
@@ -64,6 +66,12 @@ export const Tournament = z.object({
   waitlist: z.boolean().meta({
     description:
       "Past `max_teams`, a new registration is `waitlisted` (rather than 409 `tournament_full`) and takes the next slot that frees.",
+  }),
+  participant_reporting: z.enum(["off", "confirm"]).meta({
+    description: "`confirm`: registration tokens report their matches and the opponents confirm (contract section 18).",
+  }),
+  report_confirm_minutes: z.int().meta({
+    description: "How long a report waits for the opponent before it counts as confirmed (1–1,440).",
   }),
   entry_fee: z.number().meta({ description: "Exact to 2 decimals." }),
   prize_pool: z.number().meta({ description: "Exact to 2 decimals." }),
