@@ -402,7 +402,7 @@ $$;
 -- dispute}. The body's shape is the function's; here, what needs the match: a forfeit is the
 -- side's own (400 naming forfeit), a best-of-n result is a series score, and games are a whole
 -- decided series (400 naming games).
-create function app.report_entry(p_m app.matches, p_side int, p_body jsonb) returns jsonb
+create function app.report_entry(p_m app.matches, p_side int, p_body jsonb, p_at timestamptz) returns jsonb
 language plpgsql stable
 set search_path = ''
 as $$
@@ -439,7 +439,7 @@ begin
       from jsonb_array_elements(v_result -> 'games') with ordinality as x (g, i)));
   end if;
   return jsonb_build_object('result', v_result, 'evidence_url', coalesce(p_body -> 'evidence_url', 'null'),
-    'note', coalesce(p_body -> 'note', 'null'), 'reported_at', app.iso(clock_timestamp()), 'dispute', null);
+    'note', coalesce(p_body -> 'note', 'null'), 'reported_at', app.iso(p_at), 'dispute', null);
 end
 $$;
 
@@ -493,14 +493,15 @@ declare
   v_them text;
   v_entry jsonb;
   v_r jsonb;
+  v_now timestamptz := clock_timestamp();
   v_deadline text;
 begin
   select * into v from app.reporting_match(p_args);
   v_me := 'team' || v.side;
   v_them := 'team' || (3 - v.side);
-  v_entry := app.report_entry(v.m, v.side, coalesce(p_args -> 'body', '{}'));
+  v_entry := app.report_entry(v.m, v.side, coalesce(p_args -> 'body', '{}'), v_now);
   v_r := (v.m).report;
-  v_deadline := app.iso(clock_timestamp() + make_interval(mins => (v.t).report_confirm_minutes));
+  v_deadline := app.iso(v_now + make_interval(mins => (v.t).report_confirm_minutes));
   if (v.m).report_state is null or (v.m).report_state = 'void' then
     perform app.set_report((v.m).id, jsonb_build_object('state', 'awaiting_confirmation', v_me, v_entry, v_them, null,
       'confirm_by', v_deadline, 'resolved_by', null, 'note', null));
@@ -636,7 +637,7 @@ grant execute on function app.participant_matches(jsonb) to tournament_api_owner
 grant execute on function app.signup_kept(json) to tournament_api_owner;
 grant execute on function app.signup_replayed(json) to tournament_api_owner;
 grant execute on function app.reporting_match(jsonb) to tournament_api_owner;
-grant execute on function app.report_entry(app.matches, int, jsonb) to tournament_api_owner;
+grant execute on function app.report_entry(app.matches, int, jsonb, timestamptz) to tournament_api_owner;
 grant execute on function app.apply_report(app.tournaments, app.matches, jsonb, text) to tournament_api_owner;
 grant execute on function app.participant_report(jsonb) to tournament_api_owner;
 grant execute on function app.participant_confirm(jsonb) to tournament_api_owner;

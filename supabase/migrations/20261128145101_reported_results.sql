@@ -358,14 +358,15 @@ declare
   v_them text;
   v_entry jsonb;
   v_r jsonb;
+  v_now timestamptz := clock_timestamp();
   v_deadline text;
 begin
   select * into v from app.reporting_match(p_args);
   v_me := 'team' || v.side;
   v_them := 'team' || (3 - v.side);
-  v_entry := app.report_entry(v.m, v.side, coalesce(p_args -> 'body', '{}'));
+  v_entry := app.report_entry(v.m, v.side, coalesce(p_args -> 'body', '{}'), v_now);
   v_r := (v.m).report;
-  v_deadline := app.iso(clock_timestamp() + make_interval(mins => (v.t).report_confirm_minutes));
+  v_deadline := app.iso(v_now + make_interval(mins => (v.t).report_confirm_minutes));
   if (v.m).report_state is null or (v.m).report_state = 'void' then
     perform app.set_report((v.m).id, jsonb_build_object('state', 'awaiting_confirmation', v_me, v_entry, v_them, null,
       'confirm_by', v_deadline, 'resolved_by', null, 'note', null));
@@ -385,7 +386,8 @@ $function$;
 CREATE OR REPLACE FUNCTION app.report_entry (
   p_m    app.matches,
   p_side integer,
-  p_body jsonb
+  p_body jsonb,
+  p_at   timestamp with time zone
 )
   RETURNS jsonb
   LANGUAGE plpgsql
@@ -425,7 +427,7 @@ begin
       from jsonb_array_elements(v_result -> 'games') with ordinality as x (g, i)));
   end if;
   return jsonb_build_object('result', v_result, 'evidence_url', coalesce(p_body -> 'evidence_url', 'null'),
-    'note', coalesce(p_body -> 'note', 'null'), 'reported_at', app.iso(clock_timestamp()), 'dispute', null);
+    'note', coalesce(p_body -> 'note', 'null'), 'reported_at', app.iso(p_at), 'dispute', null);
 end
 $function$;
 
@@ -931,9 +933,9 @@ REVOKE ALL ON FUNCTION "app"."participant_report"(jsonb) FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION "app"."participant_report"(jsonb) TO "tournament_api_owner";
 
-REVOKE ALL ON FUNCTION "app"."report_entry"(app.matches, integer, jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION "app"."report_entry"(app.matches, integer, jsonb, timestamp WITH time zone) FROM PUBLIC;
 
-GRANT EXECUTE ON FUNCTION "app"."report_entry"(app.matches, integer, jsonb) TO "tournament_api_owner";
+GRANT EXECUTE ON FUNCTION "app"."report_entry"(app.matches, integer, jsonb, timestamp WITH time zone) TO "tournament_api_owner";
 
 REVOKE ALL ON FUNCTION "app"."reporting_match"(jsonb) FROM PUBLIC;
 
