@@ -12,7 +12,11 @@
 // without, the dispatcher against a plain signed fetch loop, commit-to-receipt latency, a
 // 1,024-team start's 512 match.ready). Issue 34's lineups: a registration that copies a
 // 7-player roster against one of a team without a roster, and a 256-team tournament's
-// registrations with lineups against without. The figures also go to
+// registrations with lineups against without. Issue 35's participants: GET /participant with a
+// registration token (`tpt_`) against the organiser's GET of the same registration with an API
+// key, and a sign-up (POST /participant/registrations: team, 5 players, registration, token)
+// against a plain registration POST; participant tokens are made in bulk as the operator
+// (seed.createTokens) and rotate like keys, each under its own limit. The figures also go to
 // .bench/results-<timestamp>.json and .bench/latest.json.
 //
 //   npm run bench [-- --duration 8 --connections 16]
@@ -22,6 +26,7 @@
 //   npm run bench -- --public                      # the public view's figures alone (pictures' CPU, 304)
 //   npm run bench -- --pictures                    # the pictures in fresh function instances alone (CPU, RSS)
 //   npm run bench -- --lineups                     # the lineup figures alone (rosters copied, lineups read)
+//   npm run bench -- --participants                # the participant figures alone (GET /participant, sign-up)
 //   npm run bench -- --url http://127.0.0.1:54321/functions/v1/api/v1 \
 //                    --db postgres://postgres:postgres@127.0.0.1:54322/postgres     # a running stack
 import fs from "node:fs";
@@ -49,7 +54,7 @@ import {
   timeServer,
   watch,
 } from "./lib/measure.mjs";
-import { compare, comparisonTable, judge, LINEUP_SLOWDOWN, pooled, table, targetList } from "./lib/report.mjs";
+import { compare, comparisonTable, judge, LINEUP_SLOWDOWN, PARTICIPANT_SLOWDOWN, pooled, table, targetList } from "./lib/report.mjs";
 import { startThrowawayStack } from "./lib/stack.mjs";
 
 const USAGE = `npm run bench [-- options]
@@ -82,6 +87,12 @@ const USAGE = `npm run bench [-- options]
                       registration of a team whose 7-player roster becomes its lineup ÷ of a team without
                       a roster (≤ 1.2×), and GET registrations of 256 teams with 5-6 player lineups ÷
                       without (≤ 1.5×)
+  --participants      only the floor and the participant figures (issue 35), three rounds alternated: GET
+                      /participant with registration tokens ÷ the organiser's GET /tournaments/{id}/
+                      registrations/{registration_id} of the same registrations with API keys (≤ 1.1×; GET
+                      /tournaments/{id} of the same tournaments beside it, for information), and POST
+                      /participant/registrations with sign-up tokens (team, 5 players, registration,
+                      token) ÷ POST /tournaments/{id}/registrations {team_id} with API keys (≤ 3×)
   --webhook-events <n>       events for the dispatcher's throughput (3000)
   --webhook-concurrency <n>  its WEBHOOK_CONCURRENCY, and as many endpoints and receiver paths (16)`;
 
@@ -102,6 +113,7 @@ const { values: opt } = parseArgs({
     public: { type: "boolean", default: false },
     pictures: { type: "boolean", default: false },
     lineups: { type: "boolean", default: false },
+    participants: { type: "boolean", default: false },
     writes: { type: "boolean", default: false },
     hot: { type: "boolean", default: false },
     "webhook-events": { type: "string", default: "3000" },
@@ -154,6 +166,9 @@ const LABELS = {
   registrations: "GET /tournaments/{id}/registrations (256 teams)",
   registrations_lineup: "GET /tournaments/{id}/registrations (256 teams, 5-6 player lineups)",
   results: "GET /tournaments/{id}/results (256 teams)",
+  registration: "GET /tournaments/{id}/registrations/{registration_id} (an API key)",
+  participant_get: "GET /participant (a registration token)",
+  signup: "POST /participant/registrations (a sign-up token: team, 5 players, registration, token)",
   mix: "mix: 90% reads, 10% writes",
   hammer: "one key hammered (429s)",
 };
@@ -286,12 +301,21 @@ async function main() {
   // key nears the limit.
   const keysFor = (seconds) => Math.max(20, Math.ceil((floorRps * seconds) / KEY_BUDGET));
 
-  /** Drives one workload for `duration` s: a fresh key pool, the load process, the database's side. */
-  async function measure(workload, { keyAccounts = [], tournaments = null, tournament, query, duration }) {
+  let measured = 0; // measurements so far: tags the names a sign-up workload makes
+
+  /**
+   * Drives one workload for `duration` s: a fresh key pool, the load process, the database's side.
+   * `tokens(count, name)`, when given, makes the pool instead of API keys of `keyAccounts`
+   * (participant tokens, issue 35); `registrations` are [{tournament, registration}] to read.
+   */
+  async function measure(workload, { keyAccounts = [], tournaments = null, tournament, registrations, tokens, query, duration }) {
     const t0 = performance.now();
+    const count = workload === "hammer" ? 1 : keysFor(duration);
     const keys = workload === "floor"
       ? null
-      : await seed.createKeys(db, keyAccounts, workload === "hammer" ? 1 : keysFor(duration), workload);
+      : tokens
+      ? await tokens(count, workload)
+      : await seed.createKeys(db, keyAccounts, count, workload);
     const keyMs = Math.round(performance.now() - t0);
     const target = workload === "floor"
       ? { origin: floorServer.origin, basePath: "", pid: floorServer.pid }
@@ -307,6 +331,8 @@ async function main() {
         keys,
         tournaments,
         tournament,
+        registrations,
+        tag: `${seed.RUN}m${++measured}`,
         connections: CONNECTIONS,
         duration,
         origin: target.origin,
@@ -515,6 +541,127 @@ async function main() {
       LINEUP_SLOWDOWN.registrations,
     ),
   ];
+  // Issue 35: participants. 200 registrations of the account's open tournaments, read by the
+  // organiser (API keys) and by their holders (a registration token each, made per workload).
+  let participantRegs = [];
+  async function seedParticipants(w) {
+    participantRegs = await seed.sampleRegistrations(db, w, 200);
+    if (!participantRegs.length) throw new Error("participants: the account has no registrations in open tournaments");
+    log(`participants: ${participantRegs.length} registrations of ${new Set(participantRegs.map((r) => r.tournament)).size} tournaments`);
+  }
+  /** `count` registration tokens of the sampled registrations, each in turn. */
+  const registrationTokens = (count, name) =>
+    seed.createTokens(db, Array.from({ length: count }, (_, i) => participantRegs[i % participantRegs.length]), name);
+  /**
+   * Sign-up tokens of `targets` (tournaments for 1,024 teams, which the load generator fills one
+   * at a time, as `register` fills its own): enough of each that its 1,024 sign-ups stay under
+   * the paced budget per token.
+   */
+  const signupTokens = (targets) => (_count, name) =>
+    seed.createTokens(db, targets.flatMap((tournament) => Array(Math.ceil(1024 / KEY_BUDGET)).fill({ tournament })), name);
+  /**
+   * One set of issue 35's figures, each after its floor probe. `get`: GET /tournaments/{id} of
+   * the registrations' tournaments (`tournament`, for information), the organiser's GET of the
+   * registrations (`base`), GET /participant with their tokens (`after`). `signup`: POST
+   * registration of a team with an API key (`base`), then a sign-up with sign-up tokens
+   * (`after`), each to fresh tournaments with room for the floor's rate. `participantFirst`
+   * reverses the order. Returns {base, after[, tournament]}.
+   */
+  async function participantPair(kind, { w, how, dataLabel, tag, participantFirst = false }) {
+    const out = {};
+    const sides = kind === "get" ? ["tournament", "base", "after"] : ["base", "after"];
+    for (const side of participantFirst ? sides.toReversed() : sides) {
+      if (kind === "get") {
+        const tournaments = [[...new Set(participantRegs.map((r) => r.tournament))]];
+        out[side] = side === "tournament"
+          ? await run("get", { data: dataLabel, ...how, tournaments })
+          : side === "base"
+          ? await run("registration", { data: dataLabel, ...how, registrations: participantRegs })
+          : await run("participant_get", { data: dataLabel, tokens: registrationTokens });
+      } else if (side === "base") {
+        data.targets.register = await seed.createTargets(db, [w], floorRps * DURATION, `register-${tag}`);
+        out.base = await run("register", { data: dataLabel, ...how });
+      } else {
+        const [targets] = await seed.createTargets(db, [w], floorRps * DURATION, `signup-${tag}`);
+        out.after = await run("signup", { data: dataLabel, tokens: signupTokens(targets) });
+      }
+    }
+    return out;
+  }
+  /** Issue 35's comparisons from sets of rows (several rounds: their means); the second is for information. */
+  const participantComparisons = (gets, signups) => [
+    compare(
+      "participants: GET /participant (a registration token) against the organiser's GET of the registration (an API key)",
+      pooled(gets.map((p) => p.base), "GET /tournaments/{id}/registrations/{registration_id}"),
+      pooled(gets.map((p) => p.after), "GET /participant"),
+      PARTICIPANT_SLOWDOWN.get,
+    ),
+    compare(
+      "participants: GET /participant against GET /tournaments/{id} (an API key), the same tournaments",
+      pooled(gets.map((p) => p.tournament), "GET /tournaments/{id}"),
+      pooled(gets.map((p) => p.after), "GET /participant"),
+      null,
+    ),
+    compare(
+      "participants: a sign-up (team, 5 players, registration, token) against a registration POST",
+      pooled(signups.map((p) => p.base), "POST /tournaments/{id}/registrations {team_id}"),
+      pooled(signups.map((p) => p.after), "POST /participant/registrations"),
+      PARTICIPANT_SLOWDOWN.signup,
+    ),
+  ];
+  if (opt.participants) {
+    const [w] = await seed.createAccounts(db, 1);
+    data.teams = await seed.createTeams(db, 1024);
+    await seed.createTournaments(db, [w], SMALL); // the account as the full run's W holds it
+    await seed.createRegistrations(db, data.teams);
+    await db.query("vacuum (analyze) app.tournaments, app.registrations, app.api_keys");
+    await seedParticipants(w);
+    const how = { keyAccounts: [w] };
+    // Warm-up: each of the five once, short, not counted.
+    await measure("get", { ...how, tournaments: [[...new Set(participantRegs.map((r) => r.tournament))]], duration: 3 });
+    await measure("registration", { ...how, registrations: participantRegs, duration: 3 });
+    await measure("participant_get", { tokens: registrationTokens, duration: 3 });
+    data.targets.register = await seed.createTargets(db, [w], floorRps * 3, "register-warm");
+    await measure("register", { ...how, duration: 3 });
+    await measure("signup", { tokens: signupTokens((await seed.createTargets(db, [w], floorRps * 3, "signup-warm"))[0]), duration: 3 });
+    const pairs = { get: [], signup: [] };
+    for (let round = 1; round <= 3; round++) {
+      // A B, then B A, then A B: the machine's drift within a round falls on both sides.
+      const participantFirst = round % 2 === 0;
+      const dataLabel = `round ${round}`;
+      pairs.get.push(await participantPair("get", { w, how, dataLabel, tag: round, participantFirst }));
+      pairs.signup.push(await participantPair("signup", { w, how, dataLabel, tag: round, participantFirst }));
+    }
+    await run("floor", { data: "–", label: "floor again, at the end" });
+    for (const row of rows) {
+      row.floor_rps = Math.max(...row.floor_probes);
+      row.ratio_to_floor = row.rps / row.floor_rps;
+    }
+    const perRound = [1, 2, 3].flatMap((round) =>
+      participantComparisons([pairs.get[round - 1]], [pairs.signup[round - 1]])
+        .map((c) => ({ ...c, label: `${c.label} (round ${round})` }))
+    );
+    const participants = participantComparisons(pairs.get, pairs.signup).map((c) => ({ ...c, label: `${c.label} (mean of 3 rounds)` }));
+    const targets = judge({ rows, idleRss, scale: [], neighbour: [], participants });
+    console.log(
+      `\n${table(rows)}\n\n${comparisonTable([...perRound, ...participants])}\n\nTargets (issue 35, participants)\n${
+        targetList(targets)
+      }\n`,
+    );
+    const file = writeReport({
+      started_at: started.toISOString(),
+      finished_at: new Date().toISOString(),
+      options: { only: "participants", duration_s: DURATION, connections: CONNECTIONS, stack: opt.url ? "running" : "throwaway" },
+      git: gitState(ROOT),
+      machine: machine(),
+      seed: { account: w, registrations: participantRegs.length },
+      workloads: rows,
+      comparisons: { participants_per_round: perRound, participants },
+      targets,
+    });
+    log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
+    return;
+  }
   if (opt.lineups) {
     const [w] = await seed.createAccounts(db, 1);
     data.teams = await seed.createTeams(db, 1024);
@@ -650,6 +797,7 @@ async function main() {
   const S = await on(s);
   const W = await on(w);
   let B = await on(b);
+  await seedParticipants(w); // issue 35: registrations of W's open tournaments, before the workloads add theirs
 
   // Issue 13: each format's largest bracket made in one request (the start), and its results read.
   async function timeFormats() {
@@ -863,6 +1011,9 @@ async function main() {
   const registerLineup = await run("register_lineup", { data: wLabel, ...W });
   await run("results", { data: wLabel, ...W });
   const registrationsPair = await lineupPair("registrations", { w, how: W, dataLabel: wLabel, tag: "full" });
+  // Issue 35: a participant token's GET and a sign-up, each against the organiser's with an API key.
+  const participantGets = await participantPair("get", { w, how: W, dataLabel: wLabel, tag: "full" });
+  const signups = await participantPair("signup", { w, how: W, dataLabel: wLabel, tag: "full" });
   data.targets.mix = await seed.createTargets(db, [w], floorRps * DURATION / 20, "mix");
   await run("mix", { data: wLabel, ...W });
   await run("hammer", { data: wLabel, ...W });
@@ -878,6 +1029,7 @@ async function main() {
   scale.push(compare(`deep page: ${LABELS.page500_20} against ${LABELS.page1_20}`, deep.first, deep.deep));
   const cursorState = Object.values(cursor).find((c) => c.unavailable) ?? null;
   const lineups = lineupComparisons([{ base: register, after: registerLineup }], [registrationsPair]);
+  const participants = participantComparisons([participantGets], [signups]);
 
   log("timing the results of the 1024-team bracket (768 matches reported) on the server…");
   const [{ key: resultsKey }] = await seed.createKeys(db, [w], 1, "results 1024");
@@ -907,16 +1059,16 @@ async function main() {
     return { error: err.message, targets: [{ target: "pictures", value: `not measured: ${err.message}`, result: "–" }] };
   });
   const targets = [
-    ...judge({ rows, results1024, idleRss, scale, neighbour, cursor: cursorState, lineups }),
+    ...judge({ rows, results1024, idleRss, scale, neighbour, cursor: cursorState, lineups, participants }),
     ...(webhookRuns?.targets ?? []),
     ...(liveRuns?.targets ?? []),
     ...(publicRuns?.targets ?? []),
     ...(pictureRuns?.targets ?? []),
   ];
   console.log(
-    `\n${table(rows)}\n\n${comparisonTable([...scale, ...neighbour, ...lineups])}\n` +
+    `\n${table(rows)}\n\n${comparisonTable([...scale, ...neighbour, ...lineups, ...participants])}\n` +
       (cursorState ? `\ncursor: not available (${cursorState.unavailable})\n` : "") +
-      `\nTargets (issues 11, 25 and 34${webhookRuns ? ", and the webhooks'" : ""})\n${targetList(targets)}\n` +
+      `\nTargets (issues 11, 25, 34 and 35${webhookRuns ? ", and the webhooks'" : ""})\n${targetList(targets)}\n` +
       `\n${formatsReport(formatRuns)}\n${stagesReport(stagesRun)}` + (webhookRuns ? `\n${webhookReport(webhookRuns)}\n` : "") +
       (liveRuns?.reads ? `\n${liveReport(liveRuns)}\n` : "") + (publicRuns?.reads ? `\n${publicReport(publicRuns)}\n` : "") +
       (pictureRuns?.fresh ? `\n${picturesReport(pictureRuns)}\n` : ""),
@@ -953,7 +1105,7 @@ async function main() {
     cursor,
     idle_rss_at_start: idleRss,
     workloads: rows,
-    comparisons: { scale, neighbour, lineups },
+    comparisons: { scale, neighbour, lineups, participants },
     results_1024: results1024,
     formats: formatRuns,
     stages: stagesRun,

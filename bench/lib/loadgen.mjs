@@ -4,7 +4,10 @@
 //
 // Keys rotate per request (request n uses key n mod K), so each of K keys takes about N/K of
 // the N requests and the rate limit (100 per key per 60 s) is not what gets measured; the
-// `hammer` workload sends everything with one key on purpose.
+// `hammer` workload sends everything with one key on purpose. Participant tokens (`tpt_`, issue
+// 35: each has the same limit of its own) are keys here and rotate the same way, but for the
+// sign-ups: a sign-up token belongs to one tournament, so they fill their tournaments one at a
+// time as `register` fills its targets (1,024 each), rotating over that tournament's tokens.
 import fs from "node:fs";
 import autocannon from "autocannon";
 
@@ -23,6 +26,20 @@ const pick = (list) => list[Math.floor(Math.random() * list.length)];
 /** The next key, in rotation: {key, account}. */
 function nextKey() {
   const i = n++ % keys.length;
+  keyUses[i]++;
+  return keys[i];
+}
+
+// Sign-up tokens: their indexes by tournament, in the order of the keys.
+const byTournament = new Map();
+if (kind === "signup") keys.forEach((k, i) => byTournament.set(k.tournament, [...(byTournament.get(k.tournament) ?? []), i]));
+const signupGroups = [...byTournament.values()];
+
+/** The next sign-up token: the c-th sign-up goes to tournament ⌊c / 1024⌋, with its tokens in rotation. */
+function nextSignupKey() {
+  const c = n++;
+  const group = signupGroups[Math.floor(c / 1024) % signupGroups.length];
+  const i = group[c % group.length];
   keyUses[i]++;
   return keys[i];
 }
@@ -57,6 +74,22 @@ const kinds = {
   results: () => ["GET", `/tournaments/${plan.resultsId}/results`],
   // A tournament's registrations (issue 34: 256 teams, with lineups or without).
   registrations: () => ["GET", `/tournaments/${plan.tournament}/registrations`],
+  // Issue 35: one registration as the organiser reads it (an API key), and as its participant
+  // token's holder does (the key is a registration token of one of the same registrations).
+  registration: () => {
+    const r = pick(plan.registrations);
+    return ["GET", `/tournaments/${r.tournament}/registrations/${r.registration}`];
+  },
+  participant_get: () => ["GET", "/participant"],
+  // A sign-up with a sign-up token (of the tournament it signs up for): a new team, five new
+  // players (the first captain), its registration and a registration token.
+  signup: () => ["POST", "/participant/registrations", {
+    team: { name: `Bench sign-up ${plan.tag} ${n}`, tag: `S${n % 100000}` },
+    lineup: Array.from(
+      { length: 5 },
+      (_, j) => ({ handle: `s${plan.tag}_${n}_${j + 1}`, role: "player", ...(j === 0 ? { captain: true } : {}) }),
+    ),
+  }],
   // 90% reads, 10% writes: of every 20 requests, 10 GET by id, 8 list, 1 create, 1 registration.
   mix: (k) => {
     const slot = n % 20; // n already counts this request
@@ -69,7 +102,7 @@ const kinds = {
 
 function setupRequest(req) {
   if (kind === "floor") return { ...req, method: "GET", path: "/" };
-  const k = nextKey();
+  const k = kind === "signup" ? nextSignupKey() : nextKey();
   const [method, path, body] = kinds[kind](k);
   return {
     ...req,

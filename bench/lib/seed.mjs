@@ -393,3 +393,67 @@ export async function playSeries(db, tournamentId, passes = 14) {
   }
   await db.query("analyze app.matches, app.stage_entries");
 }
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+const base62 = (value, width) => {
+  let out = "";
+  for (let n = BigInt(value); n > 0n; n /= 62n) out = BASE62[Number(n % 62n)] + out;
+  return out.padStart(width, "0");
+};
+
+/**
+ * A participant token's plaintext as app.new_api_key('tpt_') makes it (functions/api/keys.ts):
+ * `tpt_`, 32 random bytes in base62 (43 characters), the 6-character base62 CRC32 of what precedes.
+ */
+export function tokenPlaintext() {
+  const body = "tpt_" + base62(BigInt("0x" + crypto.randomBytes(32).toString("hex")), 43);
+  let crc = 0xffffffff;
+  for (const b of Buffer.from(body, "utf8")) crc = CRC_TABLE[(crc ^ b) & 0xff] ^ (crc >>> 8);
+  return body + base62((crc ^ 0xffffffff) >>> 0, 6);
+}
+
+/** A registration token's scopes (app.create_registration_token's default); a sign-up token's. */
+export const REGISTRATION_TOKEN_SCOPES = ["participant:check_in", "participant:lineup", "participant:report", "participant:withdraw"];
+export const SIGNUP_TOKEN_SCOPES = ["participant:register"];
+
+/**
+ * Participant tokens (contract section 17) as rows of app.api_keys, in one insert as the operator,
+ * the plaintexts made here: one per element of `specs` ({tournament, registration}; a null
+ * registration is a sign-up token: participant:register, unlimited uses), in the tournament's
+ * account. Returns [{key, account: 0, tournament, registration}] in the order of `specs`.
+ */
+export async function createTokens(db, specs, name) {
+  const keys = specs.map(() => tokenPlaintext());
+  await db.query(
+    `insert into app.api_keys (account_id, name, prefix, key_hash, scopes, tournament_id, registration_id)
+     select t.account_id, $4 || ' ' || s.i, left(s.key, 12), sha256(convert_to(s.key, 'UTF8')),
+            case when s.registration is null then $5::app.scope[] else $6::app.scope[] end, s.tournament, s.registration
+       from unnest($1::text[], $2::uuid[], $3::uuid[]) with ordinality s(key, tournament, registration, i)
+       join app.tournaments t on t.id = s.tournament`,
+    [
+      keys,
+      specs.map((s) => s.tournament),
+      specs.map((s) => s.registration ?? null),
+      `bench ${name}`,
+      SIGNUP_TOKEN_SCOPES,
+      REGISTRATION_TOKEN_SCOPES,
+    ],
+  );
+  return specs.map((s, i) => ({ key: keys[i], account: 0, tournament: s.tournament, registration: s.registration ?? null }));
+}
+
+/** Up to `sample` random registrations of the account's tournaments in registration: [{tournament, registration}]. */
+export async function sampleRegistrations(db, accountId, sample) {
+  const { rows } = await db.query(
+    `select r.tournament_id as tournament, r.id as registration
+       from app.registrations r join app.tournaments t on t.id = r.tournament_id and t.status = 'registration'
+      where r.account_id = $1 order by random() limit $2`,
+    [accountId, sample],
+  );
+  return rows;
+}
