@@ -104,7 +104,8 @@ export function connect(options: DatabaseOptions): Database {
       const e = err as { code?: string; detail?: string; message?: string };
       // The window filled up while the operation ran, or the participant token went away
       // meanwhile: api.call undid it all (nothing counted); the detail is the answer's auth.
-      if ((e?.code === RATE_LIMITED_STATE || e?.code === TOKEN_GONE_STATE) && e.detail) return { rateLimited: e.detail };
+      if (e?.code === RATE_LIMITED_STATE && e.detail) return { rateLimited: e.detail };
+      if (e?.code === TOKEN_GONE_STATE) return { rateLimited: JSON.stringify({ error: "unauthorized" }) };
       if (typeof e?.code === "string" && ABORTED_STATES.test(e.code)) throw failed("aborted", err);
       // The function itself is missing or not executable: the database is not (fully) migrated,
       // or DATABASE_URL names another role. Nothing ran.

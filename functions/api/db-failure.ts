@@ -7,8 +7,10 @@ import { type CallOutcome, type DatabaseFailure, DatabaseUnavailable } from "./d
 
 /** What api.call raises when the window filled up while the operation ran (supabase/schemas/25_api.sql). */
 export const RATE_LIMITED_STATE = "TA429";
-/** What api.call raises when a participant token went away (revoked, its registration withdrawn) while its request ran. */
-export const TOKEN_GONE_STATE = "TA401";
+/** What api.call fails with when a participant token went away (revoked, its registration withdrawn) while its
+ * request ran: counting it, or keeping its Idempotency-Key, fails the foreign key to the token (foreign_key_violation);
+ * nothing else outside the operation's subtransaction can. The whole request rolled back: 401, as for an unknown token. */
+export const TOKEN_GONE_STATE = "23503";
 /** The transaction was rolled back before it did anything durable: serialization failure,
  * deadlock, lock not available, statement timeout. The request did nothing (503). */
 export const ABORTED_STATES = /^(40001|40P01|55P03|57014)$/;

@@ -65,14 +65,18 @@ describe("either kind of credential on the other's routes", () => {
       "GET /participant",
       "GET /participant/matches",
       "PATCH /participant/registration",
+      "POST /participant/matches/{match_id}/report",
+      "POST /participant/matches/{match_id}/report/confirm",
+      "POST /participant/matches/{match_id}/report/dispute",
       "POST /participant/registrations",
       "PUT /participant/lineup",
     ]);
     for (const route of participant) {
       const body = route.body ? {} : undefined;
-      const withKey = await request(route.method, route.path, { key: t.key, body });
-      const madeUp = await request(route.method, route.path, { key: `tpt_${"A".repeat(49)}`, body });
-      const none = await request(route.method, route.path, { body });
+      const path = pathOf(route.path);
+      const withKey = await request(route.method, path, { key: t.key, body });
+      const madeUp = await request(route.method, path, { key: `tpt_${"A".repeat(49)}`, body });
+      const none = await request(route.method, path, { body });
       expect(withKey.status, `${route.method} ${route.path}`).toBe(401);
       expect(refusal(withKey)).toEqual(refusal(madeUp));
       expect(refusal(withKey)).toEqual(refusal(none));

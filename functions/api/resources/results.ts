@@ -143,10 +143,10 @@ const pictureDescription = (kind: string) =>
     "- The same picture as the public route draws for a public tournament; this one answers for any of the account's tournaments, public or not.",
   ].join("\n");
 
-/** The whole results (no `?since=`), per `?stage=`, are kept by version (kept.ts). */
+/** The whole results (no `?since=`), per `?stage=` and `?report_state=`, are kept by version (kept.ts). */
 function keptResults(args: Record<string, unknown>): string | null {
-  const query = (args.query ?? {}) as { since?: number; stage?: number };
-  return query.since === undefined ? `keyed:${String(args.tournament_id)}|results|${query.stage ?? ""}` : null;
+  const query = (args.query ?? {}) as { since?: number; stage?: number; report_state?: string };
+  return query.since === undefined ? `keyed:${String(args.tournament_id)}|results|${query.stage ?? ""}|${query.report_state ?? ""}` : null;
 }
 
 /** The results' JSON: the kept one when the database answered from the version alone, else the one it built, kept. */
