@@ -65,6 +65,9 @@ describe("either kind of credential on the other's routes", () => {
       "GET /participant",
       "GET /participant/matches",
       "PATCH /participant/registration",
+      "POST /participant/matches/{match_id}/report",
+      "POST /participant/matches/{match_id}/report/confirm",
+      "POST /participant/matches/{match_id}/report/dispute",
       "POST /participant/registrations",
       "PUT /participant/lineup",
     ]);
