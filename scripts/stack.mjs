@@ -404,7 +404,9 @@ export function dispatcherDatabaseUrl(adminUrl) {
 /**
  * Starts the `webhooks` function as the local dispatcher (WEBHOOK_LISTEN=true: it runs for good,
  * woken by each commit that recorded events). Resolves once it listens for notifications.
- * `env` overrides its settings (WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_SECONDS, ...).
+ * `env` overrides its settings (WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_SECONDS, ...); with
+ * WEBHOOK_LISTEN "" and WEBHOOKS_PORT it serves POSTs as deployed instead, and resolves once it
+ * listens on that port.
  * @param {{ databaseUrl: string, encryptionKey: string, env?: Record<string, string>, onLine?: (line: string) => void }} options
  */
 export function startDispatcher({ databaseUrl, encryptionKey, env = {}, onLine = () => {} }) {
@@ -433,7 +435,12 @@ export function startDispatcher({ databaseUrl, encryptionKey, env = {}, onLine =
     // stdin stays open while this process lives: if it dies, even by SIGKILL, the dispatcher ends.
     stdio: ["pipe", "pipe", "pipe"],
   });
-  return waitForLine(child, '"msg":"dispatching"', "the dispatcher", onLine, { pid: child.pid, child, stop: () => stopChild(child) });
+  const listening = (env.WEBHOOK_LISTEN ?? "true") === "true";
+  return waitForLine(child, listening ? '"msg":"dispatching"' : '"msg":"listening"', "the dispatcher", onLine, {
+    pid: child.pid,
+    child,
+    stop: () => stopChild(child),
+  });
 }
 
 // Resolves with `value` once the child prints a line containing `marker`; every line goes to onLine.

@@ -1,5 +1,6 @@
 // The dispatcher: claims due delivery attempts (webhooks.claim), POSTs them signed, and records
-// the outcomes (webhooks.settle). Any number may run at once over one database; each attempt is
+// the outcomes (webhooks.settle). It is also the worker that applies the participants' reports
+// nobody answered by their deadline (confirmDueReports: webhooks.confirm_due_reports). Any number may run at once over one database; each attempt is
 // leased to one for 60 seconds, so one that dies mid-attempt loses nothing.
 //
 // Per endpoint, the attempts of one claim are sent one after another in claim order (first
@@ -225,6 +226,33 @@ export class Dispatcher {
     } finally {
       this.flushing = null;
     }
+  }
+
+  /**
+   * Applies the participants' reports past their `confirm_by` as confirmed (contract section 18:
+   * `webhooks.confirm_due_reports`, exactly once however many workers sweep), `batch` per call
+   * (one transaction each), again while a call comes back full. Returns how many were applied, or
+   * null when the database failed (logged: the next sweep tries again; nothing is lost).
+   */
+  async confirmDueReports(batch = 100): Promise<number | null> {
+    let total = 0;
+    try {
+      for (;;) {
+        const { rows } = await this.options.pool.query<{ n: number }>("select webhooks.confirm_due_reports($1) as n", [batch]);
+        total += rows[0].n;
+        if (rows[0].n < batch) break;
+      }
+    } catch (err) {
+      this.options.log({
+        level: "error",
+        msg: "confirming due reports failed; the next sweep tries again",
+        confirmed: total,
+        error: (err as Error).message,
+      });
+      return null;
+    }
+    if (total > 0) this.options.log({ level: "info", msg: "reports confirmed", confirmed: total });
+    return total;
   }
 
   /** Deletes what is older than 30 days (a batch). */

@@ -2,6 +2,11 @@
 // runs for good, woken by the commit of each change that recorded events (LISTEN webhooks)
 // and every second for retries. Deployed, each POST (Supabase Cron every few seconds, and the
 // `api` function's nudge) runs the dispatcher until nothing is due or the time budget ends.
+//
+// It is also the worker of reported results (contract section 18): a report nobody answered by
+// its `confirm_by` is applied as confirmed by webhooks.confirm_due_reports, which this calls
+// every REPORT_SWEEP_MS locally (15 s: within the contract's minute, whatever the traffic) and
+// on every POST deployed (Cron's every 5 s), one sweep at a time per instance.
 import pg from "pg";
 import { onSupabase as runningOnSupabase, positiveInt, set, unusableUrl } from "../_shared/runtime.ts";
 import { importEncryptionKey } from "../_shared/webhook-secrets.ts";
@@ -23,6 +28,9 @@ if (retrySeconds && retrySeconds.some((n) => !Number.isFinite(n) || n < 0)) {
 }
 const token = env("WEBHOOK_DISPATCH_TOKEN");
 const budgetMs = int("WEBHOOK_DISPATCH_BUDGET_MS", 25_000);
+/** How often the local dispatcher applies the reports past their deadline (the tests shorten it). */
+export const DEFAULT_REPORT_SWEEP_MS = 15_000;
+const reportSweepMs = int("REPORT_SWEEP_MS", DEFAULT_REPORT_SWEEP_MS);
 
 let dispatcher: Dispatcher | null = null;
 let problem: string | null = null;
@@ -56,15 +64,39 @@ if (!problem) {
 }
 if (problem) log({ level: "error", msg: `refusing to dispatch: ${problem}; every request answers 503` });
 
+let sweeping: Promise<number | null> | null = null;
+
+/**
+ * Applies the reports past their deadline (Dispatcher.confirmDueReports), then wakes the
+ * dispatcher for the events that made. One sweep at a time in this process: a call while one
+ * runs shares it. Never throws (a failure is logged; the next sweep tries again).
+ */
+function sweepReports(d: Dispatcher): Promise<number | null> {
+  sweeping ??= d.confirmDueReports().then((n) => {
+    if (n) d.wake();
+    return n;
+  }).finally(() => (sweeping = null));
+  return sweeping;
+}
+
 /** Runs for good: LISTEN webhooks on a connection of its own (reconnecting), a claim on every wake. */
 async function listen(d: Dispatcher): Promise<void> {
   let stopped = false;
+  let sweepTimer: ReturnType<typeof setTimeout> | undefined;
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     Deno.addSignalListener(signal, () => {
       stopped = true;
+      clearTimeout(sweepTimer);
       d.wake();
     });
   }
+  // The reports' sweep, on its own clock: at start (what fell due while no worker ran), then every
+  // reportSweepMs after the previous sweep ended, whatever webhook traffic there is.
+  const sweep = async () => {
+    await sweepReports(d);
+    if (!stopped) sweepTimer = setTimeout(sweep, reportSweepMs);
+  };
+  sweep();
   const subscribe = async () => {
     while (!stopped) {
       const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3000 });
@@ -84,7 +116,7 @@ async function listen(d: Dispatcher): Promise<void> {
   };
   subscribe();
   let pruned = 0;
-  log({ level: "info", msg: "dispatching", mode: "listen" });
+  log({ level: "info", msg: "dispatching", mode: "listen", report_sweep_ms: reportSweepMs });
   while (!stopped) {
     // Idle, it also looks every 400 ms: a commit that checked for sleepers just before this one
     // went to sleep notifies no one and is found by the next look, still within the contract's
@@ -95,30 +127,39 @@ async function listen(d: Dispatcher): Promise<void> {
       await d.prune().catch(() => {});
     }
   }
+  await sweeping; // a sweep under way commits (or rolls back) before the exit
   Deno.exit(0);
 }
 
 let running: Promise<number> | null = null;
 
-/** A POST runs the dispatcher (one run per instance at a time; a second POST wakes it). */
+/**
+ * A POST sweeps the reports past their deadline, then runs the dispatcher (one run per instance
+ * at a time; a POST during a run sweeps and wakes it). Answers `{attempts, confirmed}`
+ * (`confirmed`: reports applied by this POST's sweep, null if it failed; 202 `{running: true,
+ * confirmed}` during a run).
+ */
 async function handle(req: Request): Promise<Response> {
   const json = (status: number, body: unknown) =>
     new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
   if (!dispatcher) return json(503, { error: "service_unavailable", message: "The dispatcher is not configured." });
   if (req.method !== "POST") return json(405, { error: "method_not_allowed" });
   if (!token || req.headers.get("authorization") !== `Bearer ${token}`) return json(401, { error: "unauthorized" });
-  if (running) {
-    dispatcher.wake();
-    return json(202, { running: true });
-  }
   const d = dispatcher;
+  if (running) {
+    const confirmed = await sweepReports(d);
+    d.wake();
+    return json(202, { running: true, confirmed });
+  }
+  let confirmed: number | null = null;
   running = (async () => {
+    confirmed = await sweepReports(d); // first: the events it makes go out in this run
     await d.prune().catch(() => {});
     return await d.run({ until: Date.now() + budgetMs, exitWhenIdle: true });
   })().finally(() => (running = null));
   // deno-lint-ignore no-explicit-any
   (globalThis as any).EdgeRuntime?.waitUntil?.(running);
-  return json(200, { attempts: await running });
+  return json(200, { attempts: await running, confirmed });
 }
 
 // Started by `npm start` or a test (WEBHOOK_LIFELINE=stdin): stdin is a pipe from the parent, and

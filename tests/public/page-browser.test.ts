@@ -4,7 +4,7 @@
 // loaded from elsewhere, every team's lineup (section 16) in the Teams card and as the tooltip of
 // its names in the picture, escaped, and never a player's name, external id or game accounts, a
 // screenshot under .test-artifacts/public/, and a reported result shown within 2 seconds without
-// a reload.
+// a reload; a match whose participants' report is open (section 18) marked as such, no winner shown.
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -17,6 +17,7 @@ import {
   caller,
   expectStatus,
   type Match,
+  request,
   sql,
   startedTournament,
   type Tenant,
@@ -711,6 +712,90 @@ describe("the public page before the start", () => {
       });
     }
   }, 60_000);
+});
+
+describe("a match whose participants' report is open (contract section 18)", () => {
+  it(
+    "is marked awaiting confirmation or disputed, in the picture and the upcoming matches, without a winner or the reported score; confirmed, it shows as a result",
+    async () => {
+      const teams = await namedTeams(4);
+      const { call, id, tournament } = await startedTournament(
+        { name: "Report Night", visibility: "public", participant_reporting: "confirm", format: "single_elimination" },
+        teams.map((x) => x.id),
+      );
+      const registrations = await call("GET", `/tournaments/${id}/registrations`);
+      const tokenOf = new Map<string, string>();
+      for (const r of registrations.body.data as { id: string; team_id: string }[]) {
+        const minted = await call("POST", `/tournaments/${id}/registrations/${r.id}/tokens`, { body: {} });
+        expectStatus(minted, 201);
+        tokenOf.set(r.team_id, minted.body.data.token);
+      }
+      const [awaiting, disputed] = (await matchesOf(call, id)).filter((m) => m.round === 1);
+      const report = async (team: string | null, m: Match, body: Record<string, unknown>) =>
+        expectStatus(await request("POST", `/participant/matches/${m.id}/report`, { key: tokenOf.get(team!)!, body }), 200);
+      // Scores no seed shows: 13–11 reported (and, on the other match, 13–11 against 11–13).
+      await report(awaiting.team1_id, awaiting, { team1_score: 13, team2_score: 11 });
+      await report(disputed.team1_id, disputed, { team1_score: 13, team2_score: 11 });
+      await report(disputed.team2_id, disputed, { team1_score: 11, team2_score: 13 });
+
+      // What the page shows of a match: its box's label, bold team names and texts; its upcoming entry's badge and text.
+      const shownOf = (matchId: string) => {
+        const box = document.querySelector(`#p-bracket .match[data-match-id="${matchId}"]`);
+        const up = document.querySelector(`#p-upcoming .p-up[data-match="${matchId}"]`);
+        return {
+          label: box?.querySelector("text.report")?.textContent ?? null,
+          state: box?.querySelector("text.report")?.getAttribute("data-report") ?? null,
+          bold: [...box?.querySelectorAll(".team") ?? []].filter((t) => t.getAttribute("font-weight") === "700").length,
+          texts: [...box?.querySelectorAll("text") ?? []].map((t) => t.textContent?.trim()),
+          badge: up?.querySelector(".p-report")?.textContent ?? null,
+          upcoming: up?.textContent ?? null,
+        };
+      };
+      const expected = [[awaiting, "Awaiting confirmation", "awaiting_confirmation"], [disputed, "Result disputed", "disputed"]] as const;
+      for (const mode of [MODES[0], MODES[2]]) {
+        await withPair(mode, async ([v]) => {
+          await asBusy(async () => {
+            await load(v, tournament.slug);
+            await drawn(v.page, 1);
+          });
+          const where = `reported ${name(v)}`;
+          expectLayout(where, await layout(v.page, teams), v);
+          for (const [m, label, state] of expected) {
+            const shown = await v.page.evaluate(shownOf, m.id);
+            expect(shown.label, where).toBe(label);
+            expect(shown.state, where).toBe(state);
+            expect(shown.badge, where).toBe(label);
+            expect(shown.bold, `${where}: a winner marked`).toBe(0);
+            expect(shown.texts, `${where}: the reported score shown`).not.toContain("13");
+            expect(shown.upcoming, where).not.toContain("13");
+            expect(shown.upcoming, `${where}: played, so no time`).not.toContain("Time to be announced");
+          }
+          await screenshot("reported", v);
+        });
+      }
+
+      // The opponent confirms: the page shows the result, and the label is gone.
+      await withPair(MODES[0], async ([v]) => {
+        await asBusy(async () => {
+          await load(v, tournament.slug);
+          await drawn(v.page, 1);
+        });
+        const confirmed = await request("POST", `/participant/matches/${awaiting.id}/report/confirm`, {
+          key: tokenOf.get(awaiting.team2_id!)!,
+        });
+        expectStatus(confirmed, 200);
+        const result: [string, number, number] = [awaiting.id, 13, 11];
+        await v.page.waitForFunction(resultShown, result, { timeout: 10_000, polling: 50 });
+        const shown = await v.page.evaluate(shownOf, awaiting.id);
+        expect(shown.label).toBeNull();
+        expect(shown.bold).toBe(1);
+        expect(shown.upcoming, "no longer upcoming").toBeNull();
+        expect((await v.page.evaluate(shownOf, disputed.id)).label).toBe("Result disputed");
+        expect(v.errors, "script errors").toEqual([]);
+      });
+    },
+    90_000,
+  );
 });
 
 describe("the public page's messages", () => {

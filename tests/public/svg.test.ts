@@ -3,7 +3,8 @@
 // here: well-formed XML with nothing that could load or run anything, every team shown, no two
 // match boxes overlapping and all inside the picture, names that fit their row in the real font,
 // the size limit and its caption, round and group selection, both themes' contrast, each team's
-// lineup as the tooltip of its names (costing no room).
+// lineup as the tooltip of its names (costing no room), a match whose participants' report is open
+// (contract section 18) marked as such, without a winner or the reported score.
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
@@ -13,7 +14,17 @@ import { renderBracket, type RenderOptions } from "../../functions/api/render/sv
 import { BOX_H, BOX_W, META_H, NAME_W } from "../../functions/api/render/match.ts";
 import { TEXT_ON, THEMES } from "../../functions/api/render/theme.ts";
 import type { Format, PublicView, ViewLineupEntry, ViewMatch, ViewRegistration } from "../../functions/api/render/view.ts";
-import { type BracketOptions, buildView, double, makeTeams, registration, roundRobin, single, swiss } from "../support/render-fixtures.ts";
+import {
+  type BracketOptions,
+  buildView,
+  double,
+  makeTeams,
+  registration,
+  roundRobin,
+  single,
+  swiss,
+  withReport,
+} from "../support/render-fixtures.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Reading the SVG back
@@ -489,6 +500,86 @@ describe("long tags", () => {
       expect(svg, format).toMatch(/>W+…<\/tspan>/);
       if (format !== "round_robin") expect(svg, format).toContain(wide);
     }
+  });
+});
+
+describe("a match whose participants' report is open (contract section 18)", () => {
+  const LABEL = { awaiting_confirmation: "Awaiting confirmation", disputed: "Result disputed" } as const;
+
+  /** The view with its first ready matches (with both teams) given an open report each, in `states` order. */
+  function reported(view: PublicView, states: (keyof typeof LABEL)[]): { view: PublicView; open: ViewMatch[] } {
+    const copy: PublicView = structuredClone(view);
+    const ready = copy.matches.filter((m) => m.status === "ready" && m.team1_id && m.team2_id);
+    expect(ready.length, "ready matches to report").toBeGreaterThanOrEqual(states.length);
+    return { view: copy, open: states.map((state, i) => withReport(ready[i], state)) };
+  }
+
+  it("elimination and swiss: a label in the warning colour above the box, no winner, no score, the same boxes in the same places", () => {
+    const events = [
+      single(8, { decide: 1, seed: 5, bestOf: 3, schedule: true }),
+      double(8, { decide: 2, seed: 6, schedule: true }),
+      swiss(8, { decide: 1, seed: 7 }),
+    ];
+    for (const base of events) {
+      const { view, open } = reported(base, ["awaiting_confirmation", "disputed"]);
+      for (const theme of ["light", "dark"] as const) {
+        const t = THEMES[theme];
+        const before = checkPicture(base, { theme });
+        const after = checkPicture(view, { theme });
+        const where = `${view.stages[0].format} ${theme}`;
+        expect([after.width, after.height], where).toEqual([before.width, before.height]);
+        expect(cards(after.svg), where).toEqual(cards(before.svg));
+        for (const m of open) {
+          const state = m.report!.state as keyof typeof LABEL;
+          const g = matchSvg(after.svg, m.id);
+          expect(g, where).toContain(
+            `data-report="${state}"`,
+          );
+          const label = new RegExp(
+            `<text class="report" data-report="${state}" x="${BOX_W}" y="-4" text-anchor="end" font-size="10" fill="${t.warn}">([^<]*)</text>`,
+          ).exec(g);
+          expect(label?.[1], `${where}: the label`).toBe(LABEL[state]);
+          expect(g, `${where}: the box's outline`).toContain(`stroke="${t.warn}"`);
+          expect(g, `${where}: the title`).toMatch(new RegExp(`<title>[^<]* \\(${LABEL[state].toLowerCase()}\\)</title>`));
+          // Not a result: no winner marked (bold, accent), no loser dimmed, no score cell's text.
+          expect(teamTexts(g).map((x) => [x.bold, x.muted]), where).toEqual([[false, false], [false, false]]);
+          expect(g, where).not.toContain(`fill="${t.accent}"`);
+          expect(g, where).not.toMatch(new RegExp(`<text x="${BOX_W - 16}"`));
+          // The match has been played: the label takes the time's place, and the series (Bo3) still fits beside it.
+          expect(g, where).not.toContain("UTC");
+          const series = /<text x="0" y="-4">([^<]*)<\/text>/.exec(g)?.[1];
+          if (m.best_of > 1) expect(series, where).toBe(`Bo${m.best_of}`);
+          if (series) expect(measure(series, 10, false) + 8, where).toBeLessThan(BOX_W - measure(LABEL[state], 10, false));
+          expect(measure(LABEL[state], 10, false), where).toBeLessThan(BOX_W);
+          // The rest of the box as before.
+          const time = /<text x="232" y="-4" text-anchor="end">[^<]*<\/text>/;
+          const plain = matchSvg(before.svg, m.id).replace(time, "");
+          expect(
+            g.replace(/<text class="report"[^>]*>[^<]*<\/text>/, "").replace(`stroke="${t.warn}"`, `stroke="${t.border}"`)
+              .replace(/ \((awaiting confirmation|result disputed)\)<\/title>/, "</title>"),
+            where,
+          ).toBe(plain);
+        }
+        const others = base.matches.filter((m) => !open.some((o) => o.id === m.id)).map((m) => m.id);
+        for (const id of others) expect(matchSvg(after.svg, id), where).toBe(matchSvg(before.svg, id));
+      }
+    }
+  });
+
+  it("round robin: the match's two cross-table cells show ? with the state as their tooltip, never a score", () => {
+    const base = roundRobin(8, 2, { decide: 5, seed: 9 });
+    const { view, open } = reported(base, ["awaiting_confirmation", "disputed"]);
+    const before = checkPicture(base, { theme: "light" });
+    const { svg, width, height } = checkPicture(view, { theme: "light" });
+    expect([width, height]).toEqual([before.width, before.height]);
+    const notes = [...svg.matchAll(/<g class="note"><title>([^<]*)<\/title><text [^>]*fill="([^"]+)"[^>]*>([^<]*)<\/text><\/g>/g)]
+      .map((x) => [x[1], x[2], x[3]]);
+    expect(notes.sort()).toEqual(
+      open.flatMap((m) => [LABEL[m.report!.state as keyof typeof LABEL], LABEL[m.report!.state as keyof typeof LABEL]])
+        .map((label) => [label, THEMES.light.muted, "?"]).sort(),
+    );
+    // Nothing else changed: the same cells of results, and the reported 2–0 nowhere that was not there before.
+    expect(svg.replace(/<g class="note"><title>[^<]*<\/title>(<text [^>]*>\?<\/text>)<\/g>/g, "")).toBe(before.svg);
   });
 });
 

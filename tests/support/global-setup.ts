@@ -31,6 +31,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     apiUrl: string;
     adminDbUrl: string;
+    /** The cluster's superuser (supabase_admin; `postgres` is not one, as on Supabase): for what only a superuser may do, such as moving a test's clock with the triggers off. */
+    superuserDbUrl: string;
     /** The function's role, for tests that connect as it themselves (or start another instance): through PgBouncer in the pooler pass. */
     functionDbUrl: string;
     logFile: string;
@@ -107,6 +109,7 @@ export default async function setup(project: TestProject) {
     watchdog.watch("TERM", fn.pid);
     project.provide("apiUrl", `${fn.url}/functions/v1/api/v1`);
     project.provide("adminDbUrl", db.url);
+    project.provide("superuserDbUrl", db.superuserUrl);
     project.provide("functionDbUrl", databaseUrl);
     project.provide("logFile", logFile);
     project.provide("dispatcherDbUrl", dispatcherDatabaseUrl(db.url));

@@ -753,3 +753,34 @@ export const swiss = (n: number, play: BracketOptions = {}, rounds?: number) =>
   buildView({ teams: n, stages: [{ format: "swiss", options: rounds ? { rounds } : {}, play }] });
 export const registration = (n: number, format: Format = "single_elimination") =>
   buildView({ teams: n, stages: [{ format, pending: true }] });
+
+/**
+ * Gives ready match `m` an open participants' report (contract section 18) as the database
+ * writes it: team 1 reported a 2–0 win (a series score on a best of n), and, when `disputed`,
+ * team 2 disputed it. The match itself stays as it was: ready, no score, no winner.
+ */
+export function withReport(m: ViewMatch, state: "awaiting_confirmation" | "disputed"): ViewMatch {
+  if (m.status !== "ready") throw new Error(`only a ready match takes a report (this one is ${m.status})`);
+  const need = (m.best_of + 1) / 2;
+  const entry = (
+    result: Record<string, unknown> | null,
+    dispute: { note: string | null; evidence_url: string | null; at: string } | null,
+  ) => ({
+    result,
+    evidence_url: result ? "https://example.com/scoreboard.png" : null,
+    note: null,
+    reported_at: result ? "2027-03-01T18:40:00.000Z" : null,
+    dispute,
+  });
+  m.report = {
+    state,
+    team1: entry({ team1_score: need, team2_score: 0 }, null),
+    team2: state === "disputed"
+      ? entry(null, { note: "They played a substitute", evidence_url: null, at: "2027-03-01T18:45:00.000Z" })
+      : null,
+    confirm_by: state === "awaiting_confirmation" ? "2027-03-01T18:55:00.000Z" : null,
+    resolved_by: null,
+    note: null,
+  };
+  return m;
+}

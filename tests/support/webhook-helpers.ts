@@ -1,12 +1,15 @@
 // Webhook test harness: a real HTTP receiver on 127.0.0.1 that records every request (path,
 // headers, raw body, arrival time) and answers per path as told (status, delay, redirect, or
 // holding the request until released), and dispatchers (functions/webhooks) started and stopped
-// by PID. Only tests/webhooks/delivery.test.ts runs dispatchers: any dispatcher delivers every account's
-// deliveries, so the receiver routes by path (each endpoint gets its own /t/<random> path) and
-// records requests for paths it does not know without failing.
+// by PID. Any dispatcher delivers every account's deliveries and applies every account's reports
+// past their deadline, so the files that run dispatchers (tests/webhooks/delivery.test.ts,
+// tests/participants/deadline.test.ts) take turns (dispatcherTurn), and the receiver routes by path
+// (each endpoint gets its own /t/<random> path) and records requests for paths it does not know
+// without failing.
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
+import pg from "pg";
 import { inject } from "vitest";
 import { startDispatcher } from "../../scripts/stack.mjs";
 import { expectStatus, request, type Tenant } from "./helpers.ts";
@@ -233,6 +236,24 @@ export async function startTestDispatcher(
   };
   running.add(handle);
   return handle;
+}
+
+/**
+ * Waits for this file's turn to run dispatchers, and holds it until the returned function is
+ * called: a session advisory lock of the test database, on a connection of its own. A file that
+ * runs dispatchers takes it in beforeAll (with a hook timeout that outlasts the other such files)
+ * and gives it back in afterAll, so no other file's dispatcher delivers its deliveries with other
+ * settings, or applies its reports, meanwhile.
+ */
+export async function dispatcherTurn(): Promise<() => Promise<void>> {
+  const client = new pg.Client({ connectionString: inject("adminDbUrl") });
+  client.on("error", () => {});
+  await client.connect();
+  await client.query("select pg_advisory_lock(hashtextextended('tests: dispatchers take turns', 0))");
+  return async () => {
+    await client.query("select pg_advisory_unlock(hashtextextended('tests: dispatchers take turns', 0))").catch(() => {});
+    await client.end().catch(() => {});
+  };
 }
 
 /** Stops every dispatcher still running (afterAll/afterEach). */

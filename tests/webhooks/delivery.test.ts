@@ -1,9 +1,11 @@
 // Webhooks (contract section 11), over HTTP with a real receiver (tests/support/webhook-helpers.ts) and
-// real dispatchers (functions/webhooks) started and stopped by PID. Every dispatcher-driven test
-// of the suite lives in this file: any dispatcher delivers every account's deliveries, so two
-// files running dispatchers at once would deliver each other's. The describe blocks run one
-// after another, each with the dispatchers it needs; each endpoint has its own path on the
-// receiver. Other files' endpoints point at http://127.0.0.1:9/x (refused at once).
+// real dispatchers (functions/webhooks) started and stopped by PID. Any dispatcher delivers every
+// account's deliveries, so two files running dispatchers at once would deliver each other's: this
+// file holds the dispatchers' turn (dispatcherTurn) from its first test to its last, and the only
+// other file that runs one (tests/participants/deadline.test.ts, the reports' deadline) waits for
+// it, or it for that one. The describe blocks run one after another, each with the dispatchers it
+// needs; each endpoint has its own path on the receiver. Other files' endpoints point at
+// http://127.0.0.1:9/x (refused at once).
 import { createHmac, randomBytes } from "node:crypto";
 import fc from "fast-check";
 import pg from "pg";
@@ -30,6 +32,7 @@ import {
   DatabaseProxy,
   deliveries,
   type Delivery,
+  dispatcherTurn,
   type Endpoint,
   payloadOf,
   type Received,
@@ -63,12 +66,15 @@ const NOWHERE = "http://127.0.0.1:9/x";
 const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
 
 let rx: Receiver;
+let endTurn: (() => Promise<void>) | undefined;
 beforeAll(async () => {
+  endTurn = await dispatcherTurn();
   rx = await Receiver.start();
-});
+}, 300_000); // the other file's turn, at most
 afterAll(async () => {
   await stopDispatchers();
   await rx?.close();
+  await endTurn?.();
 });
 
 /** A 400 validation_error whose details name `field` (or an item of it: events.0). */

@@ -1,5 +1,5 @@
 // The dispatcher's door: its role (tournament_webhooks) can claim, settle and prune deliveries
-// and nothing else, the API's role cannot use it, and neither can call the other's functions.
+// and apply the reports past their deadline (webhooks.confirm_due_reports), and nothing else, the API's role cannot use it, and neither can call the other's functions.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { sql } from "../support/helpers.ts";
@@ -40,14 +40,20 @@ describe("the dispatcher's role", () => {
     expect(who).toEqual({ u: "tournament_webhooks", rolsuper: false, rolbypassrls: false, memberships: 0 });
   });
 
-  it("can execute webhooks.claim, settle, prune and sleep, and no other function of ours", async () => {
+  it("can execute webhooks.claim, settle, prune and sleep, and the reports' sweep, and no other function of ours", async () => {
     const executable = await sql<{ sig: string }>(
       `select p.oid::regprocedure::text sig from pg_proc p join pg_namespace n on n.oid = p.pronamespace
         where n.nspname in ('app', 'api', 'admin', 'public', 'webhooks')
           and has_function_privilege('tournament_webhooks', p.oid, 'execute') order by 1`,
     );
     expect(executable.map((f) => f.sig)).toEqual(
-      ["webhooks.claim(integer,integer)", "webhooks.prune(integer)", "webhooks.settle(json,interval)", "webhooks.sleep(uuid,integer)"],
+      [
+        "webhooks.claim(integer,integer)",
+        "webhooks.confirm_due_reports(integer)",
+        "webhooks.prune(integer)",
+        "webhooks.settle(json,interval)",
+        "webhooks.sleep(uuid,integer)",
+      ],
     );
   });
 
@@ -81,8 +87,9 @@ describe("the dispatcher's role", () => {
 });
 
 describe("the API's role", () => {
-  it("cannot claim, settle or prune deliveries", async () => {
+  it("cannot claim, settle or prune deliveries, nor sweep the reports past their deadline", async () => {
     expect(await attempt(api, "select * from webhooks.claim(10, 10)")).toBe("42501");
+    expect(await attempt(api, "select webhooks.confirm_due_reports(1)")).toBe("42501");
     expect(await attempt(api, "select webhooks.settle('[]', interval '1 day')")).toBe("42501");
     expect(await attempt(api, "select webhooks.prune(10)")).toBe("42501");
   });

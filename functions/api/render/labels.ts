@@ -1,7 +1,16 @@
-// The words the public view shows for formats, statuses and lineups, written once: the bracket
+// The words the public view shows for formats, statuses, lineups and open reports, written once: the bracket
 // picture (svg.ts, match.ts) reads them from here, and the share page (page.ts) hands the same table
 // to its script. Plain data: it is serialized into the page as JSON.
-import type { Format, ViewLineupEntry, ViewStage, ViewTournament } from "./view.ts";
+import type { Format, ViewLineupEntry, ViewMatch, ViewStage, ViewTournament } from "./view.ts";
+
+/** A participants' report still open (contract section 18): the match is not decided, whatever was reported. */
+export type OpenReportState = Extract<NonNullable<ViewMatch["report"]>["state"], "awaiting_confirmation" | "disputed">;
+
+/** The state of `m`'s report when it is open (awaiting confirmation or disputed), else null. */
+export function openReport(m: ViewMatch): OpenReportState | null {
+  const state = m.report?.state;
+  return state === "awaiting_confirmation" || state === "disputed" ? state : null;
+}
 
 /** Every label the picture and the page show for a format, a status or a lineup. */
 export interface Labels {
@@ -31,6 +40,12 @@ export interface Labels {
     /** No team registered. */
     noTeams: string;
   };
+  /**
+   * A match whose participants' report is open: the picture's line above the box (and the
+   * cross-table cell's tooltip) and the page's badge on the upcoming match. The reported score is
+   * not a result until it is applied, so neither shows it.
+   */
+  report: Record<OpenReportState, string>;
 }
 
 /** The labels table. */
@@ -53,4 +68,5 @@ export const LABELS: Labels = {
     none: "No lineup announced yet.",
     noTeams: "No team has registered yet.",
   },
+  report: { awaiting_confirmation: "Awaiting confirmation", disputed: "Result disputed" },
 };

@@ -1,9 +1,10 @@
 // One match as a box of two rows (seed, tag and name, score), with a line above it for its series
-// (Bo3 and the game scores) and its scheduled time. Elimination trees and swiss rounds draw it.
+// (Bo3 and the game scores) and its scheduled time, or instead of the time an open participants'
+// report ("Awaiting confirmation", "Result disputed"). Elimination trees and swiss rounds draw it.
 import type { ViewLineupEntry, ViewMatch, ViewTeam } from "./view.ts";
 import type { Theme } from "./theme.ts";
 import { esc, fit, shortTime, textWidth } from "./text.ts";
-import { LABELS } from "./labels.ts";
+import { LABELS, openReport } from "./labels.ts";
 
 export const BOX_W = 232;
 export const ROW_H = 24;
@@ -134,8 +135,9 @@ function describe(m: ViewMatch, teams: Map<string, ViewTeam>, empty: [EmptySlot,
     return `${t ? `${t.tag} ${t.name}` : "?"}${seed !== null ? ` (${seed})` : ""}`;
   };
   const s1 = scoreText(m, 1), s2 = scoreText(m, 2);
+  const report = openReport(m);
   return `${side(m.team1_id, m.team1_seed, empty[0])} vs ${side(m.team2_id, m.team2_seed, empty[1])}` +
-    (s1 || s2 ? `: ${s1 || "0"}–${s2 || "0"}` : "");
+    (s1 || s2 ? `: ${s1 || "0"}–${s2 || "0"}` : "") + (report ? ` (${LABELS.report[report].toLowerCase()})` : "");
 }
 
 /**
@@ -151,14 +153,26 @@ export function drawMatch(out: string[], d: Drawing, m: ViewMatch, x: number, y:
   const parts = [
     `<g class="match" data-match-id="${esc(m.id)}" data-status="${m.status}" transform="translate(${x},${y})" `,
     `font-size="${SIZE}" fill="${theme.text}"><title>${esc(describe(m, d.teams, empty))}</title>`,
-    `<rect class="box" width="${BOX_W}" height="${BOX_H}" rx="3" fill="${theme.surface}" stroke="${theme.border}"`,
+    `<rect class="box" width="${BOX_W}" height="${BOX_H}" rx="3" fill="${theme.surface}" stroke="${
+      openReport(m) ? theme.warn : theme.border
+    }"`,
     m.status === "bye" ? ` stroke-dasharray="4 3"/>` : "/>",
   ];
   const small: string[] = [];
-  const time = m.scheduled_at && m.status !== "completed" ? shortTime(m.scheduled_at) : "";
-  const series = m.best_of > 1 ? fit(seriesLine(m), BOX_W - (time ? textWidth(time, SMALL) + 8 : 0), SMALL) : "";
+  // An open report (the match is still ready: nothing applied, no winner, no score) says so in
+  // the warning colour where the time goes: the match has been played, so its time is past.
+  const report = openReport(m);
+  const time = !report && m.scheduled_at && m.status !== "completed" ? shortTime(m.scheduled_at) : "";
+  const right = report ? LABELS.report[report] : time;
+  const series = m.best_of > 1 ? fit(seriesLine(m), BOX_W - (right ? textWidth(right, SMALL) + 8 : 0), SMALL) : "";
   if (series) small.push(`<text x="0" y="-4">${esc(series)}</text>`);
   if (time) small.push(`<text x="${BOX_W}" y="-4" text-anchor="end">${time}</text>`);
+  if (report) {
+    parts.push(
+      `<text class="report" data-report="${report}" x="${BOX_W}" y="-4" text-anchor="end" font-size="${SMALL}" fill="${theme.warn}">`,
+      `${esc(right)}</text>`,
+    );
+  }
 
   if (note) {
     small.push(`<text x="${NAME_X}" y="${ROW_H + 4}">${esc(note)}</text>`);

@@ -1,12 +1,13 @@
 /// <reference lib="dom" />
 // The share page's script (page.ts), the cards' part: the standings card (the teams registered,
 // a stage's standings by group with who advances, or the final standings) and the upcoming
-// matches card, with each match's round named.
+// matches card, with each match's round named and an open participants' report marked.
 //
 // page.ts hands `pageCards` by its source text to `pageDraw` (page-draw.ts:
 // `(${pageDraw})(labels, ${pageCards})`), which calls it with its helpers: its body may use only
 // the browser's globals, its parameter and its own locals, never an import or anything else of
 // this module (only types may be imported: they are erased).
+import type { Labels } from "./labels.ts";
 import type { Kid, Prop, TeamsById } from "./page-draw.ts";
 import type { PublicView, ViewMatch, ViewStage, ViewStanding } from "./view.ts";
 
@@ -20,11 +21,13 @@ export interface CardHelpers {
   teamCell: (name: string, tag: string) => Kid[];
   groupName: (g: number) => string;
   timeFormat: Intl.DateTimeFormat;
+  /** The labels of an open report (labels.ts). */
+  reports: Labels["report"];
 }
 
 /** The standings and upcoming matches cards; self-contained (inlined in the page by its source text). */
 export function pageCards(helpers: CardHelpers) {
-  const { $, h, stageOf, drawn, plural, teamCell, groupName, timeFormat } = helpers;
+  const { $, h, stageOf, drawn, plural, teamCell, groupName, timeFormat, reports } = helpers;
   const SHOWN_UPCOMING = 8;
 
   function roundLabel(v: PublicView, m: ViewMatch): string {
@@ -161,11 +164,18 @@ export function pageCards(helpers: CardHelpers) {
       return h("div", { class: "p-up-team" }, teamCell(team ? team.name : "TBD", team ? team.tag : ""));
     };
     const items = list.slice(0, SHOWN_UPCOMING).map((m) => {
-      const when = m.scheduled_at
+      // Reported by a team, not decided: said so, without the reported score (it is no result yet),
+      // and without a time (it has been played), as the picture does.
+      const state = m.report ? m.report.state : null;
+      const report = state === "awaiting_confirmation" || state === "disputed" ? state : null;
+      const when = report
+        ? null
+        : m.scheduled_at
         ? h("time", { class: "p-up-time", datetime: m.scheduled_at, text: timeFormat.format(new Date(m.scheduled_at)) })
         : h("span", { class: "p-up-time", "data-unscheduled": true, text: "Time to be announced" });
       const label: Kid[] = [roundLabel(v, m)];
       if (m.best_of > 1) label.push(" ", h("span", { class: "p-badge", text: "Bo" + m.best_of }));
+      if (report) label.push(" ", h("span", { class: "p-badge p-report", "data-report": report, text: reports[report] }));
       return h("li", { class: "p-up", "data-match": m.id }, [
         h("div", { class: "p-up-top" }, [h("span", null, label), when]),
         side(m.team1_id),

@@ -80,7 +80,17 @@ export function pageDraw(labels: Labels, cards: typeof pageCards) {
   }
 
   // The cards, given the helpers they draw with (pageCards, inlined as this function's parameter).
-  const { renderStandings, renderUpcoming } = cards({ $, h, stageOf, drawn, plural, teamCell, groupName, timeFormat });
+  const { renderStandings, renderUpcoming } = cards({
+    $,
+    h,
+    stageOf,
+    drawn,
+    plural,
+    teamCell,
+    groupName,
+    timeFormat,
+    reports: labels.report,
+  });
 
   /** Draws `v` with stage `selected` shown; `onPick` is called with the stage of a tab clicked. */
   function renderView(v: PublicView, selected: number, onPick: (stage: number) => void): void {

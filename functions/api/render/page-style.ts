@@ -89,6 +89,7 @@ font-weight:700;font-size:14px;font-variant-numeric:tabular-nums}
 .p-up-team .p-ttag{margin-left:auto}
 .p-up-top{margin-bottom:4px}
 .p-badge{display:inline-block;font-size:14px;font-weight:600;padding:0 8px;border-radius:6px;background:var(--accent-soft);color:var(--accent)}
+.p-report{background:var(--gold-bg);color:var(--gold)}
 .p-more{margin:10px 0 0;font-size:14px;color:var(--muted)}
 .p-teams{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(200px,1fr));gap:8px}
 .p-teams li{padding:10px 12px;border:1px solid var(--border);border-radius:10px;background:var(--surface-2)}

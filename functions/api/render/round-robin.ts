@@ -1,9 +1,10 @@
 // Round robin: per group, its standings and its cross-table of results (the row team's score
-// first), groups in a grid. With a size limit, the first groups that fit.
+// first; "?" for a match whose participants' report is open), groups in a grid. With a size limit, the first groups that fit.
 import type { ViewMatch, ViewStanding } from "./view.ts";
 import type { Drawing } from "./match.ts";
 import { type Body, label, type StageInput } from "./body.ts";
 import { type Cell, type Column, drawTable, ROW, tableWidth } from "./table.ts";
+import { LABELS, openReport } from "./labels.ts";
 
 /** Larger groups get no cross-table: it would be n² cells nobody can read. */
 export const CROSS_TABLE_MAX = 32;
@@ -99,6 +100,9 @@ function drawGroup(out: string[], d: Drawing, g: Group, s: Shape, x: number, y: 
       if (row === col) return { text: "–", tone: "muted", fill: "surfaceAlt" };
       const m = at.get(`${row}|${col}`), r = at.get(`${col}|${row}`);
       const match = m ?? r;
+      // An open report: not a result yet (no score, no winner), but marked, its state on hover.
+      const report = match ? openReport(match) : null;
+      if (match && match.status !== "completed" && report) return { text: "?", tone: "muted", title: LABELS.report[report] };
       if (!match || match.status !== "completed") return null;
       const first = m !== undefined; // the row team is team1
       const won = match.winner_id === row;

@@ -17,7 +17,7 @@ export type Cell =
   | null
   | string
   | { team: ViewTeam; bold?: boolean }
-  | { text: string; bold?: boolean; tone?: "text" | "muted"; fill?: keyof Theme };
+  | { text: string; bold?: boolean; tone?: "text" | "muted"; fill?: keyof Theme; title?: string };
 
 export function tableWidth(columns: Column[]): number {
   return columns.reduce((sum, c) => sum + c.width, 0);
@@ -84,7 +84,10 @@ export function drawTable(out: string[], d: Drawing, x: number, y: number, colum
       } else if ("team" in cell) {
         teamText(out, cell.team, left + 6, top + 16, c.width - 12, SIZE, theme.text, cell.bold ?? false, d.lineups.get(cell.team.id));
       } else if (cell.text) {
+        // A tooltip (a browser shows it on hover; it takes no room) wraps the text in a group.
+        if (cell.title) out.push(`<g class="note"><title>${esc(cell.title)}</title>`);
         cellText(out, left, top + 16, c.width, c.align, cell.text, theme[cell.tone ?? "text"], cell.bold ?? false, true);
+        if (cell.title) out.push(`</g>`);
       }
       left += c.width;
     });
