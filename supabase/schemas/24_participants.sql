@@ -454,6 +454,7 @@ as $$
 declare
   v_result jsonb := coalesce(p_report #> '{team1,result}', p_report #> '{team2,result}');
   v_note text;
+  v_detail text;
 begin
   if jsonb_typeof(p_report #> '{team1,result}') is distinct from 'object' then
     v_result := p_report #> '{team2,result}';
@@ -469,7 +470,12 @@ begin
       perform app.report_match(jsonb_build_object('tournament_id', p_t.id, 'match_id', p_m.id, 'body', v_result));
     end if;
   exception when sqlstate 'P0001' then
-    get stacked diagnostics v_note = message_text;
+    -- (an API error: its message, and its fields' when it names any, say why)
+    get stacked diagnostics v_note = message_text, v_detail = pg_exception_detail;
+    if v_detail like '[%' then
+      v_note := v_note || ' ' || (select string_agg(d ->> 'field' || ': ' || (d ->> 'message'), '; ')
+                                    from jsonb_array_elements(v_detail::jsonb) d);
+    end if;
   end;
   perform set_config('app.applying_report', '', true);
   perform app.set_report(p_m.id, p_report || case when v_note is null
@@ -591,7 +597,7 @@ $$;
 -- request) holds is skipped (SKIP LOCKED): its reports are due again at the next sweep. Exactly
 -- once however many workers sweep. Runs as tournament_api_owner (no BYPASSRLS); returns how many
 -- were applied.
-create function webhooks.confirm_due_reports(p_limit int default 1000) returns int
+create function webhooks.confirm_due_reports(p_limit int default 100) returns int
 language plpgsql volatile security definer
 set search_path = ''
 as $$
@@ -607,7 +613,15 @@ begin
     continue when not found;
     select * into v_m from app.matches m where m.id = v_due.match_id;
     if v_m.report_state = 'awaiting_confirmation' and v_m.report_confirm_by <= clock_timestamp() and v_m.status = 'ready' then
-      perform app.apply_report(v_t, v_m, v_m.report, 'timeout');
+      begin
+        perform app.apply_report(v_t, v_m, v_m.report, 'timeout');
+      exception when others then
+        -- Not an API rule (app.apply_report answers those): a fault. The report is left
+        -- disputed for the organiser rather than blocking every later one at each sweep.
+        raise warning 'report of match % could not be applied: %', v_m.id, sqlerrm;
+        perform app.set_report(v_m.id, v_m.report || jsonb_build_object('state', 'disputed',
+          'note', 'The report could not be applied automatically; the organiser decides.'));
+      end;
       v_n := v_n + 1;
     end if;
   end loop;

@@ -9,7 +9,8 @@
 // the outbox (app.webhook_events); the deadline is tested by moving it and calling the sweep.
 import fc from "fast-check";
 import { EventSource } from "eventsource";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dispatcherTurn } from "../support/webhook-helpers.ts";
 import {
   type ApiResponse,
   apiUrl,
@@ -139,6 +140,17 @@ const types = (events: Event[]) => events.map((e) => e.type).sort();
 const participantActor = (s: Side) => ({ type: "participant", id: s.tokenId });
 
 /** Runs the deadline sweep as the operator does, after moving the match's deadline into the past. */
+// This file runs the worker's sweep itself (webhooks.confirm_due_reports), which applies every
+// account's due reports: it takes the dispatchers' turn (tests/support/webhook-helpers.ts), so
+// that no other file's worker applies its reports, nor it theirs, meanwhile.
+let endTurn: (() => Promise<void>) | undefined;
+beforeAll(async () => {
+  endTurn = await dispatcherTurn();
+}, 300_000); // tests/webhooks/delivery.test.ts's turn, at most
+afterAll(async () => {
+  await endTurn?.();
+});
+
 async function sweepPastDeadline(matchId: string | null): Promise<void> {
   if (matchId) await sql("update app.matches set report_confirm_by = now() - interval '1 s' where id = $1", [matchId]);
   await sql("select webhooks.confirm_due_reports()");

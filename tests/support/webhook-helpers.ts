@@ -3,7 +3,7 @@
 // holding the request until released), and dispatchers (functions/webhooks) started and stopped
 // by PID. Any dispatcher delivers every account's deliveries and applies every account's reports
 // past their deadline, so the files that run dispatchers (tests/webhooks/delivery.test.ts,
-// tests/participants/deadline.test.ts) take turns (dispatcherTurn), and the receiver routes by path
+// tests/participants/deadline.test.ts, reporting-contract.test.ts: it sweeps) take turns (dispatcherTurn), and the receiver routes by path
 // (each endpoint gets its own /t/<random> path) and records requests for paths it does not know
 // without failing.
 import http from "node:http";
