@@ -344,7 +344,8 @@ describe("Supabase client roles", () => {
   const memberColumns: Record<string, string[]> = {
     account_members: ["account_id", "user_id", "created_at"],
     accounts: ["id", "name", "api_access_enabled", "created_at"],
-    api_keys: ["id", "account_id", "name", "prefix", "scopes", "expires_at", "revoked_at", "created_at", "last_used_at"],
+    // (tournament_id: public.my_api_keys lists API keys only, not participant tokens)
+    api_keys: ["id", "account_id", "name", "prefix", "scopes", "expires_at", "revoked_at", "created_at", "last_used_at", "tournament_id"],
   };
 
   it.each([

@@ -25,6 +25,7 @@ const MATCH_FIELDS = [
   "loser_next_match_id",
   "next_match_id",
   "position",
+  "report",
   "round",
   "scheduled_at",
   "stage",

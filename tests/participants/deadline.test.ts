@@ -222,7 +222,7 @@ describe("the worker applies a report nobody answered", () => {
           report: { state: "confirmed", resolved_by: "timeout" },
         });
         // And the dispatcher sent them (the sweep woke it).
-        const received = await rx.waitFor(path, 2);
+        const received = await rx.waitFor(path, 2, 60_000);
         expect(received.map(typeOf)).toEqual(["match.reported", "match.completed"]);
         expect(payloadOf(received[1]).actor).toBeNull();
 

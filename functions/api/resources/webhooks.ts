@@ -249,7 +249,11 @@ export const eventPayloads: { type: string; data: z.ZodType; summary: string }[]
   { type: "tournament.cancelled", data: Tournament, summary: "Reserved: the contract has no cancelled status yet, so it is never sent." },
   { type: "tournament.deleted", data: z.object({ id: z.guid() }), summary: "A tournament was deleted." },
   { type: "registration.created", data: Registration, summary: "A team registered." },
-  { type: "registration.updated", data: Registration, summary: "Its seed, payment status or check-in changed." },
+  {
+    type: "registration.updated",
+    data: Registration,
+    summary: "Its seed, payment status, check-in, lineup, state or disqualification changed.",
+  },
   { type: "registration.withdrawn", data: Registration, summary: "A registration was withdrawn (as it was just before)." },
   {
     type: "match.ready",
@@ -270,6 +274,16 @@ export const eventPayloads: { type: string; data: z.ZodType; summary: string }[]
     data: MatchWithTournament,
     summary:
       "A game of the match's series was put or deleted: the match with its `games`. `match.completed` follows when the game decides the match.",
+  },
+  {
+    type: "match.reported",
+    data: MatchWithTournament,
+    summary: "A participant reported the match (a first report, or the reporter's replacement): its `report` awaits confirmation.",
+  },
+  {
+    type: "match.disputed",
+    data: MatchWithTournament,
+    summary: "A participant disputed the match's report (or reported a different result): only the organiser decides it now.",
   },
   {
     type: "stage.started",
