@@ -34,7 +34,7 @@ describe("the OpenAPI document", () => {
       expect(op, `${route.method} ${route.path}`).toBeTruthy();
       expect(op.security).toEqual([{ [route.participant ? "participantToken" : "apiKey"]: route.scope ? [route.scope] : [] }]);
       expect(op["x-required-scope"]).toBe(route.scope ?? undefined);
-      expect(op.description).toContain(route.scope ?? "Any valid key");
+      expect(op.description).toContain(route.scope ?? (route.participant ? "Any valid participant token" : "Any valid key"));
       const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
       expect(op.parameters?.filter((p: any) => p.in === "path").map((p: any) => p.name) ?? []).toEqual(pathParams);
       expect(Boolean(op.requestBody)).toBe(Boolean(route.body));
