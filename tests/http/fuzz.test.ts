@@ -5,14 +5,19 @@
 // checks predicts, nothing of another account and no key in the response. Per batch: a rejected
 // request changes nothing in the database (a fingerprint of every row of the accounts involved,
 // with each change attributed to an accepted request). FUZZ_SEED=<n> replays a run's requests.
+// Every route is fuzzed, the participant routes (contract section 17) included: with participant
+// tokens of every kind and standing (see PToken in fuzz-requests.ts), and every refused credential,
+// an API key among them (a participant token is one of the refused credentials on the others).
 import fs from "node:fs";
 import http from "node:http";
 import fc from "fast-check";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { routes } from "../../functions/api/routes.ts";
 import {
+  admin,
   ALL_SCOPES,
   apiUrl,
+  caller,
   createAccount,
   createKey,
   createTeams,
@@ -28,11 +33,13 @@ import {
   type Key,
   materialize,
   type PlayerRole,
+  type PToken,
   requestArb,
   routeOf,
   type Spec,
   stageNumber,
   type TeamRole,
+  type TournamentFx,
   type Wire,
 } from "../support/fuzz-requests.ts";
 
@@ -45,6 +52,7 @@ const B_HOOK_URL = "http://127.0.0.1:9/bravo-secret-hook";
 import type { Route } from "../../functions/api/route.ts";
 import { webhookPolicy } from "../../functions/api/resources/webhooks.ts";
 import { base62, crc32 } from "../../functions/api/keys.ts";
+import { REGISTRATION_TOKEN_SCOPES } from "../../functions/api/contract.ts";
 
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 10_000);
 const BATCH = 100;
@@ -90,10 +98,15 @@ const CONTRACT: Record<string, number> = {
   player_in_use: 409,
   player_already_registered: 409,
   lineup_incomplete: 409,
+  // section 17
+  token_exhausted: 409,
 };
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const KEY_IN_TEXT = /tmk_[0-9A-Za-z]{20,}/;
+/** A participant token's plaintext (section 17): only the answers that mint one show it. */
+const TOKEN_IN_TEXT = /tpt_[0-9A-Za-z]{20,}/;
+const MINTING = ["tokens.create", "signup_tokens.create", "participant.signup"];
 const B_GAME = "b0b0b0b0-0000-4000-8000-00000000b0b0";
 
 interface Res {
@@ -357,6 +370,7 @@ async function fixtures(): Promise<Fixtures> {
   await sql("select admin.revoke_api_key($1)", [revoked.id]);
   const expired = await createKey(a.accountId, ALL_SCOPES, new Date(Date.now() + 60_000));
   await sql("update app.api_keys set expires_at = now() - interval '1 second' where id = $1", [expired.id]);
+  const tokens = await participantTokens(a, b, aCore, bAll);
 
   // Webhook endpoints (made after the tournaments: no events yet), each with the delivery of a test event.
   // Their URLs point where nothing listens: a dispatcher of tests/webhooks/delivery.test.ts may attempt them.
@@ -402,7 +416,8 @@ async function fixtures(): Promise<Fixtures> {
     otherPlayers,
     rosters: {},
     keys: { full, limited, disabled: disabled.key, revoked: revoked.key, expired: expired.key },
-    accounts: [a.accountId, b.accountId, disabledAccount],
+    tokens: tokens.tokens,
+    accounts: [a.accountId, b.accountId, disabledAccount, tokens.disabledAccount],
     secrets: [
       b.accountId,
       B_GAME,
@@ -413,6 +428,7 @@ async function fixtures(): Promise<Fixtures> {
       ...bMatches,
       ...bHooks.flatMap((h) => [h.id, ...h.deliveries, h.event]),
       ...otherPlayers,
+      ...bAll.flatMap((t: TournamentFx) => t.tokens ?? []),
     ],
   };
   await refresh(fx); // statuses and stage counts
@@ -431,8 +447,126 @@ async function fixtures(): Promise<Fixtures> {
   return fx;
 }
 
-/** Keeps the fixtures' id lists in step with what accepted requests made. */
-function track(fx: Fixtures, op: string, data: { id: string }): void {
+/**
+ * Participant tokens (section 17), minted through the API: the pools the fuzz sends (see PToken), disposable
+ * tokens of aCore's tournaments (DELETE .../tokens/{token_id} targets; refresh() lists them) and of the other
+ * account's, and the refused ones: of a disabled account's tournament, revoked, expired.
+ */
+async function participantTokens(a: Tenant, b: Tenant, aCore: TournamentFx[], bAll: TournamentFx[]) {
+  const call = caller(a);
+  const ok = <R extends { status: number; text: string }>(r: R): R => {
+    if (r.status >= 300) throw new Error(`fixture: ${r.text}`);
+    return r;
+  };
+  const mintWith = async (c: typeof call, tid: string, reg: string | null, body: Record<string, unknown> = {}) =>
+    ok(await c("POST", reg ? `/tournaments/${tid}/registrations/${reg}/tokens` : `/tournaments/${tid}/signup-tokens`, { body }))
+      .body.data as { id: string; token: string; scopes: string[] };
+  const mint = (tid: string, reg: string | null, body: Record<string, unknown> = {}) => mintWith(call, tid, reg, body);
+  const teamOf = new Map(
+    (await sql("select id::text, team_id::text from app.registrations where account_id = $1", [a.accountId])).map((r) => [r.id, r.team_id]),
+  );
+  const pToken = (m: { id: string; token: string; scopes: string[] }, tid: string, reg: string | null, kind: PToken["kind"]): PToken => ({
+    id: m.id,
+    key: m.token,
+    scopes: m.scopes,
+    tid,
+    reg,
+    team: reg ? teamOf.get(reg) ?? null : null,
+    kind,
+  });
+  // Registrations of the tournaments that started while the fixtures were made: they last (see PToken).
+  const started = aCore.filter((t) => t.state);
+  const lockedRegs = started.flatMap((t) => t.regs.map((reg) => [t.id, reg] as const));
+  const locked: PToken[] = [];
+  for (let i = 0; i < Math.ceil(REQUESTS / 500) + 6; i++) {
+    const [tid, reg] = lockedRegs[i % lockedRegs.length];
+    locked.push(pToken(await mint(tid, reg), tid, reg, "locked"));
+  }
+  const limited: PToken[] = [];
+  for (const scope of REGISTRATION_TOKEN_SCOPES) {
+    for (const scopes of [[scope], REGISTRATION_TOKEN_SCOPES.filter((s) => s !== scope)]) {
+      for (let i = 0; i < 2; i++) {
+        const [tid, reg] = lockedRegs[(limited.length * 7) % lockedRegs.length];
+        limited.push(pToken(await mint(tid, reg, { scopes }), tid, reg, "locked"));
+      }
+    }
+  }
+  const closed: PToken[] = [];
+  for (let i = 0; i < Math.ceil(REQUESTS / 2500) + 3; i++) {
+    const tid = started[i % started.length].id;
+    closed.push(pToken(await mint(tid, null), tid, null, "closed"));
+  }
+  // The participants' tournament: in registration with check-in open, room for every sign-up, and out of the
+  // organiser fuzz's reach (in no list of tournaments it targets). Its registrations' tokens are the live ones.
+  const participants = ok(
+    await call("POST", "/tournaments", {
+      body: tournamentBody({
+        name: "Alpha Participants",
+        max_teams: 1024,
+        substitutes_max: 2,
+        check_in_opens: new Date(Date.now() - 3_600_000).toISOString(),
+      }),
+    }),
+  ).body.data.id as string;
+  const live: PToken[] = [];
+  for (const team_id of await createTeams(Math.ceil(REQUESTS / 400) + 10, "Fuzz Entrant")) {
+    const reg = ok(await call("POST", `/tournaments/${participants}/registrations`, { body: { team_id } })).body.data;
+    teamOf.set(reg.id, team_id);
+    live.push(pToken(await mint(participants, reg.id), participants, reg.id, "live"));
+  }
+  const open: PToken[] = [];
+  for (let i = 0; i < Math.ceil(REQUESTS / 2500) + 3; i++) open.push(pToken(await mint(participants, null), participants, null, "open"));
+  // Disposable ones: two registration tokens and two sign-up tokens of each of aCore's tournaments that has
+  // registrations (the fuzz revokes more than it mints: these last most of a run).
+  for (const t of aCore.filter((t) => t.regs.length)) {
+    for (const reg of [t.regs[0], t.regs.at(-1)!]) await mint(t.id, reg, { name: "Fuzz disposable" });
+    for (const max_uses of [5, null]) await mint(t.id, null, { name: "Fuzz disposable sign-ups", max_uses });
+  }
+  // The other account's: never reachable with the fuzz account's keys.
+  const bCall = caller(b);
+  for (const t of bAll) {
+    t.tokens = [(await mintWith(bCall, t.id, t.regs[0], { name: "Bravo Secret Token" })).id, (await mintWith(bCall, t.id, null)).id];
+  }
+  // Refused ones: a token of a tournament of an account whose access is off; a revoked (deleted) one; an expired one
+  // (the other account's: so that no DELETE of the fuzz account takes it, and it stays expired, not gone).
+  const c = await tenant();
+  const cCall = caller(c);
+  const cTournament = ok(await cCall("POST", "/tournaments", { body: tournamentBody({ name: "Fuzz Disabled Cup" }) })).body.data.id;
+  const [cTeam] = await createTeams(1, "Fuzz Disabled Entrant");
+  const cReg = ok(await cCall("POST", `/tournaments/${cTournament}/registrations`, { body: { team_id: cTeam } })).body.data.id;
+  const disabled = await mintWith(cCall, cTournament, cReg);
+  await sql("select admin.set_api_access($1, false)", [c.accountId]);
+  const revoked = await mint(lockedRegs[0][0], lockedRegs[0][1]);
+  ok(await call("DELETE", `/tournaments/${lockedRegs[0][0]}/tokens/${revoked.id}`));
+  const expired = await mintWith(bCall, bAll[1].id, bAll[1].regs[0]);
+  await sql("update app.api_keys set expires_at = now() - interval '1 second' where id = $1", [expired.id]);
+  return {
+    tokens: { locked, live, closed, open, limited, disabled: disabled.token, revoked: revoked.token, expired: expired.token, participants },
+    disabledAccount: c.accountId,
+  };
+}
+
+/** The tokens the fuzz sends, never a DELETE target (see TournamentFx.tokens). */
+const sentTokens = (fx: Fixtures) => {
+  const t = fx.tokens;
+  return [...t.locked, ...t.live, ...t.closed, ...t.open, ...t.limited].map((k) => k.id);
+};
+
+/** Keeps the fixtures' id lists in step with what accepted requests made (a sign-up's new token joins the live ones). */
+// deno-lint-ignore no-explicit-any
+function track(fx: Fixtures, op: string, data: any): void {
+  if (op === "participant.signup" && typeof data.token?.token === "string") {
+    const r = data.registration;
+    fx.tokens.live.push({
+      id: data.token.id,
+      key: data.token.token,
+      scopes: data.token.scopes,
+      tid: r.tournament_id,
+      reg: r.id,
+      team: r.team_id,
+      kind: "live",
+    });
+  }
   if (op === "tournaments.create") fx.created.push({ id: data.id, regs: [], matches: [] });
   else if (op === "teams.create") fx.own.created.push(data.id);
   else if (op === "webhooks.create") fx.hooks.created.push(data.id);
@@ -447,12 +581,14 @@ function track(fx: Fixtures, op: string, data: { id: string }): void {
  */
 async function refresh(fx: Fixtures): Promise<void> {
   const all = [...fx.aCore, ...fx.aDisposable, ...fx.created];
-  const rows = await sql<{ id: string; status: string; stages: number; regs: string[]; matches: string[] }>(
+  const rows = await sql<{ id: string; status: string; stages: number; regs: string[]; matches: string[]; tokens: string[] }>(
     `select t.id::text id, t.status, jsonb_array_length(app.stage_list(t)) stages,
             array(select r.id::text from app.registrations r where r.tournament_id = t.id order by r.seq) regs,
-            array(select m.id::text from app.matches m where m.tournament_id = t.id order by m.round, m.position) matches
+            array(select m.id::text from app.matches m where m.tournament_id = t.id order by m.round, m.position) matches,
+            array(select k.id::text from app.api_keys k where k.tournament_id = t.id and k.id <> all($2::uuid[])
+                   order by k.created_at, k.id) tokens
        from app.tournaments t where t.id = any($1::uuid[])`,
-    [all.map((t) => t.id)],
+    [all.map((t) => t.id), sentTokens(fx)],
   );
   const now = new Map(rows.map((r) => [r.id, r]));
   const games = await sql<{ tid: string; id: string; n: number }>(
@@ -464,6 +600,7 @@ async function refresh(fx: Fixtures): Promise<void> {
     t.games = Object.fromEntries(games.filter((g) => g.tid === t.id).map((g) => [g.id, g.n]));
     t.regs = now.get(t.id)?.regs ?? [];
     t.matches = now.get(t.id)?.matches ?? [];
+    t.tokens = now.get(t.id)?.tokens ?? [];
     t.status = now.get(t.id)?.status;
     t.stages = now.get(t.id)?.stages ?? t.stages;
   }
@@ -482,6 +619,11 @@ async function refresh(fx: Fixtures): Promise<void> {
     [fx.accountId],
   );
   fx.rosters = Object.fromEntries(rosters.map((r) => [r.team, r.players]));
+  // The live tokens still there (a withdrawal takes its registration's tokens with it).
+  const alive = new Set(
+    (await sql("select id::text from app.api_keys where id = any($1::uuid[])", [fx.tokens.live.map((k) => k.id)])).map((r) => r.id),
+  );
+  fx.tokens.live = fx.tokens.live.filter((k) => alive.has(k.id));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -649,7 +791,6 @@ function stageOutcome(route: Route, spec: Spec, wire: Wire): string[] | null {
   return [...new Set(["ok", "invalid_status_transition", ...starting, ...advancing, ...mayBeGone])];
 }
 
-/** The acceptable outcomes ("ok" or an error code), or null where only the generic invariants apply. */
 /**
  * A webhook endpoint's tournament_id (create, PATCH) passes the schema as any UUID; SQL then
  * refuses one that is not the account's (404 not_found, as for a registration's team_id, after
@@ -661,7 +802,47 @@ function badHookTournament(route: Route, wire: Wire, fx?: Fixtures): boolean {
   return typeof id === "string" && !(fx?.aCore ?? []).some((t) => t.id === id.toLowerCase());
 }
 
+/**
+ * What a participant route (section 17) must answer past the checks every request gets, by what its token acts
+ * for (see PToken): a locked registration's changes are refused by its tournament's state (a check-out of a team
+ * never checked in changes nothing: taken); a live one's are taken, a sign-up past the registration rules aside
+ * (400 naming a lineup entry past the caps, 409 for a player already in another lineup of the tournament, or a
+ * full tournament); a closed sign-up token's sign-up is registration_closed.
+ */
+function participantOutcome(route: Route, wire: Wire): string[] {
+  const token = wire.token!;
+  const live = token.kind === "live" || token.kind === "open";
+  switch (route.op) {
+    case "participant.get":
+    case "participant.matches":
+      return ["ok"];
+    case "participant.signup":
+      return live ? ["ok", "validation_error", "player_already_registered", "tournament_full"] : ["registration_closed"];
+    case "participant.lineup":
+      return live ? ["ok", "validation_error", "player_already_registered"] : ["tournament_locked"];
+    case "participant.check_in":
+      return live || validBody(route, wire)!.checked_in === false ? ["ok"] : ["tournament_locked"];
+    case "participant.withdraw":
+      return live ? ["ok"] : ["registration_closed"];
+    default:
+      throw new Error(`no participant outcome for ${route.op}`);
+  }
+}
+
+/**
+ * The acceptable outcomes ("ok" or an error code), or null where only the generic invariants apply. A live
+ * token (see PToken) may be gone by the time its request arrives (the fuzz withdrew its registration, maybe in
+ * the same batch): then it is refused as an unknown one, whatever else the request holds.
+ */
 function expectFor(spec: Spec, wire: Wire, fx?: Fixtures): string[] | null {
+  const expected = expectOutcome(spec, wire, fx);
+  const reached = spec.pathKind === "canonical" && wire.method !== "OPTIONS" && routeOf(spec.template, wire.method);
+  return expected && reached && wire.token?.kind === "live" && !expected.includes("unauthorized")
+    ? [...expected, "unauthorized"]
+    : expected;
+}
+
+function expectOutcome(spec: Spec, wire: Wire, fx?: Fixtures): string[] | null {
   if (wire.method === "OPTIONS") return ["preflight"];
   if (spec.pathKind === "unknown") return ["not_found"];
   if (spec.pathKind === "other") return null;
@@ -686,16 +867,32 @@ function expectFor(spec: Spec, wire: Wire, fx?: Fixtures): string[] | null {
     if (!route.body.safeParse(verdict.value).success) return ["validation_error"];
     if (route.op === "tournaments.update" && "starts_at" in (verdict.value as object)) clockChecked = ["validation_error"];
   }
+  // Section 17: a participant token's expires_at must be in the future, a field rule that needs the clock (in SQL):
+  // input, so by the contract's order a 400 whatever the ids name, as a tournament's dates are. The implementation
+  // looks the tournament (and registration) up first: for ids it does not find, 404. KNOWN DEFECT, kept failing in
+  // "what the fuzzer found" below; until it is fixed, both answers pass here for such ids (and only for them), so
+  // that the run checks everything else. (Within a few seconds of now, either side of the clock may be right.)
+  const expiresAt = ["tokens.create", "signup_tokens.create"].includes(route.op) ? validBody(route, wire)?.expires_at : undefined;
+  const expiry = typeof expiresAt !== "string"
+    ? null
+    : Date.parse(expiresAt) < Date.now() - 5_000
+    ? "past"
+    : Date.parse(expiresAt) > Date.now() + 5_000
+    ? "future"
+    : "near";
+  const expiryChecked = expiry === "past" || expiry === "near" ? ["validation_error"] : [];
   const idem = route.method === "POST" && spec.idem !== null;
   if (idem && !/^[\x20-\x7e]{1,255}$/.test(spec.idem!.trim())) {
     return ["validation_error"]; // input (the header) before existence (a malformed path id)
   }
   // existence, then state
   const retry = idem ? ["idempotency_mismatch", "idempotency_conflict"] : [];
+  // a participant route's tournament and registration are its token's: no id to look up
+  if (route.participant) return [...participantOutcome(route, wire), ...retry];
   if (wire.owner === "bad") return ["not_found"];
   if (wire.teamRole) return route.op.startsWith("roster.") ? rosterOutcome(route, wire) : teamOutcome(route, wire.teamRole);
   if (route.op.startsWith("players.") && route.path.includes("{")) return playerOutcome(route, wire);
-  if (wire.owner !== "A" || !wire.coherent) return ["not_found", ...clockChecked, ...retry];
+  if (wire.owner !== "A" || !wire.coherent) return ["not_found", ...clockChecked, ...expiryChecked, ...retry];
   if (route.op === "webhooks.create") {
     // the fields first (SQL: tournament_id), then the limit of 20 endpoints
     return badHookTournament(route, wire, fx) ? ["not_found", ...retry] : ["ok", "webhook_limit_reached", ...retry];
@@ -748,8 +945,8 @@ function expectFor(spec: Spec, wire: Wire, fx?: Fixtures): string[] | null {
   if (route.method === "DELETE") return ["ok", "not_found", ...(route.conflicts ?? [])];
   // Past the schema only a tournament's own rules (dates against the clock, in SQL) give a 400.
   // (a game's number: 1..best_of of the match, and no gap)
-  const late400 = ["tournaments.update", "games.put"].includes(route.op) ? ["validation_error"] : [];
-  return ["ok", ...late400, "not_found", ...(route.conflicts ?? []), ...retry];
+  const late400 = ["tournaments.update", "games.put"].includes(route.op) ? ["validation_error"] : expiryChecked;
+  return [...(expiry === "past" ? [] : ["ok"]), ...late400, "not_found", ...(route.conflicts ?? []), ...retry];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -762,6 +959,9 @@ function check(spec: Spec, wire: Wire, res: Res, expected: string[] | null, fx: 
   const requestId = res.headers["x-request-id"];
   if (typeof requestId !== "string" || requestId.length === 0) p.push("no X-Request-Id");
   if (KEY_IN_TEXT.test(res.text)) p.push("a key in the response");
+  // (the answers that mint a participant token show it, once; no other answer shows any)
+  const minting = spec.pathKind === "canonical" && MINTING.includes(routeOf(spec.template, wire.method)?.op ?? "") && res.status < 300;
+  if (!minting && TOKEN_IN_TEXT.test(res.text)) p.push("a participant token in the response");
   for (const s of fx.secrets) if (res.text.includes(s)) p.push(`another account's data in the response: ${s}`);
   let outcome: string;
   if (wire.method === "OPTIONS") {
@@ -832,7 +1032,12 @@ function checkEnvelope(spec: Spec, wire: Wire, res: Res, p: string[], fx: Fixtur
     if (res.status !== status) p.push(`success with status ${res.status}`);
     const data = route.response.safeParse(body.data);
     if (!data.success) p.push(`data does not match the documented response: ${JSON.stringify(data.error.issues).slice(0, 300)}`);
-    if (status === 201 && !String(res.headers.location ?? "").endsWith(`/${(body.data as { id: string }).id}`)) p.push("Location");
+    // The new resource; a participant token's is its tournament's list of tokens, a sign-up's /participant (section 17).
+    if (status === 201) {
+      const location = String(res.headers.location ?? "");
+      const want = !MINTING.includes(route.op) ? `/${(body.data as { id: string }).id}` : data.success ? route.location!(body.data) : null;
+      if (want !== null && !location.endsWith(want)) p.push(`Location ${location}`);
+    }
     if (data.success) checkData(route, wire, body.data, p, fx);
     return "ok";
   }
@@ -1155,6 +1360,94 @@ function checkData(route: Route, wire: Wire, data: unknown, p: string[], fx: Fix
     case "deliveries.retry":
       same("status", d.status, "pending");
       break;
+    // Section 17: the organiser's participant tokens.
+    case "tokens.create":
+    case "signup_tokens.create": {
+      if (!/^tpt_[0-9A-Za-z]{49}$/.test(String(d.token))) p.push(`token ${JSON.stringify(d.token)?.slice(0, 12)}…`);
+      else if (d.prefix !== d.token.slice(0, 12)) p.push(`prefix ${d.prefix}`);
+      same("tournament_id", d.tournament_id, wire.tid);
+      same("name", d.name, body.name ?? (route.op === "tokens.create" ? "Registration token" : "Sign-up token"));
+      if (route.op === "tokens.create") {
+        const reg = /\/registrations\/([^/?;]+)\/tokens/.exec(wire.path)?.[1];
+        if (reg) same("registration_id", d.registration_id, safeDecode(reg).toLowerCase());
+        same("kind and scopes", [d.kind, [...d.scopes].sort()], [
+          "registration",
+          [...((body.scopes as string[]) ?? REGISTRATION_TOKEN_SCOPES)].sort(),
+        ]);
+      } else {
+        same("sign-up token", [d.kind, d.scopes, d.registration_id, d.uses, d.max_uses], [
+          "signup",
+          ["participant:register"],
+          null,
+          0,
+          body.max_uses ?? null,
+        ]);
+      }
+      break;
+    }
+    case "tokens.list":
+      if (d.some((k: { tournament_id: string }) => k.tournament_id !== wire.tid)) p.push("a token of another tournament in the list");
+      break;
+    case "tokens.delete":
+      same("message", d.message, "Token revoked");
+      break;
+    // Section 17: what a participant token acts for is its own registration and tournament.
+    case "participant.get": {
+      const t = wire.token;
+      if (t) {
+        same("token", [d.token.id, [...d.token.scopes].sort()], [t.id, [...t.scopes].sort()]);
+        same("tournament", d.tournament.id, t.tid);
+        same("registration", d.registration?.id ?? null, t.reg);
+      }
+      break;
+    }
+    case "participant.matches": {
+      const t = wire.token;
+      if (t && !t.team && d.length) p.push("matches for a sign-up token");
+      for (const m of d) {
+        if (t?.team && m.team1_id !== t.team && m.team2_id !== t.team) p.push(`match ${m.id} is not the token's team's`);
+      }
+      break;
+    }
+    case "participant.signup": {
+      const r = d.registration;
+      same("tournament", r.tournament_id, wire.token?.tid);
+      same("the new token", [d.token.registration_id, d.token.kind, [...d.token.scopes].sort()], [
+        r.id,
+        "registration",
+        [...REGISTRATION_TOKEN_SCOPES].sort(),
+      ]);
+      if (!/^tpt_[0-9A-Za-z]{49}$/.test(String(d.token.token))) p.push("a sign-up without its token");
+      same("state", r.state, "accepted");
+      const sent = (body.lineup ?? []) as { role: string; captain?: boolean }[];
+      same(
+        "lineup",
+        r.lineup.map((e: { role: string; captain: boolean }) => [e.role, e.captain]),
+        sent.map((e) => [e.role, e.captain ?? false]),
+      );
+      break;
+    }
+    case "participant.lineup": {
+      same("registration", d.id, wire.token?.reg);
+      const sent = body.players as { player_id?: string; role: string; captain?: boolean }[];
+      same(
+        "lineup",
+        d.lineup.map((e: { player_id: string; role: string; captain: boolean }, i: number) => [
+          sent[i]?.player_id ? e.player_id : "new",
+          e.role,
+          e.captain,
+        ]),
+        sent.map((e) => [e.player_id?.toLowerCase() ?? "new", e.role, e.captain ?? false]),
+      );
+      break;
+    }
+    case "participant.check_in":
+      same("registration", d.id, wire.token?.reg);
+      if ((d.checked_in_at !== null) !== body.checked_in) p.push(`checked_in ${body.checked_in} gave checked_in_at ${d.checked_in_at}`);
+      break;
+    case "participant.withdraw":
+      same("message", d.message, "Registration withdrawn");
+      break;
     case "deliveries.list": {
       const at = wire.path.indexOf("?");
       // A repeated parameter: the last one counts, in the API (Object.fromEntries) as in expectFor.
@@ -1234,8 +1527,10 @@ async function fingerprint(fx: Fixtures): Promise<Print> {
                  from app.stage_entries e where e.account_id = any($1)
      union all select 'idempotency', i.api_key_id || ' ' || i.idempotency_key, null, null, md5(i::text) from app.idempotency_keys i where i.account_id = any($1)
      union all select 'account', a.id::text, null, null, md5(a::text) from app.accounts a where a.id = any($1)
-     union all select 'api_key', k.id::text, null, null,
-                      md5(row(k.account_id, k.name, k.prefix, k.key_hash, k.scopes, k.expires_at, k.revoked_at, k.created_at)::text)
+     -- (a participant token, section 17: its tournament's, and its registration's team's, whose deletion takes it)
+     union all select 'api_key', k.id::text, k.tournament_id::text, (select r.team_id::text from app.registrations r where r.id = k.registration_id),
+                      md5(row(k.account_id, k.name, k.prefix, k.key_hash, k.scopes, k.expires_at, k.revoked_at, k.created_at,
+                              k.tournament_id, k.registration_id, k.max_uses, k.uses)::text)
                  from app.api_keys k where k.account_id = any($1)
      union all select 'member', m.account_id || ' ' || m.user_id, null, null, md5(m::text) from app.account_members m where m.account_id = any($1)
      -- the platform teams, and every team of the accounts (the fuzz account's, and another's it may not change)
@@ -1307,6 +1602,8 @@ function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdi
   /** Players an accepted request changed or deleted (section 16): their lineups, and their tournaments, follow. */
   const dirtyPlayers = new Set<string>();
   const deletedPlayers = new Set<string>();
+  /** Teams whose roster an accepted participant request made (a sign-up's new team: section 17). */
+  const rosterTeams = new Set<string>();
   for (const o of outcomes) {
     const route = o.spec.pathKind === "canonical" ? routeOf(o.spec.template, o.wire.method) : null;
     if (!route || route.method === "GET") continue;
@@ -1319,7 +1616,19 @@ function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdi
       } else if (route.op === "registrations.create") added.add(`registration ${data.id}`);
       else if (route.op === "teams.create") added.add(`team ${data.id}`);
       else if (route.op === "players.create") added.add(`player ${data.id}`);
-      else if (o.wire.player && route.op.startsWith("players.")) {
+      else if (route.op === "participant.signup" || route.op === "participant.lineup") {
+        // Section 17: a sign-up makes a team (and its roster) and players, or takes the account's players by
+        // external_id (their handles updated); a participant's lineup may too. The rest is the token's tournament's.
+        const r = route.op === "participant.signup" ? data.registration : data;
+        if (route.op === "participant.signup") {
+          added.add(`team ${r.team_id}`);
+          rosterTeams.add(r.team_id);
+        }
+        for (const e of r.lineup as { player_id: string }[]) {
+          added.add(`player ${e.player_id}`);
+          dirtyPlayers.add(e.player_id);
+        }
+      } else if (o.wire.player && route.op.startsWith("players.")) {
         dirtyPlayers.add(o.wire.player);
         if (route.op === "players.delete") deletedPlayers.add(o.wire.player);
       } else if (route.op === "webhooks.create") {
@@ -1354,14 +1663,15 @@ function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdi
     const row = (now ?? was)!;
     const explained = (row.tid !== null && dirty.has(row.tid)) || (!was && added.has(key)) ||
       (row.kind === "team" && dirtyTeams.has(row.id)) ||
-      // a deleted team's registrations in tournaments still in registration go with it
-      (!now && row.kind === "registration" && !!row.team && deletedTeams.has(row.team)) ||
+      // a deleted team's registrations in tournaments still in registration go with it (and their participant tokens)
+      (!now && (row.kind === "registration" || row.kind === "api_key") && !!row.team && deletedTeams.has(row.team)) ||
       (row.kind === "tournament" && lostRegistration.has(row.id)) ||
       (row.kind === "webhook" && dirtyHooks.has(row.id)) ||
       // section 16: a player changed or deleted; a roster changed (or gone with its team or player); a
       // lineup entry gone with its registration's deleted team, or with its player
       (row.kind === "player" && dirtyPlayers.has(row.id)) ||
-      (row.kind === "member" && (dirtyTeams.has(row.team ?? "") || (!now && deletedPlayers.has(row.player ?? "")))) ||
+      (row.kind === "member" &&
+        (dirtyTeams.has(row.team ?? "") || rosterTeams.has(row.team ?? "") || (!now && deletedPlayers.has(row.player ?? "")))) ||
       (row.kind === "lineup" && !now && (deletedTeams.has(row.team ?? "") || deletedPlayers.has(row.player ?? ""))) ||
       // a delivery: of an event of a tournament an accepted request changed, or of an endpoint one
       // changed (a test event; a deletion takes them with it), or of a withdrawal by a team's deletion
@@ -1408,9 +1718,27 @@ function attribute(before: Print, after: Print, outcomes: Outcome[]): BatchVerdi
   return { problems, verified, unverified };
 }
 
+/**
+ * Whether a request is a participant token's mint (section 17) answered 500 whose registration (a registration
+ * token's) or tournament (a sign-up token's) is gone after its batch: the known defect of a mint racing a deletion.
+ */
+function mintRace(o: Outcome, after: Print): boolean {
+  const route = o.spec.pathKind === "canonical" ? routeOf(o.spec.template, o.wire.method) : undefined;
+  if (o.res.status !== 500 || (route?.op !== "tokens.create" && route?.op !== "signup_tokens.create")) return false;
+  const m = /\/tournaments\/([^/?;]+)\/(?:registrations\/([^/?;]+)\/tokens|signup-tokens)/.exec(o.wire.path);
+  if (!m) return false;
+  const id = (s: string) => safeDecode(s).toLowerCase();
+  return m[2] ? !after.has(`registration ${id(m[2])}`) : !after.has(`tournament ${id(m[1])}`);
+}
+
 function describeRequest(o: Outcome): string {
   const headers = { ...o.wire.headers };
-  if (headers.authorization) headers.authorization = String(headers.authorization).replace(/tmk_[0-9A-Za-z]+/g, "tmk_<key>");
+  if (headers.authorization) {
+    headers.authorization = String(headers.authorization).replace(/tmk_[0-9A-Za-z]+/g, "tmk_<key>").replace(
+      /tpt_[0-9A-Za-z]+/g,
+      "tpt_<token>",
+    );
+  }
   const bytes = o.wire.body ?? (o.wire.chunks ? Buffer.concat(o.wire.chunks) : undefined);
   const body = bytes === undefined
     ? ""
@@ -1449,6 +1777,68 @@ describe("what the fuzzer found", () => {
     });
     expect(res.status, res.text).toBe(400);
     expect(res.body.error.details).toEqual([{ field: "registration_closes", message: expect.stringMatching(/between/) }]);
+  });
+
+  // Section 17: a participant token's expires_at in the past is a 400 naming the field (the route's own
+  // description: "A future date-time"); the contract's order puts input (400) before existence (404), and a
+  // tournament's dates are checked so ("the same 400 for any id"). The token routes look the tournament up first.
+  // KNOWN DEFECT (the fuzz's oracle tolerates it, see expectOutcome): these fail until it is fixed.
+  it.each([
+    ["a registration token", (tid: string) => `/tournaments/${tid}/registrations/${crypto.randomUUID()}/tokens`],
+    ["a sign-up token", (tid: string) => `/tournaments/${tid}/signup-tokens`],
+  ])("refuses %s expiring in the past as input, whatever the ids name (400 before 404)", async (_kind, pathOf) => {
+    const t = await tenant();
+    const created = await t.request("POST", "/tournaments", { body: tournamentBody() });
+    expect(created.status, created.text).toBe(201);
+    const body = { expires_at: "2020-01-01T00:00:00Z" };
+    for (const tid of [created.body.data.id, crypto.randomUUID()]) {
+      const res = await t.request("POST", pathOf(tid), { body });
+      expect([res.status, res.body.error.code], `${pathOf(tid)}: ${res.text}`).toEqual([400, "validation_error"]);
+      expect(res.body.error.details).toEqual([{ field: "expires_at", message: expect.any(String) }]);
+    }
+    expect(await sql("select id from app.api_keys where account_id = $1 and tournament_id is not null", [t.accountId])).toEqual([]);
+  });
+
+  // Section 17: minting checks that the registration (or the tournament) is there, then inserts the token; when a
+  // concurrent request deletes it in between (a withdrawal, the organiser's DELETE, a team's deletion), the insert
+  // failed its foreign key: a 500 (23503 api_keys_registration_fkey), where the contract wants not_found (a 5xx is a
+  // bug). Here the deletion is held open until the mint waits on it, then committed. KNOWN DEFECT: fails until it is
+  // fixed (the fuzz counts such 500s apart, see "fuzzing every route").
+  it.each(
+    [
+      ["a registration token", "registration"],
+      ["a sign-up token", "tournament"],
+    ] as const,
+  )("answers 404 for %s whose registration or tournament a concurrent request deletes, not a 500", async (_kind, gone) => {
+    const t = await tenant();
+    const tour = await t.request("POST", "/tournaments", { body: tournamentBody() });
+    expect(tour.status, tour.text).toBe(201);
+    const [team] = await createTeams(1, "Race");
+    const reg = await t.request("POST", `/tournaments/${tour.body.data.id}/registrations`, { body: { team_id: team } });
+    expect(reg.status, reg.text).toBe(201);
+    const client = await admin().connect();
+    try {
+      await client.query("begin");
+      await client.query(
+        gone === "registration" ? "delete from app.registrations where id = $1" : "delete from app.tournaments where id = $1",
+        [gone === "registration" ? reg.body.data.id : tour.body.data.id],
+      );
+      const minted = t.request(
+        "POST",
+        gone === "registration"
+          ? `/tournaments/${tour.body.data.id}/registrations/${reg.body.data.id}/tokens`
+          : `/tournaments/${tour.body.data.id}/signup-tokens`,
+        { body: {} },
+      );
+      await new Promise((r) => setTimeout(r, 500)); // the mint found the row, and waits on its lock to insert
+      await client.query("commit");
+      const res = await minted;
+      expect([res.status, res.body.error?.code], res.text).toEqual([404, "not_found"]);
+    } finally {
+      await client.query("rollback").catch(() => {});
+      client.release();
+    }
+    expect(await sql("select id from app.api_keys where account_id = $1 and tournament_id is not null", [t.accountId])).toEqual([]);
   });
 
   it.each(["2030-01-01T00:00:00+15:59", "2030-01-01T00:00:00-15:59", "9999-12-31T23:59:59+14:00"])(
@@ -1985,6 +2375,121 @@ describe("the fuzzer's own checks", () => {
     expect(answer("lineup_incomplete", [{ registration_id: R, team_id: T, team_name: "t" }])).toHaveLength(1);
   });
 
+  it("predicts a participant route's answers by what its token acts for, and a token route's by whose tournament it is", () => {
+    const T = "88888888-8888-4888-8888-888888888888";
+    const R = "99999999-9999-4999-8999-999999999999";
+    const token = (kind: PToken["kind"], scopes: string[] = [...REGISTRATION_TOKEN_SCOPES]): PToken => ({
+      id: "k1",
+      key: "tpt_x",
+      scopes,
+      tid: T,
+      reg: kind === "closed" || kind === "open" ? null : R,
+      team: kind === "closed" || kind === "open" ? null : T,
+      kind,
+    });
+    const spec = (template: string, method: string, auth: object = { kind: "full", format: "", which: 0 }) =>
+      ({ template, method, pathKind: "canonical", idem: null, label: "x", query: "", auth }) as Spec;
+    const wire = (method: string, tok: PToken | null, body?: unknown, extra: Partial<Wire> = {}): Wire => ({
+      method,
+      path: "/x",
+      headers: { "content-type": "application/json" },
+      fresh: false,
+      scopes: tok?.scopes ?? null,
+      keyId: tok?.id ?? null,
+      owner: "A",
+      coherent: true,
+      tid: tok?.tid ?? null,
+      tstate: null,
+      team: null,
+      teamRole: null,
+      token: tok,
+      ...(body !== undefined ? { body: Buffer.from(JSON.stringify(body)) } : {}),
+      ...extra,
+    });
+    const p = (template: string, method: string, tok: PToken | null, body?: unknown) =>
+      expectFor(spec(template, method), wire(method, tok, body));
+    const SIGNUP = { team: { name: "n", tag: "t" } };
+    const register = ["participant:register"];
+    expect(p("/participant", "GET", token("locked"))).toEqual(["ok"]);
+    expect(p("/participant", "GET", token("live"))).toEqual(["ok", "unauthorized"]); // a live token may be gone
+    expect(p("/participant/matches", "GET", token("closed", register))).toEqual(["ok"]);
+    expect(p("/participant/registration", "PATCH", token("locked"), { checked_in: true })).toEqual(["tournament_locked"]);
+    expect(p("/participant/registration", "PATCH", token("locked"), { checked_in: false })).toEqual(["ok"]);
+    expect(p("/participant/registration", "PATCH", token("live"), { checked_in: true })).toEqual(["ok", "unauthorized"]);
+    expect(p("/participant/registration", "PATCH", token("locked"), { checked_in: "yes" })).toEqual(["validation_error"]);
+    expect(p("/participant/registration", "PATCH", token("locked", ["participant:lineup"]), { checked_in: true })).toEqual([
+      "insufficient_scope",
+    ]);
+    expect(p("/participant/registration", "DELETE", token("locked"))).toEqual(["registration_closed"]);
+    expect(p("/participant/registration", "DELETE", token("closed", register))).toEqual(["insufficient_scope"]);
+    expect(p("/participant/registrations", "POST", token("closed", register), SIGNUP)).toEqual(["registration_closed"]);
+    expect(p("/participant/registrations", "POST", token("open", register), SIGNUP)).toEqual([
+      "ok",
+      "validation_error",
+      "player_already_registered",
+      "tournament_full",
+    ]);
+    expect(p("/participant/registrations", "POST", token("locked"), SIGNUP)).toEqual(["insufficient_scope"]);
+    expect(p("/participant/registrations", "POST", token("open", register), { team: SIGNUP.team, tournament_id: T })).toEqual([
+      "validation_error",
+    ]);
+    expect(p("/participant/lineup", "PUT", token("locked"), { players: [{ handle: "h", role: "player" }] })).toEqual(["tournament_locked"]);
+    expect(p("/participant/lineup", "PATCH", token("locked"), { players: [] })).toEqual(["method_not_allowed"]);
+    // refused credentials: an API key on a participant route (as on an organiser route, a token), a disabled account's token
+    expect(expectFor(spec("/participant", "GET", { kind: "otherKind" }), wire("GET", null))).toEqual(["unauthorized"]);
+    expect(expectFor(spec("/participant", "GET", { kind: "disabled" }), wire("GET", null))).toEqual(["api_access_disabled"]);
+    // the organiser's token routes: the account's own tournament's, or not found (a past expiry: see "what the fuzzer found")
+    const TOKEN = "/tournaments/{tournament_id}/tokens/{token_id}";
+    const SIGNUPS = "/tournaments/{tournament_id}/signup-tokens";
+    const organiser = (template: string, method: string, body?: unknown, extra: Partial<Wire> = {}) =>
+      expectFor(spec(template, method), wire(method, null, body, { scopes: ALL_SCOPES, tid: T, token: null, ...extra }));
+    expect(organiser(TOKEN, "DELETE")).toEqual(["ok", "not_found"]);
+    expect(organiser(TOKEN, "DELETE", undefined, { owner: "B", coherent: false, tid: null })).toEqual(["not_found"]);
+    expect(organiser(SIGNUPS, "POST", { max_uses: 3 })).toEqual(["ok", "not_found"]);
+    expect(organiser(SIGNUPS, "POST", { max_uses: 0 })).toEqual(["validation_error"]);
+    expect(organiser(SIGNUPS, "POST", { expires_at: "2020-01-01T00:00:00Z" })).toEqual(["validation_error", "not_found"]);
+    expect(organiser(SIGNUPS, "POST", { expires_at: "2020-01-01T00:00:00Z" }, { owner: "B", coherent: false })).toEqual([
+      "not_found",
+      "validation_error",
+    ]);
+
+    // What comes back: the token's own registration and tournament; no token's plaintext but where one is minted.
+    const fx = { secrets: [] } as unknown as Fixtures;
+    const data = (d: unknown, template: string, method: string, w: Wire) => {
+      const problems: string[] = [];
+      checkData(routeOf(template, method)!, w, d, problems, fx);
+      return problems;
+    };
+    const me = (token: string, registration: string | null) => ({
+      token: { id: token, name: "n", scopes: [...REGISTRATION_TOKEN_SCOPES], expires_at: null },
+      tournament: { id: T },
+      registration: registration && { id: registration },
+    });
+    expect(data(me("k1", R), "/participant", "GET", wire("GET", token("locked")))).toEqual([]);
+    expect(data(me("k2", R), "/participant", "GET", wire("GET", token("locked")))).toHaveLength(1);
+    expect(data(me("k1", T), "/participant", "GET", wire("GET", token("locked")))).toHaveLength(1);
+    const match = (team1_id: string, team2_id: string) => ({ id: "m", team1_id, team2_id });
+    expect(data([match(T, R)], "/participant/matches", "GET", wire("GET", token("locked")))).toEqual([]);
+    expect(data([match(R, R)], "/participant/matches", "GET", wire("GET", token("locked")))).toHaveLength(1);
+    // A mint's 500 is the known race (see "what the fuzzer found") only when its registration is gone after the batch.
+    const mintOutcome = (status: number): Outcome => ({
+      spec: spec("/tournaments/{tournament_id}/registrations/{registration_id}/tokens", "POST"),
+      wire: wire("POST", null, {}, { path: `/functions/v1/api/v1/tournaments/${T}/registrations/${R}/tokens` }),
+      res: { status, headers: {}, text: "{}" },
+      expected: null,
+      problems: [],
+    });
+    const registration: Print = new Map([[`registration ${R}`, { kind: "registration", id: R, tid: T, h: "a" }]]);
+    expect(mintRace(mintOutcome(500), new Map())).toBe(true);
+    expect(mintRace(mintOutcome(500), registration)).toBe(false);
+    expect(mintRace(mintOutcome(409), new Map())).toBe(false);
+    const headers = { "x-request-id": "r1", "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };
+    const meta = { timestamp: new Date().toISOString(), api_version: "1.0", request_id: "r1" };
+    const leak = JSON.stringify({ success: true, data: { ...me("k1", R), extra: `tpt_${"a".repeat(49)}` }, meta });
+    expect(check(spec("/participant", "GET"), wire("GET", token("locked")), { status: 200, headers, text: leak }, ["ok"], fx))
+      .toContain("a participant token in the response");
+  });
+
   it("refuses a logo_url holding a lone surrogate as invalid input (it was a 500 before the key check)", () => {
     const head = `tmk_${"a".repeat(43)}`;
     const key = `Bearer ${head}${base62(crc32(new TextEncoder().encode(head)), 6)}`; // well formed, whatever it names
@@ -2024,7 +2529,9 @@ describe("fuzzing every route", () => {
         verified: 0,
         unverified: 0,
         oracle: 0,
+        mintRaces: 0,
       };
+      const racedIds = new Set<string>();
       const requestIds: string[] = [];
       let before = await fingerprint(fx);
       const property = fc.asyncProperty(fc.array(requestArb(fx), { minLength: BATCH, maxLength: BATCH }), async (specs) => {
@@ -2066,7 +2573,13 @@ describe("fuzzing every route", () => {
         }
         stats.verified += verdict.verified;
         stats.unverified += verdict.unverified;
-        const failed = outcomes.filter((o) => o.problems.length > 0);
+        // KNOWN DEFECT (failing in "what the fuzzer found"): a token minted for a registration (or tournament) that a
+        // concurrent request of the batch deleted is a 500. Such a 500 alone, of a mint whose registration or
+        // tournament is gone after the batch, is counted apart (and its log line excused below), not failed on.
+        const raced = outcomes.filter((o) => o.problems.every((x) => /^status 5\d\d$|got internal_error$/.test(x)) && mintRace(o, after));
+        stats.mintRaces += raced.length;
+        for (const o of raced) racedIds.add(String(o.res.headers["x-request-id"]));
+        const failed = outcomes.filter((o) => o.problems.length > 0 && !raced.includes(o));
         if (failed.length > 0 || verdict.problems.length > 0) {
           throw new Error([
             ...failed.slice(0, 10).map((o) => `${o.problems.join("; ")}\n${describeRequest(o)}`),
@@ -2091,17 +2604,22 @@ describe("fuzzing every route", () => {
         `[fuzz] ${stats.sent} requests in ${seconds.toFixed(1)} s (seed ${SEED}); by status ${JSON.stringify(stats.byStatus)}; ` +
           `${stats.accepted} accepted; ${stats.oracle} with an exact prediction; "changes nothing" checked for ${stats.verified} ` +
           `rejected requests (${stats.unverified} shared a tournament or team with an accepted change)` +
+          (stats.mintRaces ? `; ${stats.mintRaces} mint(s) raced a deletion into a 500 (known defect)` : "") +
           (process.env.FUZZ_VERBOSE ? `\n${JSON.stringify(stats, null, 1)}` : ""),
       );
 
       expect(stats.sent).toBeGreaterThanOrEqual(REQUESTS);
       // The run exercised more than refusals: every route accepted something (at the default size
       // and above; a small FUZZ_REQUESTS may miss one), and most requests had an exact prediction.
-      // (Each route's share: REQUESTS / 40 when there were 27 routes, 27/40 of an even share; with
-      // more routes the same part of a smaller share.)
+      // Every route is generated (the participant routes too: section 17), each as often: an even
+      // share is REQUESTS / routes.length, of which a route keeps its own method 85% of the time
+      // (plus the others' that land on it), ~0.87 of the share. Each must get over 0.55 of it: a
+      // route the generator starved fails, chance does not (with 54 routes at the default size,
+      // ~160 expected, sd ~13: the bound is over 4 sd away; 27/40 of it, the bound when there were
+      // 27 routes, came within 3 sd as routes were added).
       for (const route of routes) {
         const name = `${route.method} ${route.path}`;
-        expect(stats.byRoute[name], name).toBeGreaterThan((REQUESTS / routes.length) * (27 / 40));
+        expect(stats.byRoute[name], name).toBeGreaterThan((REQUESTS / routes.length) * 0.55);
         if (REQUESTS >= 10_000) expect(stats.acceptedByRoute[name] ?? 0, name).toBeGreaterThan(0);
       }
       expect(stats.accepted).toBeGreaterThan(REQUESTS / 20);
@@ -2191,9 +2709,10 @@ describe("fuzzing every route", () => {
       const lines = fs.readFileSync(inject("logFile"), "utf8").split("\n").filter((l) => l.startsWith("{"))
         .map((l) => JSON.parse(l)).filter((l) => mine.has(l.request_id));
       expect(lines.length).toBeGreaterThan(requestIds.length * 0.99);
-      expect(lines.filter((l) => l.level !== "info")).toEqual([]);
+      expect(lines.filter((l) => l.level !== "info" && !racedIds.has(l.request_id))).toEqual([]);
       const log = fs.readFileSync(inject("logFile"), "utf8");
       expect(log).not.toMatch(KEY_IN_TEXT);
+      expect(log).not.toMatch(TOKEN_IN_TEXT);
     },
     300_000,
   );

@@ -1,15 +1,21 @@
-// The shared security suite (contract sections 1, 2 and 6): for every route registered in
-// functions/api/routes.ts, the key checks, the account check, the scope check and tenant
-// isolation; then the rate limit's exactness under concurrency.
+// The shared security suite (contract sections 1, 2, 6 and 17): for every route registered in
+// functions/api/routes.ts, the credential checks, the account check, the scope check and tenant
+// isolation, with the credential the route takes: an API key (`tmk_`) on the organiser's routes,
+// a participant token (`tpt_`) on the participant's (`route.participant`), where an API key is
+// refused as an unknown token; then the rate limit's exactness under concurrency, per key and per
+// token. (A participant token's isolation across accounts: tests/keys/tenant-isolation.test.ts.)
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { routes } from "../../functions/api/routes.ts";
 import type { Route } from "../../functions/api/route.ts";
-import { base62, crc32 } from "../../functions/api/keys.ts";
+import { base62, crc32, type KeyPrefix } from "../../functions/api/keys.ts";
+import { REGISTRATION_TOKEN_SCOPES } from "../../functions/api/contract.ts";
 import { freePort, startFunction } from "../../scripts/stack.mjs";
 import {
   ALL_SCOPES,
   type ApiResponse,
   apiUrl,
+  type Call,
+  caller,
   createAccount,
   createKey,
   createTeams,
@@ -25,9 +31,9 @@ import {
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-/** A well-formed key (valid checksum) that no account holds. */
-function unknownKey(): string {
-  let body = "tmk_";
+/** A well-formed key (valid checksum) that no account holds; with `tpt_`, a participant token that exists nowhere. */
+function unknownKey(prefix: KeyPrefix = "tmk_"): string {
+  let body = prefix;
   for (const b of crypto.getRandomValues(new Uint8Array(43))) body += ALPHABET[b % 62];
   return body + base62(crc32(new TextEncoder().encode(body)), 6);
 }
@@ -40,6 +46,9 @@ function badChecksum(key: string): string {
 }
 
 const routeName = (r: Route) => `${r.method} ${r.path}`;
+/** The organiser's routes (an API key) and the participant's (a participant token: contract section 17). */
+const organiserRoutes = routes.filter((r) => !r.participant);
+const participantRoutes = routes.filter((r) => r.participant);
 
 /** Owner's data that every other request must leave alone. */
 interface Fixture {
@@ -63,6 +72,17 @@ interface Fixture {
    * in the lineup of the owner's registration, so that a leak would show or change all three.
    */
   playerId: string;
+  /** A registration token of the owner's registration (the organiser's token routes name it). */
+  tokenId: string;
+  /**
+   * The participant routes' ground: the owner's tournament still in registration, check-in open,
+   * and a registration in it (the owner's team, its player in the lineup), for whose tokens the
+   * participant routes act.
+   */
+  openTournamentId: string;
+  openRegistrationId: string;
+  /** The owner's requests, on fresh keys as they run out (the participant tests mint many tokens). */
+  call: Call;
 }
 
 /** The owner's player's handle and external id: no answer to another account may name them. */
@@ -92,6 +112,15 @@ function sampleBody(route: Route): unknown {
     "PUT /tournaments/{tournament_id}/registrations/{registration_id}/lineup": {
       players: [{ player_id: fx.playerId, role: "substitute", captain: true }],
     },
+    "POST /tournaments/{tournament_id}/registrations/{registration_id}/tokens": { name: "Intruder token", scopes: ["participant:lineup"] },
+    "POST /tournaments/{tournament_id}/signup-tokens": { name: "Intruder sign-ups", max_uses: 5 },
+    // The participant's: each would change the token's registration (or make one) if it got through.
+    "POST /participant/registrations": {
+      team: { name: "Signed Up", tag: "SUP" },
+      lineup: [{ handle: "Signer", role: "player", captain: true }],
+    },
+    "PUT /participant/lineup": { players: [{ handle: "Newcomer", role: "player", captain: true }] },
+    "PATCH /participant/registration": { checked_in: true },
   };
   if (!route.body) return undefined;
   if (!(routeName(route) in samples)) throw new Error(`no sample body for ${routeName(route)}: add one to the security suite`);
@@ -121,6 +150,7 @@ function pathFor(route: Route, ids: "fixture" | "random" = "fixture"): string {
       webhook_id: fx.webhookId,
       delivery_id: fx.deliveryId,
       player_id: fx.playerId,
+      token_id: fx.tokenId,
     }[name];
     if (!value) throw new Error(`no fixture id for {${name}} in ${route.path}: add one to the security suite`);
     return value;
@@ -128,11 +158,12 @@ function pathFor(route: Route, ids: "fixture" | "random" = "fixture"): string {
 }
 
 /**
- * Everything the owner holds, as the operator sees it. Webhook endpoints and deliveries without
+ * Everything the owner (or `accountId`) holds, as the operator sees it. Webhook endpoints and deliveries without
  * what the dispatchers of tests/webhooks/delivery.test.ts change as they attempt them (failing_since, a
- * delivery's attempts and status; an endpoint they disable for failing counts as enabled).
+ * delivery's attempts and status; an endpoint they disable for failing counts as enabled). Participant
+ * tokens: the account's, and any of its tournaments (without last_used_at, which every counted request sets).
  */
-async function snapshot(): Promise<string> {
+async function snapshot(accountId: string = fx.owner.accountId): Promise<string> {
   const [row] = await sql(
     `select json_build_object(
        'tournaments', (select json_agg(t order by t.id) from app.tournaments t where t.account_id = $1),
@@ -149,8 +180,14 @@ async function snapshot(): Promise<string> {
                         from app.webhook_deliveries d where d.account_id = $1),
        'players', (select json_agg(p order by p.id) from app.players p where p.account_id = $1),
        'team_members', (select json_agg(m order by m.team_id, m.player_id) from app.team_members m where m.account_id = $1),
-       'lineup_entries', (select json_agg(e order by e.registration_id, e.player_id) from app.lineup_entries e where e.account_id = $1))::text s`,
-    [fx.owner.accountId],
+       'lineup_entries', (select json_agg(e order by e.registration_id, e.player_id) from app.lineup_entries e where e.account_id = $1),
+       'tokens', (select json_agg(json_build_object('id', k.id, 'account_id', k.account_id, 'name', k.name, 'hash', k.key_hash,
+                    'scopes', k.scopes, 'expires_at', k.expires_at, 'revoked_at', k.revoked_at, 'tournament_id', k.tournament_id,
+                    'registration_id', k.registration_id, 'max_uses', k.max_uses, 'uses', k.uses) order by k.id)
+                    from app.api_keys k
+                   where k.tournament_id is not null
+                     and (k.account_id = $1 or k.tournament_id in (select t.id from app.tournaments t where t.account_id = $1))))::text s`,
+    [accountId],
   );
   return row.s;
 }
@@ -162,6 +199,7 @@ function send(route: Route, headers: Record<string, string>, key?: string): Prom
 
 function expectUnauthorized(res: ApiResponse) {
   expectStatus(res, 401);
+  expect(res.headers.get("ratelimit-limit")).toBeNull(); // refused before the rate limit: nothing counted
   expect(res.body.success).toBe(false);
   expect(res.body.error.code).toBe("unauthorized");
   expect(res.headers.get("www-authenticate")).toMatch(/^Bearer\b/);
@@ -220,8 +258,27 @@ beforeAll(async () => {
   expectStatus(next, 200);
   expect(next.body.data.qualifiers.map((q: { team_id: string; tied: boolean }) => [q.team_id, q.tied]).sort())
     .toEqual([[a, false], [b, false]].sort());
+  // A registration token of the owner's registration (DELETE .../tokens/{token_id} names it).
+  const token = await owner.request("POST", `/tournaments/${tournament.id}/registrations/${reg.id}/tokens`, {
+    body: { name: "Owner token" },
+  });
+  expectStatus(token, 201);
+  // The participant routes' ground: a tournament in registration with check-in open, and the owner's team
+  // registered in it (its roster, the owner's player, becomes the lineup).
+  const open = await createTournament(owner, {
+    name: "Owner Cup Open",
+    max_teams: 64,
+    check_in_opens: new Date(Date.now() - 3_600_000).toISOString(),
+  });
+  const openReg = await owner.request("POST", `/tournaments/${open.id}/registrations`, { body: { team_id: team.body.data.id } });
+  expectStatus(openReg, 201);
+  expect(openReg.body.data.lineup.map((e: { player_id: string }) => e.player_id)).toEqual([player.body.data.id]);
   fx = {
     owner,
+    tokenId: token.body.data.id,
+    openTournamentId: open.id,
+    openRegistrationId: openReg.body.data.id,
+    call: caller(owner),
     tournamentId: tournament.id,
     stagedTournamentId: staged.id,
     registrationId: reg.id,
@@ -234,7 +291,7 @@ beforeAll(async () => {
   };
 });
 
-describe.each(routes.map((r) => [routeName(r), r] as const))("%s", (_name, route) => {
+describe.each(organiserRoutes.map((r) => [routeName(r), r] as const))("%s", (_name, route) => {
   it("returns 401 with WWW-Authenticate: Bearer when there is no Authorization header", async () => {
     expectUnauthorized(await send(route, {}));
   });
@@ -399,6 +456,178 @@ describe.each(routes.map((r) => [routeName(r), r] as const))("%s", (_name, route
   });
 });
 
+/** A participant token minted by the owner (contract section 17): of a registration (default scopes unless given), or a sign-up token. */
+async function mint(
+  kind: "registration" | "signup",
+  { registrationId = fx.openRegistrationId, scopes, t = fx.call, tournamentId = fx.openTournamentId }: {
+    registrationId?: string;
+    scopes?: string[];
+    t?: Call;
+    tournamentId?: string;
+  } = {},
+): Promise<{ id: string; token: string; scopes: string[] }> {
+  const res = kind === "signup"
+    ? await t("POST", `/tournaments/${tournamentId}/signup-tokens`, { body: {} })
+    : await t("POST", `/tournaments/${tournamentId}/registrations/${registrationId}/tokens`, { body: scopes ? { scopes } : {} });
+  expectStatus(res, 201);
+  return res.body.data;
+}
+
+/** A fresh registration (a platform team) in the owner's open tournament: a withdrawal or a check-in leaves the fixture's alone. */
+async function freshRegistration(): Promise<string> {
+  const [team] = await createTeams(1, "Fresh");
+  const res = await fx.call("POST", `/tournaments/${fx.openTournamentId}/registrations`, { body: { team_id: team } });
+  expectStatus(res, 201);
+  return res.body.data.id;
+}
+
+describe.each(participantRoutes.map((r) => [routeName(r), r] as const))("%s (a participant token's route)", (_name, route) => {
+  const signup = route.op === "participant.signup";
+  /** A live token of the kind the route acts for: a sign-up token for a sign-up, else a registration token (default scopes). */
+  const liveToken = () => mint(signup ? "signup" : "registration");
+  const sendWith = (headers: Record<string, string>, key?: string) =>
+    request(route.method, route.path, { body: sampleBody(route), headers, key });
+
+  it("returns 401 with WWW-Authenticate: Bearer when there is no Authorization header", async () => {
+    expectUnauthorized(await sendWith({}));
+  });
+
+  it("returns 401 when the Authorization header is not Bearer <token>", async () => {
+    const { token } = await liveToken();
+    for (
+      const value of [
+        token,
+        `Token ${token}`,
+        `Basic ${Buffer.from(`${token}:`).toString("base64")}`,
+        "Bearer",
+        "Bearer ",
+        `Bearer ${token} extra`,
+        `Bearer${token}`,
+      ]
+    ) {
+      expectUnauthorized(await sendWith({ authorization: value }));
+    }
+  });
+
+  it("returns 401 for malformed tokens", async () => {
+    const { token } = await liveToken();
+    for (
+      const bad of [
+        "tpt_short",
+        `${token}x`,
+        token.slice(0, -1),
+        `sk_${token.slice(4)}`,
+        `tmk_${token.slice(4)}`, // an API key's prefix on a token's body: its checksum no longer matches
+        `${token.slice(0, 10)}-${token.slice(11)}`,
+        token.toUpperCase() === token ? token.toLowerCase() : token.toUpperCase(),
+      ]
+    ) {
+      expectUnauthorized(await sendWith({}, bad));
+    }
+  });
+
+  it("returns 401 for a real token with a changed checksum", async () => {
+    const { token } = await liveToken();
+    expectUnauthorized(await sendWith({}, badChecksum(token)));
+  });
+
+  it("returns 401 for a well-formed token that does not exist", async () => {
+    expectUnauthorized(await sendWith({}, unknownKey("tpt_")));
+  });
+
+  it("returns 401 for a revoked token", async () => {
+    const { id, token } = await liveToken();
+    expectStatus(await fx.call("DELETE", `/tournaments/${fx.openTournamentId}/tokens/${id}`), 200);
+    expectUnauthorized(await sendWith({}, token));
+  });
+
+  it("returns 401 for an expired token", async () => {
+    const { id, token } = await liveToken();
+    await sql("update app.api_keys set expires_at = now() - interval '1 second' where id = $1", [id]);
+    expectUnauthorized(await sendWith({}, token));
+  });
+
+  it("returns 401 for an API key (every scope), as for a token that does not exist, and changes nothing", async () => {
+    const before = await snapshot();
+    const { id, key } = await fx.owner.newKey(ALL_SCOPES);
+    const res = await sendWith({}, key);
+    expectUnauthorized(res);
+    expect(res.body.error).toEqual((await sendWith({}, unknownKey("tpt_"))).body.error);
+    expect(await rateHits(id)).toBe(0); // the key is not charged
+    expect(await snapshot()).toBe(before);
+  });
+
+  it("gives one message for every kind of refused credential (no oracle)", async () => {
+    const revoked = await liveToken();
+    expectStatus(await fx.call("DELETE", `/tournaments/${fx.openTournamentId}/tokens/${revoked.id}`), 200);
+    const expired = await liveToken();
+    await sql("update app.api_keys set expires_at = now() - interval '1 second' where id = $1", [expired.id]);
+    const responses = await Promise.all([
+      sendWith({}),
+      sendWith({}, "tpt_short"),
+      sendWith({}, unknownKey("tpt_")),
+      sendWith({}, badChecksum(revoked.token)),
+      sendWith({}, revoked.token),
+      sendWith({}, expired.token),
+      sendWith({}, fx.owner.key),
+      sendWith({}, unknownKey()),
+    ]);
+    for (const res of responses) expectUnauthorized(res);
+    const bodies = responses.map((r) => JSON.stringify(r.body.error));
+    expect(new Set(bodies).size).toBe(1);
+  });
+
+  it("returns 403 api_access_disabled for a valid token of a disabled account's tournament, and changes nothing", async () => {
+    const other = await tenant();
+    const call = caller(other);
+    const tour = await createTournament(other, { name: "Disabled Cup", check_in_opens: new Date(Date.now() - 3_600_000).toISOString() });
+    const [team] = await createTeams(1, "Disabled");
+    const reg = await call("POST", `/tournaments/${tour.id}/registrations`, { body: { team_id: team } });
+    expectStatus(reg, 201);
+    const { token } = await mint(signup ? "signup" : "registration", { t: call, tournamentId: tour.id, registrationId: reg.body.data.id });
+    await sql("select admin.set_api_access($1, false)", [other.accountId]);
+    const before = await snapshot(other.accountId);
+    const owner = await snapshot();
+    const res = await sendWith({}, token);
+    expectStatus(res, 403);
+    expect(res.body.error.code).toBe("api_access_disabled");
+    expect(await snapshot(other.accountId)).toBe(before);
+    expect(await snapshot()).toBe(owner);
+  });
+
+  // GET /participant and GET /participant/matches need no scope: any valid token passes.
+  if (route.scope) {
+    const scope = route.scope;
+    it(`returns 403 insufficient_scope naming ${scope} for a token with every other scope, and changes nothing`, async () => {
+      // A sign-up token's only scope is participant:register; a registration token carries any of the others.
+      const lacking = signup
+        ? [await mint("registration", { scopes: [...REGISTRATION_TOKEN_SCOPES] })]
+        : [await mint("registration", { scopes: REGISTRATION_TOKEN_SCOPES.filter((s) => s !== scope) }), await mint("signup")];
+      const before = await snapshot();
+      for (const { token, scopes } of lacking) {
+        expect(scopes).not.toContain(scope);
+        const res = await sendWith({}, token);
+        expectStatus(res, 403);
+        expect(res.body.error.code).toBe("insufficient_scope");
+        expect(res.body.error.message).toContain(scope);
+      }
+      expect(await snapshot()).toBe(before);
+    });
+
+    it(`passes the scope check with a token holding only ${scope}`, async () => {
+      // A registration of its own (a withdrawal or a check-in would change the fixture's), in a tournament that takes
+      // the request: so the token gets as far as the operation, and the operation accepts it.
+      const { token, scopes } = signup ? await mint("signup") : await mint("registration", {
+        registrationId: await freshRegistration(),
+        scopes: [scope],
+      });
+      expect(scopes).toEqual([scope]);
+      const res = await sendWith({}, token);
+      expect(res.status, res.text).toBe(route.location ? 201 : 200);
+    });
+  }
+});
+
 describe("keys over time", () => {
   it("a key revoked after use is refused on the next request", async () => {
     const t = await tenant();
@@ -475,6 +704,24 @@ describe("rate limit", () => {
     expectStatus(await t.request("GET", "/tournaments"), 429);
     const other = await t.newKey();
     expectStatus(await request("GET", "/tournaments", { key: other.key }), 200);
+  });
+
+  it("limits each participant token on its own ring: 150 parallel requests with one token → exactly 100 pass; its sibling is not charged", async () => {
+    const [one, sibling] = [await mint("registration"), await mint("registration")];
+    const responses = await Promise.all(Array.from({ length: 150 }, () => request("GET", "/participant", { key: one.token })));
+    expect(responses.filter((r) => r.status === 200)).toHaveLength(100);
+    const limited = responses.filter((r) => r.status !== 200);
+    expect(limited).toHaveLength(50);
+    for (const r of limited) {
+      expect(r.status).toBe(429);
+      expect(r.body.error.code).toBe("rate_limited");
+      expect(Number(r.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    }
+    expect(await hits(one.id)).toBe(100);
+    expect(await hits(sibling.id)).toBe(0);
+    const other = await request("GET", "/participant", { key: sibling.token });
+    expectStatus(other, 200);
+    expect(other.headers.get("ratelimit-remaining")).toBe("99");
   });
 
   describe("across function instances", () => {

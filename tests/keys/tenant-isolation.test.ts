@@ -10,12 +10,15 @@
 // bound to the other account) and a Supabase user who is a member of the other account can
 // neither read nor change an account's rows, nor add rows of their own that name its private
 // ones (its player, its registration), not even through the operation functions
-// (tests/database/rls.test.ts covers anon and strangers). Keys: no plaintext key in the
-// function's log, in any table of app, auth and public, nor in pg_stat_statements, after
-// requests that fail in every way a key can.
+// (tests/database/rls.test.ts covers anon and strangers). Participant tokens (section 17): the
+// organiser's token routes are the matrix's like any route (another account's tokens are 404);
+// a token acts for its own registration and tournament alone, whatever the request names, over
+// HTTP and in api.call, and the operations refuse another account's ids. Keys and tokens: no
+// plaintext key or token in the function's log, in any table of app, auth and public, nor in
+// pg_stat_statements, after requests that fail in every way a key can.
 import fs from "node:fs";
 import { createHash } from "node:crypto";
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, inject, it, onTestFinished } from "vitest";
 import { routes } from "../../functions/api/routes.ts";
 import type { Route } from "../../functions/api/route.ts";
 import { base62, crc32 } from "../../functions/api/keys.ts";
@@ -56,6 +59,9 @@ interface World {
   delivery: string;
   /** A player (private to the account): the captain of ownTeam's roster, and in the lineup of `reg`. */
   player: string;
+  /** A registration token of `reg` (section 17), and a registration token of `ongoingReg` with its plaintext. */
+  token: string;
+  ongoingToken: { id: string; token: string };
   /** Everything that identifies this account's data. */
   secrets: string[];
 }
@@ -154,6 +160,11 @@ async function world(name: string, game: string): Promise<World> {
   const [ready] = await sql("select id from app.matches where tournament_id = $1 and status = 'ready' order by position limit 1", [
     ongoing.id,
   ]);
+  // Participant tokens: one of `reg` (the organiser's token routes name it), one of `ongoingReg`.
+  const token = await t.request("POST", `/tournaments/${open.id}/registrations/${reg.id}/tokens`, { body: { name: `${name} Token` } });
+  expectStatus(token, 201);
+  const ongoingToken = await t.request("POST", `/tournaments/${ongoing.id}/registrations/${ongoingReg.id}/tokens`, { body: {} });
+  expectStatus(ongoingToken, 201);
   const ids = await sql(
     `select id::text from app.tournaments where account_id = $1 union all select id::text from app.registrations where account_id = $1
      union all select id::text from app.matches where account_id = $1`,
@@ -176,7 +187,12 @@ async function world(name: string, game: string): Promise<World> {
     webhook: webhook.body.data.id,
     delivery: delivery.body.data.id,
     player: player.body.data.id,
+    token: token.body.data.id,
+    ongoingToken: { id: ongoingToken.body.data.id, token: ongoingToken.body.data.token },
     secrets: [
+      token.body.data.id,
+      `${name} Token`,
+      ongoingToken.body.data.id,
       t.accountId,
       game,
       `${name} Open`,
@@ -223,7 +239,8 @@ async function fingerprint(accountId: string): Promise<string> {
     `select json_build_object(
        'account', (select to_json(a) from app.accounts a where a.id = $1),
        'keys', (select json_agg(json_build_object('id', k.id, 'name', k.name, 'prefix', k.prefix, 'hash', k.key_hash,
-                  'scopes', k.scopes, 'expires_at', k.expires_at, 'revoked_at', k.revoked_at) order by k.id)
+                  'scopes', k.scopes, 'expires_at', k.expires_at, 'revoked_at', k.revoked_at, 'tournament_id', k.tournament_id,
+                  'registration_id', k.registration_id, 'max_uses', k.max_uses, 'uses', k.uses) order by k.id)
                   from app.api_keys k where k.account_id = $1),
        'tournaments', (select json_agg(t order by t.id) from app.tournaments t where t.account_id = $1),
        'registrations', (select json_agg(r order by r.id) from app.registrations r where r.account_id = $1),
@@ -283,9 +300,11 @@ beforeAll(async () => {
 // ---------------------------------------------------------------------------------------------
 describe("over HTTP, another account's data is invisible and unchanged", () => {
   const routeName = (r: Route) => `${r.method} ${r.path}`;
-  // Teams are shared by every account and /me is the caller's own: they have their own tests below.
+  // Teams are shared by every account and /me is the caller's own: they have their own tests below. The
+  // participant routes take a participant token, not a key (an API key there is 401: tests/keys/security.test.ts),
+  // and name nothing in their path: their own tests below.
   const isShared = (r: Route) => r.path === "/me" || r.path === "/teams" || r.path.startsWith("/teams/");
-  const accountRoutes = routes.filter((r) => !isShared(r));
+  const accountRoutes = routes.filter((r) => !isShared(r) && !r.participant);
   const SCOPE_SETS = {
     "every scope": (_r: Route) => [...ALL_SCOPES],
     "only the route's scope": (r: Route) => (r.scope ? [r.scope] : [ALL_SCOPES[0]]),
@@ -319,6 +338,10 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
         return { handle: "Hijacked", country: "NO", external_id: null, game_accounts: {} };
       case "lineups.put":
         return { players: [{ player_id: victim.player, role: "substitute", captain: true }] };
+      case "tokens.create":
+        return { name: "Intruder token", scopes: ["participant:lineup", "participant:withdraw"] };
+      case "signup_tokens.create":
+        return { name: "Intruder sign-ups", max_uses: 10 };
       default:
         if (route.body) throw new Error(`no sample body for ${routeName(route)}: add one to the isolation suite`);
         return undefined;
@@ -346,6 +369,10 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
         return { country: "se" };
       case "lineups.put":
         return { players: [{ player_id: "not-a-uuid", role: "player" }] };
+      case "tokens.create":
+        return { scopes: ["participant:register"] };
+      case "signup_tokens.create":
+        return { max_uses: 0 };
       default:
         return undefined;
     }
@@ -367,7 +394,9 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
     const tournamentOf = (
       w: World,
     ) => (hooks ? w.webhook : names[1] === "match_id" || route.path.endsWith("/results") ? w.ongoing.id : w.open.id);
-    const childOf = (w: World) => (names[1] === "delivery_id" ? w.delivery : names[1] === "match_id" ? w.ready : w.reg);
+    const childOf = (
+      w: World,
+    ) => (names[1] === "delivery_id" ? w.delivery : names[1] === "match_id" ? w.ready : names[1] === "token_id" ? w.token : w.reg);
     const [parent, child] = hooks ? ["webhook", "delivery"] : ["tournament", "child"];
     if (names.length === 0) return [{ label: "no id", ids: [] }];
     if (names[0] === "player_id") return [{ label: "the victim's player", ids: [[victim.player, "victim"]] }];
@@ -714,6 +743,233 @@ describe("over HTTP, another account's data is invisible and unchanged", () => {
     const results = await self.t.request("GET", `/tournaments/${self.ongoing.id}/results`);
     const matches = await sql("select id from app.matches where tournament_id = $1 order by round, position", [self.ongoing.id]);
     expect(results.body.data.matches.map((m: { id: string }) => m.id)).toEqual(matches.map((m) => m.id));
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+describe("participant tokens act for their own registration and tournament alone", () => {
+  const directions = [["Bolt", "Ampere"], ["Ampere", "Bolt"]] as const;
+  const hash = (s: string) => createHash("sha256").update(s).digest();
+  function expectNoTrace(res: ApiResponse, victim: World) {
+    for (const s of victim.secrets) expect(res.text, `the response names ${s}`).not.toContain(s);
+  }
+  /** The world's organiser, on a fresh key (the world's own key is shared by many tests). */
+  async function organiser(w: World) {
+    const { key } = await createKey(w.t.accountId);
+    return (method: string, path: string, body?: unknown) => request(method, path, { key, body });
+  }
+  /**
+   * A fresh tournament of the world's (in registration, check-in open) with a registration (a platform team),
+   * a registration token (every registration scope) and a sign-up token. When the test ends, the tournament
+   * goes, and with it the players and teams its participants made: the world stays as the other tests expect
+   * it (an external_id of the other account's, used here, would otherwise stay taken in this one).
+   */
+  async function participant(w: World) {
+    const call = await organiser(w);
+    const tour = await createTournament(w.t, {
+      name: `${w.name} Participants`,
+      game_id: w.game,
+      max_teams: 16,
+      check_in_opens: new Date(Date.now() - 3_600_000).toISOString(),
+    });
+    const [team] = await createTeams(1, `${w.name} Entrant`);
+    const reg = await call("POST", `/tournaments/${tour.id}/registrations`, { team_id: team });
+    expectStatus(reg, 201);
+    const token = await call("POST", `/tournaments/${tour.id}/registrations/${reg.body.data.id}/tokens`, {});
+    expectStatus(token, 201);
+    const signup = await call("POST", `/tournaments/${tour.id}/signup-tokens`, {});
+    expectStatus(signup, 201);
+    onTestFinished(async () => {
+      const players = await sql("select distinct player_id::text id from app.lineup_entries where tournament_id = $1", [tour.id]);
+      const teams = await sql(
+        "select team_id::text id from app.registrations r join app.teams t on t.id = r.team_id where r.tournament_id = $1 and t.account_id = $2",
+        [tour.id, w.t.accountId],
+      );
+      expectStatus(await call("DELETE", `/tournaments/${tour.id}`), 200);
+      for (const { id } of players) expectStatus(await call("DELETE", `/players/${id}`), 200);
+      for (const { id } of teams) expectStatus(await call("DELETE", `/teams/${id}`), 200);
+    });
+    return {
+      tid: tour.id as string,
+      reg: reg.body.data.id as string,
+      team,
+      token: token.body.data as { id: string; token: string },
+      signup: signup.body.data as { id: string; token: string },
+    };
+  }
+  /** What the victim's ids would say, if a participant route took them from the request. */
+  const aimedAt = (victim: World) =>
+    `tournament_id=${victim.open.id}&registration_id=${victim.reg}&token_id=${victim.token}&id=${victim.ongoing.id}`;
+  const accountOf = async (table: string, id: string) =>
+    (await sql(`select account_id from app.${table} where id = $1`, [id]))[0]?.account_id;
+
+  describe.each(directions)("a token of %s's tournament against %s's data", (intruderName, victimName) => {
+    const pick = () => (intruderName === "Bolt" ? [y, x] : [x, y]) as [World, World];
+
+    it("GET /participant shows its own token, tournament and registration, whatever the request names", async () => {
+      const [intruder, victim] = pick();
+      const before = await fingerprint(victim.t.accountId);
+      const p = await participant(intruder);
+      for (const query of ["", `?${aimedAt(victim)}`]) {
+        const res = await request("GET", `/participant${query}`, { key: p.token.token });
+        expectStatus(res, 200);
+        expect(res.body.data.token.id).toBe(p.token.id);
+        expect(res.body.data.tournament.id).toBe(p.tid);
+        expect(res.body.data.registration.id).toBe(p.reg);
+        expectNoTrace(res, victim);
+        const signup = await request("GET", `/participant${query}`, { key: p.signup.token });
+        expectStatus(signup, 200);
+        expect([signup.body.data.token.id, signup.body.data.tournament.id, signup.body.data.registration])
+          .toEqual([p.signup.id, p.tid, null]);
+        expectNoTrace(signup, victim);
+      }
+      // No id in the path: a path naming the victim's registration is no route at all.
+      const pathed = await request("GET", `/participant/${victim.reg}`, { key: p.token.token });
+      expectStatus(pathed, 404);
+      expectNoTrace(pathed, victim);
+      // The victim's own token still works, and shows the victim's alone.
+      const own = await request("GET", "/participant", { key: victim.ongoingToken.token });
+      expectStatus(own, 200);
+      expect([own.body.data.token.id, own.body.data.tournament.id, own.body.data.registration.id])
+        .toEqual([victim.ongoingToken.id, victim.ongoing.id, victim.ongoingReg]);
+      expect(await fingerprint(victim.t.accountId), `${victimName}'s rows changed`).toBe(before);
+    });
+
+    it("GET /participant/matches shows its own registration's matches in its own tournament: none of another tournament's", async () => {
+      const [intruder, victim] = pick();
+      const before = await fingerprint(victim.t.accountId);
+      const [{ team_id: team }] = await sql("select team_id from app.registrations where id = $1", [intruder.ongoingReg]);
+      const own = (await sql("select id::text from app.matches where tournament_id = $1", [intruder.ongoing.id])).map((m) => m.id);
+      for (const query of ["", `?${aimedAt(victim)}`]) {
+        const res = await request("GET", `/participant/matches${query}`, { key: intruder.ongoingToken.token });
+        expectStatus(res, 200);
+        expect(res.body.data.length).toBeGreaterThan(0);
+        for (const m of res.body.data) {
+          expect(own).toContain(m.id);
+          expect([m.team1_id, m.team2_id]).toContain(team);
+        }
+        expectNoTrace(res, victim);
+      }
+      // A token of a tournament not started sees no match, though its account's other tournament has some.
+      const p = await participant(intruder);
+      const none = await request("GET", `/participant/matches?tournament_id=${intruder.ongoing.id}`, { key: p.token.token });
+      expectStatus(none, 200);
+      expect(none.body.data).toEqual([]);
+      // Nor may the organiser revoke a token under another tournament of its account than the token's.
+      const call = await organiser(intruder);
+      const wrong = await call("DELETE", `/tournaments/${intruder.ongoing.id}/tokens/${p.token.id}`);
+      expectStatus(wrong, 404);
+      expect(wrong.body.error.code).toBe("not_found");
+      expectStatus(await request("GET", "/participant", { key: p.token.token }), 200);
+      expect(await fingerprint(victim.t.accountId), `${victimName}'s rows changed`).toBe(before);
+    });
+
+    it("a sign-up makes its team, players and registration in its own tournament's account, never the victim's", async () => {
+      const [intruder, victim] = pick();
+      const before = await fingerprint(victim.t.accountId);
+      const p = await participant(intruder);
+      const body = {
+        team: { name: "Hijack Team", tag: "HJK" },
+        lineup: [{ handle: "Twin", external_id: `${victim.name}-star`, role: "player", captain: true }],
+      };
+      // The body names no tournament: one that tries is refused as input.
+      const aimed = await request("POST", "/participant/registrations", {
+        key: p.signup.token,
+        body: { ...body, tournament_id: victim.open.id },
+      });
+      expectStatus(aimed, 400);
+      expect(aimed.body.error.code).toBe("validation_error");
+      const res = await request("POST", `/participant/registrations?${aimedAt(victim)}`, { key: p.signup.token, body });
+      expectStatus(res, 201);
+      expectNoTrace(res, victim);
+      const { registration, token } = res.body.data;
+      expect([registration.tournament_id, token.tournament_id, token.registration_id]).toEqual([
+        p.tid,
+        p.tid,
+        registration.id,
+      ]);
+      // The victim's external_id names the victim's player in the victim's account only: here it is a new player.
+      const [entry] = registration.lineup;
+      expect(entry.player_id).not.toBe(victim.player);
+      expect(await accountOf("players", entry.player_id)).toBe(intruder.t.accountId);
+      expect(await accountOf("teams", registration.team_id)).toBe(intruder.t.accountId);
+      expect(await accountOf("registrations", registration.id)).toBe(intruder.t.accountId);
+      expect(await fingerprint(victim.t.accountId), `${victimName}'s rows changed`).toBe(before);
+    });
+
+    it("PUT /participant/lineup: the victim's player is as one that exists nowhere; its external_id makes the token's account a player", async () => {
+      const [intruder, victim] = pick();
+      const before = await fingerprint(victim.t.accountId);
+      const p = await participant(intruder);
+      const put = (players: unknown[], query = "") =>
+        request("PUT", `/participant/lineup${query}`, { key: p.token.token, body: { players } });
+      const res = await put([{ player_id: victim.player, role: "player" }], `?${aimedAt(victim)}`);
+      expectStatus(res, 400);
+      expect(res.body.error.code).toBe("validation_error");
+      expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual(["players[0].player_id"]);
+      expectNoTrace(res, victim);
+      const nowhere = await put([{ player_id: crypto.randomUUID(), role: "player" }]);
+      expect(nowhere.body.error, nowhere.text).toEqual(res.body.error);
+      const made = await put(
+        [{ handle: "Twin", external_id: `${victim.name}-star`, role: "player", captain: true }],
+        `?${aimedAt(victim)}`,
+      );
+      expectStatus(made, 200);
+      expectNoTrace(made, victim);
+      expect(made.body.data.id).toBe(p.reg);
+      expect(made.body.data.lineup[0].player_id).not.toBe(victim.player);
+      expect(await accountOf("players", made.body.data.lineup[0].player_id)).toBe(intruder.t.accountId);
+      expect(await fingerprint(victim.t.accountId), `${victimName}'s rows changed`).toBe(before);
+    });
+
+    it("PATCH and DELETE /participant/registration act on its own registration, whatever the query or the body names", async () => {
+      const [intruder, victim] = pick();
+      const before = await fingerprint(victim.t.accountId);
+      const p = await participant(intruder);
+      const aimed = await request("PATCH", "/participant/registration", {
+        key: p.token.token,
+        body: { checked_in: true, registration_id: victim.reg },
+      });
+      expectStatus(aimed, 400);
+      expect(aimed.body.error.code).toBe("validation_error");
+      const res = await request("PATCH", `/participant/registration?${aimedAt(victim)}`, {
+        key: p.token.token,
+        body: { checked_in: true },
+      });
+      expectStatus(res, 200);
+      expectNoTrace(res, victim);
+      expect(res.body.data.id).toBe(p.reg);
+      expect(res.body.data.checked_in_at).not.toBeNull();
+      const gone = await request("DELETE", `/participant/registration?${aimedAt(victim)}`, { key: p.token.token });
+      expectStatus(gone, 200);
+      expectNoTrace(gone, victim);
+      expect(await sql("select id from app.registrations where id = $1", [p.reg])).toEqual([]);
+      expect(await sql("select id::text from app.registrations where id = $1", [victim.reg])).toEqual([{ id: victim.reg }]);
+      expect(await fingerprint(victim.t.accountId), `${victimName}'s rows changed`).toBe(before);
+    });
+
+    it("in api.call, a participant operation gets its token's tournament, registration and token, whatever its arguments name", async () => {
+      const [intruder, victim] = pick();
+      const before = await fingerprint(victim.t.accountId);
+      const p = await participant(intruder);
+      const call = async (op: string, body?: unknown) => {
+        const args = { tournament_id: victim.open.id, registration_id: victim.reg, token_id: victim.token, ...(body ? { body } : {}) };
+        const [row] = await sql<{ auth: { error: string | null }; error: unknown; result: Record<string, unknown> }>(
+          "select auth, error, result from api.call($1, null, $2, $3::jsonb)",
+          [hash(p.token.token), op, JSON.stringify(args)],
+        );
+        expect(row.auth.error, `${op}: ${JSON.stringify(row)}`).toBeNull();
+        expect(row.error, `${op}: ${JSON.stringify(row)}`).toBeNull();
+        for (const s of victim.secrets) expect(JSON.stringify(row.result), `${op} names ${s}`).not.toContain(s);
+        return row.result;
+      };
+      const me = await call("participant.get") as { token: { id: string }; tournament: { id: string }; registration: { id: string } };
+      expect([me.token.id, me.tournament.id, me.registration.id]).toEqual([p.token.id, p.tid, p.reg]);
+      expect((await call("participant.check_in", { checked_in: true })).id).toBe(p.reg);
+      await call("participant.withdraw");
+      expect(await sql("select id from app.registrations where id = $1", [p.reg])).toEqual([]);
+      expect(await fingerprint(victim.t.accountId), `${victimName}'s rows changed`).toBe(before);
+    });
   });
 });
 
@@ -1099,6 +1355,18 @@ ${
         ["app.get_player", { player_id: x.player }],
         ["app.update_player", { player_id: x.player, body: { handle: "Hijacked", external_id: null } }],
         ["app.delete_player", { player_id: x.player }],
+        // section 17: X's participant tokens, and the participant operations given X's ids
+        ["app.list_participant_tokens", { tournament_id: x.open.id }],
+        ["app.create_registration_token", { tournament_id: x.open.id, registration_id: x.reg, body: {} }],
+        ["app.create_signup_token", { tournament_id: x.open.id, body: {} }],
+        ["app.revoke_participant_token", { tournament_id: x.open.id, token_id: x.token }],
+        ["app.participant_lineup", { tournament_id: x.open.id, registration_id: x.reg, token_id: x.token, body: { players: [] } }],
+        ["app.participant_signup", {
+          tournament_id: x.open.id,
+          registration_id: null,
+          token_id: x.token,
+          body: { team: { name: "Planted", tag: "PL" } },
+        }],
         ["app.put_lineup", { tournament_id: x.open.id, registration_id: x.reg, body: { players: [] } }],
         ["app.put_lineup", {
           tournament_id: x.open.id,
@@ -1165,6 +1433,14 @@ ${
       const hooks = await run(caller, "select app.list_webhooks('{}'::jsonb) r");
       expect(hooks.code, hooks.message).toBeUndefined();
       for (const secret of x.secrets) expect(JSON.stringify(hooks.rows[0].r)).not.toContain(secret);
+      // The participant reads, given X's tournament, registration and token: nothing of X.
+      for (const fn of ["app.participant_me", "app.participant_matches"]) {
+        const read = await run(caller, `select ${fn}($1::jsonb) r`, [
+          JSON.stringify({ tournament_id: x.ongoing.id, registration_id: x.ongoingReg, token_id: x.ongoingToken.id }),
+        ]);
+        if (read.code) expect(read.code, `${fn}: ${read.message}`).toBe("P0001");
+        for (const secret of x.secrets) expect(JSON.stringify(read.rows[0]?.r ?? null), fn).not.toContain(secret);
+      }
       const list = await run(caller, "select app.list_tournaments('{}'::jsonb) r");
       expect(list.code, list.message).toBeUndefined();
       const listed = JSON.stringify(list.rows[0].r);
@@ -1190,10 +1466,12 @@ ${
 });
 
 // ---------------------------------------------------------------------------------------------
-describe("keys never appear in plaintext", () => {
+describe("keys and participant tokens never appear in plaintext", () => {
   const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
   const used: string[] = [];
   const responses: ApiResponse[] = [];
+  /** The answers that show a participant token's plaintext, the one time it is shown (section 17). */
+  const tokenMinted: ApiResponse[] = [];
 
   /** A well-formed key that no account holds. */
   function unknownKey(): string {
@@ -1299,13 +1577,52 @@ describe("keys never appear in plaintext", () => {
       400,
       409,
     ]);
+
+    // Participant tokens (section 17), every way one is used or refused: the ones the organiser mints, the one a
+    // sign-up answers (and its replay, which answers another), a revoked one, one on an organiser route.
+    const [team] = await createTeams(1, "Key Hygiene Entrant");
+    const reg = await request("POST", `/tournaments/${t.id}/registrations`, { key: all.key, body: { team_id: team } });
+    expectStatus(reg, 201);
+    const minted = await request("POST", `/tournaments/${t.id}/registrations/${reg.body.data.id}/tokens`, { key: all.key, body: {} });
+    const signupToken = await request("POST", `/tournaments/${t.id}/signup-tokens`, { key: all.key, body: { max_uses: 3 } });
+    const revokedToken = await request("POST", `/tournaments/${t.id}/registrations/${reg.body.data.id}/tokens`, { key: all.key, body: {} });
+    for (const res of [minted, signupToken, revokedToken]) expectStatus(res, 201);
+    const token: string = minted.body.data.token;
+    const signup: string = signupToken.body.data.token;
+    expectStatus(await request("DELETE", `/tournaments/${t.id}/tokens/${revokedToken.body.data.id}`, { key: all.key }), 200);
+    const signUpBody = { team: { name: "Hygiene Signed", tag: "HYG" }, lineup: [{ handle: "hygienic", role: "player" }] };
+    const tokenSends: [string, string, Parameters<typeof request>[2]][] = [
+      ["GET", "/participant", { key: token }],
+      ["PATCH", "/participant/registration", { key: token, body: { checked_in: false } }],
+      ["GET", "/tournaments", { key: token }], // a token on an organiser route: 401
+      ["GET", "/participant", { key: all.key }], // a key on a participant route: 401
+      ["GET", "/participant", { key: flip(token) }],
+      ["GET", "/participant", { key: revokedToken.body.data.token }],
+      ["GET", `/participant?token=${token}`, { key: token }], // the token in the query string
+      ["PUT", "/participant/lineup", { key: token, body: { players: [{ handle: token, role: "player" }] } }], // 400: a 58-character handle
+      ["POST", "/participant/registrations", { key: signup, body: signUpBody, headers: { "idempotency-key": "hygiene-signup" } }],
+      ["POST", "/participant/registrations", { key: signup, body: signUpBody, headers: { "idempotency-key": "hygiene-signup" } }], // replay
+      ["POST", "/participant/registrations", { key: token, body: signUpBody }], // 403 scope
+    ];
+    const tokenResponses: ApiResponse[] = [];
+    for (const [method, path, options] of tokenSends) tokenResponses.push(await request(method, path, options));
+    expect(tokenResponses.map((r) => r.status)).toEqual([200, 200, 401, 401, 401, 401, 200, 400, 201, 201, 403]);
+    const signedUp = tokenResponses.filter((r) => r.status === 201).map((r) => r.body.data.token.token as string);
+    expect(signedUp[0]).not.toBe(signedUp[1]); // a replay answers another token: no token's secret is kept
+    used.push(token, signup, revokedToken.body.data.token, ...signedUp);
+    responses.push(...tokenResponses);
+    tokenMinted.push(minted, signupToken, revokedToken, ...tokenResponses.filter((r) => r.status === 201));
   }, 60_000);
 
   /** The key itself and its secret part (everything past the visible 12-character prefix). */
   const forms = (key: string) => [key, key.slice(12), key.slice(4, -6)];
 
-  it("no response carries a key", () => {
+  it("no response carries a key, nor a participant token but the one it mints", () => {
     for (const res of responses) expect(res.text).not.toMatch(/tmk_[0-9A-Za-z]{20,}/);
+    for (const res of responses) {
+      if (!tokenMinted.includes(res)) expect(res.text).not.toMatch(/tpt_[0-9A-Za-z]{20,}/);
+    }
+    for (const res of tokenMinted) expect(res.text.match(/tpt_[0-9A-Za-z]{20,}/g)).toHaveLength(1);
   });
 
   it("the function's log holds no key", async () => {
@@ -1315,6 +1632,7 @@ describe("keys never appear in plaintext", () => {
     for (const id of ids) expect(log, `a log line for ${id}`).toContain(id!);
     for (const key of used) for (const form of forms(key)) expect(log.includes(form), `${form.slice(0, 16)}… in the log`).toBe(false);
     expect(log).not.toMatch(/tmk_[0-9A-Za-z]{20,}/);
+    expect(log).not.toMatch(/tpt_[0-9A-Za-z]{20,}/);
   });
 
   it("no table in app, auth or public holds a key, as text or as bytes", async () => {
@@ -1352,12 +1670,41 @@ describe("keys never appear in plaintext", () => {
     }
   });
 
+  // Section 17: "only its SHA-256 is stored". A sign-up's answer is kept for its Idempotency-Key without the new
+  // token's secret (a replay mints another); the organiser's mints are kept as they were answered, the plaintext
+  // token in app.idempotency_keys.result (and a replay shows it again). KNOWN DEFECT: fails until it is fixed.
+  it.each(
+    [
+      ["a registration token", "registration"],
+      ["a sign-up token", "signup"],
+    ] as const,
+  )("keeps no plaintext of %s the organiser mints with an Idempotency-Key", async (_kind, kind) => {
+    const owner = await tenant();
+    const t = await createTournament(owner, { name: "Kept Token Cup" });
+    const [team] = await createTeams(1, "Kept Token Entrant");
+    const reg = await owner.request("POST", `/tournaments/${t.id}/registrations`, { body: { team_id: team } });
+    expectStatus(reg, 201);
+    const path = kind === "registration"
+      ? `/tournaments/${t.id}/registrations/${reg.body.data.id}/tokens`
+      : `/tournaments/${t.id}/signup-tokens`;
+    const minted = await owner.request("POST", path, { body: {}, headers: { "idempotency-key": `kept-${kind}` } });
+    expectStatus(minted, 201);
+    const token: string = minted.body.data.token;
+    for (const form of forms(token)) {
+      const [{ n }] = await sql("select count(*)::int n from app.idempotency_keys i where i.account_id = $1 and strpos(i::text, $2) > 0", [
+        owner.accountId,
+        form,
+      ]);
+      expect(n, `${form.slice(0, 16)}… in app.idempotency_keys`).toBe(0);
+    }
+  });
+
   it("pg_stat_statements holds no key in its query texts", async () => {
     const rows = await sql<{ query: string }>("select query from extensions.pg_stat_statements");
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.some((r) => r.query.includes("api.call"))).toBe(true); // the function's statements are there
     for (const { query } of rows) {
-      expect(query).not.toMatch(/tmk_[0-9A-Za-z]{20,}/);
+      expect(query).not.toMatch(/(tmk|tpt)_[0-9A-Za-z]{20,}/);
       for (const key of used) for (const form of forms(key)) expect(query.includes(form)).toBe(false);
     }
   });

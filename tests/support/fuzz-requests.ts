@@ -1,12 +1,16 @@
 // The fuzzer's request generator (fast-check arbitraries) and how a generated request goes on
 // the wire. A Spec is pure data drawn from the seed; `materialize` turns it into bytes, picking
-// fixture ids and rotating API keys (100 requests per key per minute) as it goes.
+// fixture ids and rotating API keys (100 requests per key per minute) as it goes. The participant
+// routes (contract section 17, `route.participant`) get participant tokens (`tpt_`) instead, each
+// with its own limit, picked by what the token acts for (see PToken); every other credential
+// kind is refused on them as on the organiser's routes, an API key included, and a token is
+// refused on the organiser's routes.
 import fc from "fast-check";
 import { routes } from "../../functions/api/routes.ts";
 import type { Route } from "../../functions/api/route.ts";
 import { base62, crc32 } from "../../functions/api/keys.ts";
 import { ALL_SCOPES, type Scope } from "./helpers.ts";
-import { EVENT_TYPES } from "../../functions/api/contract.ts";
+import { EVENT_TYPES, PARTICIPANT_SCOPES, REGISTRATION_TOKEN_SCOPES } from "../../functions/api/contract.ts";
 
 export interface Key {
   id: string;
@@ -28,6 +32,33 @@ export interface TournamentFx {
   stages?: number;
   /** Its matches' games as the last batch left them (match id → how many): a hint for a game's number. */
   games?: Record<string, number>;
+  /**
+   * Its participant tokens that a DELETE .../tokens/{token_id} may take (section 17): those the fixtures
+   * made for that and those the fuzz minted, as the last batch left them; never a token the fuzz sends.
+   */
+  tokens?: string[];
+}
+/**
+ * A participant token the fuzz sends (section 17), and what it acts for, which decides what its requests
+ * answer past the checks every request gets:
+ * - `locked`: a registration token of a registration of a tournament of aCore that started while the
+ *   fixtures were made (its registration lasts: a started tournament's cannot be withdrawn or deleted,
+ *   and its teams are the platform's): every change is refused by the tournament's state;
+ * - `live`: a registration token of a registration in the participants' tournament (in registration,
+ *   check-in open, out of the organiser fuzz's reach): its requests are taken, until the fuzz withdraws
+ *   the registration; then the token is gone (401) (the pool drops it after the batch);
+ * - `closed`: a sign-up token of a started tournament of aCore (registration_closed);
+ * - `open`: a sign-up token of the participants' tournament (unlimited uses).
+ */
+export interface PToken {
+  id: string;
+  key: string;
+  scopes: readonly string[];
+  tid: string;
+  /** Its registration and that registration's team; null for a sign-up token. */
+  reg: string | null;
+  team: string | null;
+  kind: "locked" | "live" | "closed" | "open";
 }
 /** How a team named in a path stands to the fuzz account (what GET, PATCH and DELETE of it must answer). */
 export type TeamRole = "core" | "inUse" | "disposable" | "platform" | "other";
@@ -68,6 +99,22 @@ export interface Fixtures {
   /** The rosters of the fuzz account's teams as the last batch left them (team id → player ids): a hint for roster paths. */
   rosters: Record<string, string[]>;
   keys: { full: Key[]; limited: Key[]; disabled: string; revoked: string; expired: string };
+  /**
+   * Participant tokens (see PToken): by kind, and `limited` ones (locked registration tokens with one
+   * registration scope, or all but one); a token of a disabled account's tournament, a revoked (deleted)
+   * one and an expired one; the participants' tournament (the live and open tokens').
+   */
+  tokens: {
+    locked: PToken[];
+    live: PToken[];
+    closed: PToken[];
+    open: PToken[];
+    limited: PToken[];
+    disabled: string;
+    revoked: string;
+    expired: string;
+    participants: string;
+  };
   /** Accounts whose every row is fingerprinted. */
   accounts: string[];
   /** Strings of the other account that no response to the fuzz account may contain. */
@@ -75,10 +122,11 @@ export interface Fixtures {
 }
 
 type ContentType = string | string[] | null;
+// ("otherKind": an API key on a participant route, a participant token on an organiser route: both 401)
 type Auth =
-  | { kind: "full"; format: string }
+  | { kind: "full"; format: string; which: number }
   | { kind: "limited"; lacks: boolean; scope: Scope }
-  | { kind: "none" | "badChecksum" | "revoked" | "expired" | "disabled" | "duplicate" }
+  | { kind: "none" | "badChecksum" | "revoked" | "expired" | "disabled" | "duplicate" | "otherKind" }
   | { kind: "unknown"; body: string }
   | { kind: "malformed"; header: string };
 type PlayerPick = "own" | "other" | "wrongKind" | "unknown";
@@ -143,6 +191,8 @@ export interface Wire {
   /** The player a /players/{player_id} or roster path names (a real one), and how it stands to the fuzz account. */
   player?: string | null;
   playerRole?: PlayerRole | null;
+  /** On a participant route: the participant token sent, when it is one the route may take (see PToken). */
+  token?: PToken | null;
 }
 
 export const MAX_BODY = 64 * 1024;
@@ -787,6 +837,84 @@ function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Bo
   const oneShape = (entries: fc.Arbitrary<[string, string][]>) =>
     clean ? entries.map((e) => (e.some(([k]) => k === "stages") ? e.filter(([k]) => k !== "format") : e)) : entries;
   const { name, game_id, team_size, max_teams, starts_at, ...rest } = tournament;
+  /** A team's fields (a team's create and update, a sign-up's team). */
+  const teamFields = () => ({
+    name: edgy(
+      j(fc.oneof(
+        fc.constantFrom(
+          "Fuzz Own Team",
+          "  Padded Team  ",
+          "Ünïcödé ß",
+          "x".repeat(100),
+          "😀".repeat(100),
+          "a",
+          "Fuzz",
+          "%_\\",
+          "Bravo",
+          "Øresund Łódź Æther",
+        ),
+        fc.string({ minLength: 1, maxLength: 40, unit: "grapheme" }),
+      )),
+      ['""', '"   "', `"${"x".repeat(101)}"`, `"${"😀".repeat(101)}"`, '"a\\u0000b"', '"\\ud800"', '"\\u00a0"'],
+    ),
+    tag: edgy(
+      j(fc.oneof(
+        fc.constantFrom("FUZ", "x".repeat(20), "é".repeat(20), "😀".repeat(20), "t", " T "),
+        fc.string({ minLength: 1, maxLength: 20, unit: "grapheme" }),
+      )),
+      ['""', '" "', `"${"x".repeat(21)}"`, '"\\udfff"'],
+    ),
+    logo_url: edgy(
+      j(fc.oneof(w(6, fc.constantFrom(...LOGO_URLS)), w(2, fc.webUrl({ validSchemes: ["http", "https"] })), w(2, fc.constant(null)))),
+      BAD_LOGO_URLS.map((u) => JSON.stringify(u)),
+    ),
+  });
+  /** A player's fields (a player's create and update; a participant's new player takes handle, country and external_id). */
+  const playerFields = () => ({
+    handle: edgy(
+      j(fc.oneof(
+        fc.constantFrom("frost", "  padded  ", "Ünïcödé", "h".repeat(50), "😀".repeat(50), "a", "Bravo", "%_\\", "Fuzz Core 1"),
+        fc.string({ minLength: 1, maxLength: 30, unit: "grapheme" }),
+      )),
+      ['""', '"   "', `"${"h".repeat(51)}"`, `"${"😀".repeat(51)}"`, '"a\\u0000b"', '"\\ud800"', "null", "5"],
+    ),
+    name: edgy(j(fc.oneof(fc.constant(null), fc.constantFrom("Erik Lind", "n".repeat(100)), fc.string({ maxLength: 40 }))), [
+      `"${"n".repeat(101)}"`,
+      '"a\\u0000b"',
+      "5",
+    ]),
+    country: edgy(j(fc.oneof(w(4, fc.constantFrom(...COUNTRIES)), w(1, fc.constant(null)))), [
+      '"se"',
+      '"XX"',
+      '"SWE"',
+      '"S"',
+      '""',
+      "1",
+      '"UK"',
+    ]),
+    // a few ids over and over, so that external_id_taken happens
+    external_id: edgy(
+      j(fc.oneof(
+        w(4, fc.integer({ min: 1, max: 12 }).map((n) => `fuzz-ext-${n}`)),
+        w(2, fc.constant(null)),
+        w(1, fc.constant("e".repeat(200))),
+      )),
+      ['""', `"${"e".repeat(201)}"`, '"a\\u0000b"', "5", "true"],
+    ),
+    game_accounts: edgy(
+      j(fc.oneof(
+        fc.constant({}),
+        fc.dictionary(
+          fc.constantFrom(...PROVIDERS),
+          fc.oneof(fc.constantFrom("76561198000000000", "i".repeat(100)), fc.string({ minLength: 1, maxLength: 20 })),
+          {
+            maxKeys: 3,
+          },
+        ),
+      )),
+      ['{"myspace":"1"}', '{"steam":""}', '{"steam":1}', `{"steam":"${"i".repeat(101)}"}`, "[]", "null", '"steam"', '{"Steam":"x"}'],
+    ),
+  });
   let entries: fc.Arbitrary<[string, string][]>;
   switch (route.op) {
     case "tournaments.create":
@@ -891,37 +1019,7 @@ function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Bo
       break;
     case "teams.create":
     case "teams.update": {
-      const team = {
-        name: edgy(
-          j(fc.oneof(
-            fc.constantFrom(
-              "Fuzz Own Team",
-              "  Padded Team  ",
-              "Ünïcödé ß",
-              "x".repeat(100),
-              "😀".repeat(100),
-              "a",
-              "Fuzz",
-              "%_\\",
-              "Bravo",
-              "Øresund Łódź Æther",
-            ),
-            fc.string({ minLength: 1, maxLength: 40, unit: "grapheme" }),
-          )),
-          ['""', '"   "', `"${"x".repeat(101)}"`, `"${"😀".repeat(101)}"`, '"a\\u0000b"', '"\\ud800"', '"\\u00a0"'],
-        ),
-        tag: edgy(
-          j(fc.oneof(
-            fc.constantFrom("FUZ", "x".repeat(20), "é".repeat(20), "😀".repeat(20), "t", " T "),
-            fc.string({ minLength: 1, maxLength: 20, unit: "grapheme" }),
-          )),
-          ['""', '" "', `"${"x".repeat(21)}"`, '"\\udfff"'],
-        ),
-        logo_url: edgy(
-          j(fc.oneof(w(6, fc.constantFrom(...LOGO_URLS)), w(2, fc.webUrl({ validSchemes: ["http", "https"] })), w(2, fc.constant(null)))),
-          BAD_LOGO_URLS.map((u) => JSON.stringify(u)),
-        ),
-      };
+      const team = teamFields();
       entries = route.op === "teams.create"
         ? objectOf({ name: team.name, tag: team.tag }, { logo_url: team.logo_url }, { clean })
         : objectOf({}, team, { optionalPercent: 40, clean });
@@ -986,51 +1084,7 @@ function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Bo
     }
     case "players.create":
     case "players.update": {
-      const player = {
-        handle: edgy(
-          j(fc.oneof(
-            fc.constantFrom("frost", "  padded  ", "Ünïcödé", "h".repeat(50), "😀".repeat(50), "a", "Bravo", "%_\\", "Fuzz Core 1"),
-            fc.string({ minLength: 1, maxLength: 30, unit: "grapheme" }),
-          )),
-          ['""', '"   "', `"${"h".repeat(51)}"`, `"${"😀".repeat(51)}"`, '"a\\u0000b"', '"\\ud800"', "null", "5"],
-        ),
-        name: edgy(j(fc.oneof(fc.constant(null), fc.constantFrom("Erik Lind", "n".repeat(100)), fc.string({ maxLength: 40 }))), [
-          `"${"n".repeat(101)}"`,
-          '"a\\u0000b"',
-          "5",
-        ]),
-        country: edgy(j(fc.oneof(w(4, fc.constantFrom(...COUNTRIES)), w(1, fc.constant(null)))), [
-          '"se"',
-          '"XX"',
-          '"SWE"',
-          '"S"',
-          '""',
-          "1",
-          '"UK"',
-        ]),
-        // a few ids over and over, so that external_id_taken happens
-        external_id: edgy(
-          j(fc.oneof(
-            w(4, fc.integer({ min: 1, max: 12 }).map((n) => `fuzz-ext-${n}`)),
-            w(2, fc.constant(null)),
-            w(1, fc.constant("e".repeat(200))),
-          )),
-          ['""', `"${"e".repeat(201)}"`, '"a\\u0000b"', "5", "true"],
-        ),
-        game_accounts: edgy(
-          j(fc.oneof(
-            fc.constant({}),
-            fc.dictionary(
-              fc.constantFrom(...PROVIDERS),
-              fc.oneof(fc.constantFrom("76561198000000000", "i".repeat(100)), fc.string({ minLength: 1, maxLength: 20 })),
-              {
-                maxKeys: 3,
-              },
-            ),
-          )),
-          ['{"myspace":"1"}', '{"steam":""}', '{"steam":1}', `{"steam":"${"i".repeat(101)}"}`, "[]", "null", '"steam"', '{"Steam":"x"}'],
-        ),
-      };
+      const player = playerFields();
       const { handle, ...rest } = player;
       entries = route.op === "players.create"
         ? objectOf({ handle }, rest, { clean })
@@ -1066,10 +1120,12 @@ function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Bo
       );
       const entry = fc.record({
         player_id: id,
-        role: fc.oneof(w(6, fc.constant("player")), w(1, fc.constant("substitute")), w(1, fc.constant("coach"))),
+        // (the fixtures' tournaments take 5 players and no substitute: a lineup past the caps now and then, not
+        // most of the time, so that the route accepts a few in every run now that it has a smaller share of it)
+        role: fc.oneof(w(10, fc.constant("player")), w(1, fc.constant("substitute")), w(1, fc.constant("coach"))),
         captain: fc.option(fc.boolean(), { nil: undefined }),
       }, { requiredKeys: ["player_id", "role"] });
-      const list = fc.uniqueArray(entry, { maxLength: 6, selector: (e) => e.player_id.toLowerCase() }).map((es) => {
+      const list = fc.uniqueArray(entry, { maxLength: 5, selector: (e) => e.player_id.toLowerCase() }).map((es) => {
         let captains = 0;
         // one captain at most (a clean body; the unclean ones may have two)
         return es.map((e) => (e.captain && ++captains > 1 ? { ...e, captain: false } : e));
@@ -1133,6 +1189,105 @@ function schemaBody(route: Route, fx: Fixtures, clean: boolean): fc.Arbitrary<Bo
         : objectOf({}, hook, { optionalPercent: 35, clean });
       break;
     }
+    // Section 17: the organiser's participant tokens. A name, an expiry (a past one is a 400, in SQL), scopes of the
+    // registration kind (participant:register is the sign-up token's alone) and a sign-up token's max_uses.
+    case "tokens.create":
+    case "signup_tokens.create": {
+      const token = {
+        name: edgy(
+          j(fc.oneof(fc.constantFrom("Captain", "  Discord bot  ", "n".repeat(100), "😀".repeat(100)), fc.string({ maxLength: 30 }))),
+          [
+            '""',
+            '"   "',
+            `"${"n".repeat(101)}"`,
+            '"a\\u0000b"',
+            "null",
+            "5",
+          ],
+        ),
+        expires_at: clean ? future : field(dateTime),
+        scopes: edgy(
+          j(fc.shuffledSubarray([...REGISTRATION_TOKEN_SCOPES], { minLength: 1 })),
+          [
+            "[]",
+            '["participant:register"]',
+            '["participant:lineup","participant:lineup"]',
+            '["read:registrations"]',
+            '"participant:lineup"',
+            "null",
+          ],
+        ),
+        max_uses: edgy(j(fc.oneof(fc.integer({ min: 1, max: 10 }), fc.integer({ min: 1, max: 10_000 }), fc.constant(null))), [
+          "0",
+          "10001",
+          "-1",
+          "1.5",
+          '"5"',
+          "true",
+        ]),
+      };
+      const { scopes, max_uses, ...both } = token;
+      entries = objectOf({}, route.op === "tokens.create" ? { ...both, scopes } : { ...both, max_uses }, { optionalPercent: 40, clean });
+      break;
+    }
+    // Section 17: the participant's. A sign-up's team and lineup (new players, or the account's by external_id), a
+    // lineup of players by id (of the registration's lineup or roster) or new, a check-in.
+    case "participant.signup":
+    case "participant.lineup": {
+      const player = playerFields();
+      const role = edgy(j(fc.oneof(w(6, fc.constant("player")), w(1, fc.constant("substitute")), w(1, fc.constant("coach")))), [
+        '"Player"',
+        '""',
+        "null",
+      ]);
+      const newPlayer = objectOf(
+        { handle: player.handle, role },
+        // (external_id: no null here; a few ids over and over, players.create's among them, so that an account's player
+        // is taken, or is in two lineups of a tournament)
+        { country: player.country, external_id: edgy(j(fc.integer({ min: 1, max: 30 }).map((n) => `fuzz-ext-${n}`)), ['""', "null", "5"]) },
+        { optionalPercent: 35, clean },
+      );
+      const byId = objectOf(
+        {
+          player_id: field(j(fc.oneof(
+            w(3, fc.constantFrom(...fx.players.core, ...fx.players.inUse)),
+            w(2, fc.nat().map((n) => `${OWN_PLAYER}${n}@@`)),
+            w(1, fc.constantFrom(...fx.otherPlayers)),
+            w(1, fc.uuid()),
+          ))),
+          role,
+        },
+        {},
+        { clean },
+      );
+      const entry = route.op === "participant.signup" ? newPlayer : fc.oneof(w(6, newPlayer), w(1, byId));
+      // (at most one captain, a clean body's: drawn as a position; out of range, none. The participants' tournament takes
+      // 5 players, 2 substitutes and 2 coaches: mostly lineups it takes, sometimes one past its caps)
+      const list = fc.tuple(fc.array(entry, { maxLength: 4 }), fc.nat({ max: 6 })).map(([es, captain]) =>
+        `[${es.map((e, i) => pairs(i === captain ? [...e.filter(([k]) => k !== "captain"), ["captain", "true"]] : e)).join(",")}]`
+      );
+      const lineup = edgy(list, [
+        "null",
+        "{}",
+        "[{}]",
+        '[{"handle":"x"}]',
+        `[${'{"handle":"x","role":"player","captain":true},'.repeat(2)}{}]`,
+      ]);
+      if (route.op === "participant.lineup") {
+        entries = objectOf({ players: lineup }, {}, { clean });
+      } else {
+        const team = teamFields();
+        const teamObject = edgy(
+          objectOf({ name: team.name, tag: team.tag }, { logo_url: team.logo_url }, { clean }).map(pairs),
+          ["null", "{}", '"Aurora"', "[]"],
+        );
+        entries = objectOf({ team: teamObject }, { lineup }, { optionalPercent: 60, clean });
+      }
+      break;
+    }
+    case "participant.check_in":
+      entries = objectOf({ checked_in: edgy(j(fc.boolean()), ["null", '"true"', "1", "0"]) }, {}, { clean });
+      break;
     default:
       throw new Error(`no body generator for ${route.op}: add one to fuzz-requests.ts`);
   }
@@ -1175,6 +1330,16 @@ function validBase(route: Route, fx: Fixtures): [string, string][] {
       return [["role", '"player"']];
     case "lineups.put":
       return [["players", `[${JSON.stringify({ player_id: fx.players.core[2], role: "player" })}]`]];
+    case "tokens.create":
+      return [["name", '"Fuzz base token"'], ["scopes", '["participant:check_in"]']];
+    case "signup_tokens.create":
+      return [["name", '"Fuzz base sign-ups"'], ["max_uses", "3"]];
+    case "participant.signup":
+      return [["team", '{"name":"Fuzz Signed","tag":"FSU"}'], ["lineup", '[{"handle":"signer","role":"player","captain":true}]']];
+    case "participant.lineup":
+      return [["players", '[{"handle":"lined","role":"player"}]']];
+    case "participant.check_in":
+      return [["checked_in", "true"]];
     default:
       throw new Error(`no base body for ${route.op}`);
   }
@@ -1198,6 +1363,11 @@ function targetedBody(route: Route, fx: Fixtures): fc.Arbitrary<Body> {
     "players.update": "name",
     "roster.put": "role",
     "lineups.put": "players",
+    "tokens.create": "scopes",
+    "signup_tokens.create": "max_uses",
+    "participant.signup": "team",
+    "participant.lineup": "players",
+    "participant.check_in": "checked_in",
   } as Record<string, string>)[route.op] ?? "max_teams";
   const withValue = (key: string, value: string) => pairs([...base().filter(([k]) => k !== key), [key, value]]);
   const bytes = (...parts: (string | number[])[]) =>
@@ -1606,9 +1776,16 @@ function queryArb(route: Route): fc.Arbitrary<string> {
 }
 
 const authArb: fc.Arbitrary<Auth> = fc.oneof(
-  w(80, fc.constantFrom("Bearer %s", "bearer %s", "BEARER  %s", "Bearer %s  ").map((format) => ({ kind: "full" as const, format }))),
+  w(
+    80,
+    fc.tuple(fc.constantFrom("Bearer %s", "bearer %s", "BEARER  %s", "Bearer %s  "), fc.nat())
+      .map(([format, which]) => ({ kind: "full" as const, format, which })),
+  ),
   w(5, fc.record({ kind: fc.constant("limited" as const), lacks: fc.boolean(), scope: fc.constantFrom(...ALL_SCOPES) })),
-  w(3, fc.constantFrom("none", "badChecksum", "revoked", "expired", "disabled", "duplicate").map((kind) => ({ kind }) as Auth)),
+  w(
+    3,
+    fc.constantFrom("none", "badChecksum", "revoked", "expired", "disabled", "duplicate", "otherKind").map((kind) => ({ kind }) as Auth),
+  ),
   w(
     2,
     fc.oneof(fc.constantFrom(...MALFORMED_AUTH), fc.string({ unit: printable, maxLength: 60 }))
@@ -1750,8 +1927,11 @@ const usage = new Map<string, number>();
 let turn = 0;
 let spare = 0;
 
-/** The next key of a pool with room left in its rate-limit window (95 of 100, for safety). */
-function takeKey(pool: Key[]): Key {
+/** How many requests the fuzz has sent with a key or token (each has 100 a minute). */
+export const usedBy = (id: string) => usage.get(id) ?? 0;
+
+/** The next key (or participant token) of a pool with room left in its rate-limit window (95 of 100, for safety). */
+function takeKey<K extends Key>(pool: K[]): K {
   for (let i = 0; i < pool.length; i++) {
     const key = pool[(turn + i) % pool.length];
     const used = usage.get(key.id) ?? 0;
@@ -1764,24 +1944,71 @@ function takeKey(pool: Key[]): Key {
   throw new Error("the fuzzer ran out of API keys: make more in fixtures()");
 }
 
-function unknownKey(body: string): string {
-  const head = `tmk_${body}`;
+function unknownKey(body: string, prefix = "tmk_"): string {
+  const head = `${prefix}${body}`;
   return head + base62(crc32(new TextEncoder().encode(head)), 6);
 }
 
-function authHeader(auth: Auth, fx: Fixtures): { header?: string | string[]; key: Key | null; scopes: readonly string[] | null } {
-  const any = () => fx.keys.full[spare++ % fx.keys.full.length].key; // refused before the rate limit
+/** A participant route's template (section 17): its path starts so, and no organiser route's does. */
+export const isParticipantPath = (template: string) => template === "/participant" || template.startsWith("/participant/");
+
+/**
+ * The token a participant request with a valid token sends: a sign-up one for a sign-up (half of them on a
+ * started tournament), a registration one for the registration's routes (locked or live; fewer live ones for a
+ * withdrawal, which takes the token with it), any kind for the reads. A live token only while the pool has one
+ * with room left (else a locked one).
+ */
+function participantToken(route: Route | undefined, fx: Fixtures, which: number): PToken {
+  const t = fx.tokens;
+  const signups = () => takeKey(which % 4 < 2 ? t.closed : t.open);
+  if (route?.op === "participant.signup") return signups();
+  const reads = route?.op === "participant.get" || route?.op === "participant.matches";
+  const r = (which >> 2) % 10;
+  if (reads && r >= 8) return signups();
+  if (r < (route?.op === "participant.withdraw" ? 3 : 5)) {
+    const live = t.live.filter((k) => usedBy(k.id) < 95);
+    if (live.length) return takeKey(live);
+  }
+  return takeKey(t.locked);
+}
+
+function authHeader(
+  spec: Spec,
+  fx: Fixtures,
+): { header?: string | string[]; key: Key | null; scopes: readonly string[] | null; token?: PToken } {
+  const auth = spec.auth;
+  const participant = isParticipantPath(spec.template);
+  // the credential a refused kind is made from: a token on a participant route, a key on the others (refused before the rate limit)
+  const any =
+    () => (participant ? pick([...fx.tokens.locked, ...fx.tokens.closed], spare++).key : fx.keys.full[spare++ % fx.keys.full.length].key);
   switch (auth.kind) {
     case "full": {
+      if (participant) {
+        const token = participantToken(routeOf(spec.template, spec.method), fx, auth.which);
+        return { header: auth.format.replace("%s", token.key), key: token, scopes: token.scopes, token };
+      }
       const key = takeKey(fx.keys.full);
       return { header: auth.format.replace("%s", key.key), key, scopes: key.scopes };
     }
     case "limited": {
+      if (participant) {
+        // the participant scope in the place of the organiser one drawn: a token lacking it, or holding it alone
+        const scope = PARTICIPANT_SCOPES[ALL_SCOPES.indexOf(auth.scope) % PARTICIPANT_SCOPES.length];
+        const pool = [...fx.tokens.limited, ...fx.tokens.closed].filter((k) => k.scopes.includes(scope) !== auth.lacks);
+        const token = takeKey(pool.filter((k) => auth.lacks || k.scopes.length === 1));
+        return { header: `Bearer ${token.key}`, key: token, scopes: token.scopes, token };
+      }
       const pool = fx.keys.limited.filter((k) => k.scopes.includes(auth.scope) !== auth.lacks);
       const fit = pool.filter((k) => auth.lacks || k.scopes.length === 1);
       const key = takeKey(fit);
       return { header: `Bearer ${key.key}`, key, scopes: key.scopes };
     }
+    case "otherKind": // refused by its prefix, before any lookup: not charged
+      return {
+        header: `Bearer ${participant ? fx.keys.full[spare++ % fx.keys.full.length].key : pick(fx.tokens.locked, spare++).key}`,
+        key: null,
+        scopes: null,
+      };
     case "none":
       return { key: null, scopes: null };
     case "badChecksum": {
@@ -1790,17 +2017,17 @@ function authHeader(auth: Auth, fx: Fixtures): { header?: string | string[]; key
       return { header: `Bearer ${key.slice(0, i)}${key[i] === "0" ? "1" : "0"}${key.slice(i + 1)}`, key: null, scopes: null };
     }
     case "revoked":
-      return { header: `Bearer ${fx.keys.revoked}`, key: null, scopes: null };
+      return { header: `Bearer ${participant ? fx.tokens.revoked : fx.keys.revoked}`, key: null, scopes: null };
     case "expired":
-      return { header: `Bearer ${fx.keys.expired}`, key: null, scopes: null };
+      return { header: `Bearer ${participant ? fx.tokens.expired : fx.keys.expired}`, key: null, scopes: null };
     case "disabled":
-      return { header: `Bearer ${fx.keys.disabled}`, key: null, scopes: null };
+      return { header: `Bearer ${participant ? fx.tokens.disabled : fx.keys.disabled}`, key: null, scopes: null };
     case "duplicate": {
       const key = any();
       return { header: [`Bearer ${key}`, `Bearer ${key}`], key: null, scopes: null };
     }
     case "unknown":
-      return { header: `Bearer ${unknownKey(auth.body)}`, key: null, scopes: null };
+      return { header: `Bearer ${unknownKey(auth.body, participant ? "tpt_" : "tmk_")}`, key: null, scopes: null };
     case "malformed": {
       const key = any();
       const header = auth.header.replaceAll("%KEY%", key).replaceAll("%TRUNC%", key.slice(0, -1))
@@ -2100,7 +2327,10 @@ function resolveTarget(spec: Spec, fx: Fixtures): Resolved {
   return resolveTournamentChild(spec, fx, names);
 }
 
-/** A tournament path, or one of its children's (a registration, a match). */
+/** A child id that exists nowhere, when the fixtures have no child of the kind left (a token the fuzz may revoke). */
+const NOWHERE_CHILD = "00000000-0000-4000-8000-00000000c41d";
+
+/** A tournament path, or one of its children's (a registration, a match, a participant token). */
 function resolveTournamentChild(spec: Spec, fx: Fixtures, names: string[]): Resolved {
   if (names[0] === "team_id") return resolveTeam(spec, fx, names);
   if (names[0] === "player_id") return resolvePlayer(spec, fx);
@@ -2112,7 +2342,7 @@ function resolveTournamentChild(spec: Spec, fx: Fixtures, names: string[]): Reso
     throw new Error(`a ${target.mode} target on a tournament path`);
   }
   const child = names[1];
-  const kids = (t: TournamentFx) => (child === "registration_id" ? t.regs : t.matches);
+  const kids = (t: TournamentFx) => (child === "registration_id" ? t.regs : child === "token_id" ? t.tokens ?? [] : t.matches);
   const isDelete = spec.method === "DELETE" && spec.template === "/tournaments/{id}";
   const aPool: TournamentFx[] = isDelete
     ? [...fx.aDisposable, ...fx.created]
@@ -2145,14 +2375,14 @@ function resolveTournamentChild(spec: Spec, fx: Fixtures, names: string[]): Reso
     ? pick(played(t), target.c >> 1)
     : kids(t).length
     ? pick(kids(t), target.c)
-    : pick(aKids, target.c);
+    : pick(aKids, target.c) ?? NOWHERE_CHILD; // (the fuzz may have revoked every token it may: then one that exists nowhere)
   const owner: Wire["owner"] = "A";
   let coherent = kids(t).includes(c) || !child;
   switch (target.mode) {
     case "A-cross": {
       // the child of another tournament, or an id of the wrong kind
       const others = aKids.filter((k) => !kids(t).includes(k));
-      if (child) c = pick(others, target.c);
+      if (child) c = pick(others, target.c) ?? NOWHERE_CHILD;
       else t = { ...t, id: pick(fx.aCore.flatMap((x) => [...x.regs, ...x.matches]), target.c) };
       coherent = false;
       break;
@@ -2232,7 +2462,9 @@ export function materialize(spec: Spec, fx: Fixtures): Wire {
   let i = 0;
   const path = mutate(spec.template.replace(/\{\w+\}/g, () => target.segments[i++]), spec.mutation);
   const headers: Record<string, string | string[]> = {};
-  const auth = authHeader(spec.auth, fx);
+  const auth = authHeader(spec, fx);
+  // A participant route names nothing in its path: the token's tournament is the one the request is about.
+  if (auth.token) target.tid = auth.token.tid;
   if (auth.header !== undefined) headers.authorization = auth.header;
   const type = spec.body?.type !== undefined ? spec.body.type : spec.contentType;
   if (type !== null) headers["content-type"] = type;
@@ -2280,6 +2512,7 @@ export function materialize(spec: Spec, fx: Fixtures): Wire {
     stages: target.stages ?? null,
     player: target.player ?? null,
     playerRole: target.playerRole ?? null,
+    token: auth.token ?? null,
   };
 }
 
