@@ -56,13 +56,20 @@ declare
   v_token text := app.new_api_key('tpt_');
   v_k app.api_keys;
 begin
-  if not exists (select from app.tournaments t where t.id = p_tournament_id and t.account_id = v_account)
-     or (p_registration_id is not null
-         and not exists (select from app.registrations r where r.id = p_registration_id and r.tournament_id = p_tournament_id)) then
-    perform app.raise_error('not_found', 'Registration not found.');
-  end if;
   if p_expires_at <= now() then
     perform app.raise_invalid('expires_at', 'must be in the future');
+  end if;
+  -- For key share: a deletion of the tournament or registration racing this waits for it (and
+  -- then takes the token with it), or has committed and this finds nothing (404).
+  perform from app.tournaments t where t.id = p_tournament_id and t.account_id = v_account for key share;
+  if not found then
+    perform app.raise_error('not_found', case when p_registration_id is null then 'Tournament not found.' else 'Registration not found.' end);
+  end if;
+  if p_registration_id is not null then
+    perform from app.registrations r where r.id = p_registration_id and r.tournament_id = p_tournament_id for key share;
+    if not found then
+      perform app.raise_error('not_found', 'Registration not found.');
+    end if;
   end if;
   insert into app.api_keys (account_id, name, prefix, key_hash, scopes, expires_at, tournament_id, registration_id, max_uses)
   values (v_account, coalesce(btrim(p_name), case when p_registration_id is null then 'Sign-up token' else 'Registration token' end),
@@ -93,6 +100,9 @@ begin
   if cardinality(v_scopes) = 0 or not v_scopes <@ array['participant:lineup', 'participant:check_in', 'participant:withdraw', 'participant:report'] then
     perform app.raise_invalid('scopes', 'must be one or more of participant:lineup, participant:check_in, participant:withdraw, participant:report');
   end if;
+  if (v_body ->> 'expires_at')::timestamptz <= now() then -- input before existence
+    perform app.raise_invalid('expires_at', 'must be in the future');
+  end if;
   return app.mint_token((p_args ->> 'tournament_id')::uuid, (p_args ->> 'registration_id')::uuid, v_body ->> 'name',
                         v_scopes, (v_body ->> 'expires_at')::timestamptz, null)::json;
 end
@@ -111,6 +121,9 @@ begin
   perform app.check_input(v_body, '{"expires_at": "timestamptz", "max_uses": "int"}');
   if (v_body ->> 'max_uses')::int not between 1 and 10000 then
     perform app.raise_invalid('max_uses', 'must be an integer from 1 to 10000, or null');
+  end if;
+  if (v_body ->> 'expires_at')::timestamptz <= now() then -- input before existence
+    perform app.raise_invalid('expires_at', 'must be in the future');
   end if;
   return app.mint_token((p_args ->> 'tournament_id')::uuid, null, v_body ->> 'name', array['participant:register'],
                         (v_body ->> 'expires_at')::timestamptz, (v_body ->> 'max_uses')::int)::json;
@@ -298,32 +311,68 @@ $$;
 comment on function app.participant_signup(jsonb) is
   'A sign-up: team, players, roster and registration in one transaction, and a registration token for the team.';
 
--- A sign-up's answer as its Idempotency-Key keeps it (app.idempotency_save): without the new
--- token's secret, since only a token's SHA-256 is ever stored.
-create function app.signup_kept(p_result json) returns json
+-- A response holding a new token's secret (a sign-up's, a minted token's) as its Idempotency-Key
+-- keeps it (app.idempotency_save): without the secret, since only a token's SHA-256 is ever stored.
+create function app.token_kept(p_op text, p_result json) returns json
 language plpgsql immutable
 set search_path = ''
 as $$
 begin
-  return jsonb_set(p_result::jsonb, '{token,token}', 'null')::json;
+  return case p_op when 'participant.signup' then jsonb_set(p_result::jsonb, '{token,token}', 'null')
+                   else jsonb_set(p_result::jsonb, '{token}', 'null') end::json;
 end
 $$;
 
--- A sign-up replayed (the same Idempotency-Key and body: its first answer was lost): the
--- registration gets another token, whose secret the replay shows (the first one still works and
--- is in the organiser's list). Nothing new when the registration is gone.
-create function app.signup_replayed(p_result json) returns json
+-- Such a response replayed (the same Idempotency-Key and body: its first answer was lost, and
+-- its secret with it): a sign-up's registration, or the registration a token was minted for, gets
+-- another registration token (the first one still works and is in the organiser's list); a
+-- sign-up token is replaced by one with the same name, uses, max_uses and expiry (the first one
+-- is revoked: two would double its uses). Nothing new when what it was for is gone.
+create function app.token_replayed(p_op text, p_result json) returns json
 language plpgsql volatile
 set search_path = ''
 as $$
+declare
+  v_token jsonb := case p_op when 'participant.signup' then p_result::jsonb -> 'token' else p_result::jsonb end;
+  v_new jsonb;
 begin
-  if not exists (select from app.registrations r where r.id = (p_result #>> '{registration,id}')::uuid) then
+  if not exists (select from app.tournaments t where t.id = (v_token ->> 'tournament_id')::uuid)
+     or (v_token ->> 'registration_id' is not null
+         and not exists (select from app.registrations r where r.id = (v_token ->> 'registration_id')::uuid)) then
     return p_result;
   end if;
-  return jsonb_set(p_result::jsonb, '{token}',
-    app.mint_token((p_result #>> '{registration,tournament_id}')::uuid, (p_result #>> '{registration,id}')::uuid, null,
-                   array['participant:lineup', 'participant:check_in', 'participant:withdraw', 'participant:report'],
-                   null, null))::json;
+  if v_token ->> 'registration_id' is null then
+    v_new := app.replace_signup_token((v_token ->> 'id')::uuid);
+  else
+    v_new := app.mint_token((v_token ->> 'tournament_id')::uuid, (v_token ->> 'registration_id')::uuid, v_token ->> 'name',
+                            array(select jsonb_array_elements_text(v_token -> 'scopes')), (v_token ->> 'expires_at')::timestamptz, null);
+  end if;
+  if v_new is null then
+    return p_result;
+  end if;
+  return case p_op when 'participant.signup' then jsonb_set(p_result::jsonb, '{token}', v_new) else v_new end::json;
+end
+$$;
+
+-- A sign-up token replaced (app.token_replayed): the same fields and uses under a new secret,
+-- the old one deleted; null when it is gone (revoked meanwhile). Security definer (api_keys).
+create function app.replace_signup_token(p_id uuid) returns jsonb
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+declare
+  v_old app.api_keys;
+  v_new jsonb;
+begin
+  delete from app.api_keys k where k.id = p_id and k.account_id = app.current_account_id() and k.registration_id is null
+  returning * into v_old;
+  if not found then
+    return null;
+  end if;
+  v_new := app.mint_token(v_old.tournament_id, null, v_old.name, v_old.scopes::text[],
+                          case when v_old.expires_at > now() then v_old.expires_at end, v_old.max_uses);
+  update app.api_keys k set uses = v_old.uses where k.id = (v_new ->> 'id')::uuid;
+  return v_new || jsonb_build_object('uses', v_old.uses);
 end
 $$;
 
@@ -648,8 +697,9 @@ grant execute on function app.participant_entries(app.registrations, jsonb, text
 grant execute on function app.participant_signup(jsonb) to tournament_api_owner;
 grant execute on function app.participant_lineup(jsonb) to tournament_api_owner;
 grant execute on function app.participant_matches(jsonb) to tournament_api_owner;
-grant execute on function app.signup_kept(json) to tournament_api_owner;
-grant execute on function app.signup_replayed(json) to tournament_api_owner;
+grant execute on function app.token_kept(text, json) to tournament_api_owner;
+grant execute on function app.token_replayed(text, json) to tournament_api_owner;
+grant execute on function app.replace_signup_token(uuid) to tournament_api_owner;
 grant execute on function app.reporting_match(jsonb) to tournament_api_owner;
 grant execute on function app.report_entry(app.matches, int, jsonb, timestamptz) to tournament_api_owner;
 grant execute on function app.apply_report(app.tournaments, app.matches, jsonb, text) to tournament_api_owner;

@@ -332,8 +332,8 @@ begin
     if replay is not null then -- a retry: the first response's result or error, as saved
       result := case when json_typeof(replay -> 'result') <> 'null' then replay -> 'result' end;
       error := case when json_typeof(replay -> 'error') <> 'null' then replay -> 'error' end;
-      if p_op = 'participant.signup' and result is not null then
-        result := app.signup_replayed(result); -- a token's secret is never kept: another one
+      if p_op in ('participant.signup', 'tokens.create', 'signup_tokens.create') and result is not null then
+        result := app.token_replayed(p_op, result); -- a token's secret is never kept: another one
       end if;
     elsif error is null then
       -- With If-None-Match, a read's version first: 304 without running the operation.
@@ -354,7 +354,8 @@ begin
       if p_idempotency is not null
          and (error is null or ((error ->> 'sqlstate') = 'P0001' and (error ->> 'code') <> 'validation_error')) then
         perform app.idempotency_save(v_key.id, p_idempotency,
-          case when p_op = 'participant.signup' and result is not null then app.signup_kept(result) else result end, error);
+          case when p_op in ('participant.signup', 'tokens.create', 'signup_tokens.create') and result is not null
+               then app.token_kept(p_op, result) else result end, error);
       end if;
     end if;
   end if;
