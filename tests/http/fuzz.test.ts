@@ -12,7 +12,6 @@ import fs from "node:fs";
 import http from "node:http";
 import fc from "fast-check";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { routes } from "../../functions/api/routes.ts";
 import {
   admin,
   ALL_SCOPES,
@@ -36,6 +35,7 @@ import {
   type PToken,
   requestArb,
   routeOf,
+  routes,
   type Spec,
   stageNumber,
   type TeamRole,
