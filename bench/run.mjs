@@ -16,8 +16,14 @@
 // registration token (`tpt_`) against the organiser's GET of the same registration with an API
 // key, and a sign-up (POST /participant/registrations: team, 5 players, registration, token)
 // against a plain registration POST; participant tokens are made in bulk as the operator
-// (seed.createTokens) and rotate like keys, each under its own limit. The figures also go to
-// .bench/results-<timestamp>.json and .bench/latest.json.
+// (seed.createTokens) and rotate like keys, each under its own limit. Issue 36's reported results
+// (--reports only): team1's report (POST /participant/matches/{match_id}/report, its registration
+// token) and team2's confirmation of it (…/report/confirm), each against the organiser's PATCH of
+// the match's result with an API key, every request on a fresh ready match of started 512-team
+// single eliminations with participant_reporting "confirm" (the brackets in turn, analyzed
+// before each workload); and the worker's deadline sweep (webhooks.confirm_due_reports) over
+// 10,000 open reports with 1,000 due, timed on the server (bench/lib/reports.mjs). The figures
+// also go to .bench/results-<timestamp>.json and .bench/latest.json.
 //
 //   npm run bench [-- --duration 8 --connections 16]
 //   npm run bench -- --scale                       # the account grows to 1,000,000 tournaments
@@ -27,6 +33,7 @@
 //   npm run bench -- --pictures                    # the pictures in fresh function instances alone (CPU, RSS)
 //   npm run bench -- --lineups                     # the lineup figures alone (rosters copied, lineups read)
 //   npm run bench -- --participants                # the participant figures alone (GET /participant, sign-up)
+//   npm run bench -- --reports                     # the reported results' figures alone (report, confirm, sweep)
 //   npm run bench -- --url http://127.0.0.1:54321/functions/v1/api/v1 \
 //                    --db postgres://postgres:postgres@127.0.0.1:54322/postgres     # a running stack
 import fs from "node:fs";
@@ -41,6 +48,7 @@ import { webhookBench, webhookReport } from "./lib/webhooks.mjs";
 import { liveBench, liveReport } from "./lib/live.mjs";
 import { publicBench, publicReport } from "./lib/public.mjs";
 import { picturesBench, picturesReport } from "./lib/pictures.mjs";
+import { sweepBench, sweepReport } from "./lib/reports.mjs";
 import * as seed from "./lib/seed.mjs";
 import {
   drain,
@@ -54,7 +62,17 @@ import {
   timeServer,
   watch,
 } from "./lib/measure.mjs";
-import { compare, comparisonTable, judge, LINEUP_SLOWDOWN, PARTICIPANT_SLOWDOWN, pooled, table, targetList } from "./lib/report.mjs";
+import {
+  compare,
+  comparisonTable,
+  judge,
+  LINEUP_SLOWDOWN,
+  PARTICIPANT_SLOWDOWN,
+  pooled,
+  REPORT_SLOWDOWN,
+  table,
+  targetList,
+} from "./lib/report.mjs";
 import { startThrowawayStack } from "./lib/stack.mjs";
 
 const USAGE = `npm run bench [-- options]
@@ -93,6 +111,16 @@ const USAGE = `npm run bench [-- options]
                       /tournaments/{id} of the same tournaments beside it, for information), and POST
                       /participant/registrations with sign-up tokens (team, 5 players, registration,
                       token) ÷ POST /tournaments/{id}/registrations {team_id} with API keys (≤ 3×)
+  --reports           only the floor and the reported results' figures (issue 36), three rounds alternated:
+                      the organiser's PATCH /tournaments/{id}/matches/{match_id} {team1_score: 2,
+                      team2_score: 0} with API keys against team1's POST /participant/matches/{match_id}/
+                      report (the same body) and team2's POST …/report/confirm of team1's report, with
+                      registration tokens, each request on a fresh ready match of started 512-team single
+                      eliminations with participant_reporting "confirm", the brackets in turn (PATCH
+                      req/s ÷ report req/s, and ÷ confirm req/s, ≤ 1.3× each); then the worker's sweep,
+                      select webhooks.confirm_due_reports(1000) as the operator over 10,000 reports
+                      awaiting confirmation in 80 tournaments of 20 accounts, 1,000 past their deadline
+                      (< 1 s of database time, exactly 1,000 applied)
   --webhook-events <n>       events for the dispatcher's throughput (3000)
   --webhook-concurrency <n>  its WEBHOOK_CONCURRENCY, and as many endpoints and receiver paths (16)`;
 
@@ -114,6 +142,7 @@ const { values: opt } = parseArgs({
     pictures: { type: "boolean", default: false },
     lineups: { type: "boolean", default: false },
     participants: { type: "boolean", default: false },
+    reports: { type: "boolean", default: false },
     writes: { type: "boolean", default: false },
     hot: { type: "boolean", default: false },
     "webhook-events": { type: "string", default: "3000" },
@@ -169,6 +198,9 @@ const LABELS = {
   registration: "GET /tournaments/{id}/registrations/{registration_id} (an API key)",
   participant_get: "GET /participant (a registration token)",
   signup: "POST /participant/registrations (a sign-up token: team, 5 players, registration, token)",
+  patch: "PATCH /tournaments/{id}/matches/{match_id} (an API key)",
+  report: "POST /participant/matches/{match_id}/report (team1's registration token)",
+  confirm: "POST /participant/matches/{match_id}/report/confirm (team2's registration token)",
   mix: "mix: 90% reads, 10% writes",
   hammer: "one key hammered (429s)",
 };
@@ -306,9 +338,14 @@ async function main() {
   /**
    * Drives one workload for `duration` s: a fresh key pool, the load process, the database's side.
    * `tokens(count, name)`, when given, makes the pool instead of API keys of `keyAccounts`
-   * (participant tokens, issue 35); `registrations` are [{tournament, registration}] to read.
+   * (participant tokens, issue 35); `registrations` are [{tournament, registration}] to read;
+   * `matches` [{tournament, match}] to report, one per request, and `maxRequests` stops the load
+   * once they are all taken (issue 36).
    */
-  async function measure(workload, { keyAccounts = [], tournaments = null, tournament, registrations, tokens, query, duration }) {
+  async function measure(
+    workload,
+    { keyAccounts = [], tournaments = null, tournament, registrations, matches, maxRequests, tokens, query, duration },
+  ) {
     const t0 = performance.now();
     const count = workload === "hammer" ? 1 : keysFor(duration);
     const keys = workload === "floor"
@@ -332,6 +369,8 @@ async function main() {
         tournaments,
         tournament,
         registrations,
+        matches,
+        maxRequests,
         tag: `${seed.RUN}m${++measured}`,
         connections: CONNECTIONS,
         duration,
@@ -657,6 +696,137 @@ async function main() {
       seed: { account: w, registrations: participantRegs.length },
       workloads: rows,
       comparisons: { participants_per_round: perRound, participants },
+      targets,
+    });
+    log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
+    return;
+  }
+  // Issue 36: reported results. Every request of these workloads takes a fresh ready match, a
+  // first-round match of a started 512-team single elimination with participant_reporting
+  // "confirm" (256 each): the organiser's PATCH of its result (API keys), team1's report (a
+  // registration token of each match's team1, scopes {participant:report}), team2's confirmation
+  // of team1's report (seeded beforehand through app.participant_report, with a token of each
+  // team2). The requests go to the pool's brackets in turn (request c to bracket c mod B), so
+  // that the 16 connections seldom wait on one tournament's row lock (all three take it): req/s
+  // is then the inverse of a request's cost, not of the time one tournament's lock is held,
+  // commit included. Each pool is analyzed before its floor probe: with the statistics of a
+  // smaller app.matches, the cached generic plan of app.advance's status update (`m.id in
+  // (next, loser_next) and m.status in ('pending', 'ready')`, under the account's RLS) may AND
+  // matches_account_idx with matches_open_idx instead of taking the primary key, reading every
+  // open match of the account: 2,000-3,600 buffers per request instead of 200-350, on whichever
+  // workload it fell (docs/performance.md, "Reported results").
+  let reportRing = null;
+  let reportPoolSize = 768; // matches per workload: sized after the warm-up (enough for twice its rate)
+  /** Fresh ready matches for one workload (about `size`, whole brackets): [{tournament, match, reg1, reg2}]. */
+  async function reportPool(w, workload, size, tag) {
+    const ids = await seed.reportingBrackets(db, base, [reportRing], [w], data.teams.slice(0, 512), Math.ceil(size / 256), {
+      tag: `${workload}-${tag}`,
+    });
+    const brackets = ids.map(() => []);
+    for (const m of await seed.readyMatches(db, ids)) brackets[ids.indexOf(m.tournament)].push(m);
+    const matches = Array.from({ length: Math.max(...brackets.map((l) => l.length)) }, (_, k) => brackets.map((l) => l[k]))
+      .flat().filter(Boolean); // the brackets in turn
+    if (workload === "confirm" && (await seed.seedReports(db, matches)) !== matches.length) {
+      throw new Error("reports: team1's reports were not all made");
+    }
+    await db.query("analyze app.matches, app.registrations, app.stage_entries");
+    return matches;
+  }
+  /** measure()'s arguments for a pool: a registration token per match (its side's), or the account's API keys. */
+  const reportArgs = (w, workload, matches) => ({
+    matches,
+    maxRequests: matches.length,
+    ...(workload === "patch" ? { keyAccounts: [w] } : {
+      tokens: async (_count, name) => {
+        const specs = matches.map((m) => ({ tournament: m.tournament, registration: workload === "report" ? m.reg1 : m.reg2 }));
+        const tokens = await seed.createTokens(db, specs, name, { scopes: ["participant:report"] });
+        return tokens.map((t, i) => ({ ...t, match: matches[i].match }));
+      },
+    }),
+  });
+  /** One round: the three workloads, each after its floor probe on its own fresh matches; `reverse` swaps the order. */
+  async function reportRound(w, { dataLabel, tag, reverse = false }) {
+    const out = {};
+    for (const workload of reverse ? ["confirm", "report", "patch"] : ["patch", "report", "confirm"]) {
+      const matches = await reportPool(w, workload, reportPoolSize, tag);
+      const row = await run(workload, { data: dataLabel, ...reportArgs(w, workload, matches) });
+      row.matches = matches.length;
+      row.matches_exhausted = row.sent >= matches.length;
+      if (row.matches_exhausted) log(`${workload} [${dataLabel}]: every one of its ${matches.length} matches taken: the run stopped early`);
+      out[workload] = row;
+    }
+    return out;
+  }
+  /** Issue 36's comparisons from rounds (several: their means). */
+  const reportComparisons = (rounds) => [
+    compare(
+      "reports: team1's report (a registration token) against the organiser's PATCH of the result (an API key)",
+      pooled(rounds.map((r) => r.patch), "PATCH /tournaments/{id}/matches/{match_id}"),
+      pooled(rounds.map((r) => r.report), "POST /participant/matches/{match_id}/report"),
+      REPORT_SLOWDOWN.report,
+    ),
+    compare(
+      "reports: team2's confirmation (a registration token) against the organiser's PATCH of the result (an API key)",
+      pooled(rounds.map((r) => r.patch), "PATCH /tournaments/{id}/matches/{match_id}"),
+      pooled(rounds.map((r) => r.confirm), "POST /participant/matches/{match_id}/report/confirm"),
+      REPORT_SLOWDOWN.confirm,
+    ),
+  ];
+  if (opt.reports) {
+    const [w] = await seed.createAccounts(db, 1);
+    data.teams = await seed.createTeams(db, 1024);
+    await seed.createTournaments(db, [w], SMALL); // the account as the full run's W holds it
+    reportRing = new KeyRing((await seed.createKeys(db, [w], 20, "reports start")).map((k) => k.key), { budget: 80 });
+    // Warm-up: each of the three once, short, not counted; their rates size the pools.
+    let warmest = 0;
+    for (const workload of ["patch", "report", "confirm"]) {
+      const matches = await reportPool(w, workload, reportPoolSize, "warm");
+      const row = await measure(workload, { ...reportArgs(w, workload, matches), duration: 3 });
+      log(
+        `${workload} (warm-up): ${row.rps.toFixed(0)} req/s, ${row.errors} errors${row.unexpected.length ? ` (${row.unexpected[0]})` : ""}`,
+      );
+      warmest = Math.max(warmest, row.rps);
+    }
+    reportPoolSize = Math.max(1024, Math.ceil((warmest * DURATION * 2) / 256) * 256);
+    log(`reports: ${reportPoolSize} fresh matches per workload (${reportPoolSize / 256} brackets of 512 teams)`);
+    await db.query("vacuum (analyze) app.tournaments, app.registrations, app.matches, app.api_keys");
+    const rounds = [];
+    for (let round = 1; round <= 3; round++) {
+      // A B C, then C B A, then A B C: the machine's drift within a round falls on every side.
+      rounds.push(await reportRound(w, { dataLabel: `round ${round}`, tag: round, reverse: round % 2 === 0 }));
+    }
+    await run("floor", { data: "–", label: "floor again, at the end" });
+    for (const row of rows) {
+      row.floor_rps = Math.max(...row.floor_probes);
+      row.ratio_to_floor = row.rps / row.floor_rps;
+    }
+    const perRound = rounds.flatMap((r, i) => reportComparisons([r]).map((c) => ({ ...c, label: `${c.label} (round ${i + 1})` })));
+    const reports = reportComparisons(rounds).map((c) => ({ ...c, label: `${c.label} (mean of 3 rounds)` }));
+    log("sweep: seeding 10,000 open reports…");
+    const sweep = await sweepBench({ db, adminUrl: stack.adminUrl, view, base, teams: data.teams, log }).catch((err) => {
+      log(`sweep: failed: ${err.stack ?? err}`);
+      return {
+        error: err.message,
+        targets: [{ target: "the worker's deadline sweep", value: `not measured: ${err.message}`, result: "–" }],
+      };
+    });
+    const targets = [...judge({ rows, idleRss, scale: [], neighbour: [], reports }), ...sweep.targets];
+    console.log(
+      `\n${table(rows)}\n\n${comparisonTable([...perRound, ...reports])}\n\nTargets (issue 36, reported results)\n${
+        targetList(targets)
+      }\n` +
+        (sweep.runs ? `\n${sweepReport(sweep)}\n` : ""),
+    );
+    const file = writeReport({
+      started_at: started.toISOString(),
+      finished_at: new Date().toISOString(),
+      options: { only: "reports", duration_s: DURATION, connections: CONNECTIONS, stack: opt.url ? "running" : "throwaway" },
+      git: gitState(ROOT),
+      machine: machine(),
+      seed: { account: w, matches_per_workload: reportPoolSize },
+      workloads: rows,
+      comparisons: { reports_per_round: perRound, reports },
+      sweep,
       targets,
     });
     log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);

@@ -8,6 +8,10 @@
 // 35: each has the same limit of its own) are keys here and rotate the same way, but for the
 // sign-ups: a sign-up token belongs to one tournament, so they fill their tournaments one at a
 // time as `register` fills its targets (1,024 each), rotating over that tournament's tokens.
+// Reported results (issue 36): every request takes a fresh match of `plan.matches`, in their
+// order; a report or confirmation uses the token of that match's side (the keys are one per
+// match, in the same order), the organiser's PATCH rotates API keys. `plan.maxRequests` stops
+// the run (early) once every match is taken.
 import fs from "node:fs";
 import autocannon from "autocannon";
 
@@ -81,6 +85,14 @@ const kinds = {
     return ["GET", `/tournaments/${r.tournament}/registrations/${r.registration}`];
   },
   participant_get: () => ["GET", "/participant"],
+  // Issue 36: the organiser's result of a fresh ready match (an API key), team1's report of one
+  // (its registration token: the key of that match), team2's confirmation of team1's report.
+  patch: () => {
+    const m = plan.matches[(n - 1) % plan.matches.length]; // n already counts this request
+    return ["PATCH", `/tournaments/${m.tournament}/matches/${m.match}`, { team1_score: 2, team2_score: 0 }];
+  },
+  report: (k) => ["POST", `/participant/matches/${k.match}/report`, { team1_score: 2, team2_score: 0 }],
+  confirm: (k) => ["POST", `/participant/matches/${k.match}/report/confirm`],
   // A sign-up with a sign-up token (of the tournament it signs up for): a new team, five new
   // players (the first captain), its registration and a registration token.
   signup: () => ["POST", "/participant/registrations", {
@@ -123,6 +135,7 @@ const instance = autocannon({
   connections: plan.connections,
   duration: plan.duration,
   timeout: 10,
+  ...(plan.maxRequests ? { maxOverallRequests: plan.maxRequests } : {}),
   requests: [{ setupRequest, onResponse }],
 }, (err, result) => {
   if (err) {

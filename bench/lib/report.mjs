@@ -22,10 +22,17 @@ export const LINEUP_SLOWDOWN = { register: 1.2, registrations: 1.5 };
  * organiser's plain registration POST.
  */
 export const PARTICIPANT_SLOWDOWN = { get: 1.1, signup: 3 };
+/**
+ * Issue 36: a participant's report of a match, and the opponent's confirmation of it, each within
+ * 1.3× of the organiser's PATCH of the same result (PATCH req/s ÷ report req/s, ÷ confirm req/s).
+ */
+export const REPORT_SLOWDOWN = { report: 1.3, confirm: 1.3 };
 const MAX_RESULTS_MS = 20;
 
 export const verdict = (ok) => (ok === null || ok === undefined ? "–" : ok ? "MET" : "NOT MET");
 export const fixed = (x, d = 0) => (x === null || x === undefined || Number.isNaN(x) ? "–" : x.toFixed(d));
+/** A ratio to the floor: two decimals, three under 0.1 (the writes of issue 36 run near 0.01×). */
+const ratioText = (x) => fixed(x, x < 0.1 ? 3 : 2);
 
 /** The throughput target of a row's kind, if any (every list variant is judged as the list). */
 export const ratioTarget = (row) => RATIO_TARGETS[row.kind] ?? null;
@@ -68,7 +75,7 @@ export function pooled(rows, data) {
 }
 
 /** Judges the run: the list of targets, each {target, value, result}. */
-export function judge({ rows, results1024, idleRss, scale, neighbour, cursor, lineups = [], participants = [] }) {
+export function judge({ rows, results1024, idleRss, scale, neighbour, cursor, lineups = [], participants = [], reports = [] }) {
   const targets = [];
   const add = (target, value, ok) => targets.push({ target, value, result: verdict(ok) });
   for (const [kind, min] of Object.entries(RATIO_TARGETS)) {
@@ -100,7 +107,7 @@ export function judge({ rows, results1024, idleRss, scale, neighbour, cursor, li
       : "not measured (no function pid)",
     Number.isFinite(rss) ? rss < MAX_RSS_MB : null,
   );
-  for (const c of [...scale, ...neighbour, ...lineups, ...participants]) {
+  for (const c of [...scale, ...neighbour, ...lineups, ...participants, ...reports]) {
     if (c.max === null) continue; // for information
     add(`${c.label}: ${c.after} ≤ ${c.max}× ${c.base}`, `${fixed(c.slowdown, 2)}×`, c.ok);
   }
@@ -164,7 +171,7 @@ export function table(rows) {
       r.data,
       fixed(r.rps),
       fixed(r.floor_rps),
-      fixed(r.ratio_to_floor, 2),
+      ratioText(r.ratio_to_floor),
       min ? `≥ ${min}` : "",
       min ? verdict(r.ratio_to_floor >= min) : "",
       fixed(r.latency_ms.p50, 1),
@@ -181,15 +188,15 @@ export function table(rows) {
   return markdown(head, lines, 2);
 }
 
-/** The comparisons (scale, neighbour, lineups, participants), as a Markdown table. */
+/** The comparisons (scale, neighbour, lineups, participants, reports), as a Markdown table. */
 export function comparisonTable(comparisons) {
   const head = ["comparison", "baseline", "× floor", "measured", "× floor", "slowdown", "target", "", "p50 ratio", "db ms/req"];
   const lines = comparisons.map((c) => [
     c.label,
     c.base,
-    fixed(c.base_ratio, 2),
+    ratioText(c.base_ratio),
     c.after,
-    fixed(c.after_ratio, 2),
+    ratioText(c.after_ratio),
     `${fixed(c.slowdown, 2)}×`,
     c.max === null ? "(information)" : `≤ ${c.max ?? MAX_SLOWDOWN}×`,
     verdict(c.ok),

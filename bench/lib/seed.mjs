@@ -425,9 +425,10 @@ export const SIGNUP_TOKEN_SCOPES = ["participant:register"];
  * Participant tokens (contract section 17) as rows of app.api_keys, in one insert as the operator,
  * the plaintexts made here: one per element of `specs` ({tournament, registration}; a null
  * registration is a sign-up token: participant:register, unlimited uses), in the tournament's
- * account. Returns [{key, account: 0, tournament, registration}] in the order of `specs`.
+ * account; a registration token's scopes are `scopes` (all four unless given). Returns [{key,
+ * account: 0, tournament, registration}] in the order of `specs`.
  */
-export async function createTokens(db, specs, name) {
+export async function createTokens(db, specs, name, { scopes = REGISTRATION_TOKEN_SCOPES } = {}) {
   const keys = specs.map(() => tokenPlaintext());
   await db.query(
     `insert into app.api_keys (account_id, name, prefix, key_hash, scopes, tournament_id, registration_id)
@@ -441,7 +442,7 @@ export async function createTokens(db, specs, name) {
       specs.map((s) => s.registration ?? null),
       `bench ${name}`,
       SIGNUP_TOKEN_SCOPES,
-      REGISTRATION_TOKEN_SCOPES,
+      scopes,
     ],
   );
   return specs.map((s, i) => ({ key: keys[i], account: 0, tournament: s.tournament, registration: s.registration ?? null }));
@@ -456,4 +457,90 @@ export async function sampleRegistrations(db, accountId, sample) {
     [accountId, sample],
   );
   return rows;
+}
+
+/**
+ * Reported results (contract section 18): `count` single eliminations of `teamIds.length` teams
+ * each, with `participant_reporting: "confirm"` and `confirmMinutes`, over `accountIds` in turn,
+ * inserted as the operator and then started through the API (PATCH status ongoing, `parallel` at
+ * a time; `rings[i]` paces the keys of account i). A 512-team bracket has 256 ready first-round
+ * matches. Bracket n (from 0) registers the teams in order from the (32 n)-th, wrapping around, so
+ * that the same match of 16 consecutive brackets has 32 different teams: requests in flight together in
+ * different tournaments do not all lock the same two teams' rows FOR KEY SHARE (the results'
+ * foreign keys), as tournaments of different teams would not. Returns the ids in order.
+ */
+export async function reportingBrackets(
+  db,
+  base,
+  rings,
+  accountIds,
+  teamIds,
+  count,
+  { tag = "reports", confirmMinutes = 1440, parallel = 4 } = {},
+) {
+  const { rows } = await db.query(
+    `insert into app.tournaments (account_id, name, slug, game_id, format, format_options, team_size, max_teams, starts_at,
+                                  registration_closes, participant_reporting, report_confirm_minutes)
+     select ($1::uuid[])[1 + (i - 1) % cardinality($1::uuid[])], 'Bench ' || $3 || ' ' || i, 'bench-' || $4 || '-' || $3 || '-' || i,
+            $5::uuid, 'single_elimination', app.format_options('single_elimination', '{}'), 5, $6::int,
+            now() + interval '30 days', now() + interval '29 days', 'confirm', $7::int
+       from generate_series(1, $2::int) i
+     returning id, slug`,
+    [accountIds, count, tag, RUN, GAMES[3], teamIds.length, confirmMinutes],
+  );
+  const byNumber = new Map(rows.map((r) => [Number(r.slug.slice(r.slug.lastIndexOf("-") + 1)), r.id]));
+  const ids = Array.from({ length: count }, (_, i) => byNumber.get(i + 1));
+  await db.query(
+    `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
+     select t.id, t.account_id, u.id, 'complete'
+       from unnest($1::uuid[]) with ordinality x(id, n) join app.tournaments t on t.id = x.id,
+            unnest($2::uuid[]) with ordinality u(id, i)
+      order by x.n, ((u.i - 1 - 32 * (x.n - 1)) % cardinality($2::uuid[]) + cardinality($2::uuid[])) % cardinality($2::uuid[])`,
+    [ids, teamIds],
+  );
+  let next = 0;
+  await Promise.all(Array.from({ length: parallel }, async () => {
+    while (next < ids.length) {
+      const i = next++;
+      const ring = rings[i % accountIds.length];
+      await api(base, await ring.take(), "PATCH", `/tournaments/${ids[i]}`, { status: "ongoing" });
+    }
+  }));
+  return ids;
+}
+
+/**
+ * The ready matches of the tournaments (`perTournament` at most of each, the first by round and
+ * position), tournament after tournament in the order given: [{tournament, match, account, reg1,
+ * reg2}], reg1 and reg2 the registrations of team1 and team2.
+ */
+export async function readyMatches(db, tournamentIds, perTournament = 1 << 30) {
+  const { rows } = await db.query(
+    `select tournament, match, account, reg1, reg2 from (
+       select m.tournament_id as tournament, m.id as match, m.account_id as account, r1.id as reg1, r2.id as reg2, x.n,
+              m.round, m.position, row_number() over (partition by m.tournament_id order by m.round, m.position) as k
+         from unnest($1::uuid[]) with ordinality x(id, n)
+         join app.matches m on m.tournament_id = x.id and m.status = 'ready' and m.report_state is null
+         join app.registrations r1 on r1.tournament_id = m.tournament_id and r1.team_id = m.team1_id
+         join app.registrations r2 on r2.tournament_id = m.tournament_id and r2.team_id = m.team2_id) s
+      where k <= $2
+      order by n, round, position`,
+    [tournamentIds, perTournament],
+  );
+  return rows;
+}
+
+/**
+ * team1's report of each match ({tournament, match, reg1}), {team1_score: 2, team2_score: 0}, in
+ * one statement as the operator through the operation the API runs (app.participant_report): each
+ * awaits team2's confirmation until the tournament's report_confirm_minutes from now.
+ */
+export async function seedReports(db, matches) {
+  const { rows: [{ n }] } = await db.query(
+    `select count(app.participant_report(jsonb_build_object('tournament_id', s.tournament, 'registration_id', s.reg1,
+              'match_id', s.match, 'body', jsonb_build_object('team1_score', 2, 'team2_score', 0))))::int as n
+       from unnest($1::uuid[], $2::uuid[], $3::uuid[]) s(tournament, match, reg1)`,
+    [matches.map((m) => m.tournament), matches.map((m) => m.match), matches.map((m) => m.reg1)],
+  );
+  return n;
 }
