@@ -32,6 +32,17 @@ if (failed > 0) problems.push(`${failed} test(s) failed`);
 if (failedFiles > 0) problems.push(`${failedFiles} test file(s) failed`);
 if (main && main.numTotalTests === 0) problems.push("no test ran");
 if (passed + failed !== total) problems.push(`${total - passed - failed} test(s) were skipped or left pending`);
+// The failures are named last, beside the counts, so that the tail of a CI log (often all that
+// is kept of it) says which test failed and why, not only how many.
+for (const r of fileResults) {
+  const name = r.name ? r.name.replace(process.cwd() + "/", "") : "?";
+  const tests = (r.assertionResults ?? []).filter((t) => t.status === "failed");
+  if (r.status !== "passed" && tests.length === 0) console.log(`FAILED FILE ${name}: ${(r.message ?? "").slice(0, 600)}`);
+  for (const t of tests) {
+    console.log(`FAILED ${name} > ${t.fullName ?? t.title}`);
+    for (const m of t.failureMessages ?? []) console.log("  " + m.split("\n").slice(0, 8).join("\n  ").slice(0, 1500));
+  }
+}
 // (When the pooler pass did not run, scripts/test.mjs said so.)
 if (pooler) console.log(`Pooler pass: ${pooler.numPassedTests} passed, ${pooler.numFailedTests} failed (counted below)`);
 console.log(`Test files: ${files - failedFiles} passed, ${failedFiles} failed`);
