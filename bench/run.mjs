@@ -22,7 +22,10 @@
 // the match's result with an API key, every request on a fresh ready match of started 512-team
 // single eliminations with participant_reporting "confirm" (the brackets in turn, analyzed
 // before each workload); and the worker's deadline sweep (webhooks.confirm_due_reports) over
-// 10,000 open reports with 1,000 due, timed on the server (bench/lib/reports.mjs). The figures
+// 10,000 open reports with 1,000 due, timed on the server (bench/lib/reports.mjs). Issue 37's
+// scoring (--scoring only): a 64-team round robin's standings with all 8 tie-breakers against the
+// defaults and the defaults against a plain query, a 1,024-team swiss round's draw, each alone and
+// beside an account 100× the size (bench/lib/scoring.mjs). The figures
 // also go to .bench/results-<timestamp>.json and .bench/latest.json.
 //
 //   npm run bench [-- --duration 8 --connections 16]
@@ -34,6 +37,7 @@
 //   npm run bench -- --lineups                     # the lineup figures alone (rosters copied, lineups read)
 //   npm run bench -- --participants                # the participant figures alone (GET /participant, sign-up)
 //   npm run bench -- --reports                     # the reported results' figures alone (report, confirm, sweep)
+//   npm run bench -- --scoring                     # the scoring figures alone (tie-breakers, swiss draws, a neighbour)
 //   npm run bench -- --url http://127.0.0.1:54321/functions/v1/api/v1 \
 //                    --db postgres://postgres:postgres@127.0.0.1:54322/postgres     # a running stack
 import fs from "node:fs";
@@ -49,6 +53,7 @@ import { liveBench, liveReport } from "./lib/live.mjs";
 import { publicBench, publicReport } from "./lib/public.mjs";
 import { picturesBench, picturesReport } from "./lib/pictures.mjs";
 import { sweepBench, sweepReport } from "./lib/reports.mjs";
+import { scoringBench, scoringReport } from "./lib/scoring.mjs";
 import * as seed from "./lib/seed.mjs";
 import {
   drain,
@@ -121,6 +126,13 @@ const USAGE = `npm run bench [-- options]
                       select webhooks.confirm_due_reports(1000) as the operator over 10,000 reports
                       awaiting confirmation in 80 tournaments of 20 accounts, 1,000 past their deadline
                       (< 1 s of database time, exactly 1,000 applied)
+  --scoring           only the scoring figures (issue 37), timed in one connection as the operator, each side
+                      in rotation with its floor: GET stages/1's standings of a 64-team round robin (2,016
+                      matches, one in six drawn) with all 8 tie-breakers ÷ with the defaults (≤ 1.3×), the
+                      defaults ÷ a plain GROUP BY of the same points (information); the draw of round 2 and
+                      of round 5 of a 1,024-team swiss (and round 5 with draws on), the round's last result
+                      reported and rolled back 12 times (p95 < 50 ms); each again beside an account 100× the
+                      size (the account's tournaments copied 100 times), over its floor (≤ 1.5×)
   --webhook-events <n>       events for the dispatcher's throughput (3000)
   --webhook-concurrency <n>  its WEBHOOK_CONCURRENCY, and as many endpoints and receiver paths (16)`;
 
@@ -143,6 +155,7 @@ const { values: opt } = parseArgs({
     lineups: { type: "boolean", default: false },
     participants: { type: "boolean", default: false },
     reports: { type: "boolean", default: false },
+    scoring: { type: "boolean", default: false },
     writes: { type: "boolean", default: false },
     hot: { type: "boolean", default: false },
     "webhook-events": { type: "string", default: "3000" },
@@ -474,6 +487,22 @@ async function main() {
       git: gitState(ROOT),
       machine: machine(),
       live: out,
+      targets: out.targets,
+    });
+    log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
+    return;
+  }
+  if (opt.scoring) {
+    data.teams = await seed.createTeams(db, 1024);
+    const out = await scoringBench({ db, base, teams: data.teams, log });
+    console.log(`\n${scoringReport(out)}\n\nTargets (issue 37, scoring)\n${targetList(out.targets)}\n`);
+    const file = writeReport({
+      started_at: started.toISOString(),
+      finished_at: new Date().toISOString(),
+      options: { only: "scoring", stack: opt.url ? "running" : "throwaway" },
+      git: gitState(ROOT),
+      machine: machine(),
+      scoring: out,
       targets: out.targets,
     });
     log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
