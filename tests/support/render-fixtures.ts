@@ -122,6 +122,7 @@ class StageBuilder {
       team1_score: null,
       team2_score: null,
       winner_id: null,
+      draw: false,
       status: "pending",
       forfeit: null,
       best_of: 1,
