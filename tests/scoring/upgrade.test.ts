@@ -482,7 +482,12 @@ function standingsAfter(was: Json[], now: Json[], format: string | null, tieBrea
       const above = previous.get(entry.group ?? null);
       if (!above) expect(separated_by, `${where}: separated_by of the first entry`).toBeNull();
       else {
-        expect(["points", ...tieBreakers, "seed"], `${where}: separated_by`).toContain(separated_by);
+        // The first team disqualified in this stage (placed after every team in good standing,
+        // section 17) says `disqualified`: not among section 19's criteria, the implementation's.
+        // (`disqualified` on an entry is the registration's: a team disqualified in a later stage
+        // keeps its place here.)
+        const dq = entry.disqualified && !above.disqualified ? ["disqualified"] : [];
+        expect(["points", ...tieBreakers, "seed", ...dq], `${where}: separated_by`).toContain(separated_by);
         const pointsOf = (e: Json) => (format === "swiss" ? e.wins : e.points);
         if (pointsOf(above) !== pointsOf(entry) && !entry.disqualified && !above.disqualified) {
           expect(separated_by, `${where}: separated_by with fewer points than the entry above`).toBe("points");
@@ -490,7 +495,10 @@ function standingsAfter(was: Json[], now: Json[], format: string | null, tieBrea
       }
       previous.set(entry.group ?? null, entry);
     } else if ("separated_by" in entry) {
-      expect(separated_by === null || ["points", ...CRITERIA, "seed"].includes(separated_by), `${where}: separated_by ${separated_by}`)
+      expect(
+        separated_by === null || ["points", ...CRITERIA, "seed", "disqualified"].includes(separated_by),
+        `${where}: separated_by ${separated_by}`,
+      )
         .toBe(true);
     }
     const old = wasOf.get(entry.team_id);
