@@ -11,7 +11,10 @@
 // and tournament must read exactly as before, but for what the migration adds: standing entries'
 // `draws` (0) and `separated_by`, swiss entries' `points` (their wins), every match's `draw`
 // (false), and round robin's and swiss's format_options completed with section 19's defaults;
-// no tournament's `version` moves. A new seed every run (printed); SCORING_UPGRADE_SEED=<n>
+// no tournament's `version` moves. And every unfinished event, played out to its end (its stages
+// started, disqualifications, forfeits) in a transaction rolled back, once before the migration
+// and once after with the same random numbers, ends the same: the same swiss rounds drawn, the
+// same qualifiers, the same standings. A new seed every run (printed); SCORING_UPGRADE_SEED=<n>
 // replays one.
 import crypto from "node:crypto";
 import pg from "pg";
