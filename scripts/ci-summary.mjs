@@ -40,7 +40,14 @@ for (const r of fileResults) {
   if (r.status !== "passed" && tests.length === 0) console.log(`FAILED FILE ${name}: ${(r.message ?? "").slice(0, 600)}`);
   for (const t of tests) {
     console.log(`FAILED ${name} > ${t.fullName ?? t.title}`);
-    for (const m of t.failureMessages ?? []) console.log("  " + m.split("\n").slice(0, 8).join("\n  ").slice(0, 1500));
+    // the message's first lines and the stack's frames outside node_modules (where in the test it failed)
+    for (const m of t.failureMessages ?? []) {
+      const lines = m.split("\n");
+      const message = lines.filter((l) => l.trim() !== "" && !/^\s+at /.test(l)).slice(0, 4);
+      const frames = lines.filter((l) => /^\s+at .*\/tests\//.test(l) && !l.includes("node_modules")).slice(0, 2);
+      for (const l of message) console.log("  " + l.trimEnd().slice(0, 400));
+      for (const l of frames) console.log("    " + l.trim().slice(0, 400));
+    }
   }
 }
 // (When the pooler pass did not run, scripts/test.mjs said so.)

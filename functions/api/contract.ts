@@ -49,6 +49,24 @@ export const FORMATS = ["single_elimination", "double_elimination", "round_robin
 /** A tournament format. */
 export type Format = (typeof FORMATS)[number];
 
+/** The tie-breakers a round robin or swiss may list, in the contract's order (SQL: app.tie_breakers()). */
+export const TIE_BREAKERS = [
+  "head_to_head",
+  "wins",
+  "score_difference",
+  "score_for",
+  "buchholz",
+  "median_buchholz",
+  "sonneborn_berger",
+  "forfeits",
+] as const;
+
+/** What a standing entry's `separated_by` may name: points, a tie-breaker, the seed, or disqualification. */
+export const SEPARATED_BY = ["points", ...TIE_BREAKERS, "seed", "disqualified"] as const;
+
+/** Points per result are integers in this range (contract section 19). */
+export const POINTS_RANGE = { min: -10, max: 100 } as const;
+
 /** A tournament has 1 to this many stages (contract section 12). */
 export const MAX_STAGES = 4;
 

@@ -111,3 +111,8 @@ export function parse<T extends z.ZodType>(schema: T, input: unknown, what: stri
 export function bestOf() {
   return z.int().min(1).max(9).refine((n) => n % 2 === 1, { message: "must be an odd integer from 1 to 9" });
 }
+
+/** A series length that may be even where draws are allowed (contract section 19): 1 to 9; the caller checks the parity. */
+export function seriesLength() {
+  return z.int().min(1).max(9);
+}

@@ -47,7 +47,7 @@ create table app.matches (
   -- number order, each {number, team1_score, team2_score, winner_id, map, reported_at}. The
   -- games are part of the match: at most nine, always read and written with it under its row
   -- lock, so the results read stays one row per match (app.report_game keeps them whole).
-  best_of smallint not null default 1 check (best_of between 1 and 9 and best_of % 2 = 1),
+  best_of smallint not null default 1 check (best_of between 1 and 9),
   games jsonb not null default '[]',
   -- The tournament's version (contract section 14) that last changed the match: the changes
   -- since version v are an index range (matches_version_idx), set by app.match_version.
@@ -59,12 +59,17 @@ create table app.matches (
   report jsonb,
   report_state text check (report_state in ('awaiting_confirmation', 'confirmed', 'disputed', 'resolved', 'void')),
   report_confirm_by timestamptz(3),
+  -- A draw (contract section 19): completed level, without a winner; only in a round robin or
+  -- swiss stage with draws (the function checks the stage; an even best_of is one of those too).
+  draw boolean not null default false,
   -- A match's place (tournament, stage, bracket, group, round, position) is unique: matches_place_key.
   foreign key (tournament_id, account_id)
     references app.tournaments (id, account_id) on delete cascade,
-  -- A decided match has a winner; a series under way may stand level (1-1 in a best of three).
+  -- A decided match has a winner, or is a draw; a series under way may stand level (1-1 in a
+  -- best of three).
   constraint matches_decided_scores check (status <> 'completed' or team1_score is distinct from team2_score
-                                           or team1_score is null),
+                                           or team1_score is null or draw),
+  constraint matches_draw_check check (not draw or (status = 'completed' and winner_id is null and forfeit is null)),
   constraint matches_games_check check (jsonb_typeof(games) = 'array' and jsonb_array_length(games) <= best_of),
   constraint matches_forfeit_has_no_score check (forfeit is null or (team1_score is null and team2_score is null)),
   -- Every game has a winner (the door refuses equal scores; this keeps a direct caller to it too).
@@ -91,7 +96,7 @@ create view app.match_documents with (security_invoker = true) as
     from app.matches m
    cross join lateral (
      select m.id, m.stage, m.bracket, m.group_no as "group", m.round, m.position, m.team1_id, m.team2_id,
-            m.team1_seed, m.team2_seed, m.team1_score, m.team2_score, m.winner_id, m.status::text as status,
+            m.team1_seed, m.team2_seed, m.team1_score, m.team2_score, m.winner_id, m.draw, m.status::text as status,
             m.forfeit, m.best_of, m.games, m.next_match_id, m.loser_next_match_id,
             to_char(m.scheduled_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as scheduled_at,
             to_char(m.completed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as completed_at, m.report) d;

@@ -48,10 +48,10 @@ begin
     perform app.raise_invalid('format_options', 'must be an object');
   end if;
   v_known := case p_format
-    when 'single_elimination' then array['third_place_match', 'best_of', 'final_best_of']
-    when 'double_elimination' then array['grand_final', 'best_of', 'final_best_of']
-    when 'round_robin' then array['groups', 'points', 'best_of']
-    when 'swiss' then array['rounds', 'best_of'] end;
+    when 'single_elimination' then array['third_place_match', 'best_of', 'final_best_of', 'draws']
+    when 'double_elimination' then array['grand_final', 'best_of', 'final_best_of', 'draws']
+    when 'round_robin' then array['groups', 'points', 'best_of', 'draws', 'tie_breakers']
+    when 'swiss' then array['rounds', 'best_of', 'draws', 'points', 'tie_breakers'] end;
   select k into v_unknown from jsonb_object_keys(v_options) k where k <> all (v_known) order by k limit 1;
   if v_unknown is not null then
     perform app.raise_invalid('format_options.' || v_unknown, format('is not an option of %s', p_format));
@@ -70,25 +70,9 @@ begin
         perform app.raise_invalid('format_options.grand_final', 'must be "single" or "reset"');
       end if;
     when 'round_robin' then
-      v_out := jsonb_build_object('groups', coalesce(v_options -> 'groups', '1'),
-        'points', coalesce(v_options -> 'points', '{}'));
+      v_out := jsonb_build_object('groups', coalesce(v_options -> 'groups', '1'));
       if not app.is_int(v_out -> 'groups', 1, 512) then
         perform app.raise_invalid('format_options.groups', 'must be an integer from 1 to 512');
-      end if;
-      if jsonb_typeof(v_out -> 'points') <> 'object' then
-        perform app.raise_invalid('format_options.points', 'must be an object {win, loss}');
-      end if;
-      select k into v_unknown from jsonb_object_keys(v_out -> 'points') k where k not in ('win', 'loss') order by k limit 1;
-      if v_unknown is not null then
-        perform app.raise_invalid('format_options.points.' || v_unknown, 'is not a known field (win, loss)');
-      end if;
-      v_out := jsonb_set(v_out, '{points}', jsonb_build_object(
-        'win', coalesce(v_out #> '{points,win}', '3'), 'loss', coalesce(v_out #> '{points,loss}', '0')));
-      if not app.is_int(v_out #> '{points,win}', -1000, 1000) then
-        perform app.raise_invalid('format_options.points.win', 'must be an integer from -1000 to 1000');
-      end if;
-      if not app.is_int(v_out #> '{points,loss}', -1000, 1000) then
-        perform app.raise_invalid('format_options.points.loss', 'must be an integer from -1000 to 1000');
       end if;
     when 'swiss' then
       v_out := jsonb_build_object('rounds', coalesce(v_options -> 'rounds', 'null'));
@@ -97,11 +81,19 @@ begin
       end if;
   end case;
 
+  -- Draws, points and tie-breakers (contract section 19): round robin and swiss.
+  v_out := v_out || app.scoring_options(p_format, v_options);
+
   -- Series (contract section 13): every match a best of best_of games; the elimination
   -- formats' final (single elimination) or grand final and its reset a best of final_best_of.
+  -- With draws a series may have an even length (it may end level).
   v_out := v_out || jsonb_build_object('best_of', coalesce(v_options -> 'best_of', '1'));
-  if not app.is_best_of(v_out -> 'best_of') then
-    perform app.raise_invalid('format_options.best_of', 'must be an odd integer from 1 to 9');
+  if coalesce((v_out ->> 'draws')::boolean, false) then
+    if not app.is_int(v_out -> 'best_of', 1, 9) then
+      perform app.raise_invalid('format_options.best_of', 'must be an integer from 1 to 9');
+    end if;
+  elsif not app.is_best_of(v_out -> 'best_of') then
+    perform app.raise_invalid('format_options.best_of', 'must be an odd integer from 1 to 9 (even only with draws)');
   end if;
   if p_format in ('single_elimination', 'double_elimination') then
     v_out := v_out || jsonb_build_object('final_best_of', coalesce(v_options -> 'final_best_of', v_out -> 'best_of'));

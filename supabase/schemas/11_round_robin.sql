@@ -1,7 +1,7 @@
 -- Round robin (contract section 10): groups dealt by seed in snake order, every pair of a
--- group meets once, rounds by the circle method (no team twice in a round), points per result
--- (format_options.points), standings per group and overall. All matches exist from the start
--- and nothing advances, so the format has no report hook (09_formats.sql).
+-- group meets once, rounds by the circle method (no team twice in a round), standings per group
+-- and overall by points and tie-breakers (contract section 19, 09_scoring.sql). All matches
+-- exist from the start and nothing advances, so the format has no report hook (09_formats.sql).
 
 -- ============================================================================
 -- functions
@@ -60,77 +60,9 @@ $$;
 comment on function app.generate_round_robin(app.tournaments) is
   'Round robin: snake-order groups, circle-method rounds, every pair of a group once.';
 
--- The stage's table: per team its group, seed, wins, losses, points (format_options.points) and
--- scores for and against; ranked by points, then the points won against the teams level on
--- points, then score difference, then score for, then seed. `overall_position` is overall,
--- `group_position` within the group. A forfeit counts as a win and a loss with no score. A
--- disqualified team (app.stage_disqualified) comes after every other team, in its group and
--- overall (the disqualified ones ranked among themselves by the same criteria; level on points
--- means level among those).
--- app.round_robin_standings shows it; the qualifiers of the next stage are read from it.
-create function app.round_robin_table(p_t app.tournaments)
-returns table (team_id uuid, grp int, seed int, played int, wins int, losses int, points int,
-               score_for int, score_against int, overall_position int, group_position int)
-language plpgsql stable
-set search_path = ''
-as $$
-declare
-  v_out uuid[] := array(select d.team_id from app.stage_disqualified(p_t) d);
-begin
-  -- (plpgsql rather than sql: its plan is kept for the session, where an sql function called
-  -- from another is planned again on every call.)
-  return query
-  with teams as (
-    select distinct on (x.team_id) x.team_id, x.grp
-      from (select m.team1_id as team_id, m.group_no as grp from app.matches m
-             where m.tournament_id = p_t.id and m.stage = p_t.stage
-            union all
-            select m.team2_id, m.group_no from app.matches m
-             where m.tournament_id = p_t.id and m.stage = p_t.stage) x
-  ), sides as (
-    -- one row per team and completed match, from the team's side
-    select m.team1_id as team_id, m.team2_id as opponent, m.winner_id = m.team1_id as won,
-           coalesce(m.team1_score, 0) as sf, coalesce(m.team2_score, 0) as sa
-      from app.matches m where m.tournament_id = p_t.id and m.stage = p_t.stage and m.status = 'completed'
-    union all
-    select m.team2_id, m.team1_id, m.winner_id = m.team2_id,
-           coalesce(m.team2_score, 0), coalesce(m.team1_score, 0)
-      from app.matches m where m.tournament_id = p_t.id and m.stage = p_t.stage and m.status = 'completed'
-  ), totals as (
-    select t.team_id, t.grp, e.seed, t.team_id = any (v_out) as dq,
-           count(s.team_id)::int as played,
-           count(*) filter (where s.won)::int as wins,
-           count(*) filter (where not s.won)::int as losses,
-           (count(*) filter (where s.won) * (p_t.format_options #>> '{points,win}')::int
-            + count(*) filter (where not s.won) * (p_t.format_options #>> '{points,loss}')::int)::int as points,
-           coalesce(sum(s.sf), 0)::int as score_for,
-           coalesce(sum(s.sa), 0)::int as score_against
-      from teams t
-      join app.stage_entries e on e.tournament_id = p_t.id and e.stage = p_t.stage and e.team_id = t.team_id
-      left join sides s on s.team_id = t.team_id
-     group by t.team_id, t.grp, e.seed
-  ), h2h as (
-    -- (a team with no such match has a null side here: it adds nothing, not a loss)
-    select t.team_id,
-           coalesce(sum(case when s.won then (p_t.format_options #>> '{points,win}')::int
-                             when not s.won then (p_t.format_options #>> '{points,loss}')::int end), 0)::int as h2h
-      from totals t
-      left join sides s on s.team_id = t.team_id
-           and exists (select from totals o where o.team_id = s.opponent and o.points = t.points and o.dq = t.dq)
-     group by t.team_id
-  )
-  select t.team_id, t.grp, t.seed, t.played, t.wins, t.losses, t.points, t.score_for, t.score_against,
-         (rank() over (order by t.dq, t.points desc, h.h2h desc, t.score_for - t.score_against desc,
-                                t.score_for desc, t.seed))::int,
-         (rank() over (partition by t.grp order by t.dq, t.points desc, h.h2h desc,
-                                t.score_for - t.score_against desc, t.score_for desc, t.seed))::int
-    from totals t join h2h h using (team_id);
-end
-$$;
-comment on function app.round_robin_table(app.tournaments) is
-  'Round robin: each team''s record and its overall and group positions (points, head-to-head, score difference, score for, seed).';
-
--- Standings: the table, with each team's group, group position, wins, losses and points.
+-- Standings: every team by the stage's order (app.standings_table: points, the tie-breakers,
+-- seed; disqualified teams last), with its group, group position, record and what separated it
+-- from the team above it in its group.
 create function app.round_robin_standings(p_t app.tournaments) returns json
 language sql stable
 set search_path = ''
@@ -138,16 +70,16 @@ as $$
   select coalesce(json_agg(json_build_object('position', k.overall_position, 'group', k.grp,
                                              'group_position', k.group_position, 'team_id', k.team_id,
                                              'team_name', tm.name, 'team_tag', tm.tag, 'disqualified', tm.disqualified,
-                                             'wins', k.wins, 'losses', k.losses, 'points', k.points)
+                                             'wins', k.wins, 'draws', k.draws, 'losses', k.losses, 'points', k.points,
+                                             'separated_by', k.separated_by)
                            order by k.overall_position, tm.name, tm.id), '[]')
-    from app.round_robin_table(p_t) k join app.tournament_teams tm on tm.tournament_id = p_t.id and tm.id = k.team_id
+    from app.standings_table(p_t, 2147483647) k join app.tournament_teams tm on tm.tournament_id = p_t.id and tm.id = k.team_id
 $$;
 comment on function app.round_robin_standings(app.tournaments) is
-  'Round-robin standings: points, head-to-head among teams level on points, score difference, score for, seed; disqualified teams last.';
+  'Round-robin standings: points, the tie-breakers, seed (disqualified teams last); with draws and separated_by.';
 
 -- ============================================================================
 -- grants
 -- ============================================================================
 grant execute on function app.generate_round_robin(app.tournaments) to tournament_api_owner;
-grant execute on function app.round_robin_table(app.tournaments) to tournament_api_owner;
 grant execute on function app.round_robin_standings(app.tournaments) to tournament_api_owner;

@@ -1,10 +1,11 @@
--- Swiss pairing (contract section 10): the rounds to play, each participant's record and the
--- draw of a round. Round 1 pairs seed i with seed i + N/2 (N odd: the lowest seed has the bye);
--- each later round pairs teams within their win count, highest seed first, without rematches
--- whenever a rematch-free draw exists, floating down to the next win count when a group is odd
--- or cannot be paired otherwise. With N odd, one team a round has a bye (a win; at most one per
--- team; the lowest-placed team without one). When rounds are drawn and redrawn, completion and
--- standings are 14_swiss.sql.
+-- Swiss pairing (contract sections 10 and 19): the rounds to play and the draw of a round.
+-- Round 1 pairs seed i with seed i + N/2 (N odd: the lowest seed has the bye); each later round
+-- pairs teams within their score group (points: the wins with the default points), highest seed
+-- first, without rematches whenever a rematch-free draw exists, floating down to the next score
+-- group when a group is odd or cannot be paired otherwise. With N odd, one team a round has a
+-- bye (a win; at most one per team; the lowest-placed team without one). Each participant's
+-- record is app.standings_table (09_scoring.sql). When rounds are drawn and redrawn, completion
+-- and standings are 14_swiss.sql.
 
 -- ============================================================================
 -- functions
@@ -25,50 +26,8 @@ $$;
 comment on function app.swiss_rounds(app.tournaments) is
   'Swiss: the rounds to play (format_options.rounds, else ceil(log2 N)).';
 
--- Each participant's record from the rounds before p_before_round: wins (byes included),
--- losses, Buchholz and whether it has had a bye.
--- - Buchholz: the sum of the current wins of every opponent met in a completed match.
--- - A bye is a match with status 'bye': team1 the team, team2 null, winner the team, no scores,
---   positioned after the round's matches. It counts as a win (so also in the Buchholz of the
---   team's opponents); it adds nothing to the team's own Buchholz (there is no opponent).
-create function app.swiss_records(p_t app.tournaments, p_before_round int)
-returns table (team_id uuid, seed int, wins int, losses int, buchholz int, had_bye boolean)
-language sql stable
-set search_path = ''
-set enable_nestloop = off -- (see app.swiss_pairings)
-as $$
-  with teams as (
-    select e.team_id, e.seed from app.stage_entries e
-     where e.tournament_id = p_t.id and e.stage = p_t.stage
-  ), sides as (
-    select m.team1_id as team_id, m.team2_id as opponent, m.winner_id = m.team1_id as won, m.status = 'bye' as bye
-      from app.matches m
-     where m.tournament_id = p_t.id and m.stage = p_t.stage and m.round < p_before_round
-       and m.status in ('completed', 'bye')
-    union all
-    select m.team2_id, m.team1_id, m.winner_id = m.team2_id, false
-      from app.matches m
-     where m.tournament_id = p_t.id and m.stage = p_t.stage and m.round < p_before_round and m.status = 'completed'
-  ), tally as (
-    select t.team_id, t.seed,
-           count(*) filter (where s.won)::int as wins,
-           count(*) filter (where not s.won)::int as losses,
-           coalesce(bool_or(s.bye), false) as had_bye
-      from teams t left join sides s on s.team_id = t.team_id
-     group by t.team_id, t.seed
-  ), buchholz as (
-    select s.team_id, sum(o.wins)::int as buchholz
-      from sides s join tally o on o.team_id = s.opponent
-     group by s.team_id
-  )
-  select t.team_id, t.seed, t.wins, t.losses, coalesce(b.buchholz, 0), t.had_bye
-    from tally t left join buchholz b on b.team_id = t.team_id
-$$;
-comment on function app.swiss_records(app.tournaments, int) is
-  'Swiss: every participant''s wins, losses, Buchholz and bye from the rounds before the one given.';
-
--- For each position of p_order (team indexes in drawing order), the last position of its win
--- group (the run of positions whose teams have the same wins in p_wins).
+-- For each position of p_order (team indexes in drawing order), the last position of its score
+-- group (the run of positions whose teams have the same points in p_wins).
 create function app.swiss_group_ends(p_order int[], p_wins int[]) returns int[]
 language plpgsql immutable
 set search_path = ''
@@ -118,7 +77,7 @@ comment on function app.swiss_group_middle(boolean[], int, int) is
   'Swiss: where a choosing team starts looking in its win group (the middle of its unpaired members).';
 
 -- Pairs the teams listed in p_order (indexes into the tournament's teams, in drawing order:
--- more wins first, then better seed) for one round; p_wins holds each index's wins and row i
+-- more points first, then better seed) for one round; p_wins holds each index's points and row i
 -- of p_met the indexes team i has met (0 fills a row's end). Depth-first with backtracking:
 -- the first unpaired team tries its candidates in order (its own win group from the middle of
 -- the unpaired members upward, then from the middle downward, then the lower groups in order),
@@ -239,7 +198,8 @@ comment on function app.swiss_match(int[], int[], int[], int, boolean, int) is
 -- The draw of one round from the results of the rounds before it: (position, team1, team2);
 -- a bye has team2 null and comes last. In a match, team1 is the team drawn first (more wins,
 -- then better seed). Pairing within a win group follows round 1's rule (top half against
--- bottom half, by seed): of a group's g unpaired teams the first meets the (floor(g/2)+1)-th,
+-- bottom half, by seed; a group is the teams with the same points): of a group's g unpaired
+-- teams the first meets the (floor(g/2)+1)-th,
 -- else the next ones up to the group's end, else those above the middle (nearest first), else
 -- the teams of the lower win groups in order (a float). The search (app.swiss_match)
 -- backtracks until the whole round pairs without a rematch; only when no such draw exists (or
@@ -257,9 +217,7 @@ set enable_nestloop = off
 as $$
 declare
   v_ids uuid[];
-  v_wins int[];
-  v_buchholz int[];
-  v_had_bye boolean[];
+  v_wins int[]; -- each team's points: its score group
   v_n int;
   v_half int;
   v_bye int;
@@ -270,11 +228,12 @@ declare
   v_pos int := 0;
   v_a int;
 begin
-  -- teams by index 1..N in seed order
-  select array_agg(r.team_id order by r.seed), array_agg(r.wins order by r.seed),
-         array_agg(r.buchholz order by r.seed), array_agg(r.had_bye order by r.seed)
-    into v_ids, v_wins, v_buchholz, v_had_bye
-    from app.swiss_records(p_t, p_round) r;
+  -- teams by index 1..N in seed order, and the bye: the lowest-placed team (by the standings'
+  -- order, app.standings_table's key, then seed) that has not had one
+  select array_agg(r.team_id order by r.i), array_agg(r.points order by r.i),
+         (array_agg(r.i order by r.sort_key, r.i desc) filter (where not r.had_bye))[1]
+    into v_ids, v_wins, v_bye
+    from (select x.*, row_number() over (order by x.seed)::int as i from app.standings_table(p_t, p_round) x) r;
   v_n := cardinality(v_ids);
 
   if p_round = 1 then
@@ -288,11 +247,8 @@ begin
     return;
   end if;
 
-  -- the bye: the lowest-placed team (wins, Buchholz, seed) that has not had one
-  if v_n % 2 = 1 then
-    select x.i into v_bye
-      from unnest(v_wins, v_buchholz, v_had_bye) with ordinality x (w, b, had, i)
-     where not x.had order by x.w, x.b, x.i desc limit 1;
+  if v_n % 2 = 0 then
+    v_bye := null;
   end if;
   select array_agg(x.i::int order by x.w desc, x.i) into v_order
     from unnest(v_wins) with ordinality x (w, i) where x.i is distinct from v_bye;
@@ -349,7 +305,6 @@ comment on function app.swiss_draw(app.tournaments, int) is 'Swiss: inserts a ro
 -- grants
 -- ============================================================================
 grant execute on function app.swiss_rounds(app.tournaments) to tournament_api_owner;
-grant execute on function app.swiss_records(app.tournaments, int) to tournament_api_owner;
 grant execute on function app.swiss_group_ends(int[], int[]) to tournament_api_owner;
 grant execute on function app.swiss_group_middle(boolean[], int, int) to tournament_api_owner;
 grant execute on function app.swiss_match(int[], int[], int[], int, boolean, int) to tournament_api_owner;

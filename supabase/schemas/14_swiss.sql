@@ -4,7 +4,8 @@
 -- has no result or game; a correction that changes the next round's draw rewrites that round's
 -- matches in place, each position keeping its match id and scheduled_at, and one that undoes a
 -- decision of the round, by a game, takes the next round away); completion; and standings
--- (wins, then Buchholz, then seed). The pairing itself is 13_swiss_pairing.sql.
+-- (points, then the tie-breakers, then seed: 09_scoring.sql). The pairing itself is
+-- 13_swiss_pairing.sql.
 
 -- ============================================================================
 -- functions
@@ -94,28 +95,23 @@ as $$
 $$;
 comment on function app.swiss_complete(app.tournaments) is 'Swiss: every round has been drawn.';
 
--- Standings: every participant, by wins, then Buchholz, then seed (competition ranking; the
--- seed decides every tie, so positions are 1..N), then team name; a disqualified team
--- (app.stage_disqualified) after every other one.
+-- Standings: every participant by the stage's order (app.standings_table: points, the
+-- tie-breakers, seed, so positions are 1..N; a disqualified team after every other one), with its
+-- record, points, Buchholz (the sum of its opponents' points) and what separated it from the
+-- team above it.
 create function app.swiss_standings(p_t app.tournaments) returns json
 language sql stable
 set search_path = ''
 as $$
-  with dq as (
-    select d.team_id from app.stage_disqualified(p_t) d
-  ), ranked as (
-    select r.*, rank() over (order by d.team_id is not null, r.wins desc, r.buchholz desc, r.seed) as position
-      from app.swiss_records(p_t, 2147483647) r
-      left join dq d on d.team_id = r.team_id
-  )
-  select coalesce(json_agg(json_build_object('position', k.position, 'team_id', k.team_id,
+  select coalesce(json_agg(json_build_object('position', k.overall_position, 'team_id', k.team_id,
                                              'team_name', tm.name, 'team_tag', tm.tag, 'disqualified', tm.disqualified,
-                                             'wins', k.wins, 'losses', k.losses, 'buchholz', k.buchholz)
-                           order by k.position, tm.name, tm.id), '[]')
-    from ranked k join app.tournament_teams tm on tm.tournament_id = p_t.id and tm.id = k.team_id
+                                             'wins', k.wins, 'draws', k.draws, 'losses', k.losses, 'points', k.points,
+                                             'buchholz', k.buchholz, 'separated_by', k.separated_by)
+                           order by k.overall_position, tm.name, tm.id), '[]')
+    from app.standings_table(p_t, 2147483647) k join app.tournament_teams tm on tm.tournament_id = p_t.id and tm.id = k.team_id
 $$;
 comment on function app.swiss_standings(app.tournaments) is
-  'Swiss standings: every participant by wins, Buchholz, seed (disqualified teams last); with wins, losses and buchholz.';
+  'Swiss standings: every participant by points, the tie-breakers, seed (disqualified teams last); with record, points, buchholz, separated_by.';
 
 -- ============================================================================
 -- grants

@@ -326,26 +326,24 @@ end
 $$;
 
 -- A stage's teams with their place (p_t as app.stage_of gives it): after round robin, the
--- place in the group (`place`), the overall position (`rank`) and the record the best
--- next-placed teams are compared by; otherwise the stage's standing position in both, and a
+-- place in the group (`place`), the overall position (`rank`) and the key the best
+-- next-placed teams are compared by (app.standings_table's best_key); otherwise the stage's standing position in both, and a
 -- team still in the running (not yet placed by an elimination stage) shares place 1 with
 -- decided = false.
 create function app.stage_ranking(p_t app.tournaments)
-returns table (team_id uuid, grp int, place int, rank int, seed int, played int, points int,
-               score_diff int, score_for int, decided boolean)
+returns table (team_id uuid, grp int, place int, rank int, seed int, best_key numeric[], decided boolean)
 language plpgsql stable
 set search_path = ''
 as $$
 begin
   if p_t.format = 'round_robin' then
     return query
-      select k.team_id, k.grp, k.group_position, k.overall_position, k.seed, k.played, k.points,
-             k.score_for - k.score_against, k.score_for, true
-        from app.round_robin_table(p_t) k;
+      select k.team_id, k.grp, k.group_position, k.overall_position, k.seed, k.best_key, true
+        from app.standings_table(p_t, 2147483647) k;
   else
     return query
       select e.team_id, null::int, coalesce(s.position, 1), coalesce(s.position, 1), e.seed,
-             null::int, null::int, null::int, null::int, s.team_id is not null
+             null::numeric[], s.team_id is not null
         from app.stage_entries e
         left join json_to_recordset(app.stage_standings(p_t)) as s (team_id uuid, position int) on s.team_id = e.team_id
        where e.tournament_id = p_t.id and e.stage = p_t.stage;
@@ -389,19 +387,17 @@ begin
     ), best as (
       select b.team_id from r b
        where b.place = v_per + 1
-       order by b.dq, b.points::numeric / greatest(b.played, 1) desc, b.score_diff::numeric / greatest(b.played, 1) desc,
-                b.score_for::numeric / greatest(b.played, 1) desc, b.seed
+       order by b.dq, b.best_key desc, b.seed
        limit v_best
     ), q as (
       -- The best_next teams are ranked among themselves by their record per match (the
-      -- contract's ranking for them, since groups may differ in size), a disqualified team
-      -- after the others, as in the standings: that ranking both picks them and orders their
-      -- tier. The other tiers follow the stage's own standings.
+      -- contract's ranking for them, since groups may differ in size: points, then the
+      -- tie-breakers but head_to_head, per match), a disqualified team after the others, as in
+      -- the standings: that ranking both picks them and orders their tier. The other tiers
+      -- follow the stage's own standings.
       select r.*, case when r.place <= v_per then r.place else v_per + 1 end as tier,
              case when r.place <= v_per then 0
-                  else row_number() over (order by r.dq, r.points::numeric / greatest(r.played, 1) desc,
-                                                   r.score_diff::numeric / greatest(r.played, 1) desc,
-                                                   r.score_for::numeric / greatest(r.played, 1) desc, r.seed) end as best_order
+                  else row_number() over (order by r.dq, r.best_key desc, r.seed) end as best_order
         from r
        where r.place <= v_per or r.team_id in (select b.team_id from best b)
     )

@@ -9,9 +9,9 @@
 -- functions
 -- ============================================================================
 -- A match's result, set (p_t as app.stage_of gives the match's stage; p_m the match as it was):
--- p_winner and the scores, forfeit and games that go with it, or p_winner null for a series
--- still under way (the match is ready again: a decision undone by a game's correction or
--- deletion). A change of the decision advances the new winner and loser, or takes them back out
+-- p_winner and the scores, forfeit and games that go with it, p_draw for a draw (no winner;
+-- contract section 19), or neither for a series still under way (the match is ready again: a
+-- decision undone by a game's correction or deletion). A change of the decision advances the new winner and loser, or takes them back out
 -- of the matches they went to (app.advance with no winner), runs the format's hook and settles
 -- the stage. The correction rules (409 match_locked): a result sent directly on a completed
 -- match (p_direct), and a change of who won, need the matches this one feeds without a result
@@ -20,12 +20,14 @@
 -- a disqualified team reaches through a change (or one it is in, ready again) is forfeited in
 -- the same call (app.forfeit_disqualified).
 create function app.decide_match(p_t app.tournaments, p_m app.matches, p_winner uuid, p_s1 int, p_s2 int,
-                                 p_forfeit text, p_games jsonb, p_direct boolean) returns app.matches
+                                 p_forfeit text, p_games jsonb, p_direct boolean, p_draw boolean default false)
+returns app.matches
 language plpgsql volatile
 set search_path = ''
 as $$
 declare
-  v_changes boolean := p_m.status = 'completed' and p_winner is distinct from p_m.winner_id;
+  v_decided boolean := p_winner is not null or p_draw;
+  v_changes boolean := p_m.status = 'completed' and (p_winner, p_draw) is distinct from (p_m.winner_id, p_m.draw);
   v_fed_completed boolean;
   v_fed_games boolean;
   v_m app.matches;
@@ -49,9 +51,10 @@ begin
 
   update app.matches m
      set team1_score = p_s1, team2_score = p_s2, forfeit = p_forfeit, games = p_games, winner_id = p_winner,
-         status = case when p_winner is null then 'ready' else 'completed' end,
-         completed_at = case when p_winner is null then null
-                             when m.status = 'completed' and m.winner_id = p_winner then m.completed_at
+         draw = p_draw, status = case when v_decided then 'completed' else 'ready' end,
+         completed_at = case when not v_decided then null
+                             when m.status = 'completed' and (m.winner_id, m.draw) is not distinct from (p_winner, p_draw)
+                               then m.completed_at
                              else now() end
    where m.id = p_m.id
   returning * into v_m;
@@ -62,7 +65,7 @@ begin
     perform app.set_report(v_m.id, v_m.report || jsonb_build_object('state', 'resolved', 'resolved_by', 'organizer'));
     select * into v_m from app.matches m where m.id = v_m.id;
   end if;
-  if p_direct or v_m.winner_id is distinct from p_m.winner_id then
+  if p_direct or (v_m.winner_id, v_m.draw) is distinct from (p_m.winner_id, p_m.draw) then
     perform app.advance(v_m);
     perform app.after_report(p_t, v_m);
     perform app.settle_stage(p_t);
@@ -71,7 +74,7 @@ begin
   return v_m;
 end
 $$;
-comment on function app.decide_match(app.tournaments, app.matches, uuid, int, int, text, jsonb, boolean) is
+comment on function app.decide_match(app.tournaments, app.matches, uuid, int, int, text, jsonb, boolean, boolean) is
   'Sets a match''s result (or undoes its decision) under the correction rules, advancing or retracting its teams.';
 
 -- The checks every result and game takes (409): the tournament is ongoing, the match has its
@@ -117,7 +120,9 @@ declare
   v_s2 int;
   v_forfeit text := v_body ->> 'forfeit';
   v_result boolean := v_body ?| array['team1_score', 'team2_score', 'forfeit'];
-  v_need int;
+  v_best_of int;
+  v_draws boolean;
+  v_problem text;
 begin
   perform app.check_input(p_args, '{"tournament_id": "uuid", "match_id": "uuid"}');
   perform app.check_input(v_body, '{"team1_score": "int", "team2_score": "int", "scheduled_at": "timestamptz", "best_of": "int"}');
@@ -136,14 +141,19 @@ begin
   if not found then
     perform app.raise_error('not_found', 'Match not found.');
   end if;
-  -- A result on a best-of-n match (n > 1, or the best_of sent with it) is the series score:
-  -- input, checked against the match before its state.
-  v_need := (coalesce((v_body ->> 'best_of')::int, v_m.best_of) + 1) / 2;
-  if v_forfeit is null and v_result and v_need > 1
-     and (greatest(v_s1, v_s2) <> v_need or least(v_s1, v_s2) >= v_need) then
-    perform app.raise_invalid(case when v_s1 > v_s2 then 'team1_score' else 'team2_score' end,
-      format('a best of %s is the series score: the winner has exactly %s games, the loser fewer',
-             2 * v_need - 1, v_need));
+  -- Input checked against the match (and its stage) before its state: equal scores are a draw
+  -- only where the stage allows draws (contract section 19), and so is an even best_of; a result
+  -- on a best-of-n match (n > 1, or the best_of sent with it) is the series score.
+  v_draws := app.stage_draws(app.stage_of(v_t, v_m.stage));
+  v_best_of := coalesce((v_body ->> 'best_of')::int, v_m.best_of);
+  if v_body ? 'best_of' and v_best_of % 2 = 0 and not v_draws then
+    perform app.raise_invalid('best_of', 'must be odd: this stage does not allow draws (an even series may end level)');
+  end if;
+  if v_forfeit is null and v_result then
+    v_problem := app.series_result_problem(v_best_of, v_draws, v_s1, v_s2);
+    if v_problem is not null then
+      perform app.raise_invalid(case when v_s1 > v_s2 then 'team1_score' else 'team2_score' end, v_problem);
+    end if;
   end if;
   if v_t.status <> 'ongoing' then
     perform app.raise_error('match_locked',
@@ -167,8 +177,10 @@ begin
     v_m := app.decide_match(app.stage_of(v_t, v_m.stage), v_m,
       case when v_forfeit = 'team1' then v_m.team2_id
            when v_forfeit = 'team2' then v_m.team1_id
-           when v_s1 > v_s2 then v_m.team1_id else v_m.team2_id end,
-      v_s1, v_s2, v_forfeit, case when v_forfeit is null then '[]' else v_m.games end, true);
+           when v_s1 > v_s2 then v_m.team1_id
+           when v_s2 > v_s1 then v_m.team2_id end,
+      v_s1, v_s2, v_forfeit, case when v_forfeit is null then '[]' else v_m.games end, true,
+      v_forfeit is null and v_s1 = v_s2);
   end if;
 
   if v_body ? 'scheduled_at' then
@@ -215,8 +227,8 @@ $$;
 -- PUT a game of a match's series (p_args.number; p_args.body {team1_score, team2_score, map?, lineups?})
 -- and DELETE the last one (p_args.body null): games come in order (the next number, or one
 -- reported to correct it), none past the game that decided the series (409 series_decided). The
--- match's scores are the games each side won; the side that reaches ceil(best_of / 2) wins the
--- match, in this transaction, as a result sent directly would (app.decide_match); a correction or
+-- match's scores are the games each side won; the side that reaches best_of / 2 + 1 wins the
+-- match (a series of even length level after all its games is a draw), in this transaction, as a result sent directly would (app.decide_match); a correction or
 -- deletion that changes or undoes the decision follows the correction rules. Every change records
 -- match.game_reported (before the match.completed it may bring).
 create function app.change_game(p_args jsonb) returns json
@@ -234,6 +246,7 @@ declare
   v_w1 int := 0;
   v_w2 int := 0;
   v_winner uuid;
+  v_draw boolean := false;
   v_game jsonb;
 begin
   perform app.check_input(p_args, '{"tournament_id": "uuid", "match_id": "uuid", "number": "int"}');
@@ -300,22 +313,26 @@ begin
     v_games := case when v_number > v_count then v_m.games || jsonb_build_array(v_game)
                     else jsonb_set(v_m.games, array[(v_number - 1)::text], v_game) end;
   end if;
-  v_need := (v_m.best_of + 1) / 2;
+  -- A side needs best_of / 2 + 1 games; a series of even length that ends level after all its
+  -- games is a draw (contract section 19: only where the stage allows draws).
+  v_need := v_m.best_of / 2 + 1;
   for v_game in select g from jsonb_array_elements(v_games) g loop
-    if v_winner is not null then
+    if v_winner is not null or v_draw then
       perform app.raise_error('series_decided',
         format('This correction decides the series at game %s; delete the games after it first.', v_w1 + v_w2));
     end if;
     if (v_game ->> 'winner_id')::uuid = v_m.team1_id then v_w1 := v_w1 + 1; else v_w2 := v_w2 + 1; end if;
     if greatest(v_w1, v_w2) = v_need then
       v_winner := case when v_w1 = v_need then v_m.team1_id else v_m.team2_id end;
+    elsif v_w1 + v_w2 = v_m.best_of and v_w1 = v_w2 then
+      v_draw := true;
     end if;
   end loop;
 
   perform app.webhook_record(json_build_array(json_build_object('account_id', v_m.account_id,
     'tournament_id', v_t.id, 'type', 'match.game_reported', 'kind', 'match.game', 'subject_id', v_m.id)));
   v_m := app.decide_match(app.stage_of(v_t, v_m.stage), v_m, v_winner,
-    case when v_games <> '[]' then v_w1 end, case when v_games <> '[]' then v_w2 end, null, v_games, false);
+    case when v_games <> '[]' then v_w1 end, case when v_games <> '[]' then v_w2 end, null, v_games, false, v_draw);
   return (select d.doc from app.match_documents d where d.id = v_m.id);
 end
 $$;
@@ -460,7 +477,7 @@ $$;
 -- ============================================================================
 -- grants
 -- ============================================================================
-grant execute on function app.decide_match(app.tournaments, app.matches, uuid, int, int, text, jsonb, boolean) to tournament_api_owner;
+grant execute on function app.decide_match(app.tournaments, app.matches, uuid, int, int, text, jsonb, boolean, boolean) to tournament_api_owner;
 grant execute on function app.check_reportable(app.tournaments, app.matches) to tournament_api_owner;
 grant execute on function app.report_match(jsonb) to tournament_api_owner;
 grant execute on function app.change_game(jsonb) to tournament_api_owner;

@@ -457,7 +457,10 @@ set search_path = ''
 as $$
 declare
   v_result jsonb := p_body - 'evidence_url' - 'note';
-  v_need int := (p_m.best_of + 1) / 2;
+  v_need int := p_m.best_of / 2 + 1;
+  -- (contract section 19: a draw only where the match's stage allows draws)
+  v_draws boolean := app.stage_draws(app.stage_of((select t from app.tournaments t where t.id = p_m.tournament_id), p_m.stage));
+  v_problem text;
   v_w1 int := 0;
   v_w2 int := 0;
   v_n int := 0;
@@ -466,22 +469,25 @@ begin
   if v_result ? 'forfeit' and v_result ->> 'forfeit' <> 'team' || p_side then
     perform app.raise_invalid('forfeit', format('must be "team%s": a side reports its own forfeit only', p_side));
   end if;
-  if v_result ? 'team1_score' and v_need > 1
-     and (greatest((v_result ->> 'team1_score')::int, (v_result ->> 'team2_score')::int) <> v_need
-          or least((v_result ->> 'team1_score')::int, (v_result ->> 'team2_score')::int) >= v_need) then
-    perform app.raise_invalid('team1_score', format('a best of %s is the series score: the winner has exactly %s games',
-                                                     p_m.best_of, v_need));
+  if v_result ? 'team1_score' then
+    v_problem := app.series_result_problem(p_m.best_of, v_draws, (v_result ->> 'team1_score')::int,
+                                           (v_result ->> 'team2_score')::int);
+    if v_problem is not null then
+      perform app.raise_invalid(case when v_result -> 'team1_score' = v_result -> 'team2_score' then 'team2_score'
+                                     else 'team1_score' end, v_problem);
+    end if;
   end if;
   if v_result ? 'games' then
     for v_game in select g from jsonb_array_elements(v_result -> 'games') g loop
-      if greatest(v_w1, v_w2) = v_need then
+      if greatest(v_w1, v_w2) = v_need or v_n = p_m.best_of then
         perform app.raise_invalid('games', format('the series is decided after game %s: no game %s', v_n, v_n + 1));
       end if;
       v_n := v_n + 1;
       if (v_game ->> 'team1_score')::int > (v_game ->> 'team2_score')::int then v_w1 := v_w1 + 1; else v_w2 := v_w2 + 1; end if;
     end loop;
-    if greatest(v_w1, v_w2) < v_need then
-      perform app.raise_invalid('games', format('must be a whole decided series: a best of %s is won at %s games', p_m.best_of, v_need));
+    if greatest(v_w1, v_w2) < v_need and not (v_n = p_m.best_of and v_w1 = v_w2 and v_draws) then
+      perform app.raise_invalid('games', format('must be a whole decided series: a best of %s is won at %s games%s', p_m.best_of,
+        v_need, case when v_draws and p_m.best_of % 2 = 0 then ' or drawn after all of them' else '' end));
     end if;
     v_result := jsonb_build_object('games', (select jsonb_agg(jsonb_build_object('team1_score', g -> 'team1_score',
       'team2_score', g -> 'team2_score', 'map', coalesce(g -> 'map', 'null')) order by i)

@@ -15,6 +15,7 @@ import {
   expectStatus,
   type GroupStanding as Standing,
   type Match,
+  roundRobinOptions,
   sql,
   type Tenant,
   tenant,
@@ -22,7 +23,9 @@ import {
 } from "../support/helpers.ts";
 
 const SE_DEFAULTS = { third_place_match: false, best_of: 1, final_best_of: 1 };
-const RR_DEFAULTS = { groups: 1, points: { win: 3, loss: 0 }, best_of: 1 };
+/** A round robin's options as GET shows them. */
+const rr = (groups = 1, win = 3, loss = 0) => roundRobinOptions({ groups, points: { win, loss } });
+const RR_DEFAULTS = rr();
 
 /** 64 platform teams shared by every test here; seed s is pool[s - 1] and names sort by seed. */
 let pool: string[] = [];
@@ -105,22 +108,13 @@ describe("format and format_options", () => {
         final_best_of: 1,
       }]],
       [{ format: "round_robin" }, ["round_robin", RR_DEFAULTS]],
-      [{ format: "round_robin", format_options: { groups: 4 } }, ["round_robin", { groups: 4, points: { win: 3, loss: 0 }, best_of: 1 }]],
-      [{ format: "round_robin", format_options: { points: { win: 2 } } }, ["round_robin", {
-        groups: 1,
-        points: { win: 2, loss: 0 },
-        best_of: 1,
-      }]],
-      [{ format: "round_robin", format_options: { points: { loss: -1 } } }, ["round_robin", {
-        groups: 1,
-        points: { win: 3, loss: -1 },
-        best_of: 1,
-      }]],
-      [{ format: "round_robin", format_options: { groups: 512, points: { win: 1000, loss: -1000 }, best_of: 1 } }, ["round_robin", {
-        groups: 512,
-        points: { win: 1000, loss: -1000 },
-        best_of: 1,
-      }]],
+      [{ format: "round_robin", format_options: { groups: 4 } }, ["round_robin", rr(4)]],
+      [{ format: "round_robin", format_options: { points: { win: 2 } } }, ["round_robin", rr(1, 2, 0)]],
+      [{ format: "round_robin", format_options: { points: { loss: -1 } } }, ["round_robin", rr(1, 3, -1)]],
+      [{ format: "round_robin", format_options: { groups: 512, points: { win: 100, loss: -10 }, best_of: 1 } }, [
+        "round_robin",
+        rr(512, 100, -10),
+      ]],
     ];
     for (const [overrides, expected] of cases) {
       const res = await call("POST", "/tournaments", { body: tournamentBody(overrides) });
@@ -147,10 +141,10 @@ describe("format and format_options", () => {
     ["round_robin", { groups: "2" }, "format_options.groups"],
     ["round_robin", { groups: null }, "format_options.groups"],
     ["round_robin", { points: 3 }, "format_options.points"],
-    ["round_robin", { points: { draw: 1 } }, "format_options.points.draw"],
-    ["round_robin", { points: { win: 1001 } }, "format_options.points.win"],
+    ["round_robin", { points: { tie: 1 } }, "format_options.points.tie"],
+    ["round_robin", { points: { win: 101 } }, "format_options.points.win"],
     ["round_robin", { points: { win: "3" } }, "format_options.points.win"],
-    ["round_robin", { points: { loss: -1001 } }, "format_options.points.loss"],
+    ["round_robin", { points: { loss: -11 } }, "format_options.points.loss"],
     ["round_robin", { points: { loss: 0.5 } }, "format_options.points.loss"],
     ["round_robin", { rounds: 3 }, "format_options.rounds"],
     ["round_robin", [], "format_options"],
@@ -203,7 +197,7 @@ describe("format and format_options", () => {
       ["format_options.third_place_match"],
     );
     expectError(
-      await t.request("PATCH", `/tournaments/${rr.id}`, { body: { format_options: { points: { win: 2000 } } } }),
+      await t.request("PATCH", `/tournaments/${rr.id}`, { body: { format_options: { points: { win: 200 } } } }),
       400,
       "validation_error",
       ["format_options.points.win"],
@@ -231,18 +225,10 @@ describe("format and format_options", () => {
     await patch({ name: "Renamed" }, ["single_elimination", { third_place_match: true, best_of: 1, final_best_of: 1 }]);
     await patch({ format: "single_elimination" }, ["single_elimination", { third_place_match: true, best_of: 1, final_best_of: 1 }]);
     await patch({ format: "round_robin" }, ["round_robin", RR_DEFAULTS]);
-    await patch({ format_options: { groups: 2, points: { win: 2, loss: 1 }, best_of: 1 } }, ["round_robin", {
-      groups: 2,
-      points: { win: 2, loss: 1 },
-      best_of: 1,
-    }]);
-    await patch({ max_teams: 16 }, ["round_robin", { groups: 2, points: { win: 2, loss: 1 }, best_of: 1 }]);
+    await patch({ format_options: { groups: 2, points: { win: 2, loss: 1 }, best_of: 1 } }, ["round_robin", rr(2, 2, 1)]);
+    await patch({ max_teams: 16 }, ["round_robin", rr(2, 2, 1)]);
     await patch({ format: "single_elimination" }, ["single_elimination", SE_DEFAULTS]);
-    await patch({ format: "round_robin", format_options: { groups: 3 } }, ["round_robin", {
-      groups: 3,
-      points: { win: 3, loss: 0 },
-      best_of: 1,
-    }]);
+    await patch({ format: "round_robin", format_options: { groups: 3 } }, ["round_robin", rr(3)]);
     await patch({ format: "single_elimination", format_options: { third_place_match: true, best_of: 1, final_best_of: 1 } }, [
       "single_elimination",
       { third_place_match: true, best_of: 1, final_best_of: 1 },
@@ -258,7 +244,7 @@ describe("format and format_options", () => {
     });
     expectStatus(res, 200);
     expect([res.body.data.status, res.body.data.format, res.body.data.format_options])
-      .toEqual(["ongoing", "round_robin", { groups: 2, points: { win: 3, loss: 0 }, best_of: 1 }]);
+      .toEqual(["ongoing", "round_robin", rr(2)]);
     const { matches } = await results(t.request, tournament.id);
     expect(matches.map((m) => [m.group, m.round, pairsOf([m])[0]])).toEqual([[1, 1, "1-4"], [2, 1, "2-3"]]);
   });
@@ -285,7 +271,7 @@ describe("format and format_options", () => {
     const { call, id } = await started(2, "round_robin", { points: { win: 2 } });
     const url = `/tournaments/${id}`;
     const current = (await call("GET", url)).body.data;
-    expect(current.format_options).toEqual({ groups: 1, points: { win: 2, loss: 0 }, best_of: 1 });
+    expect(current.format_options).toEqual(rr(1, 2, 0));
     const check = async () => {
       for (
         const body of [
@@ -889,7 +875,20 @@ describe("round robin", () => {
       [8, 8, 1, 4, 0, 3, 0],
     ]);
     expect(Object.keys(standings[0]).sort()).toEqual(
-      ["disqualified", "group", "group_position", "losses", "points", "position", "team_id", "team_name", "team_tag", "wins"],
+      [
+        "disqualified",
+        "draws",
+        "group",
+        "group_position",
+        "losses",
+        "points",
+        "position",
+        "separated_by",
+        "team_id",
+        "team_name",
+        "team_tag",
+        "wins",
+      ],
     );
     expectStatus(await call("PATCH", `/tournaments/${id}`, { body: { status: "completed" } }), 200);
   });

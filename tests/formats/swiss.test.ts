@@ -15,6 +15,7 @@ import {
   type Match,
   request,
   sql,
+  swissOptions,
   type SwissStanding as Standing,
   type Tenant,
   tenant,
@@ -207,7 +208,7 @@ describe("swiss: options and start", () => {
     const t = await tenant();
     const ok = await t.request("POST", "/tournaments", { body: tournamentBody({ format: "swiss" }) });
     expectStatus(ok, 201);
-    expect(ok.body.data.format_options).toEqual({ rounds: null, best_of: 1 });
+    expect(ok.body.data.format_options).toEqual(swissOptions());
     for (const rounds of [0, 1024, 2.5, "3", true]) {
       const res = await t.request("POST", "/tournaments", { body: tournamentBody({ format: "swiss", format_options: { rounds } }) });
       expectError(res, 400, "validation_error", ["format_options.rounds"]);

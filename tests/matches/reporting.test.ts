@@ -23,6 +23,7 @@ const MATCH_FIELDS = [
   "best_of",
   "bracket",
   "completed_at",
+  "draw",
   "forfeit",
   "games",
   "group",

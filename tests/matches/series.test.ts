@@ -12,8 +12,10 @@ import {
   expectError,
   expectStatus,
   type Match,
+  roundRobinOptions,
   sql,
   startedTournament,
+  swissOptions,
   tenant,
   tournamentBody,
 } from "../support/helpers.ts";
@@ -51,8 +53,8 @@ describe("format_options", () => {
         ["single_elimination", {}, { third_place_match: false, best_of: 1, final_best_of: 1 }],
         ["single_elimination", { best_of: 3 }, { third_place_match: false, best_of: 3, final_best_of: 3 }],
         ["double_elimination", { best_of: 3, final_best_of: 5 }, { grand_final: "reset", best_of: 3, final_best_of: 5 }],
-        ["round_robin", { best_of: 3 }, { groups: 1, points: { win: 3, loss: 0 }, best_of: 3 }],
-        ["swiss", {}, { rounds: null, best_of: 1 }],
+        ["round_robin", { best_of: 3 }, roundRobinOptions({ best_of: 3 })],
+        ["swiss", {}, swissOptions()],
       ] as const
     ) {
       const res = await call("POST", "/tournaments", { body: tournamentBody({ format, format_options: options }) });

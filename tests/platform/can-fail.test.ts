@@ -29,6 +29,10 @@ it("a suite with a failing test exits non-zero and reports 1 passed, 1 failed", 
   expect({ status: summary.status, lines: summary.stdout.trim().split("\n") }).toEqual({
     status: 1,
     lines: [
+      // the failed test named, with its failure's first line and where in the test file it failed
+      "FAILED tests/support/fixtures/can-fail/fails.fixture.ts > fails on purpose",
+      "  AssertionError: expected 1 to be 2 // Object.is equality",
+      expect.stringMatching(/^ {4}at .*tests\/support\/fixtures\/can-fail\/fails\.fixture\.ts:\d+:\d+$/),
       "Test files: 0 passed, 1 failed",
       "CI FAILED: the test command exited 1; 1 test(s) failed; 1 test file(s) failed",
       "Tests: 1 passed, 1 failed",

@@ -22,6 +22,7 @@ const MATCH_FIELDS = [
   "best_of",
   "bracket",
   "completed_at",
+  "draw",
   "forfeit",
   "games",
   "group",

@@ -18,7 +18,9 @@ import {
   expectError,
   expectStatus,
   request,
+  roundRobinOptions,
   sql,
+  swissOptions,
   type Tenant,
   tenant,
   tournamentBody,
@@ -187,11 +189,7 @@ describe("groups into playoffs: 16 teams, 4 groups of 4, top 2 into an 8-team si
     expectStatus(created, 201);
     const id: string = created.body.data.id;
     // The tournament's format and options read as stage 1's.
-    expect([created.body.data.format, created.body.data.format_options]).toEqual(["round_robin", {
-      groups: 4,
-      points: { win: 3, loss: 0 },
-      best_of: 1,
-    }]);
+    expect([created.body.data.format, created.body.data.format_options]).toEqual(["round_robin", roundRobinOptions({ groups: 4 })]);
 
     // GET /stages before the start: every stage pending, no team count, no times.
     let list = await stagesOf(call, id);
@@ -203,7 +201,7 @@ describe("groups into playoffs: 16 teams, 4 groups of 4, top 2 into an 8-team si
       ) => [s.number, s.name, s.format, s.format_options, s.status, s.team_count, s.started_at, s.completed_at]),
     )
       .toEqual([
-        [1, "Groups", "round_robin", { groups: 4, points: { win: 3, loss: 0 }, best_of: 1 }, "pending", null, null, null],
+        [1, "Groups", "round_robin", roundRobinOptions({ groups: 4 }), "pending", null, null, null],
         [2, "Stage 2", "single_elimination", { third_place_match: true, best_of: 1, final_best_of: 1 }, "pending", null, null, null],
       ]);
     expect(list[0].advance.per_group).toBe(2);
@@ -1015,7 +1013,7 @@ describe("defining stages", () => {
       number: 1,
       name: "Stage 1",
       format: "round_robin",
-      format_options: { groups: 2, points: { win: 3, loss: 0 }, best_of: 1 },
+      format_options: roundRobinOptions({ groups: 2 }),
       advance: null,
       status: "pending",
       team_count: null,
@@ -1033,11 +1031,11 @@ describe("defining stages", () => {
       },
     });
     expectStatus(patched, 200);
-    expect([patched.body.data.format, patched.body.data.format_options]).toEqual(["swiss", { rounds: 3, best_of: 1 }]);
+    expect([patched.body.data.format, patched.body.data.format_options]).toEqual(["swiss", swissOptions({ rounds: 3 })]);
     const got = (await call("GET", `/tournaments/${id}`)).body.data;
-    expect([got.format, got.format_options]).toEqual(["swiss", { rounds: 3, best_of: 1 }]);
+    expect([got.format, got.format_options]).toEqual(["swiss", swissOptions({ rounds: 3 })]);
     expect((await stagesOf(call, id)).map((s: Record<string, unknown>) => [s.number, s.name, s.format, s.format_options, s.advance]))
-      .toEqual([[1, "Swiss", "swiss", { rounds: 3, best_of: 1 }, { top: 4 }], [2, "Final four", "double_elimination", {
+      .toEqual([[1, "Swiss", "swiss", swissOptions({ rounds: 3 }), { top: 4 }], [2, "Final four", "double_elimination", {
         grand_final: "single",
         best_of: 1,
         final_best_of: 1,

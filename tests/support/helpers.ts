@@ -119,6 +119,31 @@ export function tournamentBody(overrides: Record<string, unknown> = {}): Record<
   };
 }
 
+/** Round robin's format_options as GET shows them (contract sections 10, 13 and 19: every default filled in), with `over`. */
+export function roundRobinOptions(over: Record<string, unknown> = {}) {
+  const loss = (over.points as { loss?: number } | undefined)?.loss ?? 0;
+  return {
+    groups: 1,
+    draws: false,
+    tie_breakers: ["head_to_head", "score_difference", "score_for"],
+    best_of: 1,
+    ...over,
+    points: { win: 3, draw: 1, loss, forfeit_loss: loss, ...(over.points as object | undefined) },
+  };
+}
+
+/** Swiss's format_options as GET shows them (contract sections 10, 13 and 19: every default filled in), with `over`. */
+export function swissOptions(over: Record<string, unknown> = {}) {
+  return {
+    rounds: null,
+    draws: false,
+    points: { win: 1, draw: 0, loss: 0, forfeit_loss: 0 },
+    tie_breakers: ["buchholz"],
+    best_of: 1,
+    ...over,
+  };
+}
+
 /** Creates a tournament through the API and returns it. */
 export async function createTournament(t: Tenant, overrides: Record<string, unknown> = {}) {
   const res = await t.request("POST", "/tournaments", { body: tournamentBody(overrides) });
@@ -208,9 +233,12 @@ export interface RecordStanding extends Standing {
   losses: number;
 }
 
-/** Swiss's entries add Buchholz too. */
+/** Swiss's entries add draws, points, Buchholz and what separated each from the one above (contract section 19). */
 export interface SwissStanding extends RecordStanding {
+  draws: number;
+  points: number;
   buchholz: number;
+  separated_by: string | null;
 }
 
 /** Round robin's entries add the group and points. */
@@ -218,8 +246,10 @@ export interface GroupStanding extends Standing {
   group?: number;
   group_position?: number;
   wins?: number;
+  draws?: number;
   losses?: number;
   points?: number;
+  separated_by?: string | null;
 }
 
 /** A match as GET /results returns it. */
@@ -238,6 +268,7 @@ export interface Match {
   team1_score: number | null;
   team2_score: number | null;
   winner_id: string | null;
+  draw: boolean;
   status: "pending" | "ready" | "completed" | "bye";
   forfeit: "team1" | "team2" | null;
   best_of: number;

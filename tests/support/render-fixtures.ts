@@ -126,6 +126,7 @@ class StageBuilder {
       team1_score: null,
       team2_score: null,
       winner_id: null,
+      draw: false,
       status: "pending",
       forfeit: null,
       draw: false,

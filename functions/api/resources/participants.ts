@@ -104,8 +104,6 @@ export const ParticipantReport = z.strictObject({
       path: [b.team1_score === undefined ? "team1_score" : "team2_score"],
       message: "both scores are needed",
     });
-  } else if (scores && b.team1_score === b.team2_score) {
-    ctx.addIssue({ code: "custom", path: ["team2_score"], message: "scores cannot be equal: a match needs a winner" });
   }
   b.games?.forEach((g, i) => {
     if (g.team1_score === g.team2_score) {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Route, RouteCall } from "../route.ts";
 import { MAX_STAGES } from "../contract.ts";
-import { bestOf, dateTime, queryInt, queryVersion, text, uuid } from "../validation.ts";
+import { dateTime, queryInt, queryVersion, seriesLength, text, uuid } from "../validation.ts";
 import { Match, Results } from "./models/matches.ts";
 import { Stage, StageDetail } from "./models/stages.ts";
 import { BracketQuery, pictureKey, pictureResponse } from "../pictures.ts";
@@ -13,17 +13,17 @@ export const ReportMatch = z.strictObject({
   team1_score: score.optional()
     .meta({
       description:
-        "With team2_score, the result; on a best-of-n match (n > 1), the series score: the winner has exactly ceil(n / 2). Replaces the games reported.",
+        "With team2_score, the result; on a best-of-n match (n > 1), the series score: the winner has exactly n / 2 + 1 (ceil(n / 2) when odd), the loser at most the rest. Equal scores are a draw where the stage allows draws (a series: n / 2 each, n even), else 400. Replaces the games reported.",
     }),
   team2_score: score.optional(),
   forfeit: z.enum(["team1", "team2"]).optional()
     .meta({ description: "The team that forfeits: the match completes with the other team winning and no scores. Not with scores." }),
   scheduled_at: dateTime().nullable().optional()
     .meta({ description: "When the match is planned (with an offset), or null; on any match of an ongoing tournament." }),
-  best_of: bestOf().optional()
+  best_of: seriesLength().optional()
     .meta({
       description:
-        "The match's series length (odd, 1–9), until it has a game or a result (409 `match_locked` after). With a result in the same body, the result is checked against it.",
+        "The match's series length (1–9; odd, or even in a stage with draws), until it has a game or a result (409 `match_locked` after). With a result in the same body, the result is checked against it.",
     }),
 }).superRefine((b, ctx) => {
   // The body's shape is checked here only: SQL does not repeat it (table constraints keep direct SQL callers to it).
@@ -36,8 +36,6 @@ export const ReportMatch = z.strictObject({
       path: [b.team1_score === undefined ? "team1_score" : "team2_score"],
       message: "both scores are needed",
     });
-  } else if (scores && b.team1_score === b.team2_score) {
-    ctx.addIssue({ code: "custom", path: ["team2_score"], message: "scores cannot be equal: a match needs a winner" });
   } else if (!scores && b.forfeit === undefined && b.scheduled_at === undefined && b.best_of === undefined) {
     ctx.addIssue({ code: "custom", path: [], message: "send a result (both scores, or forfeit), best_of and/or scheduled_at" });
   }

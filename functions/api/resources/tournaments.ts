@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { FORMATS, LINEUP_LIMITS, MAX_STAGES, PAGE_SIZE } from "../contract.ts";
-import { bestOf, dateTime, money, queryInt, text, trimmedText, uuid } from "../validation.ts";
+import { bestOf, dateTime, money, queryInt, seriesLength, text, trimmedText, uuid } from "../validation.ts";
 import type { Route } from "../route.ts";
 import { DeleteResult, EXAMPLE_IDS } from "./models/common.ts";
 import { Tournament } from "./models/tournaments.ts";
+import { checkEvenSeries, noDraws, scoringFields } from "./scoring.ts";
 
 export const TournamentStatus = z.enum(["registration", "ongoing", "completed"]);
 
@@ -23,10 +24,18 @@ function series(final: boolean) {
     : bestOfField;
 }
 
+/** The series length of a format that may draw: even only with `draws` (checkEvenSeries). */
+const drawingSeries = {
+  best_of: seriesLength().optional().meta({
+    description: "Every match is a best of this many games (1–9; odd, or even with `draws`). Default 1.",
+  }),
+};
+
 /** Each format's options: every field optional, defaults filled in by SQL (app.format_options). */
 export const FormatOptions = {
   single_elimination: z.strictObject({
     third_place_match: z.boolean().optional().meta({ description: "The semi-final losers play for 3rd. Default false." }),
+    draws: noDraws("single_elimination"),
     ...series(true),
   }),
   double_elimination: z.strictObject({
@@ -34,24 +43,23 @@ export const FormatOptions = {
       description:
         "`reset` (the default): if the losers-bracket champion wins the grand final, a deciding second match is played; `single`: the grand final decides alone.",
     }),
+    draws: noDraws("double_elimination"),
     ...series(true),
   }),
   round_robin: z.strictObject({
     groups: z.int().min(1).max(512).optional().meta({ description: "Groups, dealt by seed in snake order. Default 1." }),
-    points: z.strictObject({
-      win: z.int().min(-1000).max(1000).optional().meta({ description: "Default 3." }),
-      loss: z.int().min(-1000).max(1000).optional().meta({ description: "Default 0." }),
-    }).optional(),
-    ...series(false),
-  }),
+    ...scoringFields("round_robin"),
+    ...drawingSeries,
+  }).superRefine(checkEvenSeries),
   swiss: z.strictObject({
     rounds: z.int().min(1).max(1023).nullable().optional()
       .meta({
         description:
           "Rounds to play; null (the default) for ceil(log2 N). Starting with more than N − 1 rounds is 409 `invalid_status_transition`.",
       }),
-    ...series(false),
-  }),
+    ...scoringFields("swiss"),
+    ...drawingSeries,
+  }).superRefine(checkEvenSeries),
 } satisfies Record<(typeof FORMATS)[number], z.ZodType>;
 
 /** Who goes on to the next stage (contract section 12): after a round robin, then after any other format. */
@@ -86,7 +94,7 @@ const fields = {
   format_options: z.record(z.string(), z.unknown()).meta({
     anyOf: formatOptionsSchemas,
     description:
-      'The format\'s options (checked strictly against the format; defaults filled in): single_elimination `{third_place_match: bool = false}`; double_elimination `{grand_final: "single" | "reset" = "reset"}`; round_robin `{groups: int 1–512 = 1, points: {win: int = 3, loss: int = 0}}`; swiss `{rounds: int 1–1023 | null = null (ceil(log2 N))}`; every format `best_of` (odd 1–9 = 1) and the elimination formats `final_best_of` (= best_of) for the final or grand final. Locked once ongoing; a PATCH that changes `format` without options resets them to the new format\'s defaults.',
+      'The format\'s options (checked strictly against the format; defaults filled in): single_elimination `{third_place_match: bool = false}`; double_elimination `{grand_final: "single" | "reset" = "reset"}`; round_robin `{groups: int 1–512 = 1}`; swiss `{rounds: int 1–1023 | null = null (ceil(log2 N))}`; round robin and swiss also `draws` (bool = false), `points` `{win, draw, loss, forfeit_loss}` (−10…100) and `tie_breakers` (see the schema of each format); every format `best_of` (odd 1–9 = 1; even too with draws) and the elimination formats `final_best_of` (= best_of) for the final or grand final. Locked once ongoing; a PATCH that changes `format` without options resets them to the new format\'s defaults.',
   }),
   team_size: z.int().min(1).max(100).meta({ description: "Players per team: the starters a lineup holds." }),
   substitutes_max: z.int().min(0).max(LINEUP_LIMITS.substitutesMax)

@@ -1,5 +1,6 @@
 // Matches, their games, standings and a tournament's results as the API returns them.
 import { z } from "zod";
+import { SEPARATED_BY } from "../../contract.ts";
 import { EXAMPLE_IDS } from "./common.ts";
 
 export const Game = z.object({
@@ -27,6 +28,7 @@ export const MatchExample = {
   team1_score: 2,
   team2_score: 1,
   winner_id: EXAMPLE_IDS.team1,
+  draw: false,
   status: "completed",
   forfeit: null,
   best_of: 3,
@@ -108,7 +110,11 @@ export const Match = z.object({
   team2_score: z.int().nullable().meta({
     description: "Null until reported, and for a forfeit. With games reported: the games team2 has won.",
   }),
-  winner_id: z.guid().nullable().meta({ description: "For a bye, the team that advances." }),
+  winner_id: z.guid().nullable().meta({ description: "For a bye, the team that advances. Null for a draw." }),
+  draw: z.boolean().meta({
+    description:
+      "The match completed level, without a winner (round robin and swiss stages with `draws`: equal scores, or an even series level after all its games). False otherwise.",
+  }),
   status: z.enum(["pending", "ready", "completed", "bye"]).meta({
     description: "`pending` waits for teams, `ready` can be reported, `completed` has a result, `bye` has one team that advances.",
   }),
@@ -117,7 +123,7 @@ export const Match = z.object({
   }),
   best_of: z.int().meta({
     description:
-      "The series length (odd, 1–9): the match is decided when a side wins ceil(best_of / 2) games. From the stage's `format_options` (`final_best_of` for the final or grand final); `PATCH` may change it until the match has a game or a result.",
+      "The series length (1–9; even only in a stage with `draws`): the match is decided when a side wins best_of / 2 + 1 games (ceil(best_of / 2) when odd), or is a draw when an even series ends level. From the stage's `format_options` (`final_best_of` for the final or grand final); `PATCH` may change it until the match has a game or a result.",
   }),
   games: z.array(Game).meta({
     description:
@@ -135,7 +141,7 @@ export const Match = z.object({
 export const Standing = z.object({
   position: z.int().meta({
     description:
-      "Single elimination: competition ranking 1, 2, 3, 3, 5, 5, 5, 5, … (3 and 4 with a third-place match). Round robin: overall. Swiss: by wins, then Buchholz, then seed.",
+      "Single elimination: competition ranking 1, 2, 3, 3, 5, 5, 5, 5, … (3 and 4 with a third-place match). Round robin (overall) and swiss: by points, then the stage's `tie_breakers`, then seed, so never shared.",
   }),
   team_id: z.guid(),
   team_name: z.string(),
@@ -147,13 +153,17 @@ export const Standing = z.object({
   group: z.int().optional().meta({ description: "Round robin: the team's group." }),
   group_position: z.int().optional().meta({ description: "Round robin: the position within the group." }),
   wins: z.int().optional().meta({ description: "Round robin and swiss (a swiss bye counts as a win)." }),
-  losses: z.int().optional().meta({ description: "Round robin and swiss." }),
+  draws: z.int().optional().meta({ description: "Round robin and swiss: matches drawn." }),
+  losses: z.int().optional().meta({ description: "Round robin and swiss (a forfeit counts as a loss)." }),
   points: z.int().optional().meta({
-    description: "Round robin: points, then head-to-head points among teams level on points, score difference, score for, seed.",
+    description: "Round robin and swiss: by the stage's `format_options.points` (win, draw, loss, forfeit_loss; a swiss bye scores a win).",
   }),
   buchholz: z.int().optional().meta({
+    description: "Swiss: the sum of the current points of every opponent met in a completed match (a bye adds nothing).",
+  }),
+  separated_by: z.enum(SEPARATED_BY).nullable().optional().meta({
     description:
-      "Swiss: the sum of the current wins of every opponent met in a completed match (a bye adds nothing). Swiss standings list every participant by wins, then Buchholz, then seed.",
+      "Round robin and swiss: the first criterion, in order (`points`, the stage's `tie_breakers`, then `seed`), on which this entry differs from the entry above it in its group (round robin with groups) or stage; null for the first. `seed`: nothing else separated them. `disqualified`: the first disqualified team after the others.",
   }),
 });
 
