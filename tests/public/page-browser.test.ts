@@ -26,7 +26,7 @@ import {
 } from "../support/helpers.ts";
 import { pageHtml } from "../../functions/api/render/page.ts";
 import { renderBracket } from "../../functions/api/render/svg.ts";
-import type { PublicView, ViewMatch, ViewStanding } from "../../functions/api/render/view.ts";
+import type { PublicView } from "../../functions/api/render/view.ts";
 import { buildView } from "../support/render-fixtures.ts";
 
 const ARTIFACTS = path.join(process.cwd(), ".test-artifacts", "public");
@@ -870,8 +870,8 @@ describe("draws (contract section 19), the page served a fixture's view", () => 
   ];
 
   it.each(EVENTS)("$name: drawn matches marked Draw with neither side bold, and the standings' D column, light and dark", async (event) => {
-    const matches: ViewMatch[] = event.view.matches, standings: ViewStanding[] = event.view.stages[0].standings;
-    const drawnMatches = matches.filter((m) => m.draw);
+    const standings = event.view.stages[0].standings;
+    const drawnMatches = event.view.matches.filter((m) => m.draw);
     expect(drawnMatches.length, "drawn matches").toBeGreaterThanOrEqual(2);
     const teams = event.view.registrations.map((r) => ({ id: r.teams.id, name: r.teams.name, tag: r.teams.tag }));
     for (const mode of [MODES[0], MODES[2]]) {
@@ -906,7 +906,7 @@ describe("draws (contract section 19), the page served a fixture's view", () => 
             const cells = await v.page.evaluate(() =>
               [...document.querySelectorAll("#p-bracket .cross-table g.note")].map((
                 g,
-              ) => [g.querySelector("title")?.textContent, g.textContent])
+              ) => [g.querySelector("title")?.textContent, g.querySelector("text")?.textContent])
             );
             expect(cells.map((c) => c[0]), where).toEqual(cells.map(() => "Draw"));
             expect(cells.length, where).toBe(2 * drawnMatches.length);
@@ -919,6 +919,68 @@ describe("draws (contract section 19), the page served a fixture's view", () => 
       });
     }
   }, 60_000);
+});
+
+describe("draws (contract section 19) through the API", () => {
+  it.each(
+    [
+      ["round_robin", "draws-live-round-robin"],
+      ["swiss", "draws-live-swiss"],
+    ] as const,
+  )(
+    "%s: a level result completes the match as a draw, shown live without a winner, and counted in the standings' D column",
+    async (format, shot) => {
+      const teams = await namedTeams(4);
+      const { call, id, tournament } = await startedTournament(
+        { name: `Draw Night (${format})`, visibility: "public", format, format_options: { draws: true } },
+        teams.map((x) => x.id),
+      );
+      const target = (await matchesOf(call, id)).find((m) => m.status === "ready" && m.team1_id && m.team2_id)!;
+      await withPair(MODES[0], async ([v]) => {
+        await asBusy(async () => {
+          await load(v, tournament.slug);
+          await drawn(v.page, 1);
+        });
+        const where = `${format} ${name(v)}`;
+        const patched = await call("PATCH", `/tournaments/${id}/matches/${target.id}`, { body: { team1_score: 1, team2_score: 1 } });
+        expectStatus(patched, 200);
+        expect([patched.body.data.status, patched.body.data.winner_id, patched.body.data.draw], where).toEqual(["completed", null, true]);
+        // The picture: the box says Draw (swiss), or the match's two cross-table cells do (round robin).
+        await v.page.waitForFunction(
+          (matchId) =>
+            document.querySelector(`#p-bracket .match[data-match-id="${matchId}"] text.draw`) !== null ||
+            document.querySelectorAll("#p-bracket .cross-table g.note title").length === 2,
+          target.id,
+          { timeout: 10_000, polling: 50 },
+        );
+        const shown = await v.page.evaluate((matchId) => {
+          const box = document.querySelector(`#p-bracket .match[data-match-id="${matchId}"]`);
+          return {
+            label: box?.querySelector("text.draw")?.textContent ?? null,
+            bold: [...box?.querySelectorAll(".team") ?? []].filter((t) => t.getAttribute("font-weight") === "700").length,
+            cells: [...document.querySelectorAll("#p-bracket .cross-table g.note")].map((
+              g,
+            ) => [g.querySelector("title")?.textContent, g.querySelector("text")?.textContent]),
+            head: [...document.querySelectorAll("#p-standings thead th")].map((th) => th.textContent),
+            draws: Object.fromEntries([...document.querySelectorAll("#p-standings tbody tr")].map((tr) => {
+              const heads = [...tr.closest("table")!.querySelectorAll("thead th")].map((th) => th.textContent);
+              return [tr.querySelector(".p-tname")?.textContent, tr.children[heads.indexOf("D")]?.textContent];
+            })),
+          };
+        }, target.id);
+        if (format === "swiss") {
+          expect(shown.label, where).toBe("Draw");
+          expect(shown.bold, `${where}: a winner marked`).toBe(0);
+        } else expect(shown.cells, where).toEqual([["Draw", "1–1"], ["Draw", "1–1"]]);
+        expect(shown.head.slice(0, 5), where).toEqual(["#", "Team", "W", "D", "L"]);
+        const drawnTeams = [target.team1_id, target.team2_id].map((tid) => teams.find((x) => x.id === tid)!.name);
+        for (const team of teams) expect(shown.draws[team.name], `${where}: ${team.name}`).toBe(drawnTeams.includes(team.name) ? "1" : "0");
+        expect(v.errors, `${where}: script errors`).toEqual([]);
+        await screenshot(shot, v);
+      });
+    },
+    60_000,
+  );
 });
 
 describe("the public page's messages", () => {

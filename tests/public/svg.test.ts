@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { renderBracket, type RenderOptions } from "../../functions/api/render/svg.ts";
 import { BOX_H, BOX_W, META_H, NAME_W } from "../../functions/api/render/match.ts";
 import { TEXT_ON, THEMES } from "../../functions/api/render/theme.ts";
-import type { Format, PublicView, ViewLineupEntry, ViewMatch, ViewRegistration, ViewStanding } from "../../functions/api/render/view.ts";
+import type { Format, PublicView, ViewLineupEntry, ViewMatch, ViewRegistration } from "../../functions/api/render/view.ts";
 import {
   type BracketOptions,
   buildView,
@@ -608,9 +608,6 @@ describe("a drawn match (contract section 19)", () => {
   const scores = (g: string) =>
     [...g.matchAll(new RegExp(`<text x="${BOX_W - 16}" y="\\d+" text-anchor="middle"([^>]*)>([^<]*)</text>`, "g"))]
       .map((x) => [x[2], x[1].includes(`font-weight="700"`)]);
-  // The view's matches and first stage's standings with the fields of section 19 (draw, draws).
-  const matchesOf = (view: PublicView): ViewMatch[] => view.matches;
-  const standingsOf = (view: PublicView): ViewStanding[] => view.stages[0].standings;
   /** A match's group, without the standings drawn after the last one. */
   const boxOf = (svg: string, id: string) => matchSvg(svg, id).split(`<text class="title"`)[0];
   const DRAW_LABEL = `<text class="draw" x="${BOX_W}" y="-4" text-anchor="end" font-weight="700">Draw</text>`;
@@ -618,7 +615,7 @@ describe("a drawn match (contract section 19)", () => {
   it("swiss: neither side marked the winner nor dimmed, both scores alike, both sides' bars alike, and Draw where the time goes", () => {
     for (const bestOf of [1, 2]) {
       const view = swissDraws(bestOf);
-      const drawn = matchesOf(view).filter((m) => m.draw);
+      const drawn = view.matches.filter((m) => m.draw);
       expect(drawn.length, "drawn matches").toBeGreaterThanOrEqual(2);
       for (const m of drawn) {
         expect([m.status, m.winner_id, m.team1_score], "a draw as the API gives it").toEqual(["completed", null, m.team2_score]);
@@ -644,7 +641,7 @@ describe("a drawn match (contract section 19)", () => {
               .toBeLessThanOrEqual(BOX_W);
           }
         }
-        for (const m of matchesOf(view).filter((x) => !x.draw)) {
+        for (const m of view.matches.filter((x) => !x.draw)) {
           const g = boxOf(svg, m.id);
           expect(g, where).not.toContain(`class="draw`);
           expect(g, where).not.toContain("(draw)");
@@ -659,7 +656,7 @@ describe("a drawn match (contract section 19)", () => {
     const table = withoutLineups(svg).split(`<g class="standings">`)[1].split("</g>")[0];
     const heads = [...table.matchAll(/font-weight="700"[^>]*>([^<]*)<\/text>/g)].map((x) => x[1]).slice(0, 5);
     expect(heads).toEqual(["#", "Team", "W–D–L", "Pts", "Buchholz"]);
-    const standings = standingsOf(view);
+    const standings = view.stages[0].standings;
     expect(standings.some((st) => (st.draws ?? 0) > 0)).toBe(true);
     for (const st of standings) {
       expect(table).toMatch(
@@ -685,7 +682,7 @@ describe("a drawn match (contract section 19)", () => {
 
   it("round robin: a drawn match's two cells show its score on the head's tint, in the text colour, Draw on hover; the standings have W, D, L, Pts", () => {
     const view = roundRobinDraws();
-    const drawn = matchesOf(view).filter((m) => m.draw);
+    const drawn = view.matches.filter((m) => m.draw);
     expect(drawn.length).toBeGreaterThanOrEqual(2);
     for (const theme of ["light", "dark"] as const) {
       const t = THEMES[theme];
@@ -704,7 +701,7 @@ describe("a drawn match (contract section 19)", () => {
         const table = withoutLineups(svg).split(`<g class="standings">`)[g].split("</g>")[0];
         const heads = [...table.matchAll(/font-weight="700"[^>]*>([^<]*)<\/text>/g)].map((x) => x[1]).slice(0, 6);
         expect(heads, `group ${g}`).toEqual(["#", "Team", "W", "D", "L", "Pts"]);
-        for (const st of standingsOf(view).filter((x) => x.group === g)) {
+        for (const st of view.stages[0].standings.filter((x) => x.group === g)) {
           expect(table).toMatch(
             new RegExp(`data-team-id="${st.team_id}"[^]*?>${st.wins}<[^]*?>${st.draws}<[^]*?>${st.losses}<[^]*?>${st.points}<`),
           );
@@ -719,7 +716,7 @@ describe("a drawn match (contract section 19)", () => {
 
   it("a stage that allows draws shows the D column before any is recorded", () => {
     const view = buildView({ teams: 6, stages: [{ format: "round_robin", options: { draws: true }, play: { decide: 0 } }] });
-    expect(matchesOf(view).some((m) => m.draw)).toBe(false);
+    expect(view.matches.some((m) => m.draw)).toBe(false);
     expect(checkPicture(view, { theme: "dark" }).svg).toContain(">D</text>");
   });
 });

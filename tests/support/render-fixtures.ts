@@ -129,7 +129,6 @@ class StageBuilder {
       draw: false,
       status: "pending",
       forfeit: null,
-      draw: false,
       best_of: 1,
       games: [],
       next_match_id: null,
@@ -548,7 +547,7 @@ function roundRobinStandings(s: StageBuilder, teams: Map<string, ViewTeam>, poin
     (m.winner_id === a.id ? a : b).h2h += points.win;
     (m.winner_id === a.id ? b : a).h2h += points.loss;
   }
-  const criteria: Array<[string, (r: Row) => number]> = [
+  const criteria: Array<[NonNullable<ViewStanding["separated_by"]>, (r: Row) => number]> = [
     ["points", (r) => -r.pts],
     ["head_to_head", (r) => -r.h2h],
     ["score_difference", (r) => r.sa - r.sf],
@@ -664,7 +663,13 @@ function swissStandings(s: StageBuilder, teams: Map<string, ViewTeam>, points: P
       losses: r.losses,
       points: r.points,
       buchholz: r.buchholz,
-      separated_by: !above ? null : above.points !== r.points ? "points" : above.buchholz !== r.buchholz ? "buchholz" : "seed",
+      separated_by: !above
+        ? null
+        : above.points !== r.points
+        ? "points" as const
+        : above.buchholz !== r.buchholz
+        ? "buchholz" as const
+        : "seed" as const,
     };
   });
 }

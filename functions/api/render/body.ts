@@ -2,7 +2,7 @@
 // draw itself at an offset. Sizes come first so that the frame can choose what fits before
 // anything is drawn.
 import type { Drawing } from "./match.ts";
-import type { ViewMatch, ViewStage, ViewStanding } from "./view.ts";
+import type { ViewMatch, ViewStage } from "./view.ts";
 import { esc } from "./text.ts";
 import { isDraw } from "./labels.ts";
 
@@ -71,6 +71,6 @@ export function checkRounds(rounds: [number, number] | undefined, total: number,
  * format_options allow them, or a draw was recorded all the same.
  */
 export function showsDraws(input: StageInput): boolean {
-  const standings: ViewStanding[] = input.stage.standings;
-  return input.stage.format_options.draws === true || standings.some((s) => (s.draws ?? 0) > 0) || input.matches.some(isDraw);
+  const { stage } = input;
+  return stage.format_options.draws === true || stage.standings.some((s) => (s.draws ?? 0) > 0) || input.matches.some(isDraw);
 }

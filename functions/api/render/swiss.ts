@@ -2,7 +2,7 @@
 // columns, then the standings (wins–losses, or wins–draws–losses where the stage allows draws or
 // one was recorded; points where the entries have them; Buchholz). With a size limit, the last
 // rounds that fit.
-import type { ViewMatch, ViewStanding, ViewTeam } from "./view.ts";
+import type { ViewMatch, ViewTeam } from "./view.ts";
 import { BOX_H, BOX_W, drawMatch, META_H } from "./match.ts";
 import { type Body, checkRounds, label, roundsCaption, showsDraws, type StageInput } from "./body.ts";
 import { type Cell, type Column, drawTable, ROW, tableWidth } from "./table.ts";
@@ -44,7 +44,7 @@ export function swissBody(input: StageInput): Body {
   for (const list of rounds.values()) list.sort((x, y) => x.position - y.position);
   const total = totalRounds(input, Math.max(0, ...rounds.keys()));
   const [from, to] = checkRounds(input.rounds, total, "swiss stage");
-  const standings: ViewStanding[] = input.stage.standings;
+  const standings = input.stage.standings;
   const draws = showsDraws(input), points = standings.some((st) => typeof st.points === "number");
   const columns = standingsColumns(draws, points);
   const tableW = tableWidth(columns);

@@ -17,14 +17,6 @@ export type ViewRegistration = PublicView["registrations"][number];
 export type ViewTeam = ViewRegistration["teams"];
 /** One player of a registration's lineup: handle, country, role, captain (never a name, external id or game account). */
 export type ViewLineupEntry = ViewRegistration["lineup"][number];
-/**
- * One match. `draw` (contract section 19) is read here until the API's match model has it: a
- * drawn match is completed, without a winner, with `draw: true`.
- */
-export type ViewMatch = PublicView["matches"][number] & { draw?: boolean };
+export type ViewMatch = PublicView["matches"][number];
 export type ViewGame = ViewMatch["games"][number];
-/**
- * One standings entry. `draws` and `separated_by` (round robin and swiss) and swiss `points`
- * (contract section 19) are read here until the API's standing model has them.
- */
-export type ViewStanding = PublicView["standings"][number] & { draws?: number; points?: number; separated_by?: string | null };
+export type ViewStanding = PublicView["standings"][number];
