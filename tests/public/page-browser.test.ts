@@ -869,56 +869,60 @@ describe("draws (contract section 19), the page served a fixture's view", () => 
     },
   ];
 
-  it.each(EVENTS)("$name: drawn matches marked Draw with neither side bold, and the standings' D column, light and dark", async (event) => {
-    const standings = event.view.stages[0].standings;
-    const drawnMatches = event.view.matches.filter((m) => m.draw);
-    expect(drawnMatches.length, "drawn matches").toBeGreaterThanOrEqual(2);
-    const teams = event.view.registrations.map((r) => ({ id: r.teams.id, name: r.teams.name, tag: r.teams.tag }));
-    for (const mode of [MODES[0], MODES[2]]) {
-      await withPair(mode, async ([v]) => {
-        const stop = await serve(v, event.view);
-        try {
-          await asBusy(async () => {
-            await load(v, event.view.tournament.slug);
-            await drawn(v.page, 1);
-          });
-          const where = `${event.name} ${name(v)}`;
-          expectLayout(where, await layout(v.page, teams), v);
-          const tables = await v.page.evaluate(standingsShown);
-          expect(tables.length, where).toBeGreaterThanOrEqual(1);
-          for (const table of tables) expect(table.head, where).toEqual(event.head);
-          const rows = tables.flatMap((t) => t.rows);
-          expect(rows.length, where).toBe(standings.length);
-          for (const st of standings) {
-            const row = rows.find((r) => r[1]?.startsWith(st.team_name))!;
-            const values = [st.wins, st.draws, st.losses, st.points, ...(event.head.includes("Bhz") ? [st.buchholz] : [])].map(String);
-            expect(row?.slice(2), `${where}: ${st.team_name}`).toEqual(values);
-          }
-          if (event.view.stages[0].format === "swiss") {
-            const boxes = await v.page.evaluate(boxesShown, drawnMatches.map((m) => m.id));
-            drawnMatches.forEach((m, i) => {
-              expect(boxes[i].label, where).toBe("Draw");
-              expect(boxes[i].bold, `${where}: a winner marked`).toBe(0);
-              expect(boxes[i].texts.filter((t) => t === String(m.team1_score)).length, `${where}: both scores`).toBeGreaterThanOrEqual(2);
-              expect(boxes[i].title, where).toMatch(/\(draw\)$/);
+  it.each(EVENTS)(
+    "$name: drawn matches marked Draw with neither side bold, and the standings' D column, on a desktop, a phone and in dark mode",
+    async (event) => {
+      const standings = event.view.stages[0].standings;
+      const drawnMatches = event.view.matches.filter((m) => m.draw);
+      expect(drawnMatches.length, "drawn matches").toBeGreaterThanOrEqual(2);
+      const teams = event.view.registrations.map((r) => ({ id: r.teams.id, name: r.teams.name, tag: r.teams.tag }));
+      for (const mode of MODES) {
+        await withPair(mode, async ([v]) => {
+          const stop = await serve(v, event.view);
+          try {
+            await asBusy(async () => {
+              await load(v, event.view.tournament.slug);
+              await drawn(v.page, 1);
             });
-          } else {
-            const cells = await v.page.evaluate(() =>
-              [...document.querySelectorAll("#p-bracket .cross-table g.note")].map((
-                g,
-              ) => [g.querySelector("title")?.textContent, g.querySelector("text")?.textContent])
-            );
-            expect(cells.map((c) => c[0]), where).toEqual(cells.map(() => "Draw"));
-            expect(cells.length, where).toBe(2 * drawnMatches.length);
+            const where = `${event.name} ${name(v)}`;
+            expectLayout(where, await layout(v.page, teams), v);
+            const tables = await v.page.evaluate(standingsShown);
+            expect(tables.length, where).toBeGreaterThanOrEqual(1);
+            for (const table of tables) expect(table.head, where).toEqual(event.head);
+            const rows = tables.flatMap((t) => t.rows);
+            expect(rows.length, where).toBe(standings.length);
+            for (const st of standings) {
+              const row = rows.find((r) => r[1]?.startsWith(st.team_name))!;
+              const values = [st.wins, st.draws, st.losses, st.points, ...(event.head.includes("Bhz") ? [st.buchholz] : [])].map(String);
+              expect(row?.slice(2), `${where}: ${st.team_name}`).toEqual(values);
+            }
+            if (event.view.stages[0].format === "swiss") {
+              const boxes = await v.page.evaluate(boxesShown, drawnMatches.map((m) => m.id));
+              drawnMatches.forEach((m, i) => {
+                expect(boxes[i].label, where).toBe("Draw");
+                expect(boxes[i].bold, `${where}: a winner marked`).toBe(0);
+                expect(boxes[i].texts.filter((t) => t === String(m.team1_score)).length, `${where}: both scores`).toBeGreaterThanOrEqual(2);
+                expect(boxes[i].title, where).toMatch(/\(draw\)$/);
+              });
+            } else {
+              const cells = await v.page.evaluate(() =>
+                [...document.querySelectorAll("#p-bracket .cross-table g.note")].map((
+                  g,
+                ) => [g.querySelector("title")?.textContent, g.querySelector("text")?.textContent])
+              );
+              expect(cells.map((c) => c[0]), where).toEqual(cells.map(() => "Draw"));
+              expect(cells.length, where).toBe(2 * drawnMatches.length);
+            }
+            expect(v.errors, `${where}: script errors`).toEqual([]);
+            await screenshot(event.name, v);
+          } finally {
+            await stop();
           }
-          expect(v.errors, `${where}: script errors`).toEqual([]);
-          await screenshot(event.name, v);
-        } finally {
-          await stop();
-        }
-      });
-    }
-  }, 60_000);
+        });
+      }
+    },
+    60_000,
+  );
 });
 
 describe("draws (contract section 19) through the API", () => {
