@@ -85,6 +85,23 @@ describe("a direct result on best of 1", () => {
     expect(res.body.data).toMatchObject({ status: "completed", winner_id: m.team2_id, forfeit: "team1", draw: false });
   });
 
+  it("refuses equal scores in an elimination stage after a round robin stage with draws", async () => {
+    const lg = await league({
+      stages: [
+        { format: "round_robin", format_options: { draws: true }, advance: { per_group: 2 } },
+        { format: "single_elimination" },
+      ],
+    }, 2);
+    await play(lg, ["A 1-1 B"]);
+    expectStatus(await lg.call("PATCH", `/tournaments/${lg.id}/stages/2`, { body: { status: "ongoing" } }), 200);
+    const final = (await results(lg, "?stage=2")).matches[0];
+    expect(final.draw).toBe(false);
+    expectError(await patch(lg, final, { team1_score: 1, team2_score: 1 }), 400, "validation_error");
+    const won = await patch(lg, final, { team1_score: 1, team2_score: 0 });
+    expectStatus(won, 200);
+    expect(won.body.data).toMatchObject({ winner_id: final.team1_id, draw: false });
+  });
+
   it("completes a league whose every match is drawn", async () => {
     const lg = await league(rr({ draws: true }), 3);
     await play(lg, ["A 0-0 B", "A 0-0 C", "B 0-0 C"]);
@@ -157,6 +174,17 @@ describe("an even series", () => {
     expect((await patch(lg, m, { team1_score: 2, team2_score: 1 })).body.data).toMatchObject({ winner_id: m.team1_id, draw: false });
   });
 
+  it("draws a match whose own best_of was changed to 2 by a 1–1 series score", async () => {
+    const lg = await league(rr({ draws: true }), 2);
+    const m = await only(lg);
+    expectStatus(await patch(lg, m, { best_of: 2 }), 200);
+    expectError(await patch(lg, m, { team1_score: 2, team2_score: 1 }), 400, "validation_error");
+    const res = await patch(lg, m, { team1_score: 1, team2_score: 1 });
+    expectStatus(res, 200);
+    expectDrawn(res.body.data, res.text);
+    expect(res.body.data.best_of).toBe(2);
+  });
+
   it("best of 4 by games: 3–0 ends it (a fourth game is series_decided), 2–2 after four games is a draw", async () => {
     const lg = await league(rr({ draws: true, best_of: 4 }), 3);
     const { matches } = await results(lg);
@@ -206,6 +234,26 @@ describe("webhooks and deltas show draws", () => {
       draw: true,
     });
     expect(byType.get("match.corrected").data).toMatchObject({ id: m.id, winner_id: m.team1_id, draw: false });
+  });
+
+  it("sends match.game_reported for each game and match.completed with draw true when a game levels a best of 2", async () => {
+    const lg = await league(rr({ draws: true, best_of: 2 }), 2);
+    const endpoint = await createEndpoint(lg.t, {
+      url: "http://127.0.0.1:9/scoring-games",
+      events: ["match.game_reported", "match.completed"],
+      tournament_id: lg.id,
+    });
+    const m = await only(lg);
+    expectStatus(await putGame(lg, m, 1, 1, 0), 200);
+    const first = await deliveries(lg.t, endpoint.id);
+    expect(first.data.map((d) => d.event_type)).toEqual(["match.game_reported"]);
+    expect(first.data[0].payload.data).toMatchObject({ status: "ready", team1_score: 1, team2_score: 0, draw: false, winner_id: null });
+    expectStatus(await putGame(lg, m, 2, 0, 1), 200);
+    const { data } = await deliveries(lg.t, endpoint.id);
+    expect(data.map((d) => d.event_type).sort()).toEqual(["match.completed", "match.game_reported", "match.game_reported"]);
+    const completed = data.find((d) => d.event_type === "match.completed")!.payload.data;
+    expect(completed).toMatchObject({ status: "completed", team1_score: 1, team2_score: 1, draw: true, winner_id: null });
+    expect(completed.games).toHaveLength(2);
   });
 
   it("gives the drawn match in the delta since the version before it, with the whole standings", async () => {

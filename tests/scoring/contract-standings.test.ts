@@ -6,6 +6,7 @@
 // worked out by hand in the comment above it; rows are [team, position, wins, draws, losses,
 // points, separated_by] with A = seed 1, B = seed 2, …
 import { describe, expect, it } from "vitest";
+import { expectStatus } from "../support/helpers.ts";
 import { league, play, results, rrRows } from "./contract-support.ts";
 
 const rr = (format_options: Record<string, unknown> = {}) => ({ format: "round_robin", format_options });
@@ -276,5 +277,24 @@ describe("round robin: the seed ends the order", () => {
       [2, 1, "C", 3, null],
       [2, 2, "B", 0, "points"],
     ]);
+  });
+});
+
+describe("round robin: a disqualified team", () => {
+  it("places below the others whatever its points, shown disqualified", async () => {
+    // A beats B and C (6 points), C beats B; then A is disqualified (section 17): A last;
+    // C 3 above B 0 by points.
+    const lg = await league(rr(), 3);
+    await play(lg, ["A 1-0 B", "A 1-0 C", "C 1-0 B"]);
+    const regs = await lg.call("GET", `/tournaments/${lg.id}/registrations`);
+    const reg = regs.body.data.find((r: { team_id: string }) => r.team_id === lg.team("A"));
+    expectStatus(await lg.call("PATCH", `/tournaments/${lg.id}/registrations/${reg.id}`, { body: { disqualified: true } }), 200);
+    const { standings } = await results(lg);
+    expect(standings.map((s) => [lg.letter(s.team_id), s.position, s.points, s.disqualified])).toEqual([
+      ["C", 1, 3, false],
+      ["B", 2, 0, false],
+      ["A", 3, 6, true],
+    ]);
+    expect(standings.slice(0, 2).map((s) => s.separated_by)).toEqual([null, "points"]);
   });
 });

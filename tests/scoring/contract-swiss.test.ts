@@ -107,6 +107,16 @@ describe("swiss: forfeits and byes under configured points", () => {
     ]);
   });
 
+  it("gives the next bye to the lowest placed by the configured tie-breakers", async () => {
+    // [score_for], five teams: R1 A–C, B–D, E has the bye. A beats C 1–0, B beats D 2–1. C and D
+    // on 0 points: D scored 1, C 0, so C is the lowest placed without a bye and has round 2's
+    // (by Buchholz, level at 1, the seed would have put D last).
+    const lg = await league(swiss({ tie_breakers: ["score_for"] }), 5);
+    expect(pairings(lg, (await results(lg)).matches, 1)).toEqual(["A-C", "B-D", "E bye"]);
+    await play(lg, ["A 1-0 C", "B 2-1 D"], 1);
+    expect(pairings(lg, (await results(lg)).matches, 2)).toContain("C bye");
+  });
+
   it("scores a bye as points.win", async () => {
     // {win 5, loss 0}: R1 A beats B, C has the bye (5). Round 2 is drawn at once with its bye to B
     // (5). A, B, C on 5; Buchholz A = B's 5, B = A's 5, C = 0 (no opponent): A, B (seed), C.
@@ -118,6 +128,24 @@ describe("swiss: forfeits and byes under configured points", () => {
       ["A", 1, 1, 0, 0, 5, 5, null],
       ["B", 2, 1, 0, 1, 5, 5, "seed"],
       ["C", 3, 1, 0, 0, 5, 0, "buchholz"],
+    ]);
+  });
+});
+
+describe("swiss: head_to_head", () => {
+  it("places the winner of the match between two teams level on points above the other", async () => {
+    // [head_to_head]. R1 A–C, B–D: C and B win. R2 B–C, A–D: B and A win. B 2; C 1, A 1 (C beat
+    // A: head-to-head 1 to 0, where the seed would put A first); D 0. Buchholz B D0+C1 = 1,
+    // C A1+B2 = 3, A C1+D0 = 1, D B2+A1 = 3.
+    const lg = await league(swiss({ tie_breakers: ["head_to_head"] }), 4);
+    await play(lg, ["C 1-0 A", "B 1-0 D"], 1);
+    expect(pairings(lg, (await results(lg)).matches, 2)).toEqual(["A-D", "B-C"]);
+    await play(lg, ["B 1-0 C", "A 1-0 D"], 2);
+    expect(swissRows(lg, (await results(lg)).standings)).toEqual([
+      ["B", 1, 2, 0, 0, 2, 1, null],
+      ["C", 2, 1, 0, 1, 1, 3, "points"],
+      ["A", 3, 1, 0, 1, 1, 1, "head_to_head"],
+      ["D", 4, 0, 0, 2, 0, 3, "points"],
     ]);
   });
 });
@@ -306,5 +334,17 @@ describe("swiss: draws", () => {
     expect(round2).toHaveLength(2);
     expect(round2.join("-").split("-").sort()).toEqual(["A", "B", "C", "D"]);
     expect(data.standings.map((s) => [s.points, s.draws])).toEqual([[1, 1], [1, 1], [1, 1], [1, 1]]);
+  });
+
+  it("draws the next round again by points when a drawn match of the round before is corrected to a win", async () => {
+    // R1 A–C 1–1, B beats D: round 2 is drawn. A–C corrected to A 1–0 before round 2 has a
+    // result: A and B on 3, C and D on 0, so round 2 becomes A–B, C–D.
+    const lg = await league(swiss({ draws: true }), 4);
+    await play(lg, ["A 1-1 C", "B 1-0 D"], 1);
+    expect(pairings(lg, (await results(lg)).matches, 2)).toHaveLength(2);
+    await play(lg, ["A 1-0 C"], 1);
+    const data = await results(lg);
+    expect(pairings(lg, data.matches, 2)).toEqual(["A-B", "C-D"]);
+    expect(data.standings.map((s) => [lg.letter(s.team_id), s.points])).toEqual([["A", 3], ["B", 3], ["C", 0], ["D", 0]]);
   });
 });
