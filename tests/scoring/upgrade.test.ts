@@ -120,6 +120,18 @@ const KINDS: Kind[] = [
     advancing: () => 4,
   },
   {
+    // The two semi-final losers share 3rd: a tie at the cut (stage_tie, then advancing by hand).
+    name: "single elimination into round robin, a tie at the cut",
+    teams: [4, 8],
+    body: {
+      stages: [
+        { name: "Bracket", format: "single_elimination", advance: { top: 3 } },
+        { name: "Final group", format: "round_robin" },
+      ],
+    },
+    advancing: () => 3,
+  },
+  {
     name: "round robin into swiss, best of 3",
     teams: [6, 10],
     body: {
