@@ -696,6 +696,19 @@ async function pool<T, R>(items: T[], n: number, fn: (item: T) => Promise<R>): P
 // the oracle: what the contract's order of checks predicts for a request
 
 /** The body as the route's schema gives it (names trimmed and the like) when it passes; else null. */
+/**
+ * A match's result or best_of that only the match's stage can refuse (SQL, contract section 19):
+ * equal scores, or an even best_of, where the stage does not allow draws (no fixture's does).
+ * Checked once the match is found, before the tournament's state.
+ */
+function drawRefused(route: Route, wire: Wire): boolean {
+  if (route.op !== "matches.report") return false;
+  const body = validBody(route, wire) as { team1_score?: number; team2_score?: number; best_of?: number } | null;
+  if (!body) return false;
+  return (body.team1_score !== undefined && body.team1_score === body.team2_score) ||
+    (body.best_of !== undefined && body.best_of % 2 === 0);
+}
+
 function validBody(route: Route, wire: Wire): Record<string, unknown> | null {
   if (!route.body) return null;
   const verdict = bodyVerdict(wire);
@@ -923,7 +936,9 @@ function expectOutcome(spec: Spec, wire: Wire, fx?: Fixtures): string[] | null {
       const seed = body.seed !== undefined && body.seed !== null;
       return seed || body.checked_in === true ? ["tournament_locked"] : ["ok"];
     }
-    if (route.op === "matches.report" && wire.tstate === "completed") return ["match_locked"];
+    if (route.op === "matches.report" && wire.tstate === "completed") {
+      return ["match_locked", ...(drawRefused(route, wire) ? ["validation_error"] : [])];
+    }
     // a game: its number is checked against the match (400) before the tournament's state; a
     // DELETE of a game never reported is 404
     if (route.op === "games.put" && wire.tstate === "completed") return ["validation_error", "match_locked"];
@@ -945,7 +960,7 @@ function expectOutcome(spec: Spec, wire: Wire, fx?: Fixtures): string[] | null {
   if (route.method === "DELETE") return ["ok", "not_found", ...(route.conflicts ?? [])];
   // Past the schema only a tournament's own rules (dates against the clock, in SQL) give a 400.
   // (a game's number: 1..best_of of the match, and no gap)
-  const late400 = ["tournaments.update", "games.put"].includes(route.op) ? ["validation_error"] : expiryChecked;
+  const late400 = ["tournaments.update", "games.put"].includes(route.op) || drawRefused(route, wire) ? ["validation_error"] : expiryChecked;
   return [...(expiry === "past" ? [] : ["ok"]), ...late400, "not_found", ...(route.conflicts ?? []), ...retry];
 }
 

@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Browser, type BrowserContextOptions, type Page } from "playwright-core";
+import { type Browser, type BrowserContextOptions, type Page, type Route } from "playwright-core";
 import { launchChromium } from "../support/browser.ts";
 import {
   apiUrl,
@@ -25,6 +25,9 @@ import {
   tournamentBody,
 } from "../support/helpers.ts";
 import { pageHtml } from "../../functions/api/render/page.ts";
+import { renderBracket } from "../../functions/api/render/svg.ts";
+import type { PublicView } from "../../functions/api/render/view.ts";
+import { buildView } from "../support/render-fixtures.ts";
 
 const ARTIFACTS = path.join(process.cwd(), ".test-artifacts", "public");
 
@@ -795,6 +798,192 @@ describe("a match whose participants' report is open (contract section 18)", () 
       });
     },
     90_000,
+  );
+});
+
+describe("draws (contract section 19), the page served a fixture's view", () => {
+  // The page, its JSON, its picture (drawn by the renderer from the view) and a quiet stream, all
+  // answered in the browser: what the page makes of a view with draws, whatever the API holds.
+  async function serve(v: Viewer, view: PublicView): Promise<() => Promise<void>> {
+    const api = apiUrl();
+    const base = `${api}/public/tournaments/${view.tournament.slug}`;
+    const etag = `"${view.tournament.version}"`;
+    const handler = async (route: Route) => {
+      const url = new URL(route.request().url());
+      const path = url.pathname.slice(new URL(base).pathname.length);
+      if (path === "/page") {
+        return route.fulfill({ contentType: "text/html; charset=utf-8", body: pageHtml({ apiBase: api, slug: view.tournament.slug }) });
+      }
+      if (path === "") {
+        return route.fulfill({ contentType: "application/json", headers: { ETag: etag }, body: JSON.stringify({ data: view }) });
+      }
+      if (path === "/bracket.svg") {
+        const stage = url.searchParams.get("stage");
+        const theme = url.searchParams.get("theme") === "dark" ? "dark" : "light";
+        const { svg } = renderBracket(view, { theme, ...(stage ? { stage: Number(stage) } : {}) });
+        return route.fulfill({ contentType: "image/svg+xml", headers: { ETag: etag }, body: svg });
+      }
+      if (path === "/stream") return route.fulfill({ contentType: "text/event-stream", body: "retry: 60000\n\n" });
+      return route.fulfill({ status: 404, body: "" });
+    };
+    await v.page.route(`${base}**`, handler);
+    return () => v.page.unroute(`${base}**`, handler);
+  }
+
+  /** The standings card's head and rows (run in the page). */
+  const standingsShown = () =>
+    [...document.querySelectorAll("#p-standings table")].map((table) => ({
+      head: [...table.querySelectorAll("thead th")].map((th) => th.textContent),
+      rows: [...table.querySelectorAll("tbody tr")].map((tr) => [...tr.children].map((c) => c.textContent)),
+    }));
+  /** Each drawn match's box in the picture: its label, bold names and score texts (run in the page). */
+  const boxesShown = (ids: string[]) =>
+    ids.map((id) => {
+      const box = document.querySelector(`#p-bracket .match[data-match-id="${id}"]`);
+      return {
+        label: box?.querySelector("text.draw")?.textContent ?? null,
+        bold: [...box?.querySelectorAll(".team") ?? []].filter((t) => t.getAttribute("font-weight") === "700").length,
+        texts: [...box?.querySelectorAll("text") ?? []].map((t) => t.textContent?.trim()),
+        title: box?.querySelector(":scope > title")?.textContent ?? null,
+      };
+    });
+
+  const EVENTS = [
+    {
+      name: "draws-swiss",
+      view: buildView({
+        teams: 8,
+        name: "Swiss League Night",
+        stages: [{ format: "swiss", options: { draws: true, rounds: 3 }, play: { drawEvery: 3, seed: 4, decide: 10 } }],
+      }),
+      head: ["#", "Team", "W", "D", "L", "Pts", "Bhz"],
+    },
+    {
+      name: "draws-round-robin",
+      view: buildView({
+        teams: 8,
+        name: "Draw Night League",
+        stages: [{ format: "round_robin", options: { draws: true, groups: 2 }, play: { drawEvery: 3, seed: 5, decide: 9 } }],
+      }),
+      head: ["#", "Team", "W", "D", "L", "Pts"],
+    },
+  ];
+
+  it.each(EVENTS)(
+    "$name: drawn matches marked Draw with neither side bold, and the standings' D column, on a desktop, a phone and in dark mode",
+    async (event) => {
+      const standings = event.view.stages[0].standings;
+      const drawnMatches = event.view.matches.filter((m) => m.draw);
+      expect(drawnMatches.length, "drawn matches").toBeGreaterThanOrEqual(2);
+      const teams = event.view.registrations.map((r) => ({ id: r.teams.id, name: r.teams.name, tag: r.teams.tag }));
+      for (const mode of MODES) {
+        await withPair(mode, async ([v]) => {
+          const stop = await serve(v, event.view);
+          try {
+            await asBusy(async () => {
+              await load(v, event.view.tournament.slug);
+              await drawn(v.page, 1);
+            });
+            const where = `${event.name} ${name(v)}`;
+            expectLayout(where, await layout(v.page, teams), v);
+            const tables = await v.page.evaluate(standingsShown);
+            expect(tables.length, where).toBeGreaterThanOrEqual(1);
+            for (const table of tables) expect(table.head, where).toEqual(event.head);
+            const rows = tables.flatMap((t) => t.rows);
+            expect(rows.length, where).toBe(standings.length);
+            for (const st of standings) {
+              const row = rows.find((r) => r[1]?.startsWith(st.team_name))!;
+              const values = [st.wins, st.draws, st.losses, st.points, ...(event.head.includes("Bhz") ? [st.buchholz] : [])].map(String);
+              expect(row?.slice(2), `${where}: ${st.team_name}`).toEqual(values);
+            }
+            if (event.view.stages[0].format === "swiss") {
+              const boxes = await v.page.evaluate(boxesShown, drawnMatches.map((m) => m.id));
+              drawnMatches.forEach((m, i) => {
+                expect(boxes[i].label, where).toBe("Draw");
+                expect(boxes[i].bold, `${where}: a winner marked`).toBe(0);
+                expect(boxes[i].texts.filter((t) => t === String(m.team1_score)).length, `${where}: both scores`).toBeGreaterThanOrEqual(2);
+                expect(boxes[i].title, where).toMatch(/\(draw\)$/);
+              });
+            } else {
+              const cells = await v.page.evaluate(() =>
+                [...document.querySelectorAll("#p-bracket .cross-table g.note")].map((
+                  g,
+                ) => [g.querySelector("title")?.textContent, g.querySelector("text")?.textContent])
+              );
+              expect(cells.map((c) => c[0]), where).toEqual(cells.map(() => "Draw"));
+              expect(cells.length, where).toBe(2 * drawnMatches.length);
+            }
+            expect(v.errors, `${where}: script errors`).toEqual([]);
+            await screenshot(event.name, v);
+          } finally {
+            await stop();
+          }
+        });
+      }
+    },
+    60_000,
+  );
+});
+
+describe("draws (contract section 19) through the API", () => {
+  it.each(
+    [
+      ["round_robin", "draws-live-round-robin"],
+      ["swiss", "draws-live-swiss"],
+    ] as const,
+  )(
+    "%s: a level result completes the match as a draw, shown live without a winner, and counted in the standings' D column",
+    async (format, shot) => {
+      const teams = await namedTeams(4);
+      const { call, id, tournament } = await startedTournament(
+        { name: `Draw Night (${format})`, visibility: "public", format, format_options: { draws: true } },
+        teams.map((x) => x.id),
+      );
+      const target = (await matchesOf(call, id)).find((m) => m.status === "ready" && m.team1_id && m.team2_id)!;
+      await withPair(MODES[0], async ([v]) => {
+        await asBusy(async () => {
+          await load(v, tournament.slug);
+          await drawn(v.page, 1);
+        });
+        const where = `${format} ${name(v)}`;
+        const patched = await call("PATCH", `/tournaments/${id}/matches/${target.id}`, { body: { team1_score: 1, team2_score: 1 } });
+        expectStatus(patched, 200);
+        expect([patched.body.data.status, patched.body.data.winner_id, patched.body.data.draw], where).toEqual(["completed", null, true]);
+        // The picture: the box says Draw (swiss), or the match's two cross-table cells do (round robin).
+        await v.page.waitForFunction(
+          (matchId) =>
+            document.querySelector(`#p-bracket .match[data-match-id="${matchId}"] text.draw`) !== null ||
+            document.querySelectorAll("#p-bracket .cross-table g.note title").length === 2,
+          target.id,
+          { timeout: 10_000, polling: 50 },
+        );
+        const shown = await v.page.evaluate((matchId) => {
+          const box = document.querySelector(`#p-bracket .match[data-match-id="${matchId}"]`);
+          return {
+            label: box?.querySelector("text.draw")?.textContent ?? null,
+            bold: [...box?.querySelectorAll(".team") ?? []].filter((t) => t.getAttribute("font-weight") === "700").length,
+            cells: [...document.querySelectorAll("#p-bracket .cross-table g.note")].map((
+              g,
+            ) => [g.querySelector("title")?.textContent, g.querySelector("text")?.textContent]),
+            head: [...document.querySelectorAll("#p-standings thead th")].map((th) => th.textContent),
+            draws: Object.fromEntries([...document.querySelectorAll("#p-standings tbody tr")].map((tr) => {
+              const heads = [...tr.closest("table")!.querySelectorAll("thead th")].map((th) => th.textContent);
+              return [tr.querySelector(".p-tname")?.textContent, tr.children[heads.indexOf("D")]?.textContent];
+            })),
+          };
+        }, target.id);
+        if (format === "swiss") {
+          expect(shown.label, where).toBe("Draw");
+          expect(shown.bold, `${where}: a winner marked`).toBe(0);
+        } else expect(shown.cells, where).toEqual([["Draw", "1–1"], ["Draw", "1–1"]]);
+        expect(shown.head.slice(0, 5), where).toEqual(["#", "Team", "W", "D", "L"]);
+        const drawnTeams = [target.team1_id, target.team2_id].map((tid) => teams.find((x) => x.id === tid)!.name);
+        for (const team of teams) expect(shown.draws[team.name], `${where}: ${team.name}`).toBe(drawnTeams.includes(team.name) ? "1" : "0");
+        expect(v.errors, `${where}: script errors`).toEqual([]);
+        await screenshot(shot, v);
+      });
+    },
+    60_000,
   );
 });
 

@@ -1,5 +1,6 @@
 // The bracket picture as PNG (contract section 15): functions/api/render/png.ts run on Deno, as
-// deployed (its wasm and fonts read from functions/api/static/), and its output decoded here.
+// deployed (its wasm and fonts read from functions/api/static/), and its output decoded here; with
+// pictures of stages with draws (section 19), kept under .test-artifacts/public/ to look at.
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -8,6 +9,11 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assetType } from "../../functions/api/docs.ts";
+import { renderBracket } from "../../functions/api/render/svg.ts";
+import { BOX_W } from "../../functions/api/render/match.ts";
+import { THEMES } from "../../functions/api/render/theme.ts";
+import { pngSize } from "../../functions/api/render/png.ts";
+import { buildView } from "../support/render-fixtures.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const DENO = path.join(root, "node_modules", ".bin", "deno");
@@ -31,6 +37,19 @@ function svg(width: number, height: number, body = ""): string {
 const label = (weight: number) =>
   `<text x="20" y="80" font-family="${FONT}" font-size="32" font-weight="${weight}" fill="#000">Grand final 3–1</text>`;
 
+// Stages with draws allowed, every third match drawn.
+const DRAWN = {
+  swiss: renderBracket(
+    buildView({ teams: 8, stages: [{ format: "swiss", options: { draws: true, rounds: 3 }, play: { drawEvery: 3, seed: 4 } }] }),
+    { theme: "light" },
+  ),
+  roundRobin: renderBracket(
+    buildView({ teams: 8, stages: [{ format: "round_robin", options: { draws: true, groups: 2 }, play: { drawEvery: 3, seed: 5 } }] }),
+    { theme: "dark" },
+  ),
+};
+const DRAW_LABEL = /<text class="draw"[^>]*>Draw<\/text>/g;
+
 const CASES: Case[] = [
   { name: "text", svg: svg(400, 200, label(400)), width: 400, height: 200 },
   { name: "bold", svg: svg(400, 200, label(700)), width: 400, height: 200 },
@@ -49,6 +68,10 @@ const CASES: Case[] = [
       `<rect x="100" width="100" height="100" fill="#ff0000" fill-opacity="0.5"/>` +
       `<rect x="200" width="100" height="100" fill="#3366cc" fill-opacity="0.2"/></svg>`,
   },
+  { name: "draws-swiss", ...DRAWN.swiss },
+  // The same picture without its "Draw" labels: where they go stays blank.
+  { name: "draws-swiss-unlabelled", ...DRAWN.swiss, svg: DRAWN.swiss.svg.replace(DRAW_LABEL, "") },
+  { name: "draws-round-robin-dark", ...DRAWN.roundRobin },
 ];
 
 // Renders every case in one Deno process (the first two at once: the wasm is set up once even
@@ -96,8 +119,11 @@ beforeAll(async () => {
       else resolve();
     });
   });
+  const artifacts = path.join(root, ".test-artifacts", "public");
+  fs.mkdirSync(artifacts, { recursive: true });
   for (const c of CASES) {
     const png = path.join(out, `${c.name}.png`);
+    if (c.name.startsWith("draws-") && fs.existsSync(png)) fs.copyFileSync(png, path.join(artifacts, `picture-${c.name}.png`));
     outcomes.set(
       c.name,
       fs.existsSync(png) ? { png: fs.readFileSync(png) } : { error: fs.readFileSync(path.join(out, `${c.name}.error`), "utf8") },
@@ -201,12 +227,12 @@ function grey(image: Image, x: number, y: number): number {
   return image.channels >= 3 ? Math.round((image.pixels[i] + image.pixels[i + 1] + image.pixels[i + 2]) / 3) : image.pixels[i];
 }
 
-/** The dark pixels (ink) and their bounding box. */
-function ink(image: Image): { count: number; box: { x0: number; y0: number; x1: number; y1: number } } {
+/** The dark pixels (ink) and their bounding box, in the whole picture or the rectangle [x0, x1) × [y0, y1). */
+function ink(image: Image, area = { x0: 0, y0: 0, x1: image.width, y1: image.height }) {
   let count = 0;
   const box = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
-  for (let y = 0; y < image.height; y++) {
-    for (let x = 0; x < image.width; x++) {
+  for (let y = area.y0; y < area.y1; y++) {
+    for (let x = area.x0; x < area.x1; x++) {
       if (grey(image, x, y) >= 128) continue;
       count++;
       box.x0 = Math.min(box.x0, x);
@@ -296,6 +322,52 @@ describe("svgToPng", () => {
   it("refuses an SVG whose size is not the one given", () => {
     const outcome = outcomes.get("wrong-size");
     expect(outcome && "error" in outcome ? outcome.error : "a PNG").toMatch(/the SVG is 400 × 200, not 500 × 200/);
+  });
+});
+
+describe("a picture with draws (contract section 19)", () => {
+  /** Each drawn match's box (top left, in the SVG's units) in `svg`. */
+  const drawnBoxes = (svg: string) =>
+    svg.split(`<g class="match" `).slice(1).filter((g) => /<text class="draw"[^>]*>Draw<\/text>/.test(g))
+      .map((g) => /transform="translate\((\d+),(\d+)\)"/.exec(g)!.slice(1).map(Number));
+
+  it("draws each drawn match's Draw label above its box, right-aligned, at the picture's PNG size", () => {
+    const labelled = image("draws-swiss"), bare = image("draws-swiss-unlabelled");
+    const size = pngSize(DRAWN.swiss.width, DRAWN.swiss.height);
+    expect([labelled.width, labelled.height]).toEqual([size.width, size.height]);
+    const scale = size.width / DRAWN.swiss.width;
+    const boxes = drawnBoxes(DRAWN.swiss.svg);
+    expect(boxes.length).toBeGreaterThanOrEqual(2);
+    for (const [x, y] of boxes) {
+      // The label's room: the last 40 units of the box's width, in the 14 above it.
+      const area = {
+        x0: Math.round((x + BOX_W - 40) * scale),
+        x1: Math.round((x + BOX_W) * scale),
+        y0: Math.round((y - 14) * scale),
+        y1: Math.round(y * scale),
+      };
+      const shown = ink(labelled, area);
+      expect(shown.count, `the label at ${x},${y}`).toBeGreaterThan(60);
+      expect(shown.box.x1, "right-aligned to the box").toBeGreaterThan(area.x1 - 3 * scale);
+      expect(ink(bare, area).count, `nothing else there at ${x},${y}`).toBe(0);
+    }
+  });
+
+  it("fills a round robin's drawn cells with the head's tint, in the dark theme too", () => {
+    const picture = image("draws-round-robin-dark");
+    const scale = picture.width / DRAWN.roundRobin.width;
+    const cells = [
+      ...DRAWN.roundRobin.svg.matchAll(/<rect x="(\d+)" y="(\d+)" width="\d+" height="\d+" fill="([^"]+)"\/><g class="note"><title>Draw</g),
+    ];
+    expect(cells.length).toBeGreaterThanOrEqual(4);
+    const tint = THEMES.dark.surfaceAlt;
+    const rgb = [1, 3, 5].map((i) => parseInt(tint.slice(i, i + 2), 16));
+    for (const [, x, y, fill] of cells) {
+      expect(fill).toBe(tint);
+      const i = (Math.round((+x + 3) * scale) + Math.round((+y + 3) * scale) * picture.width) * picture.channels;
+      const pixel = [...picture.pixels.subarray(i, i + 3)];
+      expect(pixel.every((v, k) => Math.abs(v - rgb[k]) <= 2), `cell at ${x},${y}: ${pixel} is not ${tint}`).toBe(true);
+    }
   });
 });
 

@@ -4,7 +4,8 @@
 // match boxes overlapping and all inside the picture, names that fit their row in the real font,
 // the size limit and its caption, round and group selection, both themes' contrast, each team's
 // lineup as the tooltip of its names (costing no room), a match whose participants' report is open
-// (contract section 18) marked as such, without a winner or the reported score.
+// (contract section 18) marked as such, without a winner or the reported score, and a drawn match
+// (section 19) marked as a draw, neither side the winner, with the standings' draws and points.
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
@@ -264,6 +265,18 @@ const event = fc.oneof(
   fc.tuple(fc.integer({ min: 2, max: 40 }), fc.integer({ min: 1, max: 6 }), play)
     .map(([n, g, p]) => roundRobin(n, Math.max(1, Math.min(g, Math.floor(n / 2))), options(p, n * n / 2))),
   fc.tuple(fc.integer({ min: 3, max: 64 }), play).map(([n, p]) => swiss(n, options(p, n * 4))),
+  // Draws allowed (section 19): a best of 1 or an even one, every few matches drawn.
+  fc.tuple(fc.integer({ min: 2, max: 40 }), fc.constantFrom("round_robin" as const, "swiss" as const), play, fc.constantFrom(1, 2, 4))
+    .map(([n, format, p, bestOf]) =>
+      buildView({
+        teams: Math.max(n, 3),
+        stages: [{
+          format,
+          options: { draws: true, best_of: bestOf, ...(format === "round_robin" ? { groups: Math.max(1, Math.floor(n / 8)) } : {}) },
+          play: { ...options(p, n * 4), bestOf, finalBestOf: bestOf, drawEvery: 3 },
+        }],
+      })
+    ),
   fc.tuple(fc.integer({ min: 0, max: 64 }), fc.constantFrom<Format>("single_elimination", "round_robin", "swiss"))
     .map(([n, f]) => registration(n, f)),
 );
@@ -580,6 +593,131 @@ describe("a match whose participants' report is open (contract section 18)", () 
     );
     // Nothing else changed: the same cells of results, and the reported 2–0 nowhere that was not there before.
     expect(svg.replace(/<g class="note"><title>[^<]*<\/title>(<text [^>]*>\?<\/text>)<\/g>/g, "")).toBe(before.svg);
+  });
+});
+
+describe("a drawn match (contract section 19)", () => {
+  const swissDraws = (bestOf: number) =>
+    buildView({
+      teams: 8,
+      stages: [{ format: "swiss", options: { draws: true, rounds: 3, best_of: bestOf }, play: { drawEvery: 3, seed: 4, bestOf } }],
+    });
+  const roundRobinDraws = () =>
+    buildView({ teams: 8, stages: [{ format: "round_robin", options: { draws: true, groups: 2 }, play: { drawEvery: 3, seed: 5 } }] });
+  /** The score cells' texts of a match's box: [text, bold]. */
+  const scores = (g: string) =>
+    [...g.matchAll(new RegExp(`<text x="${BOX_W - 16}" y="\\d+" text-anchor="middle"([^>]*)>([^<]*)</text>`, "g"))]
+      .map((x) => [x[2], x[1].includes(`font-weight="700"`)]);
+  /** A match's group, without the standings drawn after the last one. */
+  const boxOf = (svg: string, id: string) => matchSvg(svg, id).split(`<text class="title"`)[0];
+  const DRAW_LABEL = `<text class="draw" x="${BOX_W}" y="-4" text-anchor="end" font-weight="700">Draw</text>`;
+
+  it("swiss: neither side marked the winner nor dimmed, both scores alike, both sides' bars alike, and Draw where the time goes", () => {
+    for (const bestOf of [1, 2]) {
+      const view = swissDraws(bestOf);
+      const drawn = view.matches.filter((m) => m.draw);
+      expect(drawn.length, "drawn matches").toBeGreaterThanOrEqual(2);
+      for (const m of drawn) {
+        expect([m.status, m.winner_id, m.team1_score], "a draw as the API gives it").toEqual(["completed", null, m.team2_score]);
+      }
+      for (const theme of ["light", "dark"] as const) {
+        const t = THEMES[theme];
+        const { svg } = checkPicture(view, { theme });
+        const where = `best of ${bestOf}, ${theme}`;
+        for (const m of drawn) {
+          const g = boxOf(svg, m.id);
+          expect(teamTexts(g).map((x) => [x.id, x.bold, x.muted]), where).toEqual([[m.team1_id, false, false], [m.team2_id, false, false]]);
+          expect(g, `${where}: the winner's accent`).not.toContain(`fill="${t.accent}"`);
+          expect(scores(g), where).toEqual([[String(m.team1_score), true], [String(m.team2_score), true]]);
+          expect(g, where).toContain(DRAW_LABEL);
+          // The label is drawn in the muted group (10 px), right-aligned above the box, as a time would be.
+          expect(g, where).toMatch(new RegExp(`<g font-size="10" fill="${t.muted}">(?:(?!</g>).)*${DRAW_LABEL}`));
+          expect(g, where).toContain(`<path class="draw-bars" d="M1 1h3v23h-3zM1 25h3v23h-3z" fill="${t.muted}"/>`);
+          expect(g, where).toMatch(new RegExp(`<title>[^<]*: ${m.team1_score}–${m.team2_score} \\(draw\\)</title>`));
+          const series = /<text x="0" y="-4">([^<]*)<\/text>/.exec(g)?.[1];
+          if (bestOf > 1) {
+            expect(series, where).toBe([`Bo${bestOf}`, ...m.games.map((x) => `${x.team1_score}–${x.team2_score}`)].join(" · "));
+            expect(measure(series!, 10, false) + 8 + measure("Draw", 10, true), `${where}: series and label side by side`)
+              .toBeLessThanOrEqual(BOX_W);
+          }
+        }
+        for (const m of view.matches.filter((x) => !x.draw)) {
+          const g = boxOf(svg, m.id);
+          expect(g, where).not.toContain(`class="draw`);
+          expect(g, where).not.toContain("(draw)");
+        }
+      }
+    }
+  });
+
+  it("swiss standings: W–D–L and points, ranked by points; without draws W–L, and points when the entries have them", () => {
+    const view = swissDraws(1);
+    const { svg } = checkPicture(view, { theme: "light" });
+    const table = withoutLineups(svg).split(`<g class="standings">`)[1].split("</g>")[0];
+    const heads = [...table.matchAll(/font-weight="700"[^>]*>([^<]*)<\/text>/g)].map((x) => x[1]).slice(0, 5);
+    expect(heads).toEqual(["#", "Team", "W–D–L", "Pts", "Buchholz"]);
+    const standings = view.stages[0].standings;
+    expect(standings.some((st) => (st.draws ?? 0) > 0)).toBe(true);
+    for (const st of standings) {
+      expect(table).toMatch(
+        new RegExp(
+          `data-team-id="${st.team_id}"[^]*?>${st.wins}–${st.draws}–${st.losses}<[^]*?font-weight="700"[^>]*>${st.points}<[^]*?>${st.buchholz}<`,
+        ),
+      );
+    }
+    expect(standings.map((st) => st.points)).toEqual(standings.map((st) => st.points).sort((a, b) => b! - a!));
+
+    // No draws allowed, none recorded: the record stays W–L (the points, today's wins, beside it).
+    const plain = swiss(8, { seed: 4 }, 3);
+    const plainTable = withoutLineups(checkPicture(plain, { theme: "light" }).svg).split(`<g class="standings">`)[1].split("</g>")[0];
+    expect(plainTable).toContain(">W–L</text>");
+    expect(plainTable).not.toContain("W–D–L");
+    for (const st of plain.stages[0].standings) expect(st.points).toBe(st.wins);
+    // Entries without points (as before section 19): no Pts column.
+    const old = structuredClone(plain);
+    for (const st of old.stages[0].standings as Array<{ points?: number }>) delete st.points;
+    const oldTable = checkPicture(old, { theme: "light" }).svg.split(`<g class="standings">`)[1];
+    expect(oldTable).not.toContain(">Pts</text>");
+  });
+
+  it("round robin: a drawn match's two cells show its score on the head's tint, in the text colour, Draw on hover; the standings have W, D, L, Pts", () => {
+    const view = roundRobinDraws();
+    const drawn = view.matches.filter((m) => m.draw);
+    expect(drawn.length).toBeGreaterThanOrEqual(2);
+    for (const theme of ["light", "dark"] as const) {
+      const t = THEMES[theme];
+      const { svg } = checkPicture(view, { theme });
+      const cells = [
+        ...svg.matchAll(
+          /<rect [^>]*fill="([^"]+)"\/><g class="note"><title>Draw<\/title><text [^>]*fill="([^"]+)"([^>]*)>([^<]*)<\/text><\/g>/g,
+        ),
+      ]
+        .map((x) => [x[1], x[2], x[3].includes("font-weight"), x[4]]);
+      expect(cells.sort(), theme).toEqual(
+        drawn.flatMap((m) => [`${m.team1_score}–${m.team2_score}`, `${m.team2_score}–${m.team1_score}`])
+          .map((text) => [t.surfaceAlt, t.text, false, text]).sort(),
+      );
+      for (const g of [1, 2]) {
+        const table = withoutLineups(svg).split(`<g class="standings">`)[g].split("</g>")[0];
+        const heads = [...table.matchAll(/font-weight="700"[^>]*>([^<]*)<\/text>/g)].map((x) => x[1]).slice(0, 6);
+        expect(heads, `group ${g}`).toEqual(["#", "Team", "W", "D", "L", "Pts"]);
+        for (const st of view.stages[0].standings.filter((x) => x.group === g)) {
+          expect(table).toMatch(
+            new RegExp(`data-team-id="${st.team_id}"[^]*?>${st.wins}<[^]*?>${st.draws}<[^]*?>${st.losses}<[^]*?>${st.points}<`),
+          );
+        }
+      }
+    }
+    // A league without draws keeps its columns: W, L, Pts.
+    const plain = checkPicture(roundRobin(8, 2, { seed: 5 }), { theme: "light" }).svg;
+    expect(plain).not.toContain(">D</text>");
+    expect(plain).not.toContain("<title>Draw</title>");
+  });
+
+  it("a stage that allows draws shows the D column before any is recorded", () => {
+    const view = buildView({ teams: 6, stages: [{ format: "round_robin", options: { draws: true }, play: { decide: 0 } }] });
+    expect(view.matches.some((m) => m.draw)).toBe(false);
+    expect(checkPicture(view, { theme: "dark" }).svg).toContain(">D</text>");
   });
 });
 

@@ -4,7 +4,9 @@
 // order, byes passed through, grand final and reset), round robin (11_round_robin.sql: snake
 // groups, circle-method rounds), swiss (13_swiss_pairing.sql, 14_swiss.sql: only the rounds drawn
 // so far, byes last), and stages (16_stages.sql). Results are played in the order a real event
-// plays them, with best-of series and their games, forfeits and scheduled times.
+// plays them, with best-of series and their games, forfeits, draws (round robin and swiss with
+// format_options.draws, contract section 19: points, draws and points-first swiss standings) and
+// scheduled times.
 import type {
   Format,
   PublicView,
@@ -91,8 +93,10 @@ export interface PlayOptions {
   forfeitEvery?: number;
   /** The chance that the worse seed wins. */
   upsets?: number;
-  /** Match with `pick` decides who wins (1 or 2), before upsets. */
-  pick?: (m: ViewMatch) => 1 | 2 | undefined;
+  /** Every n-th decided match that is no forfeit is a draw (round robin and swiss with format_options.draws only). */
+  drawEvery?: number;
+  /** Match with `pick` decides who wins (1 or 2) or that it is drawn, before upsets. */
+  pick?: (m: ViewMatch) => 1 | 2 | "draw" | undefined;
 }
 
 const MAPS = ["Mirage", "Inferno", "Nuke", "Ancient", "Anubis", "Vertigo", "Overpass", "Dust II", "Train"];
@@ -197,6 +201,36 @@ class StageBuilder {
     if (m.loser_next_match_id) this.place(this.byId.get(m.loser_next_match_id)!, m.loser_next_slot!, loser);
   }
 
+  /**
+   * Draws `m` (ready): level scores, or on a series of an even best_of every game played, half
+   * won by each side (section 19); neither side wins and no team moves on.
+   */
+  level(m: M, random: () => number): void {
+    if (m.best_of % 2 === 1 && m.best_of > 1) throw new Error(`a best of ${m.best_of} cannot end level`);
+    this.clock += 45 * 60_000;
+    const at = new Date(this.clock).toISOString();
+    if (m.best_of > 1) {
+      m.games = Array.from({ length: m.best_of }, (_, i): ViewGame => {
+        const side = i % 2 === 0 ? 1 : 2, high = 13, low = Math.floor(random() * 12);
+        return {
+          number: i + 1,
+          team1_score: side === 1 ? high : low,
+          team2_score: side === 1 ? low : high,
+          winner_id: side === 1 ? m.team1_id! : m.team2_id!,
+          map: MAPS[i % MAPS.length],
+          lineups: null,
+          reported_at: at,
+        };
+      });
+      m.team1_score = m.team2_score = m.best_of / 2;
+    } else m.team1_score = m.team2_score = Math.floor(random() * 3);
+    m.winner_id = null;
+    m.draw = true;
+    m.status = "completed";
+    m.completed_at = at;
+    this.decided++;
+  }
+
   /** Plays ready matches, earliest round first, until none is left or `decide` are decided. */
   play(options: PlayOptions, after?: (m: M) => void): void {
     const random = mulberry32(options.seed ?? 7);
@@ -210,12 +244,17 @@ class StageBuilder {
         );
       if (ready.length === 0 || this.decided >= limit) return;
       const m = ready[0];
+      const forfeit = !!options.forfeitEvery && (this.decided + 1) % options.forfeitEvery === 0;
       let side = options.pick?.(m);
+      if (side === "draw" || !side && !forfeit && !!options.drawEvery && (this.decided + 1) % options.drawEvery === 0) {
+        this.level(m, random);
+        after?.(m);
+        continue;
+      }
       if (!side) {
         side = (m.team1_seed ?? 0) <= (m.team2_seed ?? 0) ? 1 : 2;
         if (random() < (options.upsets ?? 0.25)) side = side === 1 ? 2 : 1;
       }
-      const forfeit = !!options.forfeitEvery && (this.decided + 1) % options.forfeitEvery === 0;
       this.decide(m, side, random, forfeit);
       after?.(m);
     }
@@ -461,20 +500,32 @@ function buildRoundRobin(s: StageBuilder, entries: ViewTeam[], groups: number, b
   }
 }
 
-/** Round-robin standings (app.round_robin_table): points, head-to-head, difference, score for, seed. */
-function roundRobinStandings(s: StageBuilder, teams: Map<string, ViewTeam>, points = { win: 3, loss: 0 }): ViewStanding[] {
-  type Row = { id: string; group: number; seed: number; w: number; l: number; pts: number; sf: number; sa: number; h2h: number };
+interface Points {
+  win: number;
+  draw: number;
+  loss: number;
+}
+
+/**
+ * Round-robin standings (app.round_robin_table): points, head-to-head, difference, score for, seed;
+ * each entry's `separated_by`, the first of them on which it differs from the entry above it in its group.
+ */
+function roundRobinStandings(s: StageBuilder, teams: Map<string, ViewTeam>, points: Points): ViewStanding[] {
+  type Row = { id: string; group: number; seed: number; w: number; d: number; l: number; pts: number; sf: number; sa: number; h2h: number };
   const rows = new Map<string, Row>();
   for (const m of s.matches) {
     for (const id of [m.team1_id!, m.team2_id!]) {
-      if (!rows.has(id)) rows.set(id, { id, group: m.group!, seed: s.seeds.get(id)!, w: 0, l: 0, pts: 0, sf: 0, sa: 0, h2h: 0 });
+      if (!rows.has(id)) rows.set(id, { id, group: m.group!, seed: s.seeds.get(id)!, w: 0, d: 0, l: 0, pts: 0, sf: 0, sa: 0, h2h: 0 });
     }
   }
   const done = s.matches.filter((m) => m.status === "completed");
   for (const m of done) {
     for (const [id, own, other] of [[m.team1_id!, m.team1_score, m.team2_score], [m.team2_id!, m.team2_score, m.team1_score]] as const) {
       const r = rows.get(id)!;
-      if (m.winner_id === id) {
+      if (m.draw) {
+        r.d++;
+        r.pts += points.draw;
+      } else if (m.winner_id === id) {
         r.w++;
         r.pts += points.win;
       } else {
@@ -488,50 +539,72 @@ function roundRobinStandings(s: StageBuilder, teams: Map<string, ViewTeam>, poin
   for (const m of done) {
     const [a, b] = [rows.get(m.team1_id!)!, rows.get(m.team2_id!)!];
     if (a.pts !== b.pts) continue;
+    if (m.draw) {
+      a.h2h += points.draw;
+      b.h2h += points.draw;
+      continue;
+    }
     (m.winner_id === a.id ? a : b).h2h += points.win;
     (m.winner_id === a.id ? b : a).h2h += points.loss;
   }
-  const order = (x: Row, y: Row) => y.pts - x.pts || y.h2h - x.h2h || (y.sf - y.sa) - (x.sf - x.sa) || y.sf - x.sf || x.seed - y.seed;
+  const criteria: Array<[NonNullable<ViewStanding["separated_by"]>, (r: Row) => number]> = [
+    ["points", (r) => -r.pts],
+    ["head_to_head", (r) => -r.h2h],
+    ["score_difference", (r) => r.sa - r.sf],
+    ["score_for", (r) => -r.sf],
+    ["seed", (r) => r.seed],
+  ];
+  const order = (x: Row, y: Row) => criteria.reduce((c, [, key]) => c || key(x) - key(y), 0);
   const all = [...rows.values()].sort(order);
-  return all.map((r, i) => ({
-    position: i + 1,
-    group: r.group,
-    group_position: all.filter((x) => x.group === r.group).indexOf(r) + 1,
-    team_id: r.id,
-    team_name: teams.get(r.id)!.name,
-    team_tag: teams.get(r.id)!.tag,
-    disqualified: false,
-    wins: r.w,
-    losses: r.l,
-    points: r.pts,
-  }));
+  return all.map((r, i) => {
+    const group = all.filter((x) => x.group === r.group);
+    const above = group[group.indexOf(r) - 1];
+    return {
+      position: i + 1,
+      group: r.group,
+      group_position: group.indexOf(r) + 1,
+      team_id: r.id,
+      team_name: teams.get(r.id)!.name,
+      team_tag: teams.get(r.id)!.tag,
+      disqualified: false,
+      wins: r.w,
+      draws: r.d,
+      losses: r.l,
+      points: r.pts,
+      separated_by: above ? criteria.find(([, key]) => key(above) !== key(r))![0] : null,
+    };
+  });
 }
 
-/** Swiss records from the rounds before `before` (app.swiss_records). */
-function swissRecords(s: StageBuilder, before: number) {
-  const rec = new Map<string, { wins: number; losses: number; bye: boolean; met: string[]; buchholz: number }>();
-  for (const id of s.seeds.keys()) rec.set(id, { wins: 0, losses: 0, bye: false, met: [], buchholz: 0 });
+/** Swiss records from the rounds before `before` (app.swiss_records): a bye scores as a win; Buchholz sums the opponents' points. */
+function swissRecords(s: StageBuilder, before: number, points: Points) {
+  type SwissRecord = { wins: number; draws: number; losses: number; points: number; bye: boolean; met: string[]; buchholz: number };
+  const rec = new Map<string, SwissRecord>();
+  for (const id of s.seeds.keys()) rec.set(id, { wins: 0, draws: 0, losses: 0, points: 0, bye: false, met: [], buchholz: 0 });
   for (const m of s.matches) {
     if (m.round >= before) continue;
     if (m.status === "bye") {
       rec.get(m.team1_id!)!.wins++;
+      rec.get(m.team1_id!)!.points += points.win;
       rec.get(m.team1_id!)!.bye = true;
       continue;
     }
     if (m.status !== "completed") continue;
     for (const [id, other] of [[m.team1_id!, m.team2_id!], [m.team2_id!, m.team1_id!]]) {
       const r = rec.get(id)!;
-      if (m.winner_id === id) r.wins++;
+      if (m.draw) r.draws++;
+      else if (m.winner_id === id) r.wins++;
       else r.losses++;
+      r.points += m.draw ? points.draw : m.winner_id === id ? points.win : points.loss;
       r.met.push(other);
     }
   }
-  for (const r of rec.values()) r.buchholz = r.met.reduce((sum, o) => sum + rec.get(o)!.wins, 0);
+  for (const r of rec.values()) r.buchholz = r.met.reduce((sum, o) => sum + rec.get(o)!.points, 0);
   return rec;
 }
 
-/** Draws swiss round `round` (app.swiss_pairings / app.swiss_draw): within win counts, no rematch, bye last. */
-function swissDraw(s: StageBuilder, round: number, bestOf: number): void {
+/** Draws swiss round `round` (app.swiss_pairings / app.swiss_draw): within points, no rematch, bye last. */
+function swissDraw(s: StageBuilder, round: number, bestOf: number, points: Points): void {
   const ids = [...s.seeds.keys()].sort((x, y) => s.seeds.get(x)! - s.seeds.get(y)!);
   const pairs: Array<[string, string | null]> = [];
   if (round === 1) {
@@ -539,16 +612,18 @@ function swissDraw(s: StageBuilder, round: number, bestOf: number): void {
     for (let i = 0; i < half; i++) pairs.push([ids[i], ids[i + half]]);
     if (ids.length % 2) pairs.push([ids[ids.length - 1], null]);
   } else {
-    const rec = swissRecords(s, round);
+    const rec = swissRecords(s, round, points);
     let bye: string | undefined;
     if (ids.length % 2) {
       bye = ids.filter((id) => !rec.get(id)!.bye)
         .sort((x, y) =>
-          rec.get(x)!.wins - rec.get(y)!.wins || rec.get(x)!.buchholz - rec.get(y)!.buchholz ||
+          rec.get(x)!.points - rec.get(y)!.points || rec.get(x)!.buchholz - rec.get(y)!.buchholz ||
           s.seeds.get(y)! - s.seeds.get(x)!
         )[0];
     }
-    const order = ids.filter((id) => id !== bye).sort((x, y) => rec.get(y)!.wins - rec.get(x)!.wins || s.seeds.get(x)! - s.seeds.get(y)!);
+    const order = ids.filter((id) => id !== bye).sort((x, y) =>
+      rec.get(y)!.points - rec.get(x)!.points || s.seeds.get(x)! - s.seeds.get(y)!
+    );
     const pair = (left: string[]): Array<[string, string]> | null => {
       if (left.length === 0) return [];
       const [a, ...rest] = left;
@@ -571,19 +646,32 @@ function swissDraw(s: StageBuilder, round: number, bestOf: number): void {
   });
 }
 
-function swissStandings(s: StageBuilder, teams: Map<string, ViewTeam>): ViewStanding[] {
-  const rec = swissRecords(s, Number.MAX_SAFE_INTEGER);
-  return [...rec].sort(([x, a], [y, b]) => b.wins - a.wins || b.buchholz - a.buchholz || s.seeds.get(x)! - s.seeds.get(y)!)
-    .map(([id, r], i) => ({
+/** Swiss standings: points, Buchholz, seed (the default tie-breakers), each entry's `separated_by`. */
+function swissStandings(s: StageBuilder, teams: Map<string, ViewTeam>, points: Points): ViewStanding[] {
+  const rec = swissRecords(s, Number.MAX_SAFE_INTEGER, points);
+  const sorted = [...rec].sort(([x, a], [y, b]) => b.points - a.points || b.buchholz - a.buchholz || s.seeds.get(x)! - s.seeds.get(y)!);
+  return sorted.map(([id, r], i) => {
+    const above = sorted[i - 1]?.[1];
+    return {
       position: i + 1,
       team_id: id,
       team_name: teams.get(id)!.name,
       team_tag: teams.get(id)!.tag,
       disqualified: false,
       wins: r.wins,
+      draws: r.draws,
       losses: r.losses,
+      points: r.points,
       buchholz: r.buchholz,
-    }));
+      separated_by: !above
+        ? null
+        : above.points !== r.points
+        ? "points" as const
+        : above.buchholz !== r.buchholz
+        ? "buchholz" as const
+        : "seed" as const,
+    };
+  });
 }
 
 export interface StageSpec {
@@ -594,6 +682,12 @@ export interface StageSpec {
   play?: BracketOptions & { groups?: number; rounds?: number };
   /** Not started yet. */
   pending?: boolean;
+}
+
+/** format_options.points with the format's defaults filled in (a `draw` left out is 1, section 19). */
+function pointsOf(options: Record<string, unknown>, defaults: Points): Points {
+  const set = options.points as Partial<Points> | undefined;
+  return set ? { win: set.win ?? defaults.win, draw: set.draw ?? 1, loss: set.loss ?? defaults.loss } : defaults;
 }
 
 /** Builds one stage from its entries (in seed order): matches, played as asked, and standings. */
@@ -628,19 +722,20 @@ function buildStage(number: number, spec: StageSpec, entries: ViewTeam[], teams:
   } else if (spec.format === "round_robin") {
     buildRoundRobin(s, entries, Number(options.groups ?? 1), o.bestOf ?? 1);
     s.play(o);
-    stage.standings = roundRobinStandings(s, teams);
+    stage.standings = roundRobinStandings(s, teams, pointsOf(options, { win: 3, draw: 1, loss: 0 }));
     complete = s.matches.every((m) => m.status === "completed");
   } else {
     const rounds = Number(options.rounds ?? Math.ceil(Math.log2(entries.length)));
     const limit = o.decide ?? Infinity;
-    swissDraw(s, 1, o.bestOf ?? 1);
+    const points = pointsOf(options, options.draws === true ? { win: 3, draw: 1, loss: 0 } : { win: 1, draw: 0, loss: 0 });
+    swissDraw(s, 1, o.bestOf ?? 1, points);
     for (let r = 1; r <= rounds; r++) {
       s.play({ ...o, decide: limit });
       const open = s.matches.some((m) => m.status === "ready");
       if (open || r === rounds) break;
-      swissDraw(s, r + 1, o.bestOf ?? 1);
+      swissDraw(s, r + 1, o.bestOf ?? 1, points);
     }
-    stage.standings = swissStandings(s, teams);
+    stage.standings = swissStandings(s, teams, points);
     complete = s.matches.every((m) => m.status !== "ready") && Math.max(...s.matches.map((m) => m.round)) === rounds;
   }
   if (o.schedule) s.schedule();

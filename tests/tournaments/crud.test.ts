@@ -7,7 +7,9 @@ import {
   createTournament,
   expectError,
   expectStatus,
+  roundRobinOptions,
   sql,
+  swissOptions,
   type Tenant,
   tenant,
   tournamentBody,
@@ -920,7 +922,7 @@ describe("DELETE /tournaments/{id}", () => {
 // Contract section 12, "Defining them": stages on create and on PATCH while in registration.
 describe("stages", () => {
   const SE = { third_place_match: false, best_of: 1, final_best_of: 1 };
-  const RR = (groups = 1) => ({ groups, points: { win: 3, loss: 0 }, best_of: 1 });
+  const RR = (groups = 1) => roundRobinOptions({ groups });
   /** Groups into playoffs: the shape most tests start from. */
   const groupsIntoPlayoffs = () => [
     { name: "Groups", format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 2 } },
@@ -947,7 +949,7 @@ describe("stages", () => {
     expectStatus(res, 201);
     const stages = [
       { name: "Stage 1", format: "round_robin", format_options: RR(4), advance: { per_group: 2, best_next: 0 } },
-      { name: "Swiss", format: "swiss", format_options: { rounds: null, best_of: 1 }, advance: { top: 4 } },
+      { name: "Swiss", format: "swiss", format_options: swissOptions(), advance: { top: 4 } },
       {
         name: "Finals",
         format: "double_elimination",
@@ -976,7 +978,7 @@ describe("stages", () => {
     expectStatus(res, 201);
     expect(res.body.data.stages).toEqual([
       { name: "Stage 1", format: "round_robin", format_options: RR(4), advance: { per_group: 2, best_next: 2 } },
-      { name: "Stage 2", format: "swiss", format_options: { rounds: 3, best_of: 1 }, advance: { top: 8 } },
+      { name: "Stage 2", format: "swiss", format_options: swissOptions({ rounds: 3 }), advance: { top: 8 } },
       {
         name: "Stage 3",
         format: "double_elimination",
@@ -1140,10 +1142,10 @@ describe("stages", () => {
         body: { format_options: { groups: 1, points: { win: 2 } } },
       });
       expectStatus(options, 200);
-      expect(options.body.data.format_options).toEqual({ groups: 1, points: { win: 2, loss: 0 }, best_of: 1 });
+      expect(options.body.data.format_options).toEqual(roundRobinOptions({ points: { win: 2 } }));
       expect(options.body.data.stages).toEqual([{
         ...created.stages[0],
-        format_options: { groups: 1, points: { win: 2, loss: 0 }, best_of: 1 },
+        format_options: roundRobinOptions({ points: { win: 2 } }),
       }, created.stages[1]]);
       // Stage 1 as swiss would keep its round robin advance ({per_group}), which swiss cannot take
       // ({top}): the 400 names what the client sent, format, not a default it never wrote.

@@ -4,6 +4,7 @@
 import type { Drawing } from "./match.ts";
 import type { ViewMatch, ViewStage } from "./view.ts";
 import { esc } from "./text.ts";
+import { isDraw } from "./labels.ts";
 
 export interface Body {
   width: number;
@@ -63,4 +64,13 @@ export function checkRounds(rounds: [number, number] | undefined, total: number,
     throw new RangeError(`round ${a}-${b} names no rounds of this ${what}: it has rounds 1-${total}`);
   }
   return [a, b];
+}
+
+/**
+ * Whether a round-robin or swiss stage's standings show draws (contract section 19): where its
+ * format_options allow them, or a draw was recorded all the same.
+ */
+export function showsDraws(input: StageInput): boolean {
+  const { stage } = input;
+  return stage.format_options.draws === true || stage.standings.some((s) => (s.draws ?? 0) > 0) || input.matches.some(isDraw);
 }

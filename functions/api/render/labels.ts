@@ -12,6 +12,11 @@ export function openReport(m: ViewMatch): OpenReportState | null {
   return state === "awaiting_confirmation" || state === "disputed" ? state : null;
 }
 
+/** Whether `m` is drawn (contract section 19): completed with neither side the winner. */
+export function isDraw(m: ViewMatch): boolean {
+  return m.status === "completed" && m.draw === true;
+}
+
 /** Every label the picture and the page show for a format, a status or a lineup. */
 export interface Labels {
   formats: Record<Format, string>;
@@ -46,6 +51,11 @@ export interface Labels {
    * not a result until it is applied, so neither shows it.
    */
   report: Record<OpenReportState, string>;
+  /**
+   * A drawn match: the picture's line above its box (where a time or a report's state goes) and
+   * the tooltip of its box and cross-table cells.
+   */
+  draw: string;
 }
 
 /** The labels table. */
@@ -69,4 +79,5 @@ export const LABELS: Labels = {
     noTeams: "No team has registered yet.",
   },
   report: { awaiting_confirmation: "Awaiting confirmation", disputed: "Result disputed" },
+  draw: "Draw",
 };

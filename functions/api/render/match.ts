@@ -1,10 +1,11 @@
 // One match as a box of two rows (seed, tag and name, score), with a line above it for its series
 // (Bo3 and the game scores) and its scheduled time, or instead of the time an open participants'
-// report ("Awaiting confirmation", "Result disputed"). Elimination trees and swiss rounds draw it.
+// report ("Awaiting confirmation", "Result disputed") or, for a drawn match, "Draw". Elimination
+// trees and swiss rounds draw it.
 import type { ViewLineupEntry, ViewMatch, ViewTeam } from "./view.ts";
 import type { Theme } from "./theme.ts";
 import { esc, fit, shortTime, textWidth } from "./text.ts";
-import { LABELS, openReport } from "./labels.ts";
+import { isDraw, LABELS, openReport } from "./labels.ts";
 
 export const BOX_W = 232;
 export const ROW_H = 24;
@@ -136,17 +137,21 @@ function describe(m: ViewMatch, teams: Map<string, ViewTeam>, empty: [EmptySlot,
   };
   const s1 = scoreText(m, 1), s2 = scoreText(m, 2);
   const report = openReport(m);
+  const state = report ? LABELS.report[report] : isDraw(m) ? LABELS.draw : "";
   return `${side(m.team1_id, m.team1_seed, empty[0])} vs ${side(m.team2_id, m.team2_seed, empty[1])}` +
-    (s1 || s2 ? `: ${s1 || "0"}–${s2 || "0"}` : "") + (report ? ` (${LABELS.report[report].toLowerCase()})` : "");
+    (s1 || s2 ? `: ${s1 || "0"}–${s2 || "0"}` : "") + (state ? ` (${state.toLowerCase()})` : "");
 }
 
 /**
  * Draws `m` with its box's top left corner at (x, y); the series and time line goes above it,
- * within META_H. `empty` says what each side shows when it has no team.
+ * within META_H. `empty` says what each side shows when it has no team. A winner gets the accent
+ * (bar, score cell, bold) and the loser is dimmed; a draw marks both sides alike (a muted bar,
+ * bold scores) and says "Draw" where the time goes.
  */
 export function drawMatch(out: string[], d: Drawing, m: ViewMatch, x: number, y: number, empty: [EmptySlot, EmptySlot], note = ""): void {
   const { theme } = d;
   const decided = m.status === "completed" && m.winner_id !== null;
+  const draw = isDraw(m);
   // The group sets the size and colour most texts share; the small muted ones say theirs. Each
   // piece is pushed flat and joined once: a string grown by += is a tree that the final join
   // would have to walk.
@@ -163,7 +168,7 @@ export function drawMatch(out: string[], d: Drawing, m: ViewMatch, x: number, y:
   // the warning colour where the time goes: the match has been played, so its time is past.
   const report = openReport(m);
   const time = !report && m.scheduled_at && m.status !== "completed" ? shortTime(m.scheduled_at) : "";
-  const right = report ? LABELS.report[report] : time;
+  const right = report ? LABELS.report[report] : draw ? LABELS.draw : time;
   const series = m.best_of > 1 ? fit(seriesLine(m), BOX_W - (right ? textWidth(right, SMALL) + 8 : 0), SMALL) : "";
   if (series) small.push(`<text x="0" y="-4">${esc(series)}</text>`);
   if (time) small.push(`<text x="${BOX_W}" y="-4" text-anchor="end">${time}</text>`);
@@ -173,12 +178,13 @@ export function drawMatch(out: string[], d: Drawing, m: ViewMatch, x: number, y:
       `${esc(right)}</text>`,
     );
   }
+  if (draw && !report) small.push(`<text class="draw" x="${BOX_W}" y="-4" text-anchor="end" font-weight="700">${esc(right)}</text>`);
 
   if (note) {
     small.push(`<text x="${NAME_X}" y="${ROW_H + 4}">${esc(note)}</text>`);
   } else {
     parts.push(`<path d="M1 ${ROW_H}H${BOX_W - 1}" stroke="${theme.border}"/>`);
-    let plain = "", accent = "";
+    let plain = "", accent = "", even = "";
     const texts: string[] = [];
     for (const side of [1, 2] as const) {
       const top = side === 1 ? 0 : ROW_H;
@@ -188,8 +194,10 @@ export function drawMatch(out: string[], d: Drawing, m: ViewMatch, x: number, y:
       const won = decided && id !== null && id === m.winner_id;
       const lost = decided && id !== null && !won;
       const cell = `M${BOX_W - SCORE_W} ${top + 1}h${SCORE_W - 1}v${ROW_H - 1}h-${SCORE_W - 1}z`;
-      if (won) accent += `${cell}M1 ${top + 1}h3v${ROW_H - 1}h-3z`;
+      const bar = `M1 ${top + 1}h3v${ROW_H - 1}h-3z`;
+      if (won) accent += cell + bar;
       else plain += cell;
+      if (draw) even += bar;
       if (seed !== null && id !== null) small.push(`<text x="${SEED_END}" y="${base}" text-anchor="end">${seed}</text>`);
       const team = id ? d.teams.get(id) : undefined;
       if (team) {
@@ -201,7 +209,7 @@ export function drawMatch(out: string[], d: Drawing, m: ViewMatch, x: number, y:
       if (score) {
         texts.push(
           `<text x="${BOX_W - SCORE_W / 2}" y="${base}" text-anchor="middle"`,
-          won ? ` fill="${theme.onAccent}" font-weight="700">` : lost ? ` fill="${theme.muted}">` : ">",
+          won ? ` fill="${theme.onAccent}" font-weight="700">` : lost ? ` fill="${theme.muted}">` : draw ? ` font-weight="700">` : ">",
           score,
           `</text>`,
         );
@@ -209,6 +217,7 @@ export function drawMatch(out: string[], d: Drawing, m: ViewMatch, x: number, y:
     }
     if (plain) parts.push(`<path d="${plain}" fill="${theme.surfaceAlt}"/>`);
     if (accent) parts.push(`<path d="${accent}" fill="${theme.accent}"/>`);
+    if (even) parts.push(`<path class="draw-bars" d="${even}" fill="${theme.muted}"/>`);
     parts.push(...texts);
   }
   if (small.length) parts.push(`<g font-size="${SMALL}" fill="${theme.muted}">`, ...small, `</g>`);

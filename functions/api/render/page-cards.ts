@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 // The share page's script (page.ts), the cards' part: the standings card (the teams registered,
-// a stage's standings by group with who advances, or the final standings) and the upcoming
+// a stage's standings by group with who advances, or the final standings; a D column where the
+// stage allows draws or one was recorded, as in the picture) and the upcoming
 // matches card, with each match's round named and an open participants' report marked.
 //
 // page.ts hands `pageCards` by its source text to `pageDraw` (page-draw.ts:
@@ -52,15 +53,17 @@ export function pageCards(helpers: CardHelpers) {
     return v.stages.length > 1 && stage ? stage.name + " · " + label : label;
   }
 
-  type Column = ["wins" | "losses" | "points" | "buchholz", string, string];
-  function standingsTable(entries: ViewStanding[], marks: ((e: ViewStanding) => boolean) | null): HTMLElement {
+  type Column = ["wins" | "draws" | "losses" | "points" | "buchholz", string, string];
+  function standingsTable(entries: ViewStanding[], marks: ((e: ViewStanding) => boolean) | null, draws: boolean): HTMLElement {
     const has = (f: Column[0]) => entries.some((e) => e[f] !== undefined && e[f] !== null);
-    const columns: Column[] = [["wins", "W", "Wins"], ["losses", "L", "Losses"], ["points", "Pts", "Points"], [
-      "buchholz",
-      "Bhz",
-      "Buchholz",
-    ]];
-    const cols = columns.filter((c) => has(c[0]));
+    const columns: Column[] = [
+      ["wins", "W", "Wins"],
+      ["draws", "D", "Draws"],
+      ["losses", "L", "Losses"],
+      ["points", "Pts", "Points"],
+      ["buchholz", "Bhz", "Buchholz"],
+    ];
+    const cols = columns.filter((c) => c[0] === "draws" ? draws : has(c[0]));
     const head = h(
       "tr",
       null,
@@ -76,7 +79,7 @@ export function pageCards(helpers: CardHelpers) {
         [
           h("td", { class: "p-pos" }, h("span", { class: "p-place", "data-place": place, text: place })),
           h("th", { scope: "row", class: "p-team" }, teamCell(e.team_name, e.team_tag)),
-        ].concat(cols.map((c) => h("td", { class: "p-n", text: e[c[0]] }))),
+        ].concat(cols.map((c) => h("td", { class: "p-n", text: c[0] === "draws" ? e.draws || 0 : e[c[0]] }))),
       );
     });
     return h("table", { class: "p-table" }, [h("thead", null, head), h("tbody", null, rows)]);
@@ -98,7 +101,7 @@ export function pageCards(helpers: CardHelpers) {
     }
     const last = v.stages.length ? v.stages[v.stages.length - 1].number : 1;
     const overall = t.status === "completed" && (!stage || stage.number === last);
-    const entries = overall ? v.standings : (stage ? stage.standings : v.standings);
+    const entries: ViewStanding[] = overall ? v.standings : (stage ? stage.standings : v.standings);
     heading.textContent = overall ? "Final standings" : "Standings";
     $("p-standings-sub").textContent = overall || !stage || v.stages.length < 2 ? "" : stage.name;
     if (!entries.length) {
@@ -120,6 +123,7 @@ export function pageCards(helpers: CardHelpers) {
         return false;
       }
       : null;
+    const draws = !!(stage && stage.format_options && stage.format_options.draws === true) || entries.some((e) => !!e.draws);
     const grouped = entries.some((e) => e.group !== undefined && e.group !== null);
     const parts: HTMLElement[] = [];
     if (grouped) {
@@ -132,11 +136,11 @@ export function pageCards(helpers: CardHelpers) {
         parts.push(
           h("div", { class: "p-group" }, [
             h("h3", { text: "Group " + groupName(g) }),
-            standingsTable(entries.filter((e) => e.group === g), marks),
+            standingsTable(entries.filter((e) => e.group === g), marks, draws),
           ]),
         );
       });
-    } else parts.push(standingsTable(entries, marks));
+    } else parts.push(standingsTable(entries, marks, draws));
     if (marks && next) parts.push(h("p", { class: "p-legend", text: "Advancing to " + next.name }));
     box.replaceChildren(...parts);
   }

@@ -1,10 +1,12 @@
 // Round robin: per group, its standings and its cross-table of results (the row team's score
-// first; "?" for a match whose participants' report is open), groups in a grid. With a size limit, the first groups that fit.
+// first; "?" for a match whose participants' report is open; a draw in the text colour on the
+// head's tint, "Draw" on hover), groups in a grid. With a size limit, the first groups that fit.
+// The standings have a D column (draws) where the stage allows draws or one was recorded.
 import type { ViewMatch, ViewStanding } from "./view.ts";
 import type { Drawing } from "./match.ts";
-import { type Body, label, type StageInput } from "./body.ts";
+import { type Body, label, showsDraws, type StageInput } from "./body.ts";
 import { type Cell, type Column, drawTable, ROW, tableWidth } from "./table.ts";
-import { LABELS, openReport } from "./labels.ts";
+import { isDraw, LABELS, openReport } from "./labels.ts";
 
 /** Larger groups get no cross-table: it would be n² cells nobody can read. */
 export const CROSS_TABLE_MAX = 32;
@@ -14,13 +16,19 @@ const CELL_W = 46;
 const LABEL_W = 64;
 const ROW_WIDTH = 1800;
 
-const STANDINGS: Column[] = [
-  { title: "#", width: 30, align: "end" },
-  { title: "Team", width: 214 },
-  { title: "W", width: 34, align: "middle" },
-  { title: "L", width: 34, align: "middle" },
-  { title: "Pts", width: 42, align: "middle" },
-];
+const NUMBER: Column = { title: "", width: 34, align: "middle" };
+
+/** The standings' columns: #, Team, W, D (with draws), L, Pts. */
+function standingsColumns(draws: boolean): Column[] {
+  return [
+    { title: "#", width: 30, align: "end" },
+    { title: "Team", width: 214 },
+    { ...NUMBER, title: "W" },
+    ...(draws ? [{ ...NUMBER, title: "D" }] : []),
+    { ...NUMBER, title: "L" },
+    { title: "Pts", width: 42, align: "middle" },
+  ];
+}
 
 interface Group {
   number: number;
@@ -65,14 +73,15 @@ interface Shape {
   rows: number;
 }
 
-function shape(g: Group, cross: boolean, rows: number): Shape {
+function shape(g: Group, columns: Column[], cross: boolean, rows: number): Shape {
   const n = g.standings.length;
   const crossW = cross ? SPACE + LABEL_W + CELL_W * n : 0;
   const shown = Math.min(rows, n);
-  return { width: tableWidth(STANDINGS) + crossW, height: TITLE_H + ROW * ((cross ? n : shown) + 1), cross, rows: shown };
+  return { width: tableWidth(columns) + crossW, height: TITLE_H + ROW * ((cross ? n : shown) + 1), cross, rows: shown };
 }
 
-function drawGroup(out: string[], d: Drawing, g: Group, s: Shape, x: number, y: number): void {
+function drawGroup(out: string[], d: Drawing, g: Group, s: Shape, draws: boolean, x: number, y: number): void {
+  const columns = standingsColumns(draws);
   label(out, d, x, y + 18, `Group ${g.number}`, { size: 14, bold: true, tone: "text", cls: "title" });
   const top = y + TITLE_H;
   const team = (id: string, st?: ViewStanding) =>
@@ -81,16 +90,17 @@ function drawGroup(out: string[], d: Drawing, g: Group, s: Shape, x: number, y: 
     String(st.group_position ?? st.position),
     { team: team(st.team_id, st) },
     String(st.wins ?? 0),
+    ...(draws ? [String(st.draws ?? 0)] : []),
     String(st.losses ?? 0),
     { text: String(st.points ?? 0), bold: true },
   ]);
-  drawTable(out, d, x, top, STANDINGS, rows, "standings");
+  drawTable(out, d, x, top, columns, rows, "standings");
   if (!s.cross) return;
 
   const ids = g.standings.map((st) => st.team_id);
   const at = new Map<string, ViewMatch>();
   for (const m of g.matches) if (m.team1_id && m.team2_id) at.set(`${m.team1_id}|${m.team2_id}`, m);
-  const columns: Column[] = [
+  const crossColumns: Column[] = [
     { title: "", width: LABEL_W },
     ...ids.map((id) => ({ title: team(id).tag, width: CELL_W, align: "middle" as const })),
   ];
@@ -105,6 +115,10 @@ function drawGroup(out: string[], d: Drawing, g: Group, s: Shape, x: number, y: 
       if (match && match.status !== "completed" && report) return { text: "?", tone: "muted", title: LABELS.report[report] };
       if (!match || match.status !== "completed") return null;
       const first = m !== undefined; // the row team is team1
+      if (isDraw(match)) {
+        const own = first ? match.team1_score : match.team2_score, other = first ? match.team2_score : match.team1_score;
+        return { text: `${own ?? 0}–${other ?? 0}`, fill: "surfaceAlt", title: LABELS.draw };
+      }
       const won = match.winner_id === row;
       let text: string;
       if (match.forfeit) text = won ? "W" : "FF";
@@ -115,7 +129,7 @@ function drawGroup(out: string[], d: Drawing, g: Group, s: Shape, x: number, y: 
       return won ? { text, bold: true, fill: "winTint" } : { text, tone: "muted" };
     }),
   ]);
-  drawTable(out, d, x + tableWidth(STANDINGS) + SPACE, top, columns, cross, "cross-table");
+  drawTable(out, d, x + tableWidth(columns) + SPACE, top, crossColumns, cross, "cross-table");
 }
 
 /** The picture of a round-robin stage (`group`: that group only). */
@@ -128,7 +142,9 @@ export function roundRobinBody(input: StageInput): Body {
     groups = [g];
   }
   const notes: string[] = [];
-  let shapes = groups.map((g) => shape(g, g.standings.length <= CROSS_TABLE_MAX, Infinity));
+  const draws = showsDraws(input);
+  const columns = standingsColumns(draws);
+  let shapes = groups.map((g) => shape(g, columns, g.standings.length <= CROSS_TABLE_MAX, Infinity));
   if (shapes.some((s, i) => !s.cross && groups[i].standings.length > 0)) {
     notes.push(`no cross-table for groups of more than ${CROSS_TABLE_MAX} teams`);
   }
@@ -153,10 +169,12 @@ export function roundRobinBody(input: StageInput): Body {
   if (!whole && !input.fits(g.width, g.height)) {
     // One group too large: its cross-table goes first, then standings rows from the bottom.
     const n = groups[0].standings.length;
-    shapes = [shape(groups[0], false, n)];
+    shapes = [shape(groups[0], columns, false, n)];
     if (groups[0].standings.length <= CROSS_TABLE_MAX) notes.push("no cross-table: too large for one picture");
     let rows = n;
-    while (rows > 1 && !input.fits(shapes[0].width, shapes[0].height)) shapes = [shape(groups[0], false, rows = Math.floor(rows * 0.8))];
+    while (rows > 1 && !input.fits(shapes[0].width, shapes[0].height)) {
+      shapes = [shape(groups[0], columns, false, rows = Math.floor(rows * 0.8))];
+    }
     if (rows < n) notes.push(`standings 1–${rows} of ${n} shown`);
     g = grid(1);
   }
@@ -169,7 +187,7 @@ export function roundRobinBody(input: StageInput): Body {
     draw(out, d, ox, oy) {
       shown.forEach((group, i) => {
         const x = ox + (i % g.perRow) * (g.cellW + 40), y = oy + Math.floor(i / g.perRow) * (g.cellH + 28);
-        drawGroup(out, d, group, shapes[i], x, y);
+        drawGroup(out, d, group, shapes[i], draws, x, y);
       });
     },
   };

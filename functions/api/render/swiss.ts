@@ -1,8 +1,10 @@
 // Swiss: each round a column of pairings (byes included, last), the rounds not drawn yet as empty
-// columns, then the standings (wins–losses, Buchholz). With a size limit, the last rounds that fit.
+// columns, then the standings (wins–losses, or wins–draws–losses where the stage allows draws or
+// one was recorded; points where the entries have them; Buchholz). With a size limit, the last
+// rounds that fit.
 import type { ViewMatch, ViewTeam } from "./view.ts";
 import { BOX_H, BOX_W, drawMatch, META_H } from "./match.ts";
-import { type Body, checkRounds, label, roundsCaption, type StageInput } from "./body.ts";
+import { type Body, checkRounds, label, roundsCaption, showsDraws, type StageInput } from "./body.ts";
 import { type Cell, type Column, drawTable, ROW, tableWidth } from "./table.ts";
 
 const PITCH = BOX_W + 28;
@@ -11,12 +13,16 @@ const NARROW = 176;
 const SLOT = META_H + BOX_H + 12;
 const TOP = 32;
 
-const STANDINGS: Column[] = [
-  { title: "#", width: 34, align: "end" },
-  { title: "Team", width: 214 },
-  { title: "W–L", width: 56, align: "middle" },
-  { title: "Buchholz", width: 84, align: "middle" },
-];
+/** The standings' columns: #, Team, W–L (W–D–L with draws), Pts (with points), Buchholz. */
+function standingsColumns(draws: boolean, points: boolean): Column[] {
+  return [
+    { title: "#", width: 34, align: "end" },
+    { title: "Team", width: 214 },
+    draws ? { title: "W–D–L", width: 72, align: "middle" } : { title: "W–L", width: 56, align: "middle" },
+    ...(points ? [{ title: "Pts", width: 42, align: "middle" as const }] : []),
+    { title: "Buchholz", width: 84, align: "middle" },
+  ];
+}
 
 /** The rounds to play: format_options.rounds, else ceil(log2 N) (13_swiss_pairing.sql). */
 function totalRounds(input: StageInput, drawn: number): number {
@@ -39,7 +45,9 @@ export function swissBody(input: StageInput): Body {
   const total = totalRounds(input, Math.max(0, ...rounds.keys()));
   const [from, to] = checkRounds(input.rounds, total, "swiss stage");
   const standings = input.stage.standings;
-  const tableW = tableWidth(STANDINGS);
+  const draws = showsDraws(input), points = standings.some((st) => typeof st.points === "number");
+  const columns = standingsColumns(draws, points);
+  const tableW = tableWidth(columns);
 
   const columnX = (a: number, r: number) => {
     let x = 0;
@@ -104,10 +112,11 @@ export function swissBody(input: StageInput): Body {
       const rowsShown: Cell[][] = standings.slice(0, shownRows).map((st) => [
         String(st.position),
         { team: team(st.team_id, st.team_name, st.team_tag) },
-        { text: `${st.wins ?? 0}–${st.losses ?? 0}`, bold: true },
+        { text: [st.wins ?? 0, ...(draws ? [st.draws ?? 0] : []), st.losses ?? 0].join("–"), bold: !points },
+        ...(points ? [{ text: String(st.points ?? 0), bold: true }] : []),
         String(st.buchholz ?? 0),
       ]);
-      drawTable(out, d, tx, oy + 24, STANDINGS, rowsShown, "standings");
+      drawTable(out, d, tx, oy + 24, columns, rowsShown, "standings");
     },
   };
 }
