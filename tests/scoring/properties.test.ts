@@ -122,7 +122,20 @@ function randomResult(random: () => number, draws: boolean): Body {
 }
 
 /** What the checks saw, summed over a test (printed: evidence the cases were reached). */
-const seen = { tournaments: 0, standings: 0, entries: 0, qualifierLists: 0, qualifiers: 0, moved: 0, draws: 0, forfeits: 0, byes: 0 };
+const seen = {
+  tournaments: 0,
+  standings: 0,
+  entries: 0,
+  qualifierLists: 0,
+  qualifiers: 0,
+  moved: 0,
+  draws: 0,
+  forfeits: 0,
+  byes: 0,
+  corrections: 0,
+  /** How often each criterion separated an entry from the one above (by the oracle). */
+  separatedBy: new Map<string, number>(),
+};
 const disagreements: string[] = [];
 
 /** A match in a few characters, by seed: "r2 g1 #3 2-1 #5", "#3 ff #5" (the first forfeits), "#7 bye". */
@@ -160,6 +173,7 @@ function checkStandings(
   if (format === "round_robin" && api.some((s) => s.disqualified === undefined)) flagged.push("an entry without `disqualified`");
   seen.standings++;
   seen.entries += api.length;
+  for (const s of oracle) if (s.separated_by) seen.separatedBy.set(s.separated_by, (seen.separatedBy.get(s.separated_by) ?? 0) + 1);
   if (JSON.stringify(got) === JSON.stringify(want) && flagged.length === 0) return;
   const lines = want.map((w, i) => (got[i] === w ? `    = ${w}` : `  API ${got[i] ?? "(none)"}\n  ORA ${w}`));
   if (got.length > want.length) lines.push(...got.slice(want.length).map((g) => `  API ${g} (extra)`));
@@ -194,19 +208,27 @@ function checkReported(label: string, m: Match, body: Body): void {
   else if (body.team1_score === body.team2_score) seen.draws++;
 }
 
-/** Plays a round robin: every match (but a share left unplayed), in parallel; then checks the standings. */
+/**
+ * Plays a round robin: every match (but a share left unplayed), in parallel, then corrects a few
+ * (a round robin match feeds no other, so it may always be corrected); checks the standings.
+ */
 async function roundRobinEvent(e: typeof roundRobinArb extends fc.Arbitrary<infer T> ? T : never): Promise<void> {
   const groups = Math.min(e.groups, Math.floor(e.n / 2));
   const options = { groups, ...scoringOptions(e.scoring) };
   const label = `round robin n=${e.n} groups=${groups}`;
   const { call, id } = await startedTournament({ format: "round_robin", format_options: options }, pool.slice(0, e.n));
   const random = mulberry32(e.seed);
+  const draws = e.scoring.draws === true;
   const { matches } = await results(call, id);
-  const played = matches.map((m) => [m, random() < e.unplayed ? null : randomResult(random, e.scoring.draws === true)] as const)
+  const played = matches.map((m) => [m, random() < e.unplayed ? null : randomResult(random, draws)] as const)
     .filter((x): x is readonly [Match, Body] => x[1] !== null);
   await inParallel([...played], 4, ([m, body]) => report(call, id, m, body));
+  const corrected = played.filter(() => random() < 0.1).map(([m]) => [m, randomResult(random, draws)] as const);
+  await inParallel(corrected, 4, ([m, body]) => report(call, id, m, body));
+  seen.corrections += corrected.length;
+  const last = new Map([...played, ...corrected].map(([m, body]) => [m.id, body]));
   const after = await results(call, id);
-  for (const [m, body] of played) checkReported(label, after.matches.find((x) => x.id === m.id)!, body);
+  for (const [mid, body] of last) checkReported(label, after.matches.find((x) => x.id === mid)!, body);
   checkStandings(label, "round_robin", options, after.matches, after.standings);
   seen.tournaments++;
 }
@@ -248,12 +270,14 @@ describe("scoring: standings against the oracle", () => {
       fc.asyncProperty(fc.tuple(roundRobinArb, roundRobinArb, swissArb, swissArb), async ([r1, r2, s1, s2]) => {
         await Promise.all([roundRobinEvent(r1), roundRobinEvent(r2), swissEvent(s1), swissEvent(s2)]);
       }),
-      { numRuns: 4, seed: SEED, endOnFailure: true },
+      { numRuns: 40, seed: SEED, endOnFailure: true },
     );
     console.log(
       `scoring property: ${seen.tournaments} tournaments, ${seen.standings} standings (${seen.entries} entries) compared in ${
         ((performance.now() - started) / 1000).toFixed(1)
-      } s; ${seen.draws} draws, ${seen.forfeits} forfeits, ${seen.byes} byes; ${disagreements.length} disagreements`,
+      } s; ${seen.draws} draws, ${seen.forfeits} forfeits, ${seen.byes} byes, ${seen.corrections} corrections; separated_by ${
+        JSON.stringify(Object.fromEntries([...seen.separatedBy].sort((a, b) => b[1] - a[1])))
+      }; ${disagreements.length} disagreements`,
     );
     if (disagreements.length) console.log(disagreements.join("\n\n"));
     expect(disagreements, "disagreements with the oracle").toEqual([]);
@@ -264,18 +288,15 @@ describe("scoring: standings against the oracle", () => {
 // one criterion decides
 // ============================================================================
 /**
- * A round robin of `letters` (seeds in that order), the results given as "X 2-1 Y" (X scored 2),
- * "X 1-1 Y" or "X ff Y" (X forfeits to Y); matches not named stay unplayed. Returns the standings
- * as [letter, points, separated_by] rows, by the API and by the oracle.
+ * Reports results given as "X 2-1 Y" (X scored 2), "X 1-1 Y" or "X ff Y" (X forfeits to Y), in
+ * parallel, on the matches of a round robin whose teams are `letters` (teams[i] is letters[i]).
  */
-async function decided(letters: string, options: Record<string, unknown>, played: string[]) {
-  const teams = pool.slice(0, letters.length);
-  const { call, id } = await startedTournament({ format: "round_robin", format_options: options }, teams);
-  const { matches } = await results(call, id);
+async function playByHand(call: Call, id: string, teams: string[], letters: string, matches: Match[], played: string[]) {
   const team = (l: string) => teams[letters.indexOf(l)];
   await Promise.all(played.map(async (p) => {
     const [a, score, b] = p.split(" ");
-    const m = matches.find((x) => [x.team1_id, x.team2_id].sort().join() === [team(a), team(b)].sort().join())!;
+    const m = matches.find((x) => [x.team1_id, x.team2_id].sort().join() === [team(a), team(b)].sort().join());
+    if (!m) throw new Error(`no match ${a}-${b}`);
     const aFirst = m.team1_id === team(a);
     let body: Body;
     if (score === "ff") body = { forfeit: aFirst ? "team1" : "team2" };
@@ -285,6 +306,17 @@ async function decided(letters: string, options: Record<string, unknown>, played
     }
     await report(call, id, m, body);
   }));
+}
+
+/**
+ * A round robin of `letters` (seeds in that order) with the results `played` (playByHand);
+ * matches not named stay unplayed. Returns the standings as [letter, points, separated_by] rows,
+ * by the API and by the oracle.
+ */
+async function decided(letters: string, options: Record<string, unknown>, played: string[]) {
+  const teams = pool.slice(0, letters.length);
+  const { call, id } = await startedTournament({ format: "round_robin", format_options: options }, teams);
+  await playByHand(call, id, teams, letters, (await results(call, id)).matches, played);
   const after = await results(call, id);
   const letter = (t: string) => letters[teams.indexOf(t)];
   return {
@@ -366,14 +398,23 @@ describe("scoring: each tie-breaker alone decides between two teams", () => {
       ],
     ],
     [
-      // 3/1/0: Y beats A and draws B (4); X beats C and draws A (4); A 4 (drew X, lost to Y, beat
-      // C); B 4 (drew Y, beat C); C 0. Sonneborn-Berger: Y = A 4 + B 4 / 2 = 6; X = C 0 + A 4 / 2
-      // = 2; A = C 0 + X 4 / 2 = 2; B = C 0 + Y 4 / 2 = 2. Y (seed 2) first, then X, A, B by seed.
-      "sonneborn_berger",
-      "XYABC",
-      { draws: true, tie_breakers: ["sonneborn_berger"] },
-      ["Y 1-0 A", "Y 1-1 B", "X 1-0 C", "X 0-0 A", "A 2-0 C", "B 1-0 C"],
-      [["Y", 4, null], ["X", 4, "sonneborn_berger"], ["A", 4, "seed"], ["B", 4, "seed"], ["C", 0, "points"]],
+      // win 2, draw 1: Y beats A (2); X draws B and E (2). A 4 (lost to Y, beat F and G), B 3 (drew X,
+      // beat F), E 3 (drew X, beat G), F 0, G 0. Sonneborn-Berger: Y = A's 4 = 4; X = half of B's 3
+      // + half of E's 3 = 3 (drawn opponents counted in full would give X 6, above Y). So Y (seed 2)
+      // above X (seed 1). B and E: 1 each (half of X's 2), seed; F and G 0, seed.
+      "sonneborn_berger (a drawn opponent counts half)",
+      "XYABEFG",
+      { draws: true, points: { win: 2, draw: 1, loss: 0 }, tie_breakers: ["sonneborn_berger"] },
+      ["Y 1-0 A", "X 0-0 B", "X 1-1 E", "A 1-0 F", "A 2-0 G", "B 1-0 F", "E 1-0 G"],
+      [
+        ["A", 4, null],
+        ["B", 3, "points"],
+        ["E", 3, "seed"],
+        ["Y", 2, "points"],
+        ["X", 2, "sonneborn_berger"],
+        ["F", 0, "points"],
+        ["G", 0, "seed"],
+      ],
     ],
     [
       // forfeit_loss = loss = 0: X forfeits to A and beats B; Y loses to B and beats A: all four on
@@ -499,6 +540,73 @@ async function swissAdvanceEvent(e: typeof swissAdvanceArb extends fc.Arbitrary<
   seen.tournaments++;
 }
 
+/**
+ * Two groups of `letters` (seeds in that order: snake, so seeds 1, 4, 5 in group 1 and 2, 3, 6, 7
+ * in group 2) into a round robin stage 2 (no separation rule, so its seeds are exactly the
+ * qualifiers' order); returns stage 2's qualifiers as [letter, from_group, from_position], by the
+ * API and by the oracle.
+ */
+async function advancedByHand(
+  letters: string,
+  options: Record<string, unknown>,
+  advance: { per_group: number; best_next: number },
+  played: string[],
+) {
+  const teams = pool.slice(0, letters.length);
+  const stage1 = { groups: 2, ...options };
+  const { call, id } = await startedTournament(
+    { stages: [{ format: "round_robin", format_options: stage1, advance }, { format: "round_robin" }] },
+    teams,
+  );
+  await playByHand(call, id, teams, letters, (await results(call, id, 1)).matches, played);
+  const { matches } = await results(call, id, 1);
+  const res = await call("GET", `/tournaments/${id}/stages/2`);
+  expectStatus(res, 200);
+  const letter = (t: string) => letters[teams.indexOf(t)];
+  const row = (q: OracleQualifier | ApiQualifier) => [letter(q.team_id), q.from_group, q.from_position];
+  return { api: (res.body.data.qualifiers as ApiQualifier[]).map(row), oracle: roundRobinQualifiers(matches, stage1, advance).map(row) };
+}
+
+describe("scoring: best_next ranks per match", () => {
+  it("by points per match, not total points", async () => {
+    // Group 2 (B, C, F, G), 3/1/0 with draws: B beats C, F, G (9); C draws F, beats G (4); G beats
+    // F (3); F 1. Group 1 (A, D, E): A beats D and E (6); D beats E (3); E 0. Next after the
+    // winners: C 4 points in 3 matches (1.33 a match), D 3 in 2 (1.5): D goes, though C has more.
+    // Tier 1 by the stage's order: B (9), A (6); then D.
+    const { api, oracle } = await advancedByHand("ABCDEFG", { draws: true }, { per_group: 1, best_next: 1 }, [
+      "B 1-0 C",
+      "B 1-0 F",
+      "B 1-0 G",
+      "C 1-1 F",
+      "C 1-0 G",
+      "G 1-0 F",
+      "A 1-0 D",
+      "A 1-0 E",
+      "D 1-0 E",
+    ]);
+    const byHand = [["B", 2, 1], ["A", 1, 1], ["D", 1, 2]];
+    expect(oracle, "the oracle against the hand").toEqual(byHand);
+    expect(api, `the API (oracle: ${JSON.stringify(oracle)})`).toEqual(byHand);
+  });
+
+  it("then by each tie-breaker per match (score_difference here; head_to_head skipped), then seed", async () => {
+    // Group 2 (B, C, F, G): B beats C 3-0, F and G (9); C beats F 1-0 and G 3-0 (6, difference +1
+    // in 3 matches); F beats G (3); G 0. Group 1 (A, D, E): A draws E 0-0 and beats D 2-0 (4, +2);
+    // E beats D 1-0 (4, +1 in 2 matches); D 0. A above E on score_difference (head-to-head is
+    // level: a draw). Next: C 6 in 3 and E 4 in 2, both 2 a match; differences +1 each in total
+    // (the seed would take C, seed 3), but per match E's +0.5 beats C's +0.33: E goes.
+    const { api, oracle } = await advancedByHand(
+      "ABCDEFG",
+      { draws: true, tie_breakers: ["head_to_head", "score_difference"] },
+      { per_group: 1, best_next: 1 },
+      ["B 3-0 C", "B 1-0 F", "B 1-0 G", "C 1-0 F", "C 3-0 G", "F 1-0 G", "A 0-0 E", "A 2-0 D", "E 1-0 D"],
+    );
+    const byHand = [["B", 2, 1], ["A", 1, 1], ["E", 1, 2]];
+    expect(oracle, "the oracle against the hand").toEqual(byHand);
+    expect(api, `the API (oracle: ${JSON.stringify(oracle)})`).toEqual(byHand);
+  });
+});
+
 describe("scoring: advancement follows the same order", () => {
   it("property: groups → single elimination (per_group, best_next) and swiss → top: stage 2's qualifiers are the oracle's", async () => {
     disagreements.length = 0;
@@ -508,7 +616,7 @@ describe("scoring: advancement follows the same order", () => {
       fc.asyncProperty(fc.tuple(groupsAdvanceArb, groupsAdvanceArb, swissAdvanceArb), async ([g1, g2, s]) => {
         await Promise.all([groupsAdvanceEvent(g1), groupsAdvanceEvent(g2), swissAdvanceEvent(s)]);
       }),
-      { numRuns: 3, seed: SEED, endOnFailure: true },
+      { numRuns: 25, seed: SEED, endOnFailure: true },
     );
     console.log(
       `advancement property: ${seen.tournaments - before.tournaments} tournaments, ${
