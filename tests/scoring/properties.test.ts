@@ -493,6 +493,13 @@ async function checkQualifiers(label: string, call: Call, id: string, want: Orac
   if (problems.length) disagreements.push(`${label} (SCORING_PROPS_SEED=${SEED}):\n${problems.join("\n")}`);
 }
 
+/** Stage 1's own standings, as GET /stages/1 shows them. */
+async function stageStandings(call: Call, id: string): Promise<ApiStanding[]> {
+  const res = await call("GET", `/tournaments/${id}/stages/1`);
+  expectStatus(res, 200);
+  return res.body.data.standings;
+}
+
 /** A round robin in groups into a single elimination: qualifiers halfway through stage 1 and at its end. */
 async function groupsAdvanceEvent(e: typeof groupsAdvanceArb extends fc.Arbitrary<infer T> ? T : never): Promise<void> {
   const n = e.groups * e.size + (e.extra % e.groups);
@@ -511,6 +518,7 @@ async function groupsAdvanceEvent(e: typeof groupsAdvanceArb extends fc.Arbitrar
     await inParallel([...part], 4, ([m, body]) => report(call, id, m, body));
     const now = await results(call, id, 1);
     checkStandings(`${label} stage 1${done ? "" : " halfway"}`, "round_robin", options, now.matches, now.standings);
+    checkStandings(`${label} GET /stages/1${done ? "" : " halfway"}`, "round_robin", options, now.matches, await stageStandings(call, id));
     await checkQualifiers(label + (done ? "" : " halfway"), call, id, roundRobinQualifiers(now.matches, options, advance), true, done);
   }
   seen.tournaments++;
@@ -535,6 +543,7 @@ async function swissAdvanceEvent(e: typeof swissAdvanceArb extends fc.Arbitrary<
     await report(call, id, last[0], last[1]);
     const now = await results(call, id, 1);
     checkStandings(`${label} stage 1 round ${round}`, "swiss", options, now.matches, now.standings);
+    checkStandings(`${label} GET /stages/1 round ${round}`, "swiss", options, now.matches, await stageStandings(call, id));
     await checkQualifiers(`${label} round ${round}`, call, id, swissQualifiers(now.matches, options, top), false, round === rounds);
   }
   seen.tournaments++;
