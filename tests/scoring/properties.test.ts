@@ -219,7 +219,8 @@ async function roundRobinEvent(e: typeof roundRobinArb extends fc.Arbitrary<infe
   const { call, id } = await startedTournament({ format: "round_robin", format_options: options }, pool.slice(0, e.n));
   const random = mulberry32(e.seed);
   const draws = e.scoring.draws === true;
-  const { matches } = await results(call, id);
+  const { matches, standings } = await results(call, id);
+  checkStandings(`${label} before any result`, "round_robin", options, matches, standings);
   const played = matches.map((m) => [m, random() < e.unplayed ? null : randomResult(random, draws)] as const)
     .filter((x): x is readonly [Match, Body] => x[1] !== null);
   await inParallel([...played], 4, ([m, body]) => report(call, id, m, body));
