@@ -264,7 +264,8 @@ async function play(t: Made, how: Play, progress: Progress = t.progress) {
   let total = 0;
   // Half-way: fewer results than any format's first stage has matches.
   let budget = progress === "half-way" ? rng.int(1, Math.max(1, t.teams - 2)) : Infinity;
-  const dqAt = rng.rand() < 0.35 ? rng.int(0, t.teams * 2) : -1;
+  // (not half-way: a disqualification forfeits a team's matches at once, which could leave none to play)
+  const dqAt = progress !== "half-way" && rng.rand() < 0.35 ? rng.int(0, t.teams * 2) : -1;
   for (;;) {
     if (total === dqAt) {
       const team = rng.pick([...t.registrations.keys()]);
