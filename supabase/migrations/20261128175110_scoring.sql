@@ -706,13 +706,22 @@ CREATE OR REPLACE FUNCTION app.standings_table (
   AS $function$
 declare
   v_criteria text[] := app.ranking_criteria(p_t);
+  v_n int := cardinality(v_criteria);
+  -- where each criterion's value sits in a team's vector (`vectors` below), in order
+  v_at int[] := array(select array_position(array['points', 'wins', 'score_difference', 'score_for', 'buchholz',
+                                                  'median_buchholz', 'sonneborn_berger', 'forfeits', 'head_to_head'], c)
+                        from unnest(v_criteria) with ordinality u (c, i) order by u.i);
   v_h2h int := array_position(v_criteria, 'head_to_head');
+  -- the key's positions but head_to_head's (best_key)
+  v_best int[] := array(select i from generate_series(1, v_n) i where i is distinct from v_h2h order by i);
+  v_reading boolean := p_before_round = 2147483647;
   v_pts jsonb := coalesce(p_t.format_options -> 'points', '{}');
   v_win int := coalesce((v_pts ->> 'win')::int, case p_t.format when 'swiss' then 1 else 3 end);
   v_draw int := coalesce((v_pts ->> 'draw')::int, case p_t.format when 'swiss' then 0 else 1 end);
   v_loss int := coalesce((v_pts ->> 'loss')::int, 0);
   v_forfeit int := coalesce((v_pts ->> 'forfeit_loss')::int, (v_pts ->> 'loss')::int, 0);
   v_out uuid[] := array(select d.team_id from app.stage_disqualified(p_t) d);
+  v_groups boolean := p_t.format = 'round_robin';
 begin
   -- (plpgsql rather than sql: its plan is kept for the session, where an sql function called
   -- from another is planned again on every call.)
@@ -721,10 +730,10 @@ begin
     -- (round robin: a team's group is that of its matches; swiss has none)
     select distinct on (x.team_id) x.team_id, x.grp
       from (select m.team1_id as team_id, m.group_no as grp from app.matches m
-             where m.tournament_id = p_t.id and m.stage = p_t.stage and m.group_no is not null
+             where v_groups and m.tournament_id = p_t.id and m.stage = p_t.stage
             union all
             select m.team2_id, m.group_no from app.matches m
-             where m.tournament_id = p_t.id and m.stage = p_t.stage and m.group_no is not null) x
+             where v_groups and m.tournament_id = p_t.id and m.stage = p_t.stage) x
   ), teams as (
     select e.team_id, e.seed, g.grp
       from app.stage_entries e left join groups g on g.team_id = e.team_id
@@ -767,29 +776,27 @@ begin
            sum(case s.result when 'win' then o.points when 'draw' then o.points / 2.0 else 0 end) as sb
       from scored s join totals o on o.team_id = s.opponent
      group by s.team_id
-  ), valued as (
-    -- every criterion's value; head_to_head (0 here) is filled in below
+  ), vectors as (
+    -- every criterion's value (head_to_head, 0 here, is filled in below)
     select t.*, coalesce(o.buchholz, 0) as buchholz,
-           array(select case c.c when 'points' then t.points when 'wins' then t.wins
-                                 when 'score_difference' then t.score_for - t.score_against
-                                 when 'score_for' then t.score_for when 'buchholz' then coalesce(o.buchholz, 0)
-                                 when 'median_buchholz' then coalesce(o.median, 0)
-                                 when 'sonneborn_berger' then coalesce(o.sb, 0)
-                                 when 'forfeits' then -t.forfeit_losses else 0 end::numeric
-                   from unnest(v_criteria) with ordinality c (c, i) order by c.i) as k
+           array[t.points, t.wins, t.score_for - t.score_against, t.score_for, coalesce(o.buchholz, 0),
+                 coalesce(o.median, 0), coalesce(o.sb, 0), -t.forfeit_losses, 0]::numeric[] as v
       from totals t left join opponents o on o.team_id = t.team_id
+  ), valued as (
+    select x.*, (array[x.v[v_at[1]], x.v[v_at[2]], x.v[v_at[3]], x.v[v_at[4]], x.v[v_at[5]], x.v[v_at[6]],
+                       x.v[v_at[7]], x.v[v_at[8]], x.v[v_at[9]]])[1:v_n] as k
+      from vectors x
   ), h2h as (
-    -- the points each team won against the teams level with it on every criterion before
-    -- head_to_head (none when it is not listed: the join finds nothing)
-    select v.team_id, coalesce(sum(s.pts), 0)::numeric as h2h
-      from valued v
-      left join scored s on v_h2h is not null and s.team_id = v.team_id
-            and exists (select from valued o where o.team_id = s.opponent and o.dq = v.dq
-                                                and o.k[1:v_h2h - 1] = v.k[1:v_h2h - 1])
-     group by v.team_id
+    -- the points won against the teams level on every criterion before head_to_head (if listed)
+    select s.team_id, sum(s.pts)::numeric as h2h
+      from scored s
+      join valued v on v.team_id = s.team_id
+      join valued o on o.team_id = s.opponent and o.dq = v.dq and o.k[1:v_h2h - 1] = v.k[1:v_h2h - 1]
+     where v_h2h is not null
+     group by s.team_id
   ), keyed as (
-    select v.*, case when v_h2h is null then v.k else v.k[1:v_h2h - 1] || h.h2h || v.k[v_h2h + 1:] end as key
-      from valued v join h2h h on h.team_id = v.team_id
+    select v.*, case when v_h2h is null then v.k else v.k[1:v_h2h - 1] || coalesce(h.h2h, 0) || v.k[v_h2h + 1:] end as key
+      from valued v left join h2h h on h.team_id = v.team_id
   ), ranked as (
     select k.*,
            row_number() over (order by k.dq, k.key desc, k.seed)::int as overall,
@@ -800,9 +807,14 @@ begin
   )
   select r.team_id, r.grp, r.seed, r.dq, r.played, r.wins, r.draws, r.losses, r.points, r.score_for, r.score_against,
          r.buchholz, r.had_bye, r.key,
-         array(select r.key[c.i] / greatest(r.played, 1) from unnest(v_criteria) with ordinality c (c, i)
-                where c.c <> 'head_to_head' order by c.i),
-         r.overall, r.in_group, app.separated_by(v_criteria, r.key, r.above, r.dq, r.above_dq)
+         case when v_reading and v_groups then
+           (array[r.key[v_best[1]] / greatest(r.played, 1), r.key[v_best[2]] / greatest(r.played, 1),
+                  r.key[v_best[3]] / greatest(r.played, 1), r.key[v_best[4]] / greatest(r.played, 1),
+                  r.key[v_best[5]] / greatest(r.played, 1), r.key[v_best[6]] / greatest(r.played, 1),
+                  r.key[v_best[7]] / greatest(r.played, 1), r.key[v_best[8]] / greatest(r.played, 1)])[1:cardinality(v_best)]
+         end,
+         r.overall, r.in_group,
+         case when v_reading then app.separated_by(v_criteria, r.key, r.above, r.dq, r.above_dq) end
     from ranked r;
 end
 $function$;
