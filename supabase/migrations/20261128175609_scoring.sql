@@ -707,10 +707,9 @@ CREATE OR REPLACE FUNCTION app.standings_table (
 declare
   v_criteria text[] := app.ranking_criteria(p_t);
   v_n int := cardinality(v_criteria);
-  -- where each criterion's value sits in a team's vector (`vectors` below), in order
   v_at int[] := array(select array_position(array['points', 'wins', 'score_difference', 'score_for', 'buchholz',
                                                   'median_buchholz', 'sonneborn_berger', 'forfeits', 'head_to_head'], c)
-                        from unnest(v_criteria) with ordinality u (c, i) order by u.i);
+                        from unnest(v_criteria) with ordinality u (c, i) order by u.i); -- (in `vectors` below)
   v_h2h int := array_position(v_criteria, 'head_to_head');
   -- the key's positions but head_to_head's (best_key)
   v_best int[] := array(select i from generate_series(1, v_n) i where i is distinct from v_h2h order by i);
@@ -722,9 +721,10 @@ declare
   v_forfeit int := coalesce((v_pts ->> 'forfeit_loss')::int, (v_pts ->> 'loss')::int, 0);
   v_out uuid[] := array(select d.team_id from app.stage_disqualified(p_t) d);
   v_groups boolean := p_t.format = 'round_robin';
+  -- the opponents' points: swiss shows buchholz; a round robin needs them for those criteria only
+  v_opponents boolean := p_t.format = 'swiss' or v_criteria && array['buchholz', 'median_buchholz', 'sonneborn_berger'];
 begin
-  -- (plpgsql rather than sql: its plan is kept for the session, where an sql function called
-  -- from another is planned again on every call.)
+  -- (plpgsql: its plan is kept for the session; an sql function's is made again on every call)
   return query
   with groups as (
     -- (round robin: a team's group is that of its matches; swiss has none)
@@ -775,6 +775,7 @@ begin
            case when count(*) >= 3 then sum(o.points) - max(o.points) - min(o.points) else sum(o.points) end as median,
            sum(case s.result when 'win' then o.points when 'draw' then o.points / 2.0 else 0 end) as sb
       from scored s join totals o on o.team_id = s.opponent
+     where v_opponents
      group by s.team_id
   ), vectors as (
     -- every criterion's value (head_to_head, 0 here, is filled in below)
