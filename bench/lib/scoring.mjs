@@ -18,16 +18,6 @@ import * as seed from "./seed.mjs";
 
 export const TIE_BREAKER_SLOWDOWN = 1.3;
 export const SWISS_DRAW_MAX_MS = 50;
-const ALL_CRITERIA = [
-  "head_to_head",
-  "wins",
-  "score_difference",
-  "score_for",
-  "buchholz",
-  "median_buchholz",
-  "sonneborn_berger",
-  "forfeits",
-];
 const RR_TEAMS = 64;
 const SWISS_TEAMS = 1024;
 const GROWTH = 100;
@@ -304,7 +294,9 @@ export async function scoringBench({ db, base, teams, log }) {
     rrDraws = false;
     return started(db, base, key, small, rrTeams, "round_robin", {}, "scoring-plain");
   });
-  rr.all = await started(db, base, key, small, rrTeams, "round_robin", { draws: rrDraws, tie_breakers: ALL_CRITERIA }, "scoring-all")
+  // every criterion there is, in the database's order (app.tie_breakers())
+  const { rows: [{ names }] } = await db.query("select to_jsonb(app.tie_breakers()) as names");
+  rr.all = await started(db, base, key, small, rrTeams, "round_robin", { draws: rrDraws, tie_breakers: names }, "scoring-all")
     .catch((err) => {
       out.notes.push(`all 8 tie-breakers not accepted (${err.message}): the defaults measured on both sides`);
       return null;

@@ -5,17 +5,9 @@
 // (per_group tiers, best_next per match, top). Pure functions: no API calls; the tests feed it
 // the matches the API returned and compare its answers with the API's.
 import type { Match } from "./helpers.ts";
+import { TIE_BREAKERS } from "../../functions/api/contract.ts"; // (the contract's list of names: its rules are this file's own)
 
-export const TIE_BREAKERS = [
-  "head_to_head",
-  "wins",
-  "score_difference",
-  "score_for",
-  "buchholz",
-  "median_buchholz",
-  "sonneborn_berger",
-  "forfeits",
-] as const;
+export { TIE_BREAKERS };
 export type TieBreaker = (typeof TIE_BREAKERS)[number];
 /** What separated_by may name: points, a tie-breaker, or the seed that always ends the order. */
 export type Criterion = "points" | TieBreaker | "seed";
