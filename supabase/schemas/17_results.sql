@@ -11,8 +11,9 @@
 -- A match's result, set (p_t as app.stage_of gives the match's stage; p_m the match as it was):
 -- p_winner and the scores, forfeit and games that go with it, p_draw for a draw (no winner;
 -- contract section 19), or neither for a series still under way (the match is ready again: a
--- decision undone by a game's correction or deletion). A change of the decision advances the new winner and loser, or takes them back out
--- of the matches they went to (app.advance with no winner), runs the format's hook and settles
+-- decision undone by a game's correction or deletion). A change of the decision advances the
+-- new winner and loser, or takes them back out of the matches they went to (app.advance with no
+-- winner), runs the format's hook and settles
 -- the stage. The correction rules (409 match_locked): a result sent directly on a completed
 -- match (p_direct), and a change of who won, need the matches this one feeds without a result
 -- and, when the winner changes, without games; and the format's own rule (app.correction_lock).
@@ -228,8 +229,8 @@ $$;
 -- and DELETE the last one (p_args.body null): games come in order (the next number, or one
 -- reported to correct it), none past the game that decided the series (409 series_decided). The
 -- match's scores are the games each side won; the side that reaches best_of / 2 + 1 wins the
--- match (a series of even length level after all its games is a draw), in this transaction, as a result sent directly would (app.decide_match); a correction or
--- deletion that changes or undoes the decision follows the correction rules. Every change records
+-- match (a series of even length level after all its games is a draw), in this transaction, as
+-- a result sent directly would (app.decide_match); a correction or deletion that changes or undoes the decision follows the correction rules. Every change records
 -- match.game_reported (before the match.completed it may bring).
 create function app.change_game(p_args jsonb) returns json
 language plpgsql volatile
