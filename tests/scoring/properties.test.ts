@@ -271,7 +271,7 @@ describe("scoring: standings against the oracle", () => {
       fc.asyncProperty(fc.tuple(roundRobinArb, roundRobinArb, swissArb, swissArb), async ([r1, r2, s1, s2]) => {
         await Promise.all([roundRobinEvent(r1), roundRobinEvent(r2), swissEvent(s1), swissEvent(s2)]);
       }),
-      { numRuns: 40, seed: SEED, endOnFailure: true },
+      { numRuns: 24, seed: SEED, endOnFailure: true },
     );
     console.log(
       `scoring property: ${seen.tournaments} tournaments, ${seen.standings} standings (${seen.entries} entries) compared in ${
@@ -626,7 +626,7 @@ describe("scoring: advancement follows the same order", () => {
       fc.asyncProperty(fc.tuple(groupsAdvanceArb, groupsAdvanceArb, swissAdvanceArb), async ([g1, g2, s]) => {
         await Promise.all([groupsAdvanceEvent(g1), groupsAdvanceEvent(g2), swissAdvanceEvent(s)]);
       }),
-      { numRuns: 25, seed: SEED, endOnFailure: true },
+      { numRuns: 15, seed: SEED, endOnFailure: true },
     );
     console.log(
       `advancement property: ${seen.tournaments - before.tournaments} tournaments, ${
