@@ -44,7 +44,7 @@ export const REGISTRATION_TOKEN_SCOPES = [
 export const SIGNUP_TOKEN_MAX_USES = 10_000;
 
 /** The tournament formats the API offers (SQL: app.formats()). */
-export const FORMATS = ["single_elimination", "double_elimination", "round_robin", "swiss"] as const;
+export const FORMATS = ["single_elimination", "double_elimination", "round_robin", "swiss", "ffa"] as const;
 
 /** A tournament format. */
 export type Format = (typeof FORMATS)[number];
@@ -61,8 +61,21 @@ export const TIE_BREAKERS = [
   "forfeits",
 ] as const;
 
+/** The tie-breakers a free-for-all stage may list, in the contract's order (SQL: app.ffa_tie_breakers()). */
+export const FFA_TIE_BREAKERS = ["first_places", "best_placement", "kills", "last_game"] as const;
+
 /** What a standing entry's `separated_by` may name: points, a tie-breaker, the seed, or disqualification. */
-export const SEPARATED_BY = ["points", ...TIE_BREAKERS, "seed", "disqualified"] as const;
+export const SEPARATED_BY = ["points", ...TIE_BREAKERS, ...FFA_TIE_BREAKERS, "seed", "disqualified"] as const;
+
+/** A free-for-all stage's limits (contract section 20; SQL: app.ffa_options). */
+export const FFA_LIMITS = {
+  lobbySize: { min: 3, max: 100 },
+  games: { min: 1, max: 20 },
+  rounds: { min: 1, max: 20 },
+  placementPoints: { max: 1000 },
+  killPoints: { max: 100 },
+  kills: { max: 1000 },
+} as const;
 
 /** Points per result are integers in this range (contract section 19). */
 export const POINTS_RANGE = { min: -10, max: 100 } as const;

@@ -12,7 +12,7 @@ create function app.formats() returns text[]
 language sql immutable parallel safe
 set search_path = ''
 as $$
-  select array['single_elimination', 'double_elimination', 'round_robin', 'swiss']
+  select array['single_elimination', 'double_elimination', 'round_robin', 'swiss', 'ffa']
 $$;
 comment on function app.formats() is 'Every tournament format the API offers.';
 

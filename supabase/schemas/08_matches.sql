@@ -62,6 +62,11 @@ create table app.matches (
   -- A draw (contract section 19): completed level, without a winner; only in a round robin or
   -- swiss stage with draws (the function checks the stage; an even best_of is one of those too).
   draw boolean not null default false,
+  -- A free-for-all lobby (contract section 20): its teams, [{team_id, team_name, team_tag, seed,
+  -- placement, kills, points}] in placement order (by seed before its first game), written by
+  -- app.ffa_deal and app.ffa_change_game; team1_id and team2_id are null there, and its games are
+  -- [{number, results: [{team_id, placement, kills, points}], reported_at}]. Null on a two-sided match.
+  opponents jsonb,
   -- A match's place (tournament, stage, bracket, group, round, position) is unique: matches_place_key.
   foreign key (tournament_id, account_id)
     references app.tournaments (id, account_id) on delete cascade,
@@ -70,7 +75,11 @@ create table app.matches (
   constraint matches_decided_scores check (status <> 'completed' or team1_score is distinct from team2_score
                                            or team1_score is null or draw),
   constraint matches_draw_check check (not draw or (status = 'completed' and winner_id is null and forfeit is null)),
-  constraint matches_games_check check (jsonb_typeof(games) = 'array' and jsonb_array_length(games) <= best_of),
+  -- (A lobby plays its stage's `games`, at most 20; best_of does not apply to it.)
+  constraint matches_games_check check (jsonb_typeof(games) = 'array'
+                                        and jsonb_array_length(games) <= case when opponents is null then best_of else 20 end),
+  constraint matches_lobby_check check (opponents is null
+                                        or (jsonb_typeof(opponents) = 'array' and team1_id is null and team2_id is null)),
   constraint matches_forfeit_has_no_score check (forfeit is null or (team1_score is null and team2_score is null)),
   -- Every game has a winner (the door refuses equal scores; this keeps a direct caller to it too).
   constraint matches_games_have_winners check (not jsonb_path_exists(games, '$[*] ? (@.team1_score == @.team2_score)'))
@@ -97,9 +106,11 @@ create view app.match_documents with (security_invoker = true) as
    cross join lateral (
      select m.id, m.stage, m.bracket, m.group_no as "group", m.round, m.position, m.team1_id, m.team2_id,
             m.team1_seed, m.team2_seed, m.team1_score, m.team2_score, m.winner_id, m.draw, m.status::text as status,
-            m.forfeit, m.best_of, m.games, m.next_match_id, m.loser_next_match_id,
+            m.forfeit, case when m.opponents is null then m.best_of end as best_of, m.games, m.next_match_id,
+            m.loser_next_match_id,
             to_char(m.scheduled_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as scheduled_at,
-            to_char(m.completed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as completed_at, m.report) d;
+            to_char(m.completed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as completed_at, m.report,
+            m.opponents) d;
 -- (m.version and m.report_state are the last columns: a view gains columns only at its end.)
 comment on view app.match_documents is 'Each match with its API representation (doc).';
 

@@ -47,6 +47,9 @@ begin
   if jsonb_typeof(v_options) <> 'object' then
     perform app.raise_invalid('format_options', 'must be an object');
   end if;
+  if p_format = 'ffa' then
+    return app.ffa_options(v_options); -- (no series: a lobby plays its games; 14_free_for_all.sql)
+  end if;
   v_known := case p_format
     when 'single_elimination' then array['third_place_match', 'best_of', 'final_best_of', 'draws']
     when 'double_elimination' then array['grand_final', 'best_of', 'final_best_of', 'draws']
@@ -133,6 +136,8 @@ begin
       perform app.generate_double_elimination(p_t);
     when 'swiss' then
       perform app.generate_swiss(p_t);
+    when 'ffa' then
+      perform app.generate_ffa(p_t);
   end case;
 end
 $$;
@@ -191,7 +196,7 @@ end
 $$;
 
 -- What a format does once a result is in (after app.advance): double elimination settles its
--- grand final, swiss draws its next round.
+-- grand final, swiss draws its next round, free-for-all deals its next round (draw "standings").
 create function app.after_report(p_t app.tournaments, p_m app.matches) returns void
 language plpgsql volatile
 set search_path = ''
@@ -200,6 +205,7 @@ begin
   case p_t.format
     when 'double_elimination' then perform app.double_elimination_after_report(p_t, p_m);
     when 'swiss' then perform app.swiss_after_report(p_t, p_m);
+    when 'ffa' then perform app.ffa_after_report(p_t, p_m);
     else null;
   end case;
 end
@@ -235,6 +241,7 @@ begin
     when 'round_robin' then return app.round_robin_standings(p_t);
     when 'double_elimination' then return app.double_elimination_standings(p_t);
     when 'swiss' then return app.swiss_standings(p_t);
+    when 'ffa' then return app.ffa_standings(p_t);
   end case;
 end
 $$;

@@ -56,7 +56,7 @@ create policy "Stages are updated by their account" on app.stages
 -- functions
 -- ============================================================================
 -- Whether a stage is decided (p_t as app.stage_of gives it): it has matches and none waits for
--- a result (swiss: and every round has been drawn). The tournament may be completed once its
+-- a result (swiss and free-for-all: and every round has been drawn or dealt). The tournament may be completed once its
 -- last stage is.
 create function app.stage_decided(p_t app.tournaments) returns boolean
 language plpgsql stable
@@ -72,6 +72,8 @@ begin
   -- when it first runs, so a format's functions are needed only once a tournament uses it.)
   if p_t.format = 'swiss' then
     return app.swiss_complete(p_t);
+  elsif p_t.format = 'ffa' then
+    return app.ffa_complete(p_t);
   end if;
   return true;
 end
@@ -95,15 +97,19 @@ $$;
 comment on function app.stage_of(app.tournaments, int) is
   'The tournament as one stage sees it: the stage''s format, options and number.';
 
--- How many teams a stage's `advance` sends on (K): per_group * groups + best_next after round
--- robin, else top.
-create function app.advancing_count(p_def jsonb) returns int
+-- How many teams a stage's `advance` sends on (K) when it has p_teams teams: per_group * groups +
+-- best_next after round robin; per_lobby * its lobbies after free-for-all (null while p_teams is
+-- unknown: stage 1 before the start); else top.
+create function app.advancing_count(p_def jsonb, p_teams int) returns int
 language sql immutable
 set search_path = ''
 as $$
   select case when p_def ->> 'format' = 'round_robin'
               then (p_def #>> '{advance,per_group}')::int * (p_def #>> '{format_options,groups}')::int
                    + coalesce((p_def #>> '{advance,best_next}')::int, 0)
+              when p_def #> '{advance,per_lobby}' is not null
+              then (p_def #>> '{advance,per_lobby}')::int
+                   * ceil(p_teams::numeric / (p_def #>> '{format_options,lobby_size}')::int)::int
               else (p_def #>> '{advance,top}')::int end
 $$;
 
@@ -214,6 +220,23 @@ begin
         perform app.raise_invalid(v_at || '.advance.best_next',
           format('must be an integer from 0 to the number of groups (%s)', v_options ->> 'groups'));
       end if;
+    elsif v_format = 'ffa' then
+      if jsonb_typeof(v_advance) is distinct from 'object' then
+        perform app.raise_invalid(v_at || '.advance', 'is required after ffa: {top} or {per_lobby}');
+      end if;
+      select k into v_unknown from jsonb_object_keys(v_advance) k where k not in ('top', 'per_lobby') order by k limit 1;
+      if v_unknown is not null then
+        perform app.raise_invalid(v_at || '.advance.' || v_unknown, 'is not a known field (top or per_lobby)');
+      end if;
+      if (select count(*) from jsonb_object_keys(v_advance)) <> 1 then
+        perform app.raise_invalid(v_at || '.advance', 'must be {top: n} or {per_lobby: n}');
+      end if;
+      if v_advance ? 'top' and not app.is_int(v_advance -> 'top', 2, 1024) then
+        perform app.raise_invalid(v_at || '.advance.top', 'must be an integer from 2 to 1024');
+      end if;
+      if v_advance ? 'per_lobby' and not app.is_int(v_advance -> 'per_lobby', 1, 100) then
+        perform app.raise_invalid(v_at || '.advance.per_lobby', 'must be an integer from 1 to 100');
+      end if;
     else
       if jsonb_typeof(v_advance) is distinct from 'object' then
         perform app.raise_invalid(v_at || '.advance', format('is required after %s: {top}', v_format));
@@ -231,7 +254,9 @@ begin
       perform app.raise_invalid(v_at || '.advance', app.advance_problem(v_def, i + 1, v_k));
     end if;
     if v_advance is not null then
-      v_k := app.advancing_count(v_def);
+      -- (Unknown after a free-for-all stage 1 sending on per_lobby: app.check_stage_chain checks
+      -- what follows at the start.)
+      v_k := app.advancing_count(v_def, v_k);
       if v_k not between 2 and 1024 then
         perform app.raise_invalid(v_at || '.advance', format('sends %s teams on; it must be 2 to 1024', v_k));
       end if;
@@ -259,6 +284,12 @@ declare
 begin
   if p_def -> 'advance' is null or jsonb_typeof(p_def -> 'advance') = 'null' then
     return null;
+  elsif p_def #> '{advance,per_lobby}' is not null then
+    -- Snake order deals L = ceil(N / lobby_size) lobbies of floor(N / L) teams or one more.
+    v_larger := ceil(p_teams::numeric / (p_def #>> '{format_options,lobby_size}')::int)::int;
+    return case when (p_def #>> '{advance,per_lobby}')::int > p_teams / v_larger then
+      format('Stage %s sends on the first %s of each lobby, but %s teams in %s lobbies leave lobbies of %s.', p_number,
+             p_def #>> '{advance,per_lobby}', p_teams, v_larger, p_teams / v_larger) end;
   elsif p_def ->> 'format' <> 'round_robin' then
     return case when (p_def #>> '{advance,top}')::int > p_teams then
       format('Stage %s sends on its top %s, but it would have only %s teams.', p_number, p_def #>> '{advance,top}', p_teams) end;
@@ -276,15 +307,38 @@ end
 $$;
 
 -- At the start, when stage 1's team count N is known: whether each stage can send on the
--- teams its `advance` asks for (409 invalid_status_transition saying why). The stages after the
--- first were checked when they were defined (app.stage_definitions); stage 1's N is known now.
+-- teams its `advance` asks for, and each next stage play the teams it gets (409
+-- invalid_status_transition saying why). app.stage_definitions checked what it could when the
+-- stages were defined; stage 1's N, and so what a free-for-all stage 1 sends on per lobby, is
+-- known now.
 create function app.check_stage_chain(p_t app.tournaments, p_teams int) returns void
 language plpgsql stable
 set search_path = ''
 as $$
 declare
-  v_problem text := app.advance_problem(app.stage_list(p_t) -> 0, 1, p_teams);
+  v_stages jsonb := app.stage_list(p_t);
+  v_n int := p_teams;
+  v_k int;
+  v_next jsonb;
+  v_problem text;
 begin
+  for i in 1 .. jsonb_array_length(v_stages) loop
+    v_problem := app.advance_problem(v_stages -> (i - 1), i, v_n);
+    exit when v_problem is not null or v_stages -> (i - 1) -> 'advance' is null
+              or jsonb_typeof(v_stages -> (i - 1) -> 'advance') = 'null';
+    v_k := app.advancing_count(v_stages -> (i - 1), v_n);
+    v_next := v_stages -> i;
+    v_problem := case
+      when v_k not between 2 and 1024 then format('Stage %s would send %s teams on; it must be 2 to 1024.', i, v_k)
+      when v_next ->> 'format' = 'swiss' and (v_next #>> '{format_options,rounds}')::int > v_k - 1 then
+        format('Stage %s would send %s teams on, but stage %s (swiss, %s rounds) needs at least %s.', i, v_k, i + 1,
+               v_next #>> '{format_options,rounds}', (v_next #>> '{format_options,rounds}')::int + 1)
+      when v_next ->> 'format' = 'round_robin' and (v_next #>> '{format_options,groups}')::int * 2 > v_k then
+        format('Stage %s would send %s teams on, but stage %s (round robin, %s groups) needs at least %s.', i, v_k, i + 1,
+               v_next #>> '{format_options,groups}', (v_next #>> '{format_options,groups}')::int * 2) end;
+    exit when v_problem is not null;
+    v_n := v_k;
+  end loop;
   if v_problem is not null then
     perform app.raise_error('invalid_status_transition', v_problem);
   end if;
@@ -369,8 +423,9 @@ declare
   v_prev app.tournaments := app.stage_of(p_t, p_number - 1);
   v_def jsonb := app.stage_list(p_t) -> (p_number - 2);
   v_next text := app.stage_list(p_t) -> (p_number - 1) ->> 'format';
-  v_k int := app.advancing_count(v_def);
-  v_per int := (v_def #>> '{advance,per_group}')::int;
+  v_k int := app.advancing_count(v_def, (select s.team_count from app.stages s
+                                          where s.tournament_id = p_t.id and s.number = p_number - 1));
+  v_per int := coalesce((v_def #>> '{advance,per_group}')::int, (v_def #>> '{advance,per_lobby}')::int);
   v_best int := (v_def #>> '{advance,best_next}')::int;
   v_groups int := (v_prev.format_options ->> 'groups')::int;
   v_ids uuid[];
@@ -406,6 +461,26 @@ begin
            array_agg(q.place order by q.tier, q.best_order, q.rank, q.grp)
       into v_ids, v_grp, v_place
       from q;
+  elsif v_prev.format = 'ffa' and v_def #> '{advance,per_lobby}' is not null then
+    -- The first per_lobby of each lobby of the last round, by the lobby's placement (its
+    -- opponents are in placement order; by seed before its first game), in tiers as after groups:
+    -- every lobby's 1st, then every lobby's 2nd, ...; within a tier by the stage's standings.
+    with lobbies as (
+      select m.position as lobby, o.value as o, o.i::int as place
+        from app.matches m cross join lateral jsonb_array_elements(m.opponents) with ordinality as o (value, i)
+       where m.tournament_id = p_t.id and m.stage = v_prev.stage
+         and m.round = (select max(x.round) from app.matches x where x.tournament_id = p_t.id and x.stage = v_prev.stage)
+    ), q as (
+      select (l.o ->> 'team_id')::uuid as team_id, l.lobby, l.place, r.rank
+        from lobbies l join app.stage_ranking(v_prev) r on r.team_id = (l.o ->> 'team_id')::uuid
+       where l.place <= v_per
+    )
+    select array_agg(q.team_id order by q.place, q.rank, q.lobby), array_agg(q.lobby order by q.place, q.rank, q.lobby),
+           array_agg(q.place order by q.place, q.rank, q.lobby), count(distinct q.lobby)
+      into v_ids, v_grp, v_place, v_groups
+      from q;
+  end if;
+  if v_prev.format = 'round_robin' or (v_prev.format = 'ffa' and v_def #> '{advance,per_lobby}' is not null) then
     if v_next in ('single_elimination', 'double_elimination') and v_groups > 1 then
       v_seeds := app.separated_seeds(v_grp);
     else
@@ -518,7 +593,8 @@ language plpgsql volatile
 set search_path = ''
 as $$
 declare
-  v_k int := app.advancing_count(app.stage_list(p_t) -> (p_number - 2));
+  v_k int := app.advancing_count(app.stage_list(p_t) -> (p_number - 2),
+                                 (select s.team_count from app.stages s where s.tournament_id = p_t.id and s.number = p_number - 1));
   v_prev app.stages;
   v_ties jsonb;
   v_bad uuid;
@@ -650,7 +726,9 @@ begin
   end if;
   if v_body ? 'advancing' then
     perform app.check_advancing(v_body -> 'advancing',
-      case when v_n > 1 then app.advancing_count(app.stage_list(v_t) -> (v_n - 2)) end, v_n);
+      case when v_n > 1 then app.advancing_count(app.stage_list(v_t) -> (v_n - 2),
+                                                 (select s.team_count from app.stages s
+                                                   where s.tournament_id = v_t.id and s.number = v_n - 1)) end, v_n);
   end if;
   if v_status <> v_body ->> 'status' then
     if v_body ->> 'status' <> 'ongoing' or v_status <> 'pending' then
@@ -674,7 +752,7 @@ comment on function app.update_stage(jsonb) is
 -- ============================================================================
 grant select, insert, update on app.stages to tournament_api_owner;
 grant execute on function app.stage_of(app.tournaments, int) to tournament_api_owner;
-grant execute on function app.advancing_count(jsonb) to tournament_api_owner;
+grant execute on function app.advancing_count(jsonb, int) to tournament_api_owner;
 grant execute on function app.raise_invalid_under(text, text) to tournament_api_owner;
 grant execute on function app.stage_definitions(jsonb) to tournament_api_owner;
 grant execute on function app.advance_problem(jsonb, int, int) to tournament_api_owner;

@@ -11,7 +11,8 @@
 -- A match's result, set (p_t as app.stage_of gives the match's stage; p_m the match as it was):
 -- p_winner and the scores, forfeit and games that go with it, p_draw for a draw (no winner;
 -- contract section 19), or neither for a series still under way (the match is ready again: a
--- decision undone by a game's correction or deletion). A change of the decision advances the
+-- decision undone by a game's correction or deletion); p_opponents, a free-for-all lobby's
+-- opponents after its games (contract section 20). A change of the decision advances the
 -- new winner and loser, or takes them back out of the matches they went to (app.advance with no
 -- winner), runs the format's hook and settles
 -- the stage. The correction rules (409 match_locked): a result sent directly on a completed
@@ -21,7 +22,8 @@
 -- a disqualified team reaches through a change (or one it is in, ready again) is forfeited in
 -- the same call (app.forfeit_disqualified).
 create function app.decide_match(p_t app.tournaments, p_m app.matches, p_winner uuid, p_s1 int, p_s2 int,
-                                 p_forfeit text, p_games jsonb, p_direct boolean, p_draw boolean default false)
+                                 p_forfeit text, p_games jsonb, p_direct boolean, p_draw boolean default false,
+                                 p_opponents jsonb default null)
 returns app.matches
 language plpgsql volatile
 set search_path = ''
@@ -52,7 +54,7 @@ begin
 
   update app.matches m
      set team1_score = p_s1, team2_score = p_s2, forfeit = p_forfeit, games = p_games, winner_id = p_winner,
-         draw = p_draw, status = case when v_decided then 'completed' else 'ready' end,
+         draw = p_draw, opponents = coalesce(p_opponents, m.opponents), status = case when v_decided then 'completed' else 'ready' end,
          completed_at = case when not v_decided then null
                              when m.status = 'completed' and (m.winner_id, m.draw) is not distinct from (p_winner, p_draw)
                                then m.completed_at
@@ -75,7 +77,7 @@ begin
   return v_m;
 end
 $$;
-comment on function app.decide_match(app.tournaments, app.matches, uuid, int, int, text, jsonb, boolean, boolean) is
+comment on function app.decide_match(app.tournaments, app.matches, uuid, int, int, text, jsonb, boolean, boolean, jsonb) is
   'Sets a match''s result (or undoes its decision) under the correction rules, advancing or retracting its teams.';
 
 -- The checks every result and game takes (409): the tournament is ongoing, the match has its
@@ -141,6 +143,11 @@ begin
    where m.id = (p_args ->> 'match_id')::uuid and m.tournament_id = v_t.id;
   if not found then
     perform app.raise_error('not_found', 'Match not found.');
+  end if;
+  if v_m.opponents is not null and (v_result or v_body ? 'best_of') then
+    perform app.raise_invalid(case when v_body ? 'best_of' and not v_result then 'best_of'
+                                   when v_forfeit is not null then 'forfeit' else 'team1_score' end,
+      'does not apply to a free-for-all lobby: report its games (PUT .../games/{number} {results})');
   end if;
   -- Input checked against the match (and its stage) before its state: equal scores are a draw
   -- only where the stage allows draws (contract section 19), and so is an even best_of; a result
@@ -252,7 +259,7 @@ declare
 begin
   perform app.check_input(p_args, '{"tournament_id": "uuid", "match_id": "uuid", "number": "int"}');
   v_number := (p_args ->> 'number')::int;
-  if v_body is not null then
+  if v_body is not null and not v_body ? 'results' then -- (a lobby's game: app.ffa_change_game checks it)
     if not app.is_int(v_body -> 'team1_score', 0, 1000000) then
       perform app.raise_invalid('team1_score', 'must be an integer from 0 to 1000000');
     end if;
@@ -268,6 +275,11 @@ begin
    where m.id = (p_args ->> 'match_id')::uuid and m.tournament_id = v_t.id;
   if not found then
     perform app.raise_error('not_found', 'Match not found.');
+  end if;
+  if v_m.opponents is not null then
+    return app.ffa_change_game(v_t, v_m, v_number, v_body); -- a free-for-all lobby (contract section 20)
+  elsif v_body ? 'results' then
+    perform app.raise_invalid('results', 'is a free-for-all lobby''s game; a two-sided game is {team1_score, team2_score}');
   end if;
   v_count := jsonb_array_length(v_m.games);
   if v_body is null then
@@ -478,7 +490,7 @@ $$;
 -- ============================================================================
 -- grants
 -- ============================================================================
-grant execute on function app.decide_match(app.tournaments, app.matches, uuid, int, int, text, jsonb, boolean, boolean) to tournament_api_owner;
+grant execute on function app.decide_match(app.tournaments, app.matches, uuid, int, int, text, jsonb, boolean, boolean, jsonb) to tournament_api_owner;
 grant execute on function app.check_reportable(app.tournaments, app.matches) to tournament_api_owner;
 grant execute on function app.report_match(jsonb) to tournament_api_owner;
 grant execute on function app.change_game(jsonb) to tournament_api_owner;

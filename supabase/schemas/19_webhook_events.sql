@@ -136,12 +136,12 @@ begin
          select json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
                   'type', case when o.status = 'completed' then 'match.corrected' else 'match.completed' end,
                   'kind', 'match.result', 'subject_id', n.id)
-          where n.team1_id is not null and n.team2_id is not null
+          where ((n.team1_id is not null and n.team2_id is not null) or n.opponents is not null)
             and ((n.status = 'completed' and o.status = 'ready')
                  or (o.status = 'completed' and n.status = 'ready')
                  or (n.status = 'completed' and o.status = 'completed'
-                     and (n.winner_id, n.team1_score, n.team2_score, n.forfeit)
-                         is distinct from (o.winner_id, o.team1_score, o.team2_score, o.forfeit)))
+                     and (n.winner_id, n.team1_score, n.team2_score, n.forfeit, n.opponents)
+                         is distinct from (o.winner_id, o.team1_score, o.team2_score, o.forfeit, o.opponents)))
          union all
          select json_build_object('account_id', n.account_id, 'tournament_id', n.tournament_id,
                   'type', 'match.scheduled', 'kind', 'match.scheduled', 'subject_id', n.id)

@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { renderBracket, type RenderOptions } from "../../functions/api/render/svg.ts";
 import { BOX_H, BOX_W, META_H, NAME_W } from "../../functions/api/render/match.ts";
 import { TEXT_ON, THEMES } from "../../functions/api/render/theme.ts";
-import type { Format, PublicView, ViewLineupEntry, ViewMatch, ViewRegistration } from "../../functions/api/render/view.ts";
+import type { Format, PublicView, ViewGame, ViewLineupEntry, ViewMatch, ViewRegistration } from "../../functions/api/render/view.ts";
 import {
   type BracketOptions,
   buildView,
@@ -469,7 +469,7 @@ describe("single elimination", () => {
       expect(winner.bold).toBe(true);
       expect(g).toContain(`fill="${THEMES.light.accent}"`);
       expect(g).toContain("Bo3");
-      for (const game of m.games) expect(g).toContain(`${game.team1_score}–${game.team2_score}`);
+      for (const game of m.games as ViewGame[]) expect(g).toContain(`${game.team1_score}–${game.team2_score}`);
       if (m.forfeit) expect(g).toMatch(/>FF</);
       expect(g).not.toContain("UTC");
     }
@@ -561,7 +561,7 @@ describe("a match whose participants' report is open (contract section 18)", () 
           // The match has been played: the label takes the time's place, and the series (Bo3) still fits beside it.
           expect(g, where).not.toContain("UTC");
           const series = /<text x="0" y="-4">([^<]*)<\/text>/.exec(g)?.[1];
-          if (m.best_of > 1) expect(series, where).toBe(`Bo${m.best_of}`);
+          if ((m.best_of ?? 1) > 1) expect(series, where).toBe(`Bo${m.best_of}`);
           if (series) expect(measure(series, 10, false) + 8, where).toBeLessThan(BOX_W - measure(LABEL[state], 10, false));
           expect(measure(LABEL[state], 10, false), where).toBeLessThan(BOX_W);
           // The rest of the box as before.
@@ -636,7 +636,9 @@ describe("a drawn match (contract section 19)", () => {
           expect(g, where).toMatch(new RegExp(`<title>[^<]*: ${m.team1_score}–${m.team2_score} \\(draw\\)</title>`));
           const series = /<text x="0" y="-4">([^<]*)<\/text>/.exec(g)?.[1];
           if (bestOf > 1) {
-            expect(series, where).toBe([`Bo${bestOf}`, ...m.games.map((x) => `${x.team1_score}–${x.team2_score}`)].join(" · "));
+            expect(series, where).toBe(
+              [`Bo${bestOf}`, ...(m.games as ViewGame[]).map((x) => `${x.team1_score}–${x.team2_score}`)].join(" · "),
+            );
             expect(measure(series!, 10, false) + 8 + measure("Draw", 10, true), `${where}: series and label side by side`)
               .toBeLessThanOrEqual(BOX_W);
           }

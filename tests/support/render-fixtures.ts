@@ -136,6 +136,7 @@ class StageBuilder {
       scheduled_at: null,
       completed_at: null,
       report: null,
+      opponents: null,
       next_slot: null,
       loser_next_slot: null,
       ...fields,
@@ -165,8 +166,9 @@ class StageBuilder {
     const winner = side === 1 ? m.team1_id! : m.team2_id!;
     this.clock += 45 * 60_000;
     const at = new Date(this.clock).toISOString();
-    if (m.best_of > 1) {
-      const need = Math.ceil(m.best_of / 2);
+    const bestOf = m.best_of ?? 1;
+    if (bestOf > 1) {
+      const need = Math.ceil(bestOf / 2);
       const lost = Math.floor(random() * need);
       const order = [...Array(need - 1).fill(side), ...Array(lost).fill(3 - side)].sort(() => random() - 0.5);
       order.push(side);
@@ -206,11 +208,12 @@ class StageBuilder {
    * won by each side (section 19); neither side wins and no team moves on.
    */
   level(m: M, random: () => number): void {
-    if (m.best_of % 2 === 1 && m.best_of > 1) throw new Error(`a best of ${m.best_of} cannot end level`);
+    const bestOf = m.best_of ?? 1;
+    if (bestOf % 2 === 1 && bestOf > 1) throw new Error(`a best of ${bestOf} cannot end level`);
     this.clock += 45 * 60_000;
     const at = new Date(this.clock).toISOString();
-    if (m.best_of > 1) {
-      m.games = Array.from({ length: m.best_of }, (_, i): ViewGame => {
+    if (bestOf > 1) {
+      m.games = Array.from({ length: bestOf }, (_, i): ViewGame => {
         const side = i % 2 === 0 ? 1 : 2, high = 13, low = Math.floor(random() * 12);
         return {
           number: i + 1,
@@ -222,7 +225,7 @@ class StageBuilder {
           reported_at: at,
         };
       });
-      m.team1_score = m.team2_score = m.best_of / 2;
+      m.team1_score = m.team2_score = bestOf / 2;
     } else m.team1_score = m.team2_score = Math.floor(random() * 3);
     m.winner_id = null;
     m.draw = true;
@@ -857,7 +860,7 @@ export const registration = (n: number, format: Format = "single_elimination") =
  */
 export function withReport(m: ViewMatch, state: "awaiting_confirmation" | "disputed"): ViewMatch {
   if (m.status !== "ready") throw new Error(`only a ready match takes a report (this one is ${m.status})`);
-  const need = (m.best_of + 1) / 2;
+  const need = ((m.best_of ?? 1) + 1) / 2;
   const entry = (
     result: Record<string, unknown> | null,
     dispute: { note: string | null; evidence_url: string | null; at: string } | null,

@@ -8,7 +8,7 @@ import { Tournament } from "../resources/models/tournaments.ts";
 import { Team, TeamSummary } from "../resources/models/teams.ts";
 import { LineupEntry, Registration } from "../resources/models/registrations.ts";
 import { Me } from "../resources/models/keys.ts";
-import { Game, Match, Results, Standing } from "../resources/models/matches.ts";
+import { Game, LobbyGame, Match, Opponent, Results, Standing } from "../resources/models/matches.ts";
 import { Qualifier, Stage, StageDetail } from "../resources/models/stages.ts";
 import { PublicView } from "../resources/models/public.ts";
 import { CreateTournament, UpdateTournament } from "../resources/tournaments.ts";
@@ -46,6 +46,8 @@ const named: Record<string, z.ZodType> = {
   StageDetail,
   Qualifier,
   Game,
+  LobbyGame,
+  Opponent,
   Player,
   RosterMember,
   LineupEntry,

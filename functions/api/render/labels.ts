@@ -65,6 +65,7 @@ export const LABELS: Labels = {
     double_elimination: "Double elimination",
     round_robin: "Round robin",
     swiss: "Swiss",
+    ffa: "Free-for-all",
   },
   tournamentStatus: { registration: "Registration open", ongoing: "In progress", completed: "Completed" },
   stageStatus: { pending: "Not started", ongoing: "In progress", completed: "Completed" },

@@ -2,7 +2,7 @@
 // (Bo3 and the game scores) and its scheduled time, or instead of the time an open participants'
 // report ("Awaiting confirmation", "Result disputed") or, for a drawn match, "Draw". Elimination
 // trees and swiss rounds draw it.
-import type { ViewLineupEntry, ViewMatch, ViewTeam } from "./view.ts";
+import type { ViewGame, ViewLineupEntry, ViewMatch, ViewTeam } from "./view.ts";
 import type { Theme } from "./theme.ts";
 import { esc, fit, shortTime, textWidth } from "./text.ts";
 import { isDraw, LABELS, openReport } from "./labels.ts";
@@ -123,8 +123,8 @@ function scoreText(m: ViewMatch, side: 1 | 2): string {
 }
 
 function seriesLine(m: ViewMatch): string {
-  if (m.best_of <= 1) return "";
-  const games = m.games.map((g) => `${g.team1_score}–${g.team2_score}`);
+  if ((m.best_of ?? 1) <= 1) return "";
+  const games = (m.games as ViewGame[]).map((g) => `${g.team1_score}–${g.team2_score}`);
   return [`Bo${m.best_of}`, ...games].join(" · ");
 }
 
@@ -169,7 +169,7 @@ export function drawMatch(out: string[], d: Drawing, m: ViewMatch, x: number, y:
   const report = openReport(m);
   const time = !report && m.scheduled_at && m.status !== "completed" ? shortTime(m.scheduled_at) : "";
   const right = report ? LABELS.report[report] : draw ? LABELS.draw : time;
-  const series = m.best_of > 1 ? fit(seriesLine(m), BOX_W - (right ? textWidth(right, SMALL) + 8 : 0), SMALL) : "";
+  const series = (m.best_of ?? 1) > 1 ? fit(seriesLine(m), BOX_W - (right ? textWidth(right, SMALL) + 8 : 0), SMALL) : "";
   if (series) small.push(`<text x="0" y="-4">${esc(series)}</text>`);
   if (time) small.push(`<text x="${BOX_W}" y="-4" text-anchor="end">${time}</text>`);
   if (report) {

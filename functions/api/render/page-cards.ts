@@ -178,7 +178,7 @@ export function pageCards(helpers: CardHelpers) {
         ? h("time", { class: "p-up-time", datetime: m.scheduled_at, text: timeFormat.format(new Date(m.scheduled_at)) })
         : h("span", { class: "p-up-time", "data-unscheduled": true, text: "Time to be announced" });
       const label: Kid[] = [roundLabel(v, m)];
-      if (m.best_of > 1) label.push(" ", h("span", { class: "p-badge", text: "Bo" + m.best_of }));
+      if ((m.best_of ?? 1) > 1) label.push(" ", h("span", { class: "p-badge", text: "Bo" + m.best_of }));
       if (report) label.push(" ", h("span", { class: "p-badge p-report", "data-report": report, text: reports[report] }));
       return h("li", { class: "p-up", "data-match": m.id }, [
         h("div", { class: "p-up-top" }, [h("span", null, label), when]),

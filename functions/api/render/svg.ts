@@ -87,6 +87,8 @@ function body(view: PublicView, input: StageInput): Body {
       return roundRobinBody(input);
     case "swiss":
       return swissBody(input);
+    case "ffa":
+      return pendingBody(input, view);
   }
 }
 

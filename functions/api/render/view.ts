@@ -18,5 +18,10 @@ export type ViewTeam = ViewRegistration["teams"];
 /** One player of a registration's lineup: handle, country, role, captain (never a name, external id or game account). */
 export type ViewLineupEntry = ViewRegistration["lineup"][number];
 export type ViewMatch = PublicView["matches"][number];
-export type ViewGame = ViewMatch["games"][number];
+/** A two-sided match's game (a free-for-all lobby's games are placements: contract section 20). */
+export type ViewGame = Extract<ViewMatch["games"][number], { team1_score: number }>;
+/** A free-for-all lobby's game: every team's placement, kills and points. */
+export type ViewLobbyGame = Extract<ViewMatch["games"][number], { results: unknown }>;
+/** A free-for-all lobby's team. */
+export type ViewOpponent = NonNullable<ViewMatch["opponents"]>[number];
 export type ViewStanding = PublicView["standings"][number];

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Route, RouteCall } from "../route.ts";
-import { MAX_STAGES } from "../contract.ts";
+import { FFA_LIMITS, MAX_STAGES } from "../contract.ts";
 import { dateTime, queryInt, queryVersion, seriesLength, text, uuid } from "../validation.ts";
 import { Match, Results } from "./models/matches.ts";
 import { Stage, StageDetail } from "./models/stages.ts";
@@ -46,17 +46,46 @@ const gameSide = z.array(uuid()).max(100).refine((ids) => new Set(ids.map((id) =
   message: "must name each player once",
 });
 
-/** PUT a game of a match's series. */
+/** One team's result in a free-for-all lobby's game (contract section 20). */
+const LobbyResult = z.strictObject({
+  team_id: uuid(),
+  placement: z.int().min(1).max(FFA_LIMITS.lobbySize.max).meta({ description: "1..n (the lobby's teams), each once." }),
+  kills: z.int().min(0).max(FFA_LIMITS.kills.max).optional().meta({ description: "0–1,000. Default 0." }),
+});
+
+/** PUT a game of a match's series, or of a free-for-all lobby. */
 export const PutGame = z.strictObject({
-  team1_score: score.meta({ description: "team1's score in this game (rounds, points, kills: the game's own)." }),
-  team2_score: score.meta({ description: "Not equal to team1_score: a game has a winner." }),
+  team1_score: score.optional().meta({ description: "team1's score in this game (rounds, points, kills: the game's own)." }),
+  team2_score: score.optional().meta({ description: "Not equal to team1_score: a game has a winner." }),
+  results: z.array(LobbyResult).min(1).max(FFA_LIMITS.lobbySize.max).optional().meta({
+    description:
+      "A free-for-all lobby's game instead of scores: every team of the lobby once, placements 1..n each once, kills 0–1,000 (default 0). Each scores its placement's points plus `kill_points` per kill.",
+  }),
   map: text(100).nullable().optional().meta({ description: "The map (or mode) played; at most 100 characters." }),
   lineups: z.strictObject({ team1: gameSide, team2: gameSide }).nullable().optional().meta({
     description:
       "Who played this game: on each side exactly `team_size` player ids from that side's lineup (players or substitutes). Omitted or null: not recorded.",
   }),
 }).superRefine((b, ctx) => {
-  if (b.team1_score === b.team2_score) {
+  if (b.results !== undefined) {
+    // A lobby's game: its entries' teams and placements are checked against the lobby in SQL.
+    for (const field of ["team1_score", "team2_score", "map", "lineups"] as const) {
+      if (b[field] !== undefined) {
+        ctx.addIssue({ code: "custom", path: [field], message: "not with results: a lobby's game is its placements and kills" });
+      }
+    }
+    const seen = new Set<string>();
+    b.results.forEach((r, i) => {
+      if (seen.has(r.team_id.toLowerCase())) ctx.addIssue({ code: "custom", path: ["results", i, "team_id"], message: "is listed twice" });
+      seen.add(r.team_id.toLowerCase());
+    });
+  } else if (b.team1_score === undefined || b.team2_score === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: [b.team1_score === undefined ? "team1_score" : "team2_score"],
+      message: "is required (or results, for a free-for-all lobby)",
+    });
+  } else if (b.team1_score === b.team2_score) {
     ctx.addIssue({ code: "custom", path: ["team2_score"], message: "scores cannot be equal: a game needs a winner" });
   }
 });

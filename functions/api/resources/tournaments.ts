@@ -4,7 +4,7 @@ import { bestOf, dateTime, money, queryInt, seriesLength, text, trimmedText, uui
 import type { Route } from "../route.ts";
 import { DeleteResult, EXAMPLE_IDS } from "./models/common.ts";
 import { Tournament } from "./models/tournaments.ts";
-import { checkEvenSeries, noDraws, scoringFields } from "./scoring.ts";
+import { checkEvenSeries, ffaFields, noDraws, scoringFields } from "./scoring.ts";
 
 export const TournamentStatus = z.enum(["registration", "ongoing", "completed"]);
 
@@ -60,6 +60,7 @@ export const FormatOptions = {
     ...scoringFields("swiss"),
     ...drawingSeries,
   }).superRefine(checkEvenSeries),
+  ffa: z.strictObject({ ...ffaFields(), draws: noDraws("ffa") }),
 } satisfies Record<(typeof FORMATS)[number], z.ZodType>;
 
 /** Who goes on to the next stage (contract section 12): after a round robin, then after any other format. */
@@ -75,7 +76,21 @@ export const Advance = {
   other: z.strictObject({
     top: z.int().min(2).max(1024).meta({ description: "The top n of the stage's standings go on." }),
   }),
+  ffa: z.strictObject({
+    top: z.int().min(2).max(1024).optional().meta({ description: "The top n of the stage's standings go on." }),
+    per_lobby: z.int().min(1).max(100).optional().meta({
+      description:
+        "The first n of each lobby of the last round (by the lobby's placement) go on, seeded by tier: every lobby's 1st, then every lobby's 2nd, …; at most the smallest lobby's size.",
+    }),
+  }).refine((a) => (a.top === undefined) !== (a.per_lobby === undefined), { message: "must be {top: n} or {per_lobby: n}" }),
 };
+
+/** The advance schema and its unknown-field message after a stage of `format`. */
+function advanceOf(format: (typeof FORMATS)[number]): [z.ZodType, string, string] {
+  if (format === "round_robin") return [Advance.round_robin, "is not a known field (per_group, best_next)", "{per_group, best_next?}"];
+  if (format === "ffa") return [Advance.ffa, "is not a known field (top or per_lobby)", "{top} or {per_lobby}"];
+  return [Advance.other, "is not a known field (top)", "{top}"];
+}
 
 /** A schema's JSON Schema for the document, titled. */
 function documented(title: string, schema: z.ZodType) {
@@ -166,9 +181,13 @@ export const Stage = z.strictObject({
   format: z.enum(FORMATS),
   format_options: fields.format_options.optional(),
   advance: z.record(z.string(), z.unknown()).nullable().optional().meta({
-    anyOf: [documented("after round_robin", Advance.round_robin), documented("after the other formats", Advance.other)],
+    anyOf: [
+      documented("after round_robin", Advance.round_robin),
+      documented("after ffa", Advance.ffa),
+      documented("after the other formats", Advance.other),
+    ],
     description:
-      "Required on every stage but the last, refused on the last. After `round_robin`: `{per_group, best_next?}`; after `swiss`, `single_elimination` or `double_elimination`: `{top}`. The K teams it sends on must leave the next stage playable (K ≥ 2; swiss rounds ≤ K − 1; round robin groups ≤ K / 2).",
+      "Required on every stage but the last, refused on the last. After `round_robin`: `{per_group, best_next?}`; after `ffa`: `{top}` or `{per_lobby}`; after `swiss`, `single_elimination` or `double_elimination`: `{top}`. The K teams it sends on must leave the next stage playable (K ≥ 2; swiss rounds ≤ K − 1; round robin groups ≤ K / 2).",
   }),
 });
 
@@ -195,16 +214,11 @@ function checkStages(body: { stages?: z.infer<typeof Stage>[]; format?: unknown;
         path: ["stages", i, "advance"],
         message: stage.format === "round_robin"
           ? "is required after a round robin: {per_group, best_next?}"
-          : `is required after ${stage.format}: {top}`,
+          : `is required after ${stage.format}: ${advanceOf(stage.format)[2]}`,
       });
     } else if (!last) {
-      addIssues(
-        ctx,
-        stage.format === "round_robin" ? Advance.round_robin : Advance.other,
-        stage.advance,
-        ["stages", i, "advance"],
-        stage.format === "round_robin" ? "is not a known field (per_group, best_next)" : "is not a known field (top)",
-      );
+      const [schema, unknown] = advanceOf(stage.format);
+      addIssues(ctx, schema, stage.advance, ["stages", i, "advance"], unknown);
     }
   });
 }

@@ -14,6 +14,32 @@ export const Game = z.object({
     .meta({ description: "Who played the game on each side (player ids); null when not given." }),
 });
 
+/** A free-for-all lobby's game (contract section 20): every team's placement, kills and points. */
+export const LobbyGame = z.object({
+  number: z.int().meta({ description: "1..`games` of the stage." }),
+  results: z.array(z.object({
+    team_id: z.guid(),
+    placement: z.int().meta({ description: "1 is first in this game." }),
+    kills: z.int(),
+    points: z.int().meta({ description: "The placement's points plus `kill_points` per kill." }),
+  })).meta({ description: "Every team of the lobby, in placement order." }),
+  reported_at: z.iso.datetime().meta({ description: "UTC; when the game was last put." }),
+});
+
+/** A team in a free-for-all lobby (contract section 20). */
+export const Opponent = z.object({
+  team_id: z.guid(),
+  team_name: z.string(),
+  team_tag: z.string(),
+  seed: z.int().meta({ description: "The team's seed in the stage." }),
+  placement: z.int().nullable().meta({
+    description:
+      "Its rank in the lobby by the lobby's points, ties broken as the standings are (the stage's tie-breakers over the lobby's games, then seed); null before the first game.",
+  }),
+  kills: z.int().meta({ description: "Kills in the lobby's games." }),
+  points: z.int().meta({ description: "The lobby's total: placement points plus `kill_points` per kill, over its games." }),
+});
+
 export const MatchExample = {
   id: EXAMPLE_IDS.match,
   stage: 1,
@@ -66,6 +92,7 @@ export const MatchExample = {
   scheduled_at: "2027-03-01T18:00:00.000Z",
   completed_at: "2027-03-01T18:10:00.000Z",
   report: null,
+  opponents: null,
 };
 
 /** One side's part in a participants' report (contract section 18); null until that side acts. */
@@ -121,13 +148,13 @@ export const Match = z.object({
   forfeit: z.enum(["team1", "team2"]).nullable().meta({
     description: "The team that forfeited this completed match (the other won); null otherwise.",
   }),
-  best_of: z.int().meta({
+  best_of: z.int().nullable().meta({
     description:
-      "The series length (1–9; even only in a stage with `draws`): the match is decided when a side wins best_of / 2 + 1 games (ceil(best_of / 2) when odd), or is a draw when an even series ends level. From the stage's `format_options` (`final_best_of` for the final or grand final); `PATCH` may change it until the match has a game or a result.",
+      "The series length (1–9; even only in a stage with `draws`): the match is decided when a side wins best_of / 2 + 1 games (ceil(best_of / 2) when odd), or is a draw when an even series ends level. From the stage's `format_options` (`final_best_of` for the final or grand final); `PATCH` may change it until the match has a game or a result. Null for a free-for-all lobby (it plays its stage's `games`).",
   }),
-  games: z.array(Game).meta({
+  games: z.array(z.union([Game, LobbyGame])).meta({
     description:
-      "The games reported (`PUT .../games/{number}`), in number order; empty until one is. A result sent directly replaces them; a forfeit keeps them.",
+      "The games reported (`PUT .../games/{number}`), in number order; empty until one is. A result sent directly replaces them; a forfeit keeps them. A free-for-all lobby's games are `{number, results, reported_at}`.",
   }),
   next_match_id: z.guid().nullable().meta({ description: "The match the winner goes to; null for the final and in round robin." }),
   loser_next_match_id: z.guid().nullable().meta({
@@ -136,6 +163,10 @@ export const Match = z.object({
   scheduled_at: z.iso.datetime().nullable().meta({ description: "UTC; when the match is planned, null unless set." }),
   completed_at: z.iso.datetime().nullable(),
   report: MatchReport,
+  opponents: z.array(Opponent).nullable().meta({
+    description:
+      "A free-for-all lobby's teams (contract section 20), in placement order (by seed before its first game); `team1_*`/`team2_*` are null there. Its `position` is the lobby's number in its round; it completes when its games are all reported, `winner_id` the team placed first. Null on a two-sided match.",
+  }),
 }).meta({ example: MatchExample });
 
 export const Standing = z.object({
@@ -156,14 +187,19 @@ export const Standing = z.object({
   draws: z.int().optional().meta({ description: "Round robin and swiss: matches drawn." }),
   losses: z.int().optional().meta({ description: "Round robin and swiss (a forfeit counts as a loss)." }),
   points: z.int().optional().meta({
-    description: "Round robin and swiss: by the stage's `format_options.points` (win, draw, loss, forfeit_loss; a swiss bye scores a win).",
+    description:
+      "Round robin and swiss: by the stage's `format_options.points` (win, draw, loss, forfeit_loss; a swiss bye scores a win). Free-for-all: placement points plus `kill_points` per kill, over the stage's games.",
   }),
   buchholz: z.int().optional().meta({
     description: "Swiss: the sum of the current points of every opponent met in a completed match (a bye adds nothing).",
   }),
+  kills: z.int().optional().meta({ description: "Free-for-all: kills over the stage's games." }),
+  first_places: z.int().optional().meta({ description: "Free-for-all: games won (placed first)." }),
+  games_played: z.int().optional().meta({ description: "Free-for-all: games the team has played in the stage." }),
+  best_placement: z.int().nullable().optional().meta({ description: "Free-for-all: the best placement in a game; null before a game." }),
   separated_by: z.enum(SEPARATED_BY).nullable().optional().meta({
     description:
-      "Round robin and swiss: the first criterion, in order (`points`, the stage's `tie_breakers`, then `seed`), on which this entry differs from the entry above it in its group (round robin with groups) or stage; null for the first. `seed`: nothing else separated them. `disqualified`: the first disqualified team after the others.",
+      "Round robin, swiss and free-for-all: the first criterion, in order (`points`, the stage's `tie_breakers`, then `seed`), on which this entry differs from the entry above it in its group (round robin with groups) or stage; null for the first. `seed`: nothing else separated them. `disqualified`: the first disqualified team after the others.",
   }),
 });
 
