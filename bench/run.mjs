@@ -38,6 +38,7 @@
 //   npm run bench -- --participants                # the participant figures alone (GET /participant, sign-up)
 //   npm run bench -- --reports                     # the reported results' figures alone (report, confirm, sweep)
 //   npm run bench -- --scoring                     # the scoring figures alone (tie-breakers, swiss draws, a neighbour)
+//   npm run bench -- --ffa                         # the free-for-all figures alone (a lobby's game PUT, a 1,000-team stage)
 //   npm run bench -- --url http://127.0.0.1:54321/functions/v1/api/v1 \
 //                    --db postgres://postgres:postgres@127.0.0.1:54322/postgres     # a running stack
 import fs from "node:fs";
@@ -54,6 +55,7 @@ import { publicBench, publicReport } from "./lib/public.mjs";
 import { picturesBench, picturesReport } from "./lib/pictures.mjs";
 import { sweepBench, sweepReport } from "./lib/reports.mjs";
 import { scoringBench, scoringReport } from "./lib/scoring.mjs";
+import { ffaBench, ffaReport } from "./lib/ffa.mjs";
 import * as seed from "./lib/seed.mjs";
 import {
   drain,
@@ -133,6 +135,10 @@ const USAGE = `npm run bench [-- options]
                       of round 5 of a 1,024-team swiss (and round 5 with draws on), the round's last result
                       reported and rolled back 12 times (p95 < 50 ms); each again beside an account 100× the
                       size (the account's tournaments copied 100 times), over its floor (≤ 1.5×)
+  --ffa               only the free-for-all figures (issue 38): a lobby's game PUT (100 teams, 5 lobbies × 6
+                      games, reported game by game through the API) ÷ a duel's game PUT, alternately (median
+                      and p95 ≤ 1.5×); the results of a 1,000-team stage (50 lobbies × 6 games) on the server
+                      (< 50 ms)
   --webhook-events <n>       events for the dispatcher's throughput (3000)
   --webhook-concurrency <n>  its WEBHOOK_CONCURRENCY, and as many endpoints and receiver paths (16)`;
 
@@ -156,6 +162,7 @@ const { values: opt } = parseArgs({
     participants: { type: "boolean", default: false },
     reports: { type: "boolean", default: false },
     scoring: { type: "boolean", default: false },
+    ffa: { type: "boolean", default: false },
     writes: { type: "boolean", default: false },
     hot: { type: "boolean", default: false },
     "webhook-events": { type: "string", default: "3000" },
@@ -487,6 +494,22 @@ async function main() {
       git: gitState(ROOT),
       machine: machine(),
       live: out,
+      targets: out.targets,
+    });
+    log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
+    return;
+  }
+  if (opt.ffa) {
+    data.teams = await seed.createTeams(db, 1024);
+    const out = await ffaBench({ db, view, base, teams: data.teams, log });
+    console.log(`\n${ffaReport(out)}\n\nTargets (issue 38, free-for-all)\n${targetList(out.targets)}\n`);
+    const file = writeReport({
+      started_at: started.toISOString(),
+      finished_at: new Date().toISOString(),
+      options: { only: "ffa", stack: opt.url ? "running" : "throwaway" },
+      git: gitState(ROOT),
+      machine: machine(),
+      ffa: out,
       targets: out.targets,
     });
     log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);

@@ -410,7 +410,9 @@ begin
   return (select coalesce(json_agg(m.v order by m.i), '[]')
             from json_array_elements(app.tournament_results(jsonb_build_object('tournament_id', p_args ->> 'tournament_id')) -> 'matches')
                  with ordinality as m (v, i)
-           where m.v ->> 'team1_id' = v_team or m.v ->> 'team2_id' = v_team);
+           where m.v ->> 'team1_id' = v_team or m.v ->> 'team2_id' = v_team
+              or (json_typeof(m.v -> 'opponents') = 'array' -- a free-for-all lobby it plays in (contract section 20)
+                  and exists (select from json_array_elements(m.v -> 'opponents') o where o ->> 'team_id' = v_team)));
 end
 $$;
 

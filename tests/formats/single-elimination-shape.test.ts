@@ -25,6 +25,7 @@ const MATCH_FIELDS = [
   "id",
   "loser_next_match_id",
   "next_match_id",
+  "opponents",
   "position",
   "report",
   "round",

@@ -1,0 +1,167 @@
+// Free-for-all (issue 38, contract section 20): what a lobby's game report and a large stage's
+// results cost.
+// - Reports: 100-team free-for-all rounds (5 lobbies of 20, 6 games each) reported game by game
+//   through the API (PUT …/games/{n} {results}), each beside a duel's game PUT (game 1 of a best
+//   of 9 in a 128-team single elimination, a fresh match each time), alternately, so the
+//   machine's drift falls on both alike: the lobby's median and p95 ÷ the duel's (≤ 1.5× each).
+// - Results: a 1,000-team stage (50 lobbies × 6 games, every game reported) read through GET
+//   …/results, timed on the server (pg_stat_statements): < 50 ms.
+import { api, KeyRing, send } from "./client.mjs";
+import { timeServer } from "./measure.mjs";
+import { verdict } from "./report.mjs";
+import * as seed from "./seed.mjs";
+
+export const FFA_REPORT_SLOWDOWN = 1.5;
+export const FFA_RESULTS_MAX_MS = 50;
+const ROUNDS = 3; // 100-team tournaments reported, one after another
+const ROUND_TEAMS = 100;
+const BIG_TEAMS = 1000;
+const GAMES = 6;
+
+/** Median and p95 of a list of ms. */
+function stats(ms) {
+  const s = [...ms].sort((a, b) => a - b);
+  const at = (q) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
+  return { runs: s.length, median_ms: at(0.5), p95_ms: at(0.95), max_ms: s.at(-1) };
+}
+
+/** A lobby's game: its teams in a random order, kills 0-9. */
+function lobbyResults(lobby) {
+  const ids = lobby.opponents.map((o) => o.team_id).sort(() => Math.random() - 0.5);
+  return ids.map((team_id, i) => ({ team_id, placement: i + 1, kills: Math.floor(Math.random() * 10) }));
+}
+
+/** Reports every game of every lobby of a started ffa tournament in SQL, as the operator (app.change_game, the operation the API runs). */
+async function reportAll(db, id, games) {
+  for (let g = 1; g <= games; g++) {
+    await db.query(
+      `select count(app.change_game(jsonb_build_object('tournament_id', m.tournament_id, 'match_id', m.id, 'number', $2::int,
+                'body', jsonb_build_object('results', (
+                  select jsonb_agg(jsonb_build_object('team_id', o ->> 'team_id', 'placement', o.i, 'kills', (o.i * 7 + $2) % 6))
+                    from (select o, row_number() over (order by md5((o ->> 'team_id') || $2)) as i
+                            from jsonb_array_elements(m.opponents) o) o)))))
+         from app.matches m where m.tournament_id = $1 order by m.position`,
+      [id, g],
+    );
+  }
+}
+
+export async function ffaBench({ db, view, base, teams, log }) {
+  const t0 = performance.now();
+  const [account] = await seed.createAccounts(db, 1, 1, { prefix: `Bench ${seed.RUN} ffa account` });
+  const keys = await seed.createKeys(db, [account], 6, "ffa");
+  const ring = new KeyRing(keys.map((k) => k.key), { onWait: () => {} });
+  const key = keys[0].key;
+
+  // Duels: fresh ready best-of-9 matches, one per lobby report.
+  const duels = [];
+  for (let b = 0; duels.length < ROUNDS * 5 * GAMES; b++) {
+    const id = await seed.startBracket(db, base, await ring.take(), account, teams.slice(0, 128), {
+      options: { best_of: 9 },
+      tag: `ffa-duel-${b}`,
+    });
+    const { matches } = await api(base, await ring.take(), "GET", `/tournaments/${id}/results`);
+    for (const m of matches) if (m.status === "ready") duels.push({ id, match: m.id });
+  }
+  const lobbyMs = [];
+  const duelMs = [];
+  const failures = [];
+  let d = 0;
+  for (let r = 0; r < ROUNDS; r++) {
+    const id = await seed.startBracket(db, base, await ring.take(), account, teams.slice(r * 7, r * 7 + ROUND_TEAMS), {
+      format: "ffa",
+      options: { lobby_size: 20, games: GAMES },
+      tag: `ffa-round-${r}`,
+    });
+    const { matches: lobbies } = await api(base, await ring.take(), "GET", `/tournaments/${id}/results`);
+    for (let g = 1; g <= GAMES; g++) {
+      for (const lobby of lobbies) {
+        const res = await send(base, await ring.take(), "PUT", `/tournaments/${id}/matches/${lobby.id}/games/${g}`, {
+          results: lobbyResults(lobby),
+        });
+        if (res.status !== 200) failures.push(`lobby ${res.status} ${res.text?.slice(0, 120)}`);
+        lobbyMs.push(res.ms);
+        const duel = duels[d++];
+        const dres = await send(base, await ring.take(), "PUT", `/tournaments/${duel.id}/matches/${duel.match}/games/1`, {
+          team1_score: 13,
+          team2_score: 9,
+        });
+        if (dres.status !== 200) failures.push(`duel ${dres.status} ${dres.text?.slice(0, 120)}`);
+        duelMs.push(dres.ms);
+      }
+    }
+  }
+  const lobby = stats(lobbyMs);
+  const duel = stats(duelMs);
+  log(`ffa: a lobby's game PUT median ${lobby.median_ms.toFixed(1)} ms, a duel's ${duel.median_ms.toFixed(1)} ms`);
+
+  // A 1,000-team stage: 50 lobbies × 6 games, all reported; its results read through the API, timed on the server.
+  const big = await seed.startBracket(db, base, key, account, teams.slice(0, BIG_TEAMS), {
+    format: "ffa",
+    options: { lobby_size: 20, games: GAMES },
+    tag: "ffa-1000",
+  });
+  const tr = performance.now();
+  await reportAll(db, big, GAMES);
+  const reportedIn = Math.round(performance.now() - tr);
+  await db.query("analyze app.matches");
+  const results = await timeServer(db, view, async () => {
+    const res = await send(base, await ring.take(), "GET", `/tournaments/${big}/results`);
+    if (res.status !== 200) throw new Error(`results: ${res.status}`);
+    return res.text.length;
+  }, 20);
+  const standings = await timeServer(db, view, async () => {
+    const res = await send(base, await ring.take(), "GET", `/tournaments/${big}/stages/1`);
+    if (res.status !== 200) throw new Error(`stage: ${res.status}`);
+    return res.text.length;
+  }, 20);
+  log(`ffa: results of a ${BIG_TEAMS}-team stage ${results.warm_mean_ms.toFixed(1)} ms on the server (${results.response_bytes} bytes)`);
+
+  const out = {
+    rounds: ROUNDS,
+    lobby,
+    duel,
+    failures,
+    big: { teams: BIG_TEAMS, lobbies: BIG_TEAMS / 20, games: GAMES, reported_in_ms: reportedIn, results, standings },
+  };
+  out.targets = [
+    {
+      target:
+        `a lobby's game PUT (${ROUND_TEAMS} teams, 5 lobbies × ${GAMES} games, ${lobby.runs} reports) ÷ a duel's game PUT, median and p95 ≤ ${FFA_REPORT_SLOWDOWN}×`,
+      value: `median ${(lobby.median_ms / duel.median_ms).toFixed(2)}× (${lobby.median_ms.toFixed(1)} ÷ ${
+        duel.median_ms.toFixed(1)
+      } ms), p95 ${(lobby.p95_ms / duel.p95_ms).toFixed(2)}× (${lobby.p95_ms.toFixed(1)} ÷ ${duel.p95_ms.toFixed(1)} ms)${
+        failures.length ? `; ${failures.length} failed` : ""
+      }`,
+      result: verdict(
+        failures.length === 0 && Math.max(lobby.median_ms / duel.median_ms, lobby.p95_ms / duel.p95_ms) <= FFA_REPORT_SLOWDOWN,
+      ),
+    },
+    {
+      target: `results of a ${BIG_TEAMS}-team ffa stage (${
+        BIG_TEAMS / 20
+      } lobbies × ${GAMES} games) built < ${FFA_RESULTS_MAX_MS} ms on the server`,
+      value: `${results.warm_mean_ms.toFixed(1)} ms mean (min ${results.warm_min_ms.toFixed(1)}, max ${results.warm_max_ms.toFixed(1)}; ${
+        Math.round(results.response_bytes / 1024)
+      } KB); its standings alone (GET …/stages/1) ${standings.warm_mean_ms.toFixed(1)} ms`,
+      result: verdict(results.warm_mean_ms < FFA_RESULTS_MAX_MS),
+    },
+  ];
+  out.took_s = Math.round((performance.now() - t0) / 1000);
+  return out;
+}
+
+export function ffaReport(out) {
+  const line = (name, s) =>
+    `    ${name.padEnd(44)} median ${s.median_ms.toFixed(2).padStart(7)} ms  p95 ${s.p95_ms.toFixed(2).padStart(7)} ms  (${s.runs} runs)`;
+  return [
+    `Free-for-all (issue 38): ${out.rounds} rounds of ${ROUND_TEAMS} teams reported game by game beside duels; a ${out.big.teams}-team stage`,
+    line("a lobby's game PUT (20 teams)", out.lobby),
+    line("a duel's game PUT (best of 9, game 1)", out.duel),
+    `    ${`results of ${out.big.teams} teams (${out.big.lobbies} lobbies × ${out.big.games} games)`.padEnd(44)} ${
+      out.big.results.warm_mean_ms.toFixed(2).padStart(7)
+    } ms on the server, ${out.big.results.response_bytes} bytes (reported in SQL in ${out.big.reported_in_ms} ms)`,
+    `    ${"its standings (GET …/stages/1)".padEnd(44)} ${out.big.standings.warm_mean_ms.toFixed(2).padStart(7)} ms on the server`,
+    ...out.failures.slice(0, 5).map((f) => `  failed: ${f}`),
+  ].join("\n");
+}
