@@ -40,7 +40,7 @@ async function reportAll(db, id, games) {
                   select jsonb_agg(jsonb_build_object('team_id', o ->> 'team_id', 'placement', o.i, 'kills', (o.i * 7 + $2) % 6))
                     from (select o, row_number() over (order by md5((o ->> 'team_id') || $2)) as i
                             from jsonb_array_elements(m.opponents) o) o)))))
-         from app.matches m where m.tournament_id = $1 order by m.position`,
+         from (select m.* from app.matches m where m.tournament_id = $1 order by m.position) m`,
       [id, g],
     );
   }

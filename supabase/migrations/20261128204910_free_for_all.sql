@@ -333,7 +333,7 @@ begin
                  where m.tournament_id = p_t.id and m.stage = p_t.stage and m.round = p_m.round + 1) then
     return;
   end if;
-  perform app.ffa_deal(p_t, p_m.round + 1, array(select k.team_id from app.ffa_table(p_t, null) k order by k.place));
+  perform app.ffa_deal(p_t, p_m.round + 1, array(select k.team_id from app.ffa_table(p_t) k order by k.place));
 end
 $function$;
 
@@ -356,6 +356,7 @@ declare
   v_bad record;
   v_game jsonb;
   v_all jsonb;
+  v_table int[];
   v_opponents jsonb;
   v_m app.matches;
 begin
@@ -372,42 +373,48 @@ begin
     elsif p_number > v_count + 1 then
       perform app.raise_invalid('number', format('games are reported in order: the next is game %s', v_count + 1));
     end if;
-    -- Each entry: a team of the lobby, once; a placement 1..n, once; kills 0-1,000.
-    -- (A team or placement given twice is named where it comes again.)
-    select x.i - 1 as i, x.r,
-           (select count(*) from jsonb_array_elements(v_results) with ordinality y (r, i)
-             where lower(y.r ->> 'team_id') = lower(x.r ->> 'team_id') and y.i <= x.i) as seen,
-           (select count(*) from jsonb_array_elements(v_results) with ordinality y (r, i)
-             where y.r -> 'placement' = x.r -> 'placement' and y.i <= x.i) as placed,
-           exists (select from jsonb_array_elements(p_m.opponents) o where o ->> 'team_id' = lower(x.r ->> 'team_id')) as member
-      into v_bad
-      from jsonb_array_elements(v_results) with ordinality as x (r, i)
-     where jsonb_typeof(x.r) <> 'object'
-        or not exists (select from jsonb_array_elements(p_m.opponents) o where o ->> 'team_id' = lower(x.r ->> 'team_id'))
-        or exists (select from jsonb_array_elements(v_results) with ordinality y (r, i)
-                    where lower(y.r ->> 'team_id') = lower(x.r ->> 'team_id') and y.i < x.i)
-        or not app.is_int(x.r -> 'placement', 1, v_n)
-        or exists (select from jsonb_array_elements(v_results) with ordinality y (r, i)
-                    where y.r -> 'placement' = x.r -> 'placement' and y.i < x.i)
-        or not app.is_int(coalesce(x.r -> 'kills', '0'), 0, 1000)
-        or case when jsonb_typeof(x.r) = 'object'
-                then exists (select from jsonb_object_keys(x.r) k where k not in ('team_id', 'placement', 'kills')) end
-     order by x.i limit 1;
-    if found then
-      if jsonb_typeof(v_bad.r) <> 'object' then
-        perform app.raise_invalid(format('results[%s]', v_bad.i), 'must be {team_id, placement, kills}');
-      elsif not v_bad.member then
-        perform app.raise_invalid(format('results[%s].team_id', v_bad.i), 'is not a team of this lobby');
-      elsif v_bad.seen > 1 then
-        perform app.raise_invalid(format('results[%s].team_id', v_bad.i), 'is listed twice');
-      elsif not app.is_int(v_bad.r -> 'placement', 1, v_n) then
-        perform app.raise_invalid(format('results[%s].placement', v_bad.i), format('must be an integer from 1 to %s', v_n));
-      elsif v_bad.placed > 1 then
-        perform app.raise_invalid(format('results[%s].placement', v_bad.i), 'is given twice: each placement once');
-      elsif not app.is_int(coalesce(v_bad.r -> 'kills', '0'), 0, 1000) then
-        perform app.raise_invalid(format('results[%s].kills', v_bad.i), 'must be an integer from 0 to 1000');
-      else
-        perform app.raise_invalid(format('results[%s]', v_bad.i), 'has a field other than team_id, placement, kills');
+    -- Each entry: a team of the lobby, once; a placement 1..n, once; kills 0-1,000. (A team or
+    -- placement given twice is named where it comes again; one pass over the entries, made only
+    -- when the quick check of the whole finds something wrong.)
+    if not (jsonb_array_length(v_results) = v_n and (
+         select count(distinct lower(x ->> 'team_id')) = v_n and count(distinct x -> 'placement') = v_n
+                and bool_and(jsonb_typeof(x) = 'object' and app.is_int(x -> 'placement', 1, v_n)
+                             and app.is_int(coalesce(x -> 'kills', '0'), 0, 1000) and (x - 'team_id' - 'placement' - 'kills') = '{}')
+                and count(*) filter (where lower(x ->> 'team_id') in (select o ->> 'team_id' from jsonb_array_elements(p_m.opponents) o)) = v_n
+           from jsonb_array_elements(v_results) x)) then
+      with x as (
+        select e.i - 1 as i, e.r, lower(case when jsonb_typeof(e.r) = 'object' then e.r ->> 'team_id' end) as team,
+               case when jsonb_typeof(e.r) = 'object' then e.r -> 'placement' end as placement
+          from jsonb_array_elements(v_results) with ordinality as e (r, i)
+      ), checked as (
+        select x.*, row_number() over (partition by x.team order by x.i) as seen,
+               row_number() over (partition by x.placement order by x.i) as placed,
+               x.team in (select o ->> 'team_id' from jsonb_array_elements(p_m.opponents) o) as member
+          from x
+      )
+      select c.* into v_bad
+        from checked c
+       where jsonb_typeof(c.r) <> 'object' or not c.member or c.seen > 1 or not app.is_int(c.placement, 1, v_n) or c.placed > 1
+          or not app.is_int(coalesce(c.r -> 'kills', '0'), 0, 1000)
+          or exists (select from jsonb_object_keys(case when jsonb_typeof(c.r) = 'object' then c.r else '{}' end) k
+                      where k not in ('team_id', 'placement', 'kills'))
+       order by c.i limit 1;
+      if found then
+        if jsonb_typeof(v_bad.r) <> 'object' then
+          perform app.raise_invalid(format('results[%s]', v_bad.i), 'must be {team_id, placement, kills}');
+        elsif not v_bad.member then
+          perform app.raise_invalid(format('results[%s].team_id', v_bad.i), 'is not a team of this lobby');
+        elsif v_bad.seen > 1 then
+          perform app.raise_invalid(format('results[%s].team_id', v_bad.i), 'is listed twice');
+        elsif not app.is_int(v_bad.r -> 'placement', 1, v_n) then
+          perform app.raise_invalid(format('results[%s].placement', v_bad.i), format('must be an integer from 1 to %s', v_n));
+        elsif v_bad.placed > 1 then
+          perform app.raise_invalid(format('results[%s].placement', v_bad.i), 'is given twice: each placement once');
+        elsif not app.is_int(coalesce(v_bad.r -> 'kills', '0'), 0, 1000) then
+          perform app.raise_invalid(format('results[%s].kills', v_bad.i), 'must be an integer from 0 to 1000');
+        else
+          perform app.raise_invalid(format('results[%s]', v_bad.i), 'has a field other than team_id, placement, kills');
+        end if;
       end if;
     end if;
     if jsonb_array_length(v_results) <> v_n then
@@ -430,11 +437,15 @@ begin
   if p_body is null then
     v_all := p_m.games - (p_number - 1);
   else
+    v_table := app.ffa_points_table(v_s.format_options -> 'placement_points', v_n);
+  end if;
+  if p_body is null then
+    null;
+  else
     v_game := jsonb_build_object('number', p_number,
       'results', (select jsonb_agg(jsonb_build_object('team_id', lower(x ->> 'team_id'), 'placement', (x ->> 'placement')::int,
                                                       'kills', coalesce((x ->> 'kills')::int, 0),
-                                                      'points', app.ffa_placement_points(v_s.format_options -> 'placement_points',
-                                                                                         (x ->> 'placement')::int)
+                                                      'points', v_table[(x ->> 'placement')::int]
                                                                 + (v_s.format_options ->> 'kill_points')::int
                                                                   * coalesce((x ->> 'kills')::int, 0))
                                    order by (x ->> 'placement')::int)
@@ -509,15 +520,17 @@ CREATE OR REPLACE FUNCTION app.ffa_opponents (
   p_m app.matches
 )
   RETURNS jsonb
-  LANGUAGE sql
+  LANGUAGE plpgsql
   STABLE
   SET search_path TO ''
   AS $function$
-  select jsonb_agg(o.value || jsonb_build_object('placement', case when p_m.games <> '[]' then k.place end,
-                                                 'kills', k.kills, 'points', k.points)
-                   order by case when p_m.games <> '[]' then k.place end, k.seed)
-    from jsonb_array_elements(p_m.opponents) o
-    join app.ffa_table(p_t, p_m.id, p_m.games) k on k.team_id = (o.value ->> 'team_id')::uuid
+begin
+  return (select jsonb_agg(o.value || jsonb_build_object('placement', case when p_m.games <> '[]' then k.place end,
+                                                         'kills', k.kills, 'points', k.points)
+                           order by case when p_m.games <> '[]' then k.place end, k.seed)
+            from jsonb_array_elements(p_m.opponents) o
+            join app.ffa_table(p_t, p_m.opponents, p_m.games) k on k.team_id = (o.value ->> 'team_id')::uuid);
+end
 $function$;
 
 CREATE OR REPLACE FUNCTION app.ffa_options (
@@ -612,19 +625,23 @@ begin
 end
 $function$;
 
-CREATE OR REPLACE FUNCTION app.ffa_placement_points (
-  p_points    jsonb,
-  p_placement integer
+CREATE OR REPLACE FUNCTION app.ffa_points_table (
+  p_points jsonb,
+  p_n      integer
 )
-  RETURNS integer
-  LANGUAGE sql
+  RETURNS integer[]
+  LANGUAGE plpgsql
   IMMUTABLE
   SET search_path TO ''
   AS $function$
-  select coalesce((select e.value::int from jsonb_each_text(p_points) e
-                    where p_placement between split_part(e.key, '-', 1)::int
-                                          and coalesce(nullif(split_part(e.key, '-', 2), ''), e.key)::int
-                    limit 1), 0)
+begin
+  -- (plpgsql, as on the hot path below: its plan is kept for the connection.)
+  return array(select coalesce((select e.value::int from jsonb_each_text(p_points) e
+                                 where i.i between split_part(e.key, '-', 1)::int
+                                               and coalesce(nullif(split_part(e.key, '-', 2), ''), e.key)::int
+                                 limit 1), 0)
+                 from generate_series(1, p_n) as i (i) order by i.i);
+end
 $function$;
 
 CREATE OR REPLACE FUNCTION app.ffa_standings (
@@ -641,13 +658,13 @@ CREATE OR REPLACE FUNCTION app.ffa_standings (
                                              'games_played', k.games_played, 'best_placement', k.best_placement,
                                              'separated_by', k.separated_by)
                            order by k.place), '[]')
-    from app.ffa_table(p_t, null) k join app.tournament_teams tm on tm.tournament_id = p_t.id and tm.id = k.team_id
+    from app.ffa_table(p_t) k join app.tournament_teams tm on tm.tournament_id = p_t.id and tm.id = k.team_id
 $function$;
 
 CREATE OR REPLACE FUNCTION app.ffa_table (
-  p_t        app.tournaments,
-  p_match_id uuid,
-  p_games    jsonb           DEFAULT NULL::jsonb
+  p_t         app.tournaments,
+  p_opponents jsonb           DEFAULT NULL::jsonb,
+  p_games     jsonb           DEFAULT NULL::jsonb
 )
   RETURNS TABLE (
     team_id        uuid,
@@ -663,15 +680,22 @@ CREATE OR REPLACE FUNCTION app.ffa_table (
     place          integer,
     separated_by   text
   )
-  LANGUAGE sql
+  LANGUAGE plpgsql
   STABLE
   SET search_path TO ''
+  SET plan_cache_mode TO 'force_generic_plan'
   AS $function$
-  with lobbies as (
-    select m.round, m.opponents, case when m.id = p_match_id and p_games is not null then p_games else m.games end as games
-      from app.matches m
-     where m.tournament_id = p_t.id and m.stage = p_t.stage and m.opponents is not null
-       and (p_match_id is null or m.id = p_match_id)
+#variable_conflict use_column
+begin
+  -- (plpgsql: its plan is kept for the connection; a SQL function's would be made on every call.)
+  return query
+  with criteria as (
+    select array(select jsonb_array_elements_text(p_t.format_options -> 'tie_breakers')) as tb
+  ), lobbies as (
+    select 1 as round, p_opponents as opponents, p_games as games where p_opponents is not null
+    union all
+    select m.round, m.opponents, m.games from app.matches m
+     where p_opponents is null and m.tournament_id = p_t.id and m.stage = p_t.stage and m.opponents is not null
   ), teams as (
     select (o ->> 'team_id')::uuid as team_id, min((o ->> 'seed')::int) as seed
       from lobbies l cross join lateral jsonb_array_elements(l.opponents) o
@@ -682,25 +706,33 @@ CREATE OR REPLACE FUNCTION app.ffa_table (
       from lobbies l
      cross join lateral jsonb_array_elements(l.games) g
      cross join lateral jsonb_array_elements(g -> 'results') r
+  ), totals as (
+    -- (last_game: the placement of the team's greatest (round, number); no ordered aggregate, so
+    -- the grouping may hash.)
+    select p.team_id, sum(p.points)::int as points, sum(p.kills)::int as kills,
+           count(*) filter (where p.placement = 1)::int as first_places, min(p.placement) as best_placement,
+           (max(array[p.round, p.number, p.placement]))[3] as last_game, count(*)::int as games_played
+      from played p
+     group by p.team_id
   ), records as (
     select t.team_id, t.seed,
-           p_match_id is null and t.team_id in (select d.team_id from app.stage_disqualified(p_t) d) as dq,
-           coalesce(sum(p.points), 0)::int as points, coalesce(sum(p.kills), 0)::int as kills,
-           count(*) filter (where p.placement = 1)::int as first_places, min(p.placement) as best_placement,
-           (array_agg(p.placement order by p.round desc, p.number desc))[1] as last_game,
-           count(p.team_id)::int as games_played
-      from teams t left join played p on p.team_id = t.team_id
-     group by t.team_id, t.seed
+           coalesce(p_opponents is null and t.team_id in (select d.team_id from app.stage_disqualified(p_t) d), false) as dq,
+           coalesce(x.points, 0) as points, coalesce(x.kills, 0) as kills, coalesce(x.first_places, 0) as first_places,
+           x.best_placement, x.last_game, coalesce(x.games_played, 0) as games_played
+      from teams t left join totals x on x.team_id = t.team_id
   ), keyed as (
+    -- (Each criterion's value by its place in the list, at most four, without a subquery per team.)
     select r.*,
-           array[r.points::numeric] || array(
-             select case c when 'first_places' then r.first_places
-                           when 'best_placement' then -coalesce(r.best_placement, 101)
-                           when 'kills' then r.kills
-                           else -coalesce(r.last_game, 101) end::numeric
-               from jsonb_array_elements_text(p_t.format_options -> 'tie_breakers') with ordinality as x (c, i)
-              order by x.i) as key
-      from records r
+           array_remove(array[r.points::numeric,
+             case k.tb[1] when 'first_places' then r.first_places when 'best_placement' then -coalesce(r.best_placement, 101)
+                          when 'kills' then r.kills when 'last_game' then -coalesce(r.last_game, 101) end,
+             case k.tb[2] when 'first_places' then r.first_places when 'best_placement' then -coalesce(r.best_placement, 101)
+                          when 'kills' then r.kills when 'last_game' then -coalesce(r.last_game, 101) end,
+             case k.tb[3] when 'first_places' then r.first_places when 'best_placement' then -coalesce(r.best_placement, 101)
+                          when 'kills' then r.kills when 'last_game' then -coalesce(r.last_game, 101) end,
+             case k.tb[4] when 'first_places' then r.first_places when 'best_placement' then -coalesce(r.best_placement, 101)
+                          when 'kills' then r.kills when 'last_game' then -coalesce(r.last_game, 101) end], null) as key
+      from records r cross join criteria k
   ), ranked as (
     select k.*, row_number() over (order by k.dq, k.key desc, k.seed)::int as position,
            lag(k.key) over (order by k.dq, k.key desc, k.seed) as above_key,
@@ -709,9 +741,10 @@ CREATE OR REPLACE FUNCTION app.ffa_table (
   )
   select r.team_id, r.seed, r.dq, r.points, r.kills, r.first_places, r.best_placement, r.last_game, r.games_played,
          r.key, r.position,
-         app.separated_by(array['points'] || array(select jsonb_array_elements_text(p_t.format_options -> 'tie_breakers')),
-                          r.key, r.above_key, r.dq, r.above_dq)
-    from ranked r
+         -- (A lobby's placement needs no separated_by.)
+         case when p_opponents is null then app.separated_by(array['points'] || k.tb, r.key, r.above_key, r.dq, r.above_dq) end
+    from ranked r cross join criteria k;
+end
 $function$;
 
 CREATE OR REPLACE FUNCTION app.ffa_tie_breakers()
@@ -1544,7 +1577,7 @@ COMMENT ON FUNCTION "app"."ffa_options"(jsonb) IS 'Free-for-all: lobby_size, gam
 
 COMMENT ON FUNCTION "app"."ffa_standings"(app.tournaments) IS 'Free-for-all standings: points, the tie-breakers, seed (disqualified teams last); with kills, first places, games played.';
 
-COMMENT ON FUNCTION "app"."ffa_table"(app.tournaments, uuid, jsonb) IS 'Free-for-all: a stage''s (or one lobby''s) teams ranked by points, the tie-breakers, seed; with their record and separated_by.';
+COMMENT ON FUNCTION "app"."ffa_table"(app.tournaments, jsonb, jsonb) IS 'Free-for-all: a stage''s (or one lobby''s) teams ranked by points, the tie-breakers, seed; with their record and separated_by.';
 
 COMMENT ON FUNCTION "app"."generate_ffa"(app.tournaments) IS 'Free-for-all: seeds the participants and deals round 1 (every round with draw "seed") into lobbies in snake order.';
 
@@ -1586,17 +1619,17 @@ REVOKE ALL ON FUNCTION "app"."ffa_options"(jsonb) FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION "app"."ffa_options"(jsonb) TO "tournament_api_owner";
 
-REVOKE ALL ON FUNCTION "app"."ffa_placement_points"(jsonb, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION "app"."ffa_points_table"(jsonb, integer) FROM PUBLIC;
 
-GRANT EXECUTE ON FUNCTION "app"."ffa_placement_points"(jsonb, integer) TO "tournament_api_owner";
+GRANT EXECUTE ON FUNCTION "app"."ffa_points_table"(jsonb, integer) TO "tournament_api_owner";
 
 REVOKE ALL ON FUNCTION "app"."ffa_standings"(app.tournaments) FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION "app"."ffa_standings"(app.tournaments) TO "tournament_api_owner";
 
-REVOKE ALL ON FUNCTION "app"."ffa_table"(app.tournaments, uuid, jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION "app"."ffa_table"(app.tournaments, jsonb, jsonb) FROM PUBLIC;
 
-GRANT EXECUTE ON FUNCTION "app"."ffa_table"(app.tournaments, uuid, jsonb) TO "tournament_api_owner";
+GRANT EXECUTE ON FUNCTION "app"."ffa_table"(app.tournaments, jsonb, jsonb) TO "tournament_api_owner";
 
 REVOKE ALL ON FUNCTION "app"."ffa_tie_breakers"() FROM PUBLIC;
 
