@@ -4,8 +4,11 @@
 //   through the API (PUT …/games/{n} {results}), each beside a duel's game PUT (game 1 of a best
 //   of 9 in a 128-team single elimination, a fresh match each time), alternately, so the
 //   machine's drift falls on both alike: the lobby's median and p95 ÷ the duel's (≤ 1.5× each).
-// - Results: a 1,000-team stage (50 lobbies × 6 games, every game reported) read through GET
-//   …/results, timed on the server (pg_stat_statements): < 50 ms.
+// - Results: a 1,000-team stage (50 lobbies × 6 games, every game reported): the results built
+//   on the server (app.tournament_results, the operation GET …/results runs, timed in one
+//   connection as the operator, 15 runs): p95 < 50 ms; its standings alone (GET …/stages/1's
+//   app.get_stage); and GET …/results through the API on the server (pg_stat_statements), which
+//   after the first read answers from the version alone (the function keeps whole results).
 import { api, KeyRing, send } from "./client.mjs";
 import { timeServer } from "./measure.mjs";
 import { verdict } from "./report.mjs";
@@ -105,24 +108,38 @@ export async function ffaBench({ db, view, base, teams, log }) {
   await reportAll(db, big, GAMES);
   const reportedIn = Math.round(performance.now() - tr);
   await db.query("analyze app.matches");
+  const build = async (sql) => {
+    const ms = [];
+    for (let i = 0; i < 16; i++) {
+      const t = performance.now();
+      await db.query(sql, [big]);
+      if (i > 0) ms.push(performance.now() - t);
+    }
+    return stats(ms);
+  };
+  const built = await build("select length(app.tournament_results(jsonb_build_object('tournament_id', $1::uuid))::text)");
+  const standingsBuilt = await build("select length(app.get_stage(jsonb_build_object('tournament_id', $1::uuid, 'number', 1))::text)");
   const results = await timeServer(db, view, async () => {
     const res = await send(base, await ring.take(), "GET", `/tournaments/${big}/results`);
     if (res.status !== 200) throw new Error(`results: ${res.status}`);
     return res.text.length;
   }, 20);
-  const standings = await timeServer(db, view, async () => {
-    const res = await send(base, await ring.take(), "GET", `/tournaments/${big}/stages/1`);
-    if (res.status !== 200) throw new Error(`stage: ${res.status}`);
-    return res.text.length;
-  }, 20);
-  log(`ffa: results of a ${BIG_TEAMS}-team stage ${results.warm_mean_ms.toFixed(1)} ms on the server (${results.response_bytes} bytes)`);
+  log(`ffa: results of a ${BIG_TEAMS}-team stage built in ${built.median_ms.toFixed(1)} ms (${results.response_bytes} bytes)`);
 
   const out = {
     rounds: ROUNDS,
     lobby,
     duel,
     failures,
-    big: { teams: BIG_TEAMS, lobbies: BIG_TEAMS / 20, games: GAMES, reported_in_ms: reportedIn, results, standings },
+    big: {
+      teams: BIG_TEAMS,
+      lobbies: BIG_TEAMS / 20,
+      games: GAMES,
+      reported_in_ms: reportedIn,
+      built,
+      standings_built: standingsBuilt,
+      results,
+    },
   };
   out.targets = [
     {
@@ -140,11 +157,13 @@ export async function ffaBench({ db, view, base, teams, log }) {
     {
       target: `results of a ${BIG_TEAMS}-team ffa stage (${
         BIG_TEAMS / 20
-      } lobbies × ${GAMES} games) built < ${FFA_RESULTS_MAX_MS} ms on the server`,
-      value: `${results.warm_mean_ms.toFixed(1)} ms mean (min ${results.warm_min_ms.toFixed(1)}, max ${results.warm_max_ms.toFixed(1)}; ${
+      } lobbies × ${GAMES} games) built < ${FFA_RESULTS_MAX_MS} ms on the server (p95)`,
+      value: `median ${built.median_ms.toFixed(1)} ms, p95 ${built.p95_ms.toFixed(1)} ms (${
         Math.round(results.response_bytes / 1024)
-      } KB); its standings alone (GET …/stages/1) ${standings.warm_mean_ms.toFixed(1)} ms`,
-      result: verdict(results.warm_mean_ms < FFA_RESULTS_MAX_MS),
+      } KB); standings alone ${standingsBuilt.median_ms.toFixed(1)} ms; GET …/results through the API ${
+        results.warm_mean_ms.toFixed(1)
+      } ms on the server (kept by version after the first)`,
+      result: verdict(built.p95_ms < FFA_RESULTS_MAX_MS),
     },
   ];
   out.took_s = Math.round((performance.now() - t0) / 1000);
@@ -158,10 +177,11 @@ export function ffaReport(out) {
     `Free-for-all (issue 38): ${out.rounds} rounds of ${ROUND_TEAMS} teams reported game by game beside duels; a ${out.big.teams}-team stage`,
     line("a lobby's game PUT (20 teams)", out.lobby),
     line("a duel's game PUT (best of 9, game 1)", out.duel),
-    `    ${`results of ${out.big.teams} teams (${out.big.lobbies} lobbies × ${out.big.games} games)`.padEnd(44)} ${
+    line(`results of ${out.big.teams} teams built (app.tournament_results)`, out.big.built),
+    line("its standings built (app.get_stage)", out.big.standings_built),
+    `    ${"GET …/results through the API, on the server".padEnd(44)} ${
       out.big.results.warm_mean_ms.toFixed(2).padStart(7)
-    } ms on the server, ${out.big.results.response_bytes} bytes (reported in SQL in ${out.big.reported_in_ms} ms)`,
-    `    ${"its standings (GET …/stages/1)".padEnd(44)} ${out.big.standings.warm_mean_ms.toFixed(2).padStart(7)} ms on the server`,
+    } ms mean (kept by version), ${out.big.results.response_bytes} bytes (reported in SQL in ${out.big.reported_in_ms} ms)`,
     ...out.failures.slice(0, 5).map((f) => `  failed: ${f}`),
   ].join("\n");
 }

@@ -67,6 +67,10 @@ create table app.matches (
   -- app.ffa_deal and app.ffa_change_game; team1_id and team2_id are null there, and its games are
   -- [{number, results: [{team_id, placement, kills, points}], reported_at}]. Null on a two-sided match.
   opponents jsonb,
+  -- A lobby's records: each team's totals over its games, [{team_id, points, kills, first_places,
+  -- best_placement, last_game, games}], written with them (app.ffa_lobby), which the stage's
+  -- standings add up instead of every game's results. Not shown by the API.
+  lobby_records jsonb,
   -- A match's place (tournament, stage, bracket, group, round, position) is unique: matches_place_key.
   foreign key (tournament_id, account_id)
     references app.tournaments (id, account_id) on delete cascade,

@@ -11,8 +11,8 @@
 -- A match's result, set (p_t as app.stage_of gives the match's stage; p_m the match as it was):
 -- p_winner and the scores, forfeit and games that go with it, p_draw for a draw (no winner;
 -- contract section 19), or neither for a series still under way (the match is ready again: a
--- decision undone by a game's correction or deletion); p_opponents, a free-for-all lobby's
--- opponents after its games (contract section 20). A change of the decision advances the
+-- decision undone by a game's correction or deletion); p_opponents and p_records, a free-for-all
+-- lobby's opponents and records after its games (contract section 20). A change of the decision advances the
 -- new winner and loser, or takes them back out of the matches they went to (app.advance with no
 -- winner), runs the format's hook and settles
 -- the stage. The correction rules (409 match_locked): a result sent directly on a completed
@@ -23,7 +23,7 @@
 -- the same call (app.forfeit_disqualified).
 create function app.decide_match(p_t app.tournaments, p_m app.matches, p_winner uuid, p_s1 int, p_s2 int,
                                  p_forfeit text, p_games jsonb, p_direct boolean, p_draw boolean default false,
-                                 p_opponents jsonb default null)
+                                 p_opponents jsonb default null, p_records jsonb default null)
 returns app.matches
 language plpgsql volatile
 set search_path = ''
@@ -54,7 +54,8 @@ begin
 
   update app.matches m
      set team1_score = p_s1, team2_score = p_s2, forfeit = p_forfeit, games = p_games, winner_id = p_winner,
-         draw = p_draw, opponents = coalesce(p_opponents, m.opponents), status = case when v_decided then 'completed' else 'ready' end,
+         draw = p_draw, opponents = coalesce(p_opponents, m.opponents), lobby_records = coalesce(p_records, m.lobby_records),
+         status = case when v_decided then 'completed' else 'ready' end,
          completed_at = case when not v_decided then null
                              when m.status = 'completed' and (m.winner_id, m.draw) is not distinct from (p_winner, p_draw)
                                then m.completed_at
@@ -77,7 +78,7 @@ begin
   return v_m;
 end
 $$;
-comment on function app.decide_match(app.tournaments, app.matches, uuid, int, int, text, jsonb, boolean, boolean, jsonb) is
+comment on function app.decide_match(app.tournaments, app.matches, uuid, int, int, text, jsonb, boolean, boolean, jsonb, jsonb) is
   'Sets a match''s result (or undoes its decision) under the correction rules, advancing or retracting its teams.';
 
 -- The checks every result and game takes (409): the tournament is ongoing, the match has its
@@ -490,7 +491,7 @@ $$;
 -- ============================================================================
 -- grants
 -- ============================================================================
-grant execute on function app.decide_match(app.tournaments, app.matches, uuid, int, int, text, jsonb, boolean, boolean, jsonb) to tournament_api_owner;
+grant execute on function app.decide_match(app.tournaments, app.matches, uuid, int, int, text, jsonb, boolean, boolean, jsonb, jsonb) to tournament_api_owner;
 grant execute on function app.check_reportable(app.tournaments, app.matches) to tournament_api_owner;
 grant execute on function app.report_match(jsonb) to tournament_api_owner;
 grant execute on function app.change_game(jsonb) to tournament_api_owner;

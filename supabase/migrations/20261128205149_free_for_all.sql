@@ -22,6 +22,9 @@ DROP FUNCTION "app"."decide_match"(app.tournaments, app.matches, uuid, integer, 
 ALTER TABLE "app"."matches"
   ADD COLUMN "opponents" jsonb;
 
+ALTER TABLE "app"."matches"
+  ADD COLUMN "lobby_records" jsonb;
+
 CREATE OR REPLACE FUNCTION app.advance_problem (
   p_def    jsonb,
   p_number integer,
@@ -261,7 +264,8 @@ CREATE OR REPLACE FUNCTION app.decide_match (
   p_games     jsonb,
   p_direct    boolean,
   p_draw      boolean         DEFAULT false,
-  p_opponents jsonb           DEFAULT NULL::jsonb
+  p_opponents jsonb           DEFAULT NULL::jsonb,
+  p_records   jsonb           DEFAULT NULL::jsonb
 )
   RETURNS app.matches
   LANGUAGE plpgsql
@@ -293,7 +297,8 @@ begin
 
   update app.matches m
      set team1_score = p_s1, team2_score = p_s2, forfeit = p_forfeit, games = p_games, winner_id = p_winner,
-         draw = p_draw, opponents = coalesce(p_opponents, m.opponents), status = case when v_decided then 'completed' else 'ready' end,
+         draw = p_draw, opponents = coalesce(p_opponents, m.opponents), lobby_records = coalesce(p_records, m.lobby_records),
+         status = case when v_decided then 'completed' else 'ready' end,
          completed_at = case when not v_decided then null
                              when m.status = 'completed' and (m.winner_id, m.draw) is not distinct from (p_winner, p_draw)
                                then m.completed_at
@@ -358,6 +363,7 @@ declare
   v_all jsonb;
   v_table int[];
   v_opponents jsonb;
+  v_records jsonb;
   v_m app.matches;
 begin
   if p_body is null then
@@ -457,11 +463,11 @@ begin
 
   v_m := p_m;
   v_m.games := v_all;
-  v_opponents := app.ffa_opponents(v_s, v_m);
+  select l.opponents, l.records into v_opponents, v_records from app.ffa_lobby(v_s, v_m) l;
   perform app.webhook_record(json_build_array(json_build_object('account_id', p_m.account_id,
     'tournament_id', p_t.id, 'type', 'match.game_reported', 'kind', 'match.game', 'subject_id', p_m.id)));
   v_m := app.decide_match(v_s, p_m, case when jsonb_array_length(v_all) = v_games then (v_opponents -> 0 ->> 'team_id')::uuid end,
-                          null, null, null, v_all, false, false, v_opponents);
+                          null, null, null, v_all, false, false, v_opponents, v_records);
   return (select d.doc from app.match_documents d where d.id = v_m.id);
 end
 $function$;
@@ -503,6 +509,30 @@ begin
 end
 $function$;
 
+CREATE OR REPLACE FUNCTION app.ffa_lobby (
+  p_t app.tournaments,
+  p_m app.matches,
+  OUT opponents jsonb,
+  OUT records jsonb
+)
+  RETURNS record
+  LANGUAGE plpgsql
+  STABLE
+  SET search_path TO ''
+  AS $function$
+begin
+  select jsonb_agg(o.value || jsonb_build_object('placement', case when p_m.games <> '[]' then k.place end,
+                                                 'kills', k.kills, 'points', k.points)
+                   order by case when p_m.games <> '[]' then k.place end, k.seed),
+         jsonb_agg(jsonb_build_object('team_id', k.team_id, 'points', k.points, 'kills', k.kills, 'first_places', k.first_places,
+                                      'best_placement', k.best_placement, 'last_game', k.last_game, 'games', k.games_played)
+                   order by k.place)
+    into opponents, records
+    from jsonb_array_elements(p_m.opponents) o
+    join app.ffa_table(p_t, p_m.opponents, p_m.games) k on k.team_id = (o.value ->> 'team_id')::uuid;
+end
+$function$;
+
 CREATE OR REPLACE FUNCTION app.ffa_lobby_of (
   p_i       integer,
   p_lobbies integer
@@ -513,24 +543,6 @@ CREATE OR REPLACE FUNCTION app.ffa_lobby_of (
   SET search_path TO ''
   AS $function$
   select case when (p_i / p_lobbies) % 2 = 0 then p_i % p_lobbies + 1 else p_lobbies - p_i % p_lobbies end
-$function$;
-
-CREATE OR REPLACE FUNCTION app.ffa_opponents (
-  p_t app.tournaments,
-  p_m app.matches
-)
-  RETURNS jsonb
-  LANGUAGE plpgsql
-  STABLE
-  SET search_path TO ''
-  AS $function$
-begin
-  return (select jsonb_agg(o.value || jsonb_build_object('placement', case when p_m.games <> '[]' then k.place end,
-                                                         'kills', k.kills, 'points', k.points)
-                           order by case when p_m.games <> '[]' then k.place end, k.seed)
-            from jsonb_array_elements(p_m.opponents) o
-            join app.ffa_table(p_t, p_m.opponents, p_m.games) k on k.team_id = (o.value ->> 'team_id')::uuid);
-end
 $function$;
 
 CREATE OR REPLACE FUNCTION app.ffa_options (
@@ -692,28 +704,35 @@ begin
   with criteria as (
     select array(select jsonb_array_elements_text(p_t.format_options -> 'tie_breakers')) as tb
   ), lobbies as (
-    select 1 as round, p_opponents as opponents, p_games as games where p_opponents is not null
+    select p_opponents as opponents, null::jsonb as records where p_opponents is not null
     union all
-    select m.round, m.opponents, m.games from app.matches m
+    select m.opponents, m.lobby_records from app.matches m
      where p_opponents is null and m.tournament_id = p_t.id and m.stage = p_t.stage and m.opponents is not null
   ), teams as (
     select (o ->> 'team_id')::uuid as team_id, min((o ->> 'seed')::int) as seed
       from lobbies l cross join lateral jsonb_array_elements(l.opponents) o
      group by 1
-  ), played as (
-    select (r ->> 'team_id')::uuid as team_id, l.round, (g ->> 'number')::int as number, (r ->> 'placement')::int as placement,
-           (r ->> 'kills')::int as kills, (r ->> 'points')::int as points
-      from lobbies l
-     cross join lateral jsonb_array_elements(l.games) g
-     cross join lateral jsonb_array_elements(g -> 'results') r
   ), totals as (
-    -- (last_game: the placement of the team's greatest (round, number); no ordered aggregate, so
-    -- the grouping may hash.)
-    select p.team_id, sum(p.points)::int as points, sum(p.kills)::int as kills,
-           count(*) filter (where p.placement = 1)::int as first_places, min(p.placement) as best_placement,
-           (max(array[p.round, p.number, p.placement]))[3] as last_game, count(*)::int as games_played
-      from played p
-     group by p.team_id
+    -- A lobby: its games' results (last_game: the placement of the greatest number, read from one
+    -- integer, so the grouping hashes and allocates nothing per result).
+    select r.team_id, sum(r.points)::int as points, sum(r.kills)::int as kills,
+           count(*) filter (where r.placement = 1)::int as first_places, min(r.placement) as best_placement,
+           (max((g ->> 'number')::int * 1000 + r.placement) % 1000)::int as last_game, count(*)::int as games_played
+      from jsonb_array_elements(p_games) g
+     cross join lateral jsonb_to_recordset(g -> 'results') as r (team_id uuid, placement int, kills int, points int)
+     where p_opponents is not null
+     group by r.team_id
+    union all
+    -- The stage: each lobby's records, its teams' totals written with its games (app.ffa_lobby),
+    -- so a 1,000-team stage of 6 games reads 1,000 of them rather than 6,000 results; last_game
+    -- from the latest round in which the team has played.
+    select r.team_id, sum(r.points)::int, sum(r.kills)::int, sum(r.first_places)::int, min(r.best_placement),
+           (max(case when r.games > 0 then m.round * 1000 + r.last_game end) % 1000)::int, sum(r.games)::int
+      from app.matches m
+     cross join lateral jsonb_to_recordset(m.lobby_records)
+                        as r (team_id uuid, points int, kills int, first_places int, best_placement int, last_game int, games int)
+     where p_opponents is null and m.tournament_id = p_t.id and m.stage = p_t.stage and m.lobby_records is not null
+     group by r.team_id
   ), records as (
     select t.team_id, t.seed,
            coalesce(p_opponents is null and t.team_id in (select d.team_id from app.stage_disqualified(p_t) d), false) as dq,
@@ -741,8 +760,16 @@ begin
   )
   select r.team_id, r.seed, r.dq, r.points, r.kills, r.first_places, r.best_placement, r.last_game, r.games_played,
          r.key, r.position,
-         -- (A lobby's placement needs no separated_by.)
-         case when p_opponents is null then app.separated_by(array['points'] || k.tb, r.key, r.above_key, r.dq, r.above_dq) end
+         -- (app.separated_by's rule unrolled over this key's at most five places: a call per team was a
+         -- quarter of a 1,000-team stage's standings. A lobby's placement needs none.)
+         case when p_opponents is not null or r.above_key is null then null
+              when r.dq is distinct from r.above_dq then 'disqualified'
+              when r.key[1] is distinct from r.above_key[1] then 'points'
+              when r.key[2] is distinct from r.above_key[2] then k.tb[1]
+              when r.key[3] is distinct from r.above_key[3] then k.tb[2]
+              when r.key[4] is distinct from r.above_key[4] then k.tb[3]
+              when r.key[5] is distinct from r.above_key[5] then k.tb[4]
+              else 'seed' end
     from ranked r cross join criteria k;
 end
 $function$;
@@ -1569,7 +1596,7 @@ CREATE VIEW "app"."match_documents" WITH (security_invoker=true) AS  SELECT m.id
             m.report,
             m.opponents) d);
 
-COMMENT ON FUNCTION "app"."decide_match"(app.tournaments, app.matches, uuid, integer, integer, text, jsonb, boolean, boolean, jsonb) IS 'Sets a match''s result (or undoes its decision) under the correction rules, advancing or retracting its teams.';
+COMMENT ON FUNCTION "app"."decide_match"(app.tournaments, app.matches, uuid, integer, integer, text, jsonb, boolean, boolean, jsonb, jsonb) IS 'Sets a match''s result (or undoes its decision) under the correction rules, advancing or retracting its teams.';
 
 COMMENT ON FUNCTION "app"."ffa_change_game"(app.tournaments, app.matches, integer, jsonb) IS 'Free-for-all: PUT or DELETE a lobby''s game (placements and kills); the lobby completes with its games, won by its first.';
 
@@ -1587,9 +1614,9 @@ REVOKE ALL ON FUNCTION "app"."advancing_count"(jsonb, integer) FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION "app"."advancing_count"(jsonb, integer) TO "tournament_api_owner";
 
-REVOKE ALL ON FUNCTION "app"."decide_match"(app.tournaments, app.matches, uuid, integer, integer, text, jsonb, boolean, boolean, jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION "app"."decide_match"(app.tournaments, app.matches, uuid, integer, integer, text, jsonb, boolean, boolean, jsonb, jsonb) FROM PUBLIC;
 
-GRANT EXECUTE ON FUNCTION "app"."decide_match"(app.tournaments, app.matches, uuid, integer, integer, text, jsonb, boolean, boolean, jsonb) TO "tournament_api_owner";
+GRANT EXECUTE ON FUNCTION "app"."decide_match"(app.tournaments, app.matches, uuid, integer, integer, text, jsonb, boolean, boolean, jsonb, jsonb) TO "tournament_api_owner";
 
 REVOKE ALL ON FUNCTION "app"."ffa_after_report"(app.tournaments, app.matches) FROM PUBLIC;
 
@@ -1607,13 +1634,13 @@ REVOKE ALL ON FUNCTION "app"."ffa_deal"(app.tournaments, integer, uuid[]) FROM P
 
 GRANT EXECUTE ON FUNCTION "app"."ffa_deal"(app.tournaments, integer, uuid[]) TO "tournament_api_owner";
 
+REVOKE ALL ON FUNCTION "app"."ffa_lobby"(app.tournaments, app.matches) FROM PUBLIC;
+
+GRANT EXECUTE ON FUNCTION "app"."ffa_lobby"(app.tournaments, app.matches) TO "tournament_api_owner";
+
 REVOKE ALL ON FUNCTION "app"."ffa_lobby_of"(integer, integer) FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION "app"."ffa_lobby_of"(integer, integer) TO "tournament_api_owner";
-
-REVOKE ALL ON FUNCTION "app"."ffa_opponents"(app.tournaments, app.matches) FROM PUBLIC;
-
-GRANT EXECUTE ON FUNCTION "app"."ffa_opponents"(app.tournaments, app.matches) TO "tournament_api_owner";
 
 REVOKE ALL ON FUNCTION "app"."ffa_options"(jsonb) FROM PUBLIC;
 
