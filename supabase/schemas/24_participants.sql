@@ -423,6 +423,7 @@ $$;
 -- ----------------------------------------------------------------------------
 -- The match a token reports on, under the tournament's row lock: a match of its tournament
 -- that its team plays (404 otherwise) and its side (1 or 2); then, in this order, 409
+-- reporting_closed for a free-for-all lobby (contract section 20: the organiser reports it), 409
 -- match_not_ready (not ready) and 409 reporting_closed (the tournament's reporting is off).
 create function app.reporting_match(p_args jsonb, out t app.tournaments, out m app.matches, out side int)
 language plpgsql volatile
@@ -435,9 +436,14 @@ begin
   t := app.lock_tournament((p_args ->> 'tournament_id')::uuid);
   select r.team_id into v_team from app.registrations r where r.id = (p_args ->> 'registration_id')::uuid;
   select * into m from app.matches x
-   where x.id = (p_args ->> 'match_id')::uuid and x.tournament_id = t.id and v_team in (x.team1_id, x.team2_id);
+   where x.id = (p_args ->> 'match_id')::uuid and x.tournament_id = t.id
+     and (v_team in (x.team1_id, x.team2_id) or x.opponents @> jsonb_build_array(jsonb_build_object('team_id', v_team)));
   if not found then
     perform app.raise_error('not_found', 'Match not found.');
+  end if;
+  if m.opponents is not null then
+    perform app.raise_error('reporting_closed',
+      'A free-for-all lobby is reported by the organiser; participants report two-sided matches only.');
   end if;
   side := case when m.team1_id = v_team then 1 else 2 end;
   if m.status <> 'ready' then

@@ -2,7 +2,7 @@
 // round dealt from the standings, the correction lock, stages in and out of an ffa stage, and a
 // lobby through the readers (results, ?since=, webhooks' match.completed).
 import { describe, expect, it } from "vitest";
-import { createTeams, expectError, expectStatus, type Match, startedTournament } from "../support/helpers.ts";
+import { createTeams, expectError, expectStatus, type Match, request, startedTournament } from "../support/helpers.ts";
 import { createEndpoint, deliveries } from "../support/webhook-helpers.ts";
 
 interface Opponent {
@@ -179,6 +179,26 @@ describe("free-for-all lobbies", () => {
     const sent = (await deliveries(ev.t, hook.id)).data;
     expect(sent.map((d) => d.event_type).sort()).toEqual(["match.completed", "match.game_reported", "stage.completed"]);
     expect(sent.find((d) => d.event_type === "match.completed")!.payload.data.opponents[0].placement).toBe(1);
+  });
+});
+
+describe("free-for-all and participants", () => {
+  it("lists a team's lobby for its token and leaves the reporting to the organiser", async () => {
+    const teams = await createTeams(3, `FfaP${crypto.randomUUID().slice(0, 6)}`);
+    const ev = await startedTournament({ ...ffa({ lobby_size: 3 }), participant_reporting: "confirm" }, teams);
+    const regs = (await ev.call("GET", `/tournaments/${ev.id}/registrations`)).body.data as { id: string; team_id: string }[];
+    const minted = await ev.call("POST", `/tournaments/${ev.id}/registrations/${regs[0].id}/tokens`, { body: {} });
+    expectStatus(minted, 201);
+    const token = minted.body.data.token as string;
+    const mine = await request("GET", "/participant/matches", { key: token });
+    expectStatus(mine, 200);
+    expect(mine.body.data.length).toBe(1);
+    expect(mine.body.data[0].opponents.map((o: Opponent) => o.team_id)).toContain(regs[0].team_id);
+    const res = await request("POST", `/participant/matches/${mine.body.data[0].id}/report`, {
+      key: token,
+      body: { team1_score: 1, team2_score: 0 },
+    });
+    expectError(res, 409, "reporting_closed");
   });
 });
 

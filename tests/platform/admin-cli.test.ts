@@ -183,7 +183,8 @@ describe("operator CLI", () => {
     ) {
       expect(line).toContain(cell);
     }
-    const listJson = await admin(["keys", "list", "--json"]);
+    // (Scoped to the account: another test file may be naming its keys with SQL fragments such as "key_hash".)
+    const listJson = await admin(["keys", "list", "--account", account, "--json"]);
     expectExit(listJson, 0);
     expect(JSON.parse(listJson.stdout)).toContainEqual({
       id: row.id,

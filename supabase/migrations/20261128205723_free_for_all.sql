@@ -1037,6 +1037,42 @@ begin
 end
 $function$;
 
+CREATE OR REPLACE FUNCTION app.reporting_match (
+  p_args jsonb,
+  OUT    t app.tournaments,
+  OUT    m app.matches,
+  OUT    side integer
+)
+  RETURNS record
+  LANGUAGE plpgsql
+  SET search_path TO ''
+  AS $function$
+declare
+  v_team uuid;
+begin
+  perform app.check_input(p_args, '{"match_id": "uuid"}');
+  t := app.lock_tournament((p_args ->> 'tournament_id')::uuid);
+  select r.team_id into v_team from app.registrations r where r.id = (p_args ->> 'registration_id')::uuid;
+  select * into m from app.matches x
+   where x.id = (p_args ->> 'match_id')::uuid and x.tournament_id = t.id
+     and (v_team in (x.team1_id, x.team2_id) or x.opponents @> jsonb_build_array(jsonb_build_object('team_id', v_team)));
+  if not found then
+    perform app.raise_error('not_found', 'Match not found.');
+  end if;
+  if m.opponents is not null then
+    perform app.raise_error('reporting_closed',
+      'A free-for-all lobby is reported by the organiser; participants report two-sided matches only.');
+  end if;
+  side := case when m.team1_id = v_team then 1 else 2 end;
+  if m.status <> 'ready' then
+    perform app.raise_error('match_not_ready', format('This match is %s: it takes no report.', m.status));
+  end if;
+  if t.participant_reporting <> 'confirm' then
+    perform app.raise_error('reporting_closed', 'Participants do not report results in this tournament.');
+  end if;
+end
+$function$;
+
 CREATE OR REPLACE FUNCTION app.stage_decided (
   p_t app.tournaments
 )
