@@ -9,6 +9,13 @@
 //   connection as the operator, 15 runs): p95 < 50 ms; its standings alone (GET …/stages/1's
 //   app.get_stage); and GET …/results through the API on the server (pg_stat_statements), which
 //   after the first read answers from the version alone (the function keeps whole results).
+// - Its picture: the SVG drawn from its view in the function's runtime (bench/pictures.ts under
+//   Deno, the route's own code), CPU per picture, median of 10: < 250 ms; the PNG apart.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ROOT } from "../../scripts/stack.mjs";
 import { api, KeyRing, send } from "./client.mjs";
 import { timeServer } from "./measure.mjs";
 import { verdict } from "./report.mjs";
@@ -16,6 +23,7 @@ import * as seed from "./seed.mjs";
 
 export const FFA_REPORT_SLOWDOWN = 1.5;
 export const FFA_RESULTS_MAX_MS = 50;
+export const FFA_SVG_MAX_MS = 250;
 const ROUNDS = 3; // 100-team tournaments reported, one after another
 const ROUND_TEAMS = 100;
 const BIG_TEAMS = 1000;
@@ -124,6 +132,24 @@ export async function ffaBench({ db, view, base, teams, log }) {
     if (res.status !== 200) throw new Error(`results: ${res.status}`);
     return res.text.length;
   }, 20);
+  const viewFile = path.join(os.tmpdir(), `bench-ffa-view-${seed.RUN}.json`);
+  const { rows: [{ doc }] } = await db.query("select app.public_view($1)::text as doc", [big]);
+  fs.writeFileSync(viewFile, doc);
+  const pictures = JSON.parse(
+    execFileSync(path.join(ROOT, "node_modules", ".bin", "deno"), [
+      "run",
+      "--quiet",
+      "--frozen",
+      "--allow-read",
+      "--allow-env",
+      "--config",
+      "functions/api/deno.json",
+      "bench/pictures.ts",
+      viewFile,
+      "10",
+    ], { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 26 }),
+  );
+  fs.rmSync(viewFile, { force: true });
   log(`ffa: results of a ${BIG_TEAMS}-team stage built in ${built.median_ms.toFixed(1)} ms (${results.response_bytes} bytes)`);
 
   const out = {
@@ -139,6 +165,7 @@ export async function ffaBench({ db, view, base, teams, log }) {
       built,
       standings_built: standingsBuilt,
       results,
+      pictures,
     },
   };
   out.targets = [
@@ -164,6 +191,14 @@ export async function ffaBench({ db, view, base, teams, log }) {
         results.warm_mean_ms.toFixed(1)
       } ms on the server (kept by version after the first)`,
       result: verdict(built.p95_ms < FFA_RESULTS_MAX_MS),
+    },
+    {
+      target:
+        `SVG of the ${BIG_TEAMS}-team ffa stage < ${FFA_SVG_MAX_MS} ms of CPU in the function (median of 10; the view parsed, drawn and encoded)`,
+      value: `${pictures.svg.median_cpu_ms.toFixed(0)} ms (max ${pictures.svg.max_cpu_ms.toFixed(0)}; ${
+        (pictures.svg.bytes / 1024).toFixed(0)
+      } KiB); PNG ${pictures.png.median_cpu_ms.toFixed(0)} ms (${pictures.png.clipped ?? "whole"})`,
+      result: verdict(pictures.svg.median_cpu_ms < FFA_SVG_MAX_MS),
     },
   ];
   out.took_s = Math.round((performance.now() - t0) / 1000);

@@ -10,6 +10,7 @@ import type { Body, StageInput } from "./body.ts";
 import { eliminationBody } from "./elimination.ts";
 import { roundRobinBody } from "./round-robin.ts";
 import { swissBody } from "./swiss.ts";
+import { ffaBody } from "./ffa.ts";
 import { pendingBody } from "./pending.ts";
 import { LABELS } from "./labels.ts";
 
@@ -88,7 +89,7 @@ function body(view: PublicView, input: StageInput): Body {
     case "swiss":
       return swissBody(input);
     case "ffa":
-      return pendingBody(input, view);
+      return ffaBody(input);
   }
 }
 
