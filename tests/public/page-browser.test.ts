@@ -206,6 +206,14 @@ const EVENTS: EventSpec[] = [
   },
   { name: "swiss", teams: 8, visibility: "create", fields: { name: "Swiss Open", format: "swiss", format_options: { rounds: 3 } } },
   {
+    // Three lobbies (3, 3 and 2 teams: contract section 20), two games each: a game reported keeps
+    // a lobby open for the next mode's check.
+    name: "free-for-all",
+    teams: 8,
+    visibility: "create",
+    fields: { name: "Battle Royale Scrims", format: "ffa", format_options: { lobby_size: 3, games: 2 } },
+  },
+  {
     name: "two-stage",
     teams: 8,
     visibility: "patch",
@@ -241,7 +249,7 @@ async function prepare(spec: EventSpec) {
   const scheduled = new Date(Date.now() + 2 * 3_600_000).toISOString();
   expectStatus(await call("PATCH", `/tournaments/${id}/matches/${ready.at(-1)!.id}`, { body: { scheduled_at: scheduled } }), 200);
   // The teams the current stage's picture shows.
-  const shown = new Set(current.flatMap((m) => [m.team1_id, m.team2_id]));
+  const shown = new Set(current.flatMap((m) => [m.team1_id, m.team2_id, ...(m.opponents ?? []).map((o) => o.team_id)]));
   return { call, id, slug: tournament.slug as string, teams, lineups, stage, shown: teams.filter((t) => shown.has(t.id)) };
 }
 
@@ -563,9 +571,13 @@ function expectLayout(where: string, l: Layout, v: Viewer): void {
 
 /**
  * Whether the picture shows the result `a`–`b` of match `id`: its box's score cells (elimination,
- * swiss) or, in a round robin's cross-table (no boxes), the cells a–b and b–a.
+ * swiss) or, in a round robin's cross-table (no boxes), the cells a–b and b–a; in a free-for-all
+ * lobby (a game reported with its first team's `a` kills: reportLive), that team's game cell
+ * "1 · <10 + a>" (placed first, 10 points and a point a kill: the default points).
  */
 function resultShown([id, a, b]: [string, number, number]): boolean {
+  const lobby = document.querySelector(`#p-bracket .lobby[data-match="${id}"]`);
+  if (lobby) return [...lobby.querySelectorAll("text")].some((t) => t.textContent?.trim() === `1 · ${10 + a}`);
   const box = document.querySelector(`#p-bracket .match[data-match-id="${id}"]`);
   const texts = [...(box ?? document.querySelector("#p-bracket svg"))?.querySelectorAll("text") ?? []].map((t) => t.textContent?.trim());
   return box ? texts.includes(String(a)) && texts.includes(String(b)) : texts.includes(`${a}–${b}`) && texts.includes(`${b}–${a}`);
@@ -577,7 +589,9 @@ type Prepared = Awaited<ReturnType<typeof prepare>> & { picking: Promise<unknown
 function readyMatch(event: Prepared): Promise<Match> {
   const picked = event.picking.then(async () => {
     const match = (await matchesOf(event.call, event.id))
-      .find((m) => m.stage === event.stage && m.status === "ready" && m.team1_id && m.team2_id && !event.reported.has(m.id));
+      .find((m) =>
+        m.stage === event.stage && m.status === "ready" && ((m.team1_id && m.team2_id) || m.opponents) && !event.reported.has(m.id)
+      );
     expect(match, "a match to report").toBeDefined();
     event.reported.add(match!.id);
     return match!;
@@ -637,11 +651,17 @@ async function checkMode(spec: EventSpec, event: Prepared, viewers: Viewer[]): P
 
 /** Reports `result`, then waits for every viewer to show it: `within` 2 s, or later (up to 10 s; never: the test fails). */
 async function reportLive(spec: EventSpec, event: Prepared, viewers: Viewer[], result: [string, number, number]) {
+  const lobby = (await matchesOf(event.call, event.id)).find((m) => m.id === result[0] && m.opponents);
   const reportedAt = Date.now();
   expectStatus(
-    await event.call("PATCH", `/tournaments/${event.id}/matches/${result[0]}`, {
-      body: { team1_score: result[1], team2_score: result[2] },
-    }),
+    lobby
+      // A lobby's game 1 (again, for a correction): its first team placed first with result[1] kills.
+      ? await event.call("PUT", `/tournaments/${event.id}/matches/${result[0]}/games/1`, {
+        body: { results: lobby.opponents!.map((o, i) => ({ team_id: o.team_id, placement: i + 1, kills: i === 0 ? result[1] : 0 })) },
+      })
+      : await event.call("PATCH", `/tournaments/${event.id}/matches/${result[0]}`, {
+        body: { team1_score: result[1], team2_score: result[2] },
+      }),
     200,
   );
   return await Promise.all(viewers.map(async (v) => {

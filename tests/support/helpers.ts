@@ -276,6 +276,16 @@ export interface Match {
   next_match_id: string | null;
   scheduled_at: string | null;
   completed_at: string | null;
+  /** A free-for-all lobby's teams (contract section 20); null on a two-sided match. */
+  opponents?: {
+    team_id: string;
+    team_name: string;
+    team_tag: string;
+    seed: number;
+    placement: number | null;
+    kills: number;
+    points: number;
+  }[] | null;
 }
 
 let functionPool: pg.Pool | undefined;

@@ -1,8 +1,9 @@
 /// <reference lib="dom" />
 // The share page's script (page.ts), the cards' part: the standings card (the teams registered,
 // a stage's standings by group with who advances, or the final standings; a D column where the
-// stage allows draws or one was recorded, as in the picture) and the upcoming
-// matches card, with each match's round named and an open participants' report marked.
+// stage allows draws or one was recorded, as in the picture; a free-for-all stage's points,
+// kills, first places and games played) and the upcoming matches card, with each match's round
+// named and an open participants' report marked, and each free-for-all lobby still to play.
 //
 // page.ts hands `pageCards` by its source text to `pageDraw` (page-draw.ts:
 // `(${pageDraw})(labels, ${pageCards})`), which calls it with its helpers: its body may use only
@@ -53,7 +54,7 @@ export function pageCards(helpers: CardHelpers) {
     return v.stages.length > 1 && stage ? stage.name + " · " + label : label;
   }
 
-  type Column = ["wins" | "draws" | "losses" | "points" | "buchholz", string, string];
+  type Column = ["wins" | "draws" | "losses" | "points" | "buchholz" | "kills" | "first_places" | "games_played", string, string];
   function standingsTable(entries: ViewStanding[], marks: ((e: ViewStanding) => boolean) | null, draws: boolean): HTMLElement {
     const has = (f: Column[0]) => entries.some((e) => e[f] !== undefined && e[f] !== null);
     const columns: Column[] = [
@@ -62,6 +63,9 @@ export function pageCards(helpers: CardHelpers) {
       ["losses", "L", "Losses"],
       ["points", "Pts", "Points"],
       ["buchholz", "Bhz", "Buchholz"],
+      ["kills", "K", "Kills"],
+      ["first_places", "1st", "First places (games won)"],
+      ["games_played", "GP", "Games played"],
     ];
     const cols = columns.filter((c) => c[0] === "draws" ? draws : has(c[0]));
     const head = h(
@@ -114,11 +118,26 @@ export function pageCards(helpers: CardHelpers) {
       );
       return;
     }
-    const adv = !overall && stage && stage.advance ? stage.advance as { per_group?: number; top?: number } : null;
+    const adv = !overall && stage && stage.advance ? stage.advance as { per_group?: number; top?: number; per_lobby?: number } : null;
+    // A free-for-all stage sending on the first n of each lobby: the teams placed so in the last round's lobbies.
+    const lobbyFirsts: Record<string, boolean> = {};
+    if (adv && adv.per_lobby && stage) {
+      let lastRound = 0;
+      v.matches.forEach((m) => {
+        if (m.stage === stage.number && m.opponents && m.round > lastRound) lastRound = m.round;
+      });
+      v.matches.forEach((m) => {
+        if (m.stage !== stage.number || m.round !== lastRound || !m.opponents) return;
+        m.opponents.forEach((o, i) => {
+          if ((o.placement ?? i + 1) <= (adv.per_lobby as number)) lobbyFirsts[o.team_id] = true;
+        });
+      });
+    }
     const next = adv && stage ? stageOf(v, stage.number + 1) : null;
     const marks = adv
       ? (e: ViewStanding) => {
         if (adv.per_group && e.group_position !== undefined) return e.group_position <= adv.per_group;
+        if (adv.per_lobby) return !!lobbyFirsts[e.team_id];
         if (adv.top) return e.position <= adv.top;
         return false;
       }
@@ -149,7 +168,9 @@ export function pageCards(helpers: CardHelpers) {
     const box = $("p-upcoming");
     const card = $("p-upcoming-card");
     card.hidden = !drawn(v);
-    const list = v.matches.filter((m) => (m.status === "ready" || m.status === "pending") && m.team1_id && m.team2_id).sort((a, b) => {
+    const list = v.matches.filter((m) =>
+      (m.status === "ready" || m.status === "pending") && ((m.team1_id && m.team2_id) || (m.opponents && m.status === "ready"))
+    ).sort((a, b) => {
       const at = a.scheduled_at ? Date.parse(a.scheduled_at) : Infinity, bt = b.scheduled_at ? Date.parse(b.scheduled_at) : Infinity;
       return at - bt || a.stage - b.stage || a.round - b.round || a.position - b.position;
     });
@@ -163,6 +184,11 @@ export function pageCards(helpers: CardHelpers) {
       );
       return;
     }
+    const stage = (m: ViewMatch): number | null => {
+      const s = stageOf(v, m.stage);
+      const games = s && s.format_options ? (s.format_options as { games?: unknown }).games : null;
+      return typeof games === "number" ? games : null;
+    };
     const side = (id: string | null) => {
       const team = id === null ? undefined : teams[id];
       return h("div", { class: "p-up-team" }, teamCell(team ? team.name : "TBD", team ? team.tag : ""));
@@ -180,6 +206,21 @@ export function pageCards(helpers: CardHelpers) {
       const label: Kid[] = [roundLabel(v, m)];
       if ((m.best_of ?? 1) > 1) label.push(" ", h("span", { class: "p-badge", text: "Bo" + m.best_of }));
       if (report) label.push(" ", h("span", { class: "p-badge p-report", "data-report": report, text: reports[report] }));
+      if (m.opponents) {
+        // A free-for-all lobby: its number, how far it is, and its teams in one line.
+        const games = stage(m);
+        label.push(" · Lobby " + m.position);
+        return h("li", { class: "p-up", "data-match": m.id }, [
+          h("div", { class: "p-up-top" }, [h("span", null, label), when]),
+          h("div", { class: "p-up-team p-up-lobby" }, [
+            h("span", {
+              class: "p-tname",
+              text: plural(m.opponents.length, "team", "teams") + (games ? " · game " + (m.games.length + 1) + " of " + games : ""),
+            }),
+            h("span", { class: "p-ttag", text: m.opponents.map((o) => o.team_tag || o.team_name).join(", ") }),
+          ]),
+        ]);
+      }
       return h("li", { class: "p-up", "data-match": m.id }, [
         h("div", { class: "p-up-top" }, [h("span", null, label), when]),
         side(m.team1_id),

@@ -141,7 +141,13 @@ export function pageDraw(labels: Labels, cards: typeof pageCards) {
     $("p-chips").replaceChildren(...chips);
 
     renderTabs(v, selected, onPick);
-    const what = stage && stage.format === "round_robin" ? "Groups" : stage && stage.format === "swiss" ? "Rounds" : "Bracket";
+    const what = stage && stage.format === "round_robin"
+      ? "Groups"
+      : stage && stage.format === "swiss"
+      ? "Rounds"
+      : stage && stage.format === "ffa"
+      ? "Lobbies"
+      : "Bracket";
     $("p-bracket-h").textContent = what;
     $("p-bracket-sub").textContent = stage ? (v.stages.length > 1 ? stage.name + " · " : "") + (FORMATS[stage.format] || "") : "";
     renderStandings(v, stage);
