@@ -477,59 +477,35 @@ async function main() {
   const machine = () => ({ cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, node: process.version, loadavg: os.loadavg() });
 
   /** The live figures (bench/lib/live.mjs). */
+  /**
+   * A section run alone (--live, --ffa, --scoring, --public, --pictures): its 1,024 teams (256 for
+   * live), its figures printed with their targets, and its own report file.
+   */
+  const only = async (name, title, run, report, teamCount = 1024) => {
+    data.teams = await seed.createTeams(db, teamCount);
+    const out = await run();
+    console.log(`\n${report(out)}\n\nTargets (${title})\n${targetList(out.targets)}\n`);
+    const file = writeReport({
+      started_at: started.toISOString(),
+      finished_at: new Date().toISOString(),
+      options: { only: name, stack: opt.url ? "running" : "throwaway" },
+      git: gitState(ROOT),
+      machine: machine(),
+      [name]: out,
+      targets: out.targets,
+    });
+    log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
+  };
   const live = async () => {
     const t0 = performance.now();
     const out = await liveBench({ db, view, base, teams: data.teams, log });
     out.took_s = Math.round((performance.now() - t0) / 1000);
     return out;
   };
-  if (opt.live) {
-    data.teams = await seed.createTeams(db, 256);
-    const out = await live();
-    console.log(`\n${liveReport(out)}\n\nTargets (live)\n${targetList(out.targets)}\n`);
-    const file = writeReport({
-      started_at: started.toISOString(),
-      finished_at: new Date().toISOString(),
-      options: { only: "live", stack: opt.url ? "running" : "throwaway" },
-      git: gitState(ROOT),
-      machine: machine(),
-      live: out,
-      targets: out.targets,
-    });
-    log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
-    return;
-  }
-  if (opt.ffa) {
-    data.teams = await seed.createTeams(db, 1024);
-    const out = await ffaBench({ db, view, base, teams: data.teams, log });
-    console.log(`\n${ffaReport(out)}\n\nTargets (issue 38, free-for-all)\n${targetList(out.targets)}\n`);
-    const file = writeReport({
-      started_at: started.toISOString(),
-      finished_at: new Date().toISOString(),
-      options: { only: "ffa", stack: opt.url ? "running" : "throwaway" },
-      git: gitState(ROOT),
-      machine: machine(),
-      ffa: out,
-      targets: out.targets,
-    });
-    log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
-    return;
-  }
+  if (opt.live) return await only("live", "live", () => live(), liveReport, 256);
+  if (opt.ffa) return await only("ffa", "issue 38, free-for-all", () => ffaBench({ db, view, base, teams: data.teams, log }), ffaReport);
   if (opt.scoring) {
-    data.teams = await seed.createTeams(db, 1024);
-    const out = await scoringBench({ db, base, teams: data.teams, log });
-    console.log(`\n${scoringReport(out)}\n\nTargets (issue 37, scoring)\n${targetList(out.targets)}\n`);
-    const file = writeReport({
-      started_at: started.toISOString(),
-      finished_at: new Date().toISOString(),
-      options: { only: "scoring", stack: opt.url ? "running" : "throwaway" },
-      git: gitState(ROOT),
-      machine: machine(),
-      scoring: out,
-      targets: out.targets,
-    });
-    log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
-    return;
+    return await only("scoring", "issue 37, scoring", () => scoringBench({ db, base, teams: data.teams, log }), scoringReport);
   }
   /** The public view's figures (bench/lib/public.mjs). */
   const publicFigures = async () => {
@@ -538,22 +514,7 @@ async function main() {
     out.took_s = Math.round((performance.now() - t0) / 1000);
     return out;
   };
-  if (opt.public) {
-    data.teams = await seed.createTeams(db, 1024);
-    const out = await publicFigures();
-    console.log(`\n${publicReport(out)}\n\nTargets (public)\n${targetList(out.targets)}\n`);
-    const file = writeReport({
-      started_at: started.toISOString(),
-      finished_at: new Date().toISOString(),
-      options: { only: "public", stack: opt.url ? "running" : "throwaway" },
-      git: gitState(ROOT),
-      machine: machine(),
-      public: out,
-      targets: out.targets,
-    });
-    log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
-    return;
-  }
+  if (opt.public) return await only("public", "public", () => publicFigures(), publicReport);
   /** The pictures in fresh function instances (bench/lib/pictures.mjs). */
   const pictureFigures = async () => {
     const t0 = performance.now();
@@ -561,22 +522,7 @@ async function main() {
     out.took_s = Math.round((performance.now() - t0) / 1000);
     return out;
   };
-  if (opt.pictures) {
-    data.teams = await seed.createTeams(db, 1024);
-    const out = await pictureFigures();
-    console.log(`\n${picturesReport(out)}\n\nTargets (pictures)\n${targetList(out.targets)}\n`);
-    const file = writeReport({
-      started_at: started.toISOString(),
-      finished_at: new Date().toISOString(),
-      options: { only: "pictures", stack: opt.url ? "running" : "throwaway" },
-      git: gitState(ROOT),
-      machine: machine(),
-      pictures: out,
-      targets: out.targets,
-    });
-    log(`written ${path.relative(ROOT, file)} (.bench/latest.json stays the last full run's)`);
-    return;
-  }
+  if (opt.pictures) return await only("pictures", "pictures", () => pictureFigures(), picturesReport);
   // Issue 34: players, rosters and lineups. The account's own 1,024 teams, each with a roster of
   // 5 players, a substitute and a coach (7,168 players of the account), and two 256-team
   // tournaments of the same teams: one whose registrations hold 5-6 player lineups, one none.

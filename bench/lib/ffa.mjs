@@ -11,12 +11,8 @@
 //   after the first read answers from the version alone (the function keeps whole results).
 // - Its picture: the SVG drawn from its view in the function's runtime (bench/pictures.ts under
 //   Deno, the route's own code), CPU per picture, median of 10: < 250 ms; the PNG apart.
-import { execFileSync } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { ROOT } from "../../scripts/stack.mjs";
 import { api, KeyRing, send } from "./client.mjs";
+import { drawPictures } from "./public.mjs";
 import { timeServer } from "./measure.mjs";
 import { verdict } from "./report.mjs";
 import * as seed from "./seed.mjs";
@@ -132,24 +128,8 @@ export async function ffaBench({ db, view, base, teams, log }) {
     if (res.status !== 200) throw new Error(`results: ${res.status}`);
     return res.text.length;
   }, 20);
-  const viewFile = path.join(os.tmpdir(), `bench-ffa-view-${seed.RUN}.json`);
   const { rows: [{ doc }] } = await db.query("select app.public_view($1)::text as doc", [big]);
-  fs.writeFileSync(viewFile, doc);
-  const pictures = JSON.parse(
-    execFileSync(path.join(ROOT, "node_modules", ".bin", "deno"), [
-      "run",
-      "--quiet",
-      "--frozen",
-      "--allow-read",
-      "--allow-env",
-      "--config",
-      "functions/api/deno.json",
-      "bench/pictures.ts",
-      viewFile,
-      "10",
-    ], { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 26 }),
-  );
-  fs.rmSync(viewFile, { force: true });
+  const pictures = drawPictures(doc, "ffa");
   log(`ffa: results of a ${BIG_TEAMS}-team stage built in ${built.median_ms.toFixed(1)} ms (${results.response_bytes} bytes)`);
 
   const out = {

@@ -21,6 +21,33 @@ import { timeServer } from "./measure.mjs";
 let address = 0;
 const nextAddress = () => `198.51.100.${address++ % 250}-${seed.RUN}-${address}`;
 
+/**
+ * A public view's pictures drawn under Deno by bench/pictures.ts (the routes' own code), 10 of each:
+ * CPU per picture (SVG, the first PNG in the process, warm PNGs), sizes and the PNG's clipping.
+ */
+export function drawPictures(viewJson, name) {
+  const file = path.join(os.tmpdir(), `bench-${name}-view-${seed.RUN}.json`);
+  fs.writeFileSync(file, viewJson);
+  try {
+    return JSON.parse(
+      execFileSync(path.join(ROOT, "node_modules", ".bin", "deno"), [
+        "run",
+        "--quiet",
+        "--frozen",
+        "--allow-read",
+        "--allow-env",
+        "--config",
+        "functions/api/deno.json",
+        "bench/pictures.ts",
+        file,
+        "10",
+      ], { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 26 }),
+    );
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
+
 /** The bracket measured here and by bench/lib/pictures.mjs: its id, slug and a key of its account. */
 export async function bracket(db, base, teams, log) {
   const [accountId] = await seed.createAccounts(db, 1, 1, { prefix: `Bench ${seed.RUN} public` });
@@ -83,24 +110,8 @@ export async function publicBench({ db, view, base, teams, log }) {
   const res = await fetch(`${base}/public/tournaments/${slug}`, { headers: { "x-forwarded-for": nextAddress() } });
   const doc = await res.text();
   if (res.status !== 200) throw new Error(`public view: ${res.status} ${doc.slice(0, 200)}`);
-  const file = path.join(os.tmpdir(), `bench-public-view-${seed.RUN}.json`);
-  fs.writeFileSync(file, JSON.stringify(JSON.parse(doc).data));
   log("public: drawing the pictures under Deno…");
-  const pictures = JSON.parse(
-    execFileSync(path.join(ROOT, "node_modules", ".bin", "deno"), [
-      "run",
-      "--quiet",
-      "--frozen",
-      "--allow-read",
-      "--allow-env",
-      "--config",
-      "functions/api/deno.json",
-      "bench/pictures.ts",
-      file,
-      "10",
-    ], { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 24 }),
-  );
-  fs.rmSync(file, { force: true });
+  const pictures = drawPictures(JSON.stringify(JSON.parse(doc).data), "public");
   const targets = [
     {
       target:

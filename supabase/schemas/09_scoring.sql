@@ -17,6 +17,31 @@ as $$
                'sonneborn_berger', 'forfeits']
 $$;
 
+-- A format's tie_breakers as sent (p_list): a list of 1 to as many criteria as p_allowed names,
+-- each one of them and listed once; a 400 naming format_options.tie_breakers[<i>] otherwise.
+-- Round robin and swiss (app.scoring_options) and free-for-all (app.ffa_options) take it.
+create function app.check_tie_breakers(p_list jsonb, p_allowed text[]) returns void
+language plpgsql immutable
+set search_path = ''
+as $$
+declare
+  v_item record;
+begin
+  if jsonb_typeof(p_list) <> 'array' or jsonb_array_length(p_list) not between 1 and cardinality(p_allowed) then
+    perform app.raise_invalid('format_options.tie_breakers', format('must be a list of 1 to %s criteria', cardinality(p_allowed)));
+  end if;
+  for v_item in select x.c, x.i from jsonb_array_elements(p_list) with ordinality x (c, i) loop
+    if jsonb_typeof(v_item.c) <> 'string' or (v_item.c #>> '{}') <> all (p_allowed) then
+      perform app.raise_invalid(format('format_options.tie_breakers[%s]', v_item.i - 1),
+        'must be one of ' || array_to_string(p_allowed, ', ') || ' (seed always ends the order)');
+    end if;
+    if exists (select from jsonb_array_elements(p_list) with ordinality y (c, i) where y.c = v_item.c and y.i < v_item.i) then
+      perform app.raise_invalid(format('format_options.tie_breakers[%s]', v_item.i - 1), 'is listed twice');
+    end if;
+  end loop;
+end
+$$;
+
 -- The scoring options of a format (the draws, points and tie_breakers of format_options),
 -- checked and completed with their defaults; a 400 naming format_options.<field> otherwise.
 -- Elimination formats never draw: draws false is accepted (and not kept), true is 400.
@@ -33,7 +58,6 @@ declare
   v_list jsonb;
   v_unknown text;
   v_field text;
-  v_item record;
 begin
   if jsonb_typeof(v_draws) <> 'boolean' then
     perform app.raise_invalid('format_options.draws', 'must be a boolean');
@@ -65,18 +89,7 @@ begin
   v_list := coalesce(p_options -> 'tie_breakers',
                      case p_format when 'swiss' then '["buchholz"]'
                                    else '["head_to_head", "score_difference", "score_for"]' end::jsonb);
-  if jsonb_typeof(v_list) <> 'array' or jsonb_array_length(v_list) not between 1 and 8 then
-    perform app.raise_invalid('format_options.tie_breakers', 'must be a list of 1 to 8 criteria');
-  end if;
-  for v_item in select x.c, x.i from jsonb_array_elements(v_list) with ordinality x (c, i) loop
-    if jsonb_typeof(v_item.c) <> 'string' or (v_item.c #>> '{}') <> all (app.tie_breakers()) then
-      perform app.raise_invalid(format('format_options.tie_breakers[%s]', v_item.i - 1),
-        'must be one of ' || array_to_string(app.tie_breakers(), ', ') || ' (seed always ends the order)');
-    end if;
-    if exists (select from jsonb_array_elements(v_list) with ordinality y (c, i) where y.c = v_item.c and y.i < v_item.i) then
-      perform app.raise_invalid(format('format_options.tie_breakers[%s]', v_item.i - 1), 'is listed twice');
-    end if;
-  end loop;
+  perform app.check_tie_breakers(v_list, app.tie_breakers());
   return jsonb_build_object('draws', v_draws, 'points', v_points, 'tie_breakers', v_list);
 end
 $$;
@@ -284,6 +297,7 @@ comment on function app.standings_table(app.tournaments, int) is
 -- grants
 -- ============================================================================
 grant execute on function app.tie_breakers() to tournament_api_owner;
+grant execute on function app.check_tie_breakers(jsonb, text[]) to tournament_api_owner;
 grant execute on function app.scoring_options(text, jsonb) to tournament_api_owner;
 grant execute on function app.stage_draws(app.tournaments) to tournament_api_owner;
 grant execute on function app.series_result_problem(int, boolean, int, int) to tournament_api_owner;

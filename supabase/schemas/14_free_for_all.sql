@@ -94,18 +94,7 @@ begin
   end loop;
 
   v_list := coalesce(p_options -> 'tie_breakers', '["first_places", "kills", "last_game"]');
-  if jsonb_typeof(v_list) <> 'array' or jsonb_array_length(v_list) not between 1 and 4 then
-    perform app.raise_invalid('format_options.tie_breakers', 'must be a list of 1 to 4 criteria');
-  end if;
-  for v_item in select x.c, x.i from jsonb_array_elements(v_list) with ordinality x (c, i) loop
-    if jsonb_typeof(v_item.c) <> 'string' or (v_item.c #>> '{}') <> all (app.ffa_tie_breakers()) then
-      perform app.raise_invalid(format('format_options.tie_breakers[%s]', v_item.i - 1),
-        'must be one of ' || array_to_string(app.ffa_tie_breakers(), ', ') || ' (seed always ends the order)');
-    end if;
-    if exists (select from jsonb_array_elements(v_list) with ordinality y (c, i) where y.c = v_item.c and y.i < v_item.i) then
-      perform app.raise_invalid(format('format_options.tie_breakers[%s]', v_item.i - 1), 'is listed twice');
-    end if;
-  end loop;
+  perform app.check_tie_breakers(v_list, app.ffa_tie_breakers());
   return v_out || jsonb_build_object('placement_points', v_points, 'tie_breakers', v_list);
 end
 $$;

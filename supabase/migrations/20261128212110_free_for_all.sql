@@ -254,6 +254,33 @@ begin
 end
 $function$;
 
+CREATE OR REPLACE FUNCTION app.check_tie_breakers (
+  p_list    jsonb,
+  p_allowed text[]
+)
+  RETURNS void
+  LANGUAGE plpgsql
+  IMMUTABLE
+  SET search_path TO ''
+  AS $function$
+declare
+  v_item record;
+begin
+  if jsonb_typeof(p_list) <> 'array' or jsonb_array_length(p_list) not between 1 and cardinality(p_allowed) then
+    perform app.raise_invalid('format_options.tie_breakers', format('must be a list of 1 to %s criteria', cardinality(p_allowed)));
+  end if;
+  for v_item in select x.c, x.i from jsonb_array_elements(p_list) with ordinality x (c, i) loop
+    if jsonb_typeof(v_item.c) <> 'string' or (v_item.c #>> '{}') <> all (p_allowed) then
+      perform app.raise_invalid(format('format_options.tie_breakers[%s]', v_item.i - 1),
+        'must be one of ' || array_to_string(p_allowed, ', ') || ' (seed always ends the order)');
+    end if;
+    if exists (select from jsonb_array_elements(p_list) with ordinality y (c, i) where y.c = v_item.c and y.i < v_item.i) then
+      perform app.raise_invalid(format('format_options.tie_breakers[%s]', v_item.i - 1), 'is listed twice');
+    end if;
+  end loop;
+end
+$function$;
+
 CREATE OR REPLACE FUNCTION app.decide_match (
   p_t         app.tournaments,
   p_m         app.matches,
@@ -621,18 +648,7 @@ begin
   end loop;
 
   v_list := coalesce(p_options -> 'tie_breakers', '["first_places", "kills", "last_game"]');
-  if jsonb_typeof(v_list) <> 'array' or jsonb_array_length(v_list) not between 1 and 4 then
-    perform app.raise_invalid('format_options.tie_breakers', 'must be a list of 1 to 4 criteria');
-  end if;
-  for v_item in select x.c, x.i from jsonb_array_elements(v_list) with ordinality x (c, i) loop
-    if jsonb_typeof(v_item.c) <> 'string' or (v_item.c #>> '{}') <> all (app.ffa_tie_breakers()) then
-      perform app.raise_invalid(format('format_options.tie_breakers[%s]', v_item.i - 1),
-        'must be one of ' || array_to_string(app.ffa_tie_breakers(), ', ') || ' (seed always ends the order)');
-    end if;
-    if exists (select from jsonb_array_elements(v_list) with ordinality y (c, i) where y.c = v_item.c and y.i < v_item.i) then
-      perform app.raise_invalid(format('format_options.tie_breakers[%s]', v_item.i - 1), 'is listed twice');
-    end if;
-  end loop;
+  perform app.check_tie_breakers(v_list, app.ffa_tie_breakers());
   return v_out || jsonb_build_object('placement_points', v_points, 'tie_breakers', v_list);
 end
 $function$;
@@ -1070,6 +1086,57 @@ begin
   if t.participant_reporting <> 'confirm' then
     perform app.raise_error('reporting_closed', 'Participants do not report results in this tournament.');
   end if;
+end
+$function$;
+
+CREATE OR REPLACE FUNCTION app.scoring_options (
+  p_format  text,
+  p_options jsonb
+)
+  RETURNS jsonb
+  LANGUAGE plpgsql
+  IMMUTABLE
+  SET search_path TO ''
+  AS $function$
+declare
+  v_draws jsonb := coalesce(p_options -> 'draws', 'false');
+  v_points jsonb := coalesce(p_options -> 'points', '{}');
+  v_list jsonb;
+  v_unknown text;
+  v_field text;
+begin
+  if jsonb_typeof(v_draws) <> 'boolean' then
+    perform app.raise_invalid('format_options.draws', 'must be a boolean');
+  end if;
+  if p_format not in ('round_robin', 'swiss') then
+    if v_draws = 'true' then
+      perform app.raise_invalid('format_options.draws', format('must be false: %s never draws', p_format));
+    end if;
+    return '{}';
+  end if;
+
+  if jsonb_typeof(v_points) <> 'object' then
+    perform app.raise_invalid('format_options.points', 'must be an object {win, draw, loss, forfeit_loss}');
+  end if;
+  select k into v_unknown from jsonb_object_keys(v_points) k
+   where k not in ('win', 'draw', 'loss', 'forfeit_loss') order by k limit 1;
+  if v_unknown is not null then
+    perform app.raise_invalid('format_options.points.' || v_unknown, 'is not a known field (win, draw, loss, forfeit_loss)');
+  end if;
+  v_points := case when p_format = 'swiss' and v_draws = 'false' then '{"win": 1, "draw": 0, "loss": 0}'::jsonb
+                   else '{"win": 3, "draw": 1, "loss": 0}'::jsonb end || v_points;
+  v_points := jsonb_build_object('forfeit_loss', v_points -> 'loss') || v_points;
+  foreach v_field in array array['win', 'draw', 'loss', 'forfeit_loss'] loop
+    if not app.is_int(v_points -> v_field, -10, 100) then
+      perform app.raise_invalid('format_options.points.' || v_field, 'must be an integer from -10 to 100');
+    end if;
+  end loop;
+
+  v_list := coalesce(p_options -> 'tie_breakers',
+                     case p_format when 'swiss' then '["buchholz"]'
+                                   else '["head_to_head", "score_difference", "score_for"]' end::jsonb);
+  perform app.check_tie_breakers(v_list, app.tie_breakers());
+  return jsonb_build_object('draws', v_draws, 'points', v_points, 'tie_breakers', v_list);
 end
 $function$;
 
@@ -1649,6 +1716,10 @@ COMMENT ON VIEW "app"."match_documents" IS 'Each match with its API representati
 REVOKE ALL ON FUNCTION "app"."advancing_count"(jsonb, integer) FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION "app"."advancing_count"(jsonb, integer) TO "tournament_api_owner";
+
+REVOKE ALL ON FUNCTION "app"."check_tie_breakers"(jsonb, text[]) FROM PUBLIC;
+
+GRANT EXECUTE ON FUNCTION "app"."check_tie_breakers"(jsonb, text[]) TO "tournament_api_owner";
 
 REVOKE ALL ON FUNCTION "app"."decide_match"(app.tournaments, app.matches, uuid, integer, integer, text, jsonb, boolean, boolean, jsonb, jsonb) FROM PUBLIC;
 
