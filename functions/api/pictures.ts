@@ -119,7 +119,7 @@ async function drawNow(
  * layout in render/, the fonts, resvg), or pictures kept before it are sent until their
  * tournament changes.
  */
-export const PICTURES_DRAWN_BY = "resvg-wasm 2.6.2, Inter 400/700, render 2026-11-28";
+export const PICTURES_DRAWN_BY = "resvg-wasm 2.6.2, Inter 400/700, render 2026-11-28.2";
 
 /** The name of a public PNG kept in the database (app.pictures), or null: only whole stages' are kept. */
 export function keptKey(query: BracketQuery): string | null {

@@ -5,7 +5,8 @@
 // the size limit and its caption, round and group selection, both themes' contrast, each team's
 // lineup as the tooltip of its names (costing no room), a match whose participants' report is open
 // (contract section 18) marked as such, without a winner or the reported score, and a drawn match
-// (section 19) marked as a draw, neither side the winner, with the standings' draws and points.
+// (section 19) marked as a draw, neither side the winner, with the standings' draws and points; a
+// free-for-all stage's lobbies as leaderboards and its standings (section 20).
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
@@ -14,11 +15,20 @@ import { describe, expect, it } from "vitest";
 import { renderBracket, type RenderOptions } from "../../functions/api/render/svg.ts";
 import { BOX_H, BOX_W, META_H, NAME_W } from "../../functions/api/render/match.ts";
 import { TEXT_ON, THEMES } from "../../functions/api/render/theme.ts";
-import type { Format, PublicView, ViewGame, ViewLineupEntry, ViewMatch, ViewRegistration } from "../../functions/api/render/view.ts";
+import type {
+  Format,
+  PublicView,
+  ViewGame,
+  ViewLineupEntry,
+  ViewLobbyGame,
+  ViewMatch,
+  ViewRegistration,
+} from "../../functions/api/render/view.ts";
 import {
   type BracketOptions,
   buildView,
   double,
+  ffa,
   makeTeams,
   registration,
   roundRobin,
@@ -86,7 +96,7 @@ function cards(svg: string): Card[] {
 
 /** The tables' outlines (standings, cross-tables, team lists). */
 function tables(svg: string): Array<{ x: number; y: number; w: number; h: number }> {
-  const re = /<g class="(?:standings|cross-table|table)"><rect x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"/g;
+  const re = /<g class="(?:standings|cross-table|table|lobby-table)"><rect x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"/g;
   return [...svg.matchAll(re)].map((m) => ({ x: +m[1], y: +m[2], w: +m[3], h: +m[4] }));
 }
 
@@ -157,6 +167,7 @@ function participants(view: PublicView, stage: number): string[] {
     if (m.stage !== stage) continue;
     if (m.team1_id) ids.add(m.team1_id);
     if (m.team2_id) ids.add(m.team2_id);
+    for (const o of m.opponents ?? []) ids.add(o.team_id);
   }
   return ids.size ? [...ids] : view.registrations.map((r) => r.team_id);
 }
@@ -277,7 +288,21 @@ const event = fc.oneof(
         }],
       })
     ),
-  fc.tuple(fc.integer({ min: 0, max: 64 }), fc.constantFrom<Format>("single_elimination", "round_robin", "swiss"))
+  // Free-for-all (section 20): lobbies of 3 to 20, 1 to 6 games, 1 to 3 rounds dealt from seeds or standings.
+  fc.tuple(
+    fc.integer({ min: 3, max: 64 }),
+    fc.integer({ min: 3, max: 20 }),
+    fc.integer({ min: 1, max: 6 }),
+    fc.integer({ min: 1, max: 3 }),
+    fc.constantFrom("seed", "standings"),
+    play,
+  ).map(([n, size, games, rounds, draw, p]) =>
+    ffa(n, { lobby_size: size, games, rounds, draw }, {
+      decide: Math.round(p.fraction * rounds * games * Math.ceil(n / size)),
+      seed: p.seed,
+    })
+  ),
+  fc.tuple(fc.integer({ min: 0, max: 64 }), fc.constantFrom<Format>("single_elimination", "round_robin", "swiss", "ffa"))
     .map(([n, f]) => registration(n, f)),
 );
 
@@ -312,7 +337,7 @@ describe("the bracket picture, for any event of 2 to 64 teams", () => {
       fc.property(event, (view) => {
         const { svg } = renderBracket(view, { theme: "light" });
         const stage = view.stages[stageOf(svg) - 1];
-        if (stage.status === "pending" || stage.format === "round_robin") return;
+        if (stage.status === "pending" || stage.format === "round_robin" || stage.format === "ffa") return;
         const drawn = cards(svg);
         const matches = view.matches.filter((m) => m.stage === stage.number);
         expect(drawn.map((c) => c.id).sort()).toEqual(matches.map((m) => m.id).sort());
@@ -870,6 +895,190 @@ describe("swiss", () => {
     expect(clipped).toMatch(/^Pairings 1–\d+ of each round shown; standings 1–\d+ of 1024 shown$/);
     const shown = Number(/Pairings 1–(\d+)/.exec(clipped!)![1]);
     expect(cards(svg).length).toBe(view.matches.filter((m) => m.position <= shown).length);
+  });
+});
+
+describe("free-for-all (contract section 20)", () => {
+  /** The SVG without lineup or note tooltips: every cell's text is then a plain `<text>`. */
+  const plain = (svg: string) =>
+    withoutLineups(svg).replace(/<g class="note"><title>[^<]*<\/title>(<text(?:(?!<\/text>).)*<\/text>)<\/g>/g, "$1");
+  const texts = (part: string) =>
+    [...part.matchAll(/<text[^>]*>((?:(?!<\/text>).)*)<\/text>/g)].map((m) => unescape(m[1].replace(/<[^>]+>/g, "")));
+  /** A lobby's group: its title, then its table's head and rows, each a list of cell texts. */
+  function lobby(svg: string, id: string, games: number) {
+    const p = plain(svg);
+    const start = p.indexOf(`<g class="lobby" data-match="${id}"`);
+    expect(start, `lobby ${id} drawn`).toBeGreaterThanOrEqual(0);
+    const part = p.slice(start, p.indexOf("</g></g>", start));
+    const [title, ...cells] = texts(part);
+    const width = games + 5;
+    const rows = Array.from({ length: cells.length / width }, (_, i) => cells.slice(i * width, (i + 1) * width));
+    return { title, head: rows[0], rows: rows.slice(1), part };
+  }
+  /** The standings table's rows (cell texts), head first. */
+  function standingsRows(svg: string): string[][] {
+    const p = plain(svg);
+    const part = p.slice(p.indexOf(`<g class="standings">`), p.indexOf("</g>", p.indexOf(`<g class="standings">`)));
+    const cells = texts(part);
+    return Array.from({ length: cells.length / 6 }, (_, i) => cells.slice(i * 6, (i + 1) * 6));
+  }
+  const label = (o: { team_tag: string; team_name: string }) => `${o.team_tag} ${o.team_name}`;
+
+  it("draws each lobby as a leaderboard: placement, team, seed, each game's placement · points, kills and points; the winner marked once complete", () => {
+    const view = ffa(8, { lobby_size: 3, games: 2 }, { decide: 4, seed: 3 });
+    const { svg } = checkPicture(view, { theme: "light" });
+    const lobbies = view.matches.filter((m) => m.opponents);
+    expect(lobbies.map((m) => m.opponents!.length)).toEqual([3, 3, 2]);
+    expect(lobbies.map((m) => m.status)).toEqual(["completed", "ready", "ready"]);
+    expect((svg.match(/<g class="lobby" /g) ?? []).length).toBe(3);
+    expect(svg).toContain(">Round 1</text>");
+    for (const m of lobbies) {
+      const drawn = lobby(svg, m.id, 2);
+      expect(drawn.head).toEqual(["#", "Team", "Seed", "G1", "G2", "K", "Pts"]);
+      expect(drawn.title).toBe(`Lobby ${m.position} · ${m.status === "completed" ? "completed" : `game ${m.games.length} of 2`}`);
+      expect(drawn.rows).toEqual(m.opponents!.map((o) => [
+        String(o.placement),
+        label(o),
+        String(o.seed),
+        ...[0, 1].map((g) => {
+          const r = (m.games as ViewLobbyGame[])[g]?.results.find((x) => x.team_id === o.team_id);
+          return r ? `${r.placement} · ${r.points}` : "–";
+        }),
+        String(o.kills),
+        String(o.points),
+      ]));
+      // Each game's cell says the kills on hover.
+      for (const g of m.games as ViewLobbyGame[]) {
+        for (const r of g.results) {
+          expect(svg).toContain(
+            `<title>Game ${g.number}: placed ${r.placement}, ${r.kills} kill${r.kills === 1 ? "" : "s"}, ${r.points} points</title>`,
+          );
+        }
+      }
+      // The winner: bold, its points on the tint, once the lobby completes; no one before.
+      const tints = (drawn.part.match(new RegExp(`fill="${THEMES.light.winTint}"`, "g")) ?? []).length;
+      const bold = teamTexts(drawn.part).filter((t) => t.bold).map((t) => t.id);
+      if (m.status === "completed") {
+        expect(tints).toBe(1);
+        expect(bold).toEqual([m.winner_id]);
+        expect(m.winner_id).toBe(m.opponents![0].team_id);
+      } else {
+        expect(tints).toBe(0);
+        expect(bold).toEqual([]);
+      }
+    }
+  });
+
+  it("lists a lobby's teams by seed with dashes before its first game", () => {
+    const view = ffa(12, { lobby_size: 6, games: 3 }, { decide: 0 });
+    const { svg } = checkPicture(view, { theme: "dark" });
+    const lobbies = view.matches.filter((m) => m.opponents);
+    expect(lobbies).toHaveLength(2);
+    for (const m of lobbies) {
+      const drawn = lobby(svg, m.id, 3);
+      expect(drawn.title).toBe(`Lobby ${m.position} · not played yet`);
+      // Snake order: lobby 1 holds seeds 1, 4, 5, 8, 9, 12; lobby 2 seeds 2, 3, 6, 7, 10, 11.
+      const seeds = m.position === 1 ? [1, 4, 5, 8, 9, 12] : [2, 3, 6, 7, 10, 11];
+      expect(drawn.rows.map((r) => r[2])).toEqual(seeds.map(String));
+      for (const r of drawn.rows) expect([r[0], ...r.slice(3)]).toEqual(Array(6).fill("–"));
+    }
+    expect(standingsRows(svg).slice(1).map((r) => r.slice(2))).toEqual(Array(12).fill(["0", "0", "0", "0"]));
+  });
+
+  it("draws the stage's standings: position, team, points, kills, first places, games played", () => {
+    const view = ffa(30, { lobby_size: 10, games: 3, rounds: 2 }, { seed: 11 });
+    const { svg, clipped } = checkPicture(view, { theme: "light" });
+    expect(clipped).toBeNull();
+    expect(view.stages[0].status).toBe("completed");
+    const rows = standingsRows(svg);
+    expect(rows[0]).toEqual(["#", "Team", "Pts", "K", "1st", "GP"]);
+    expect(rows.slice(1)).toEqual(view.stages[0].standings.map((s) => [
+      String(s.position),
+      label(s),
+      String(s.points),
+      String(s.kills),
+      String(s.first_places),
+      String(s.games_played),
+    ]));
+    expect(rows.slice(1).every((r) => r[5] === "6")).toBe(true);
+    for (const r of [1, 2]) expect(svg).toContain(`>Round ${r}</text>`);
+    expect((svg.match(/<g class="lobby" /g) ?? []).length).toBe(6);
+  });
+
+  it("says a round dealt from the standings comes when the one before ends", () => {
+    const view = ffa(12, { lobby_size: 4, games: 2, rounds: 3, draw: "standings" }, { decide: 8 });
+    const { svg } = checkPicture(view, { theme: "light" });
+    expect(view.matches.filter((m) => m.opponents).map((m) => m.round)).toEqual([1, 1, 1, 2, 2, 2]);
+    expect(svg).toContain(">Dealt when round 2 ends</text>");
+    expect((svg.match(/<g class="lobby" data-match="[^"]+" data-round="2"/g) ?? []).length).toBe(3);
+  });
+
+  it("picks rounds with ?round and a lobby of each round with ?group, and refuses what names nothing", () => {
+    const view = ffa(40, { lobby_size: 10, games: 2, rounds: 3 }, { decide: 10 });
+    const round = (svg: string) => [...svg.matchAll(/<g class="lobby" data-match="([^"]+)" data-round="(\d+)" data-lobby="(\d+)"/g)];
+    const two = checkPicture(view, { theme: "light", rounds: [2, 2] });
+    expect(round(two.svg).map((m) => m[1])).toEqual(view.matches.filter((m) => m.round === 2).map((m) => m.id));
+    const third = checkPicture(view, { theme: "dark", group: 3 });
+    expect(round(third.svg).map((m) => [m[2], m[3]])).toEqual([["1", "3"], ["2", "3"], ["3", "3"]]);
+    expect(() => renderBracket(view, { theme: "light", rounds: [3, 4] })).toThrow(/round 3-4 names no rounds/);
+    expect(() => renderBracket(view, { theme: "light", group: 5 })).toThrow(/group 5 names no lobby of this stage: it has lobbies 1-4/);
+    expect(() => renderBracket(view, { theme: "light", group: 0 })).toThrow(RangeError);
+  });
+
+  it("fits a team's tag and name in its column, in the font the PNG is drawn with", () => {
+    const long = makeTeams(12, {
+      0: { name: "The Extraordinarily Long-Named Collective of Gamers", tag: "XLCG" },
+      1: { name: "WWWWWWWWWWWWWWWWWWWWWWWWWWWWWW", tag: "WWWWWWWWWW" },
+    });
+    const { svg } = checkPicture(buildView({ teams: long, stages: [{ format: "ffa", options: { lobby_size: 6, games: 2 } }] }), {
+      theme: "light",
+    });
+    const shown = teamTexts(svg);
+    expect(shown.length).toBe(24); // each team in its lobby and in the standings
+    // Inside its column (178 wide, the text 6 in from its left edge).
+    for (const t of shown) expect(rowWidth(t), `${t.tag} ${t.name}`).toBeLessThanOrEqual(178 - 6);
+  });
+
+  it("draws a 1,000-team stage (50 lobbies × 6 games) in under 250 ms, and clips it legibly for the PNG: the first lobbies and standings rows, named in the caption", () => {
+    const view = ffa(1000, { lobby_size: 20, games: 6 }, { seed: 5 });
+    expect(view.matches).toHaveLength(50);
+    renderBracket(view, { theme: "dark" }); // warm up
+    const times: number[] = [];
+    let whole = renderBracket(view, { theme: "light" });
+    for (let i = 0; i < 5; i++) {
+      const start = performance.now();
+      whole = renderBracket(view, { theme: i % 2 ? "dark" : "light" });
+      times.push(performance.now() - start);
+    }
+    times.sort((a, b) => a - b);
+    console.log(`1,000-team free-for-all: ${times.map((t) => t.toFixed(1)).join(", ")} ms, ${(whole.svg.length / 1e6).toFixed(2)} MB`);
+    expect(times[0]).toBeLessThan(250);
+    expect(whole.clipped).toBeNull();
+    expect((whole.svg.match(/<g class="lobby" /g) ?? []).length).toBe(50);
+    // As the PNG route draws it (functions/api/pictures.ts): 4096 on a side, then smaller until 2048² pixels at scale 1.
+    let side = 4096, png = checkPicture(view, { theme: "dark", maxSide: side });
+    while (png.width * png.height > 2048 * 2048) png = checkPicture(view, { theme: "dark", maxSide: side = Math.floor(side * 0.8) });
+    const shown = [...png.svg.matchAll(/<g class="lobby" data-match="[^"]+" data-round="1" data-lobby="(\d+)"/g)].map((m) => Number(m[1]));
+    expect(shown.length).toBeGreaterThanOrEqual(4);
+    expect(shown).toEqual(shown.map((_, i) => i + 1));
+    const rows = standingsRows(png.svg).length - 1;
+    expect(png.clipped).toBe(
+      `Lobbies 1–${shown.length} of 50 shown; ?group=${shown.length + 1} to ?group=50 for the rest; standings 1–${rows} of 1000 shown`,
+    );
+    expect(png.svg).toContain(`<text class="clipped"`);
+    // Legible: drawn at scale 1 (12 px text), every shown lobby whole.
+    expect(Math.max(png.width, png.height)).toBeLessThanOrEqual(side);
+    for (const n of shown) expect(lobby(png.svg, view.matches[n - 1].id, 6).rows).toHaveLength(20);
+  });
+
+  it("draws light and dark with their own colours only", () => {
+    const view = ffa(10, { lobby_size: 5, games: 2 }, { decide: 3 });
+    const colours = (svg: string) => new Set([...svg.matchAll(/(?:fill|stroke)="(#[0-9a-f]{6})"/g)].map((m) => m[1]));
+    const light = colours(renderBracket(view, { theme: "light" }).svg);
+    const dark = colours(renderBracket(view, { theme: "dark" }).svg);
+    for (const c of light) expect(Object.values(THEMES.light)).toContain(c);
+    for (const c of dark) expect(Object.values(THEMES.dark)).toContain(c);
+    expect(light.has(THEMES.light.winTint) && dark.has(THEMES.dark.winTint)).toBe(true);
   });
 });
 

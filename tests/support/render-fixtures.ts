@@ -6,7 +6,8 @@
 // so far, byes last), and stages (16_stages.sql). Results are played in the order a real event
 // plays them, with best-of series and their games, forfeits, draws (round robin and swiss with
 // format_options.draws, contract section 19: points, draws and points-first swiss standings) and
-// scheduled times.
+// scheduled times. Free-for-all stages (14_free_for_all.sql: lobbies, their games and the standings)
+// are built in render-ffa.ts.
 import type {
   Format,
   PublicView,
@@ -19,6 +20,7 @@ import type {
 } from "../../functions/api/render/view.ts";
 
 import { mulberry32 } from "./random.ts";
+import { buildFfa, type FfaPlay } from "./render-ffa.ts";
 
 /** A well-formed UUID from a namespace digit and a counter. */
 function uuid(kind: number, n: number): string {
@@ -715,7 +717,12 @@ function buildStage(number: number, spec: StageSpec, entries: ViewTeam[], teams:
   if (spec.pending) return { stage, matches: [] };
   const s = new StageBuilder(number, entries, 0x100 + number);
   let complete = false;
-  if (spec.format === "single_elimination" || spec.format === "double_elimination") {
+  if (spec.format === "ffa") {
+    const built = buildFfa(number, 0x100 + number, entries, options, o);
+    s.matches = built.matches as M[];
+    stage.standings = built.standings;
+    complete = built.complete;
+  } else if (spec.format === "single_elimination" || spec.format === "double_elimination") {
     const double = spec.format === "double_elimination";
     if (double) buildDouble(s, entries, o);
     else buildSingle(s, entries, o);
@@ -741,7 +748,7 @@ function buildStage(number: number, spec: StageSpec, entries: ViewTeam[], teams:
     stage.standings = swissStandings(s, teams, points);
     complete = s.matches.every((m) => m.status !== "ready") && Math.max(...s.matches.map((m) => m.round)) === rounds;
   }
-  if (o.schedule) s.schedule();
+  if (o.schedule && spec.format !== "ffa") s.schedule();
   stage.status = complete ? "completed" : "ongoing";
   stage.team_count = entries.length;
   stage.started_at = "2027-03-01T17:00:00.000Z";
@@ -850,6 +857,9 @@ export const roundRobin = (n: number, groups: number, play: BracketOptions = {})
   buildView({ teams: n, stages: [{ format: "round_robin", options: { groups, points: { win: 3, loss: 0 } }, play }] });
 export const swiss = (n: number, play: BracketOptions = {}, rounds?: number) =>
   buildView({ teams: n, stages: [{ format: "swiss", options: rounds ? { rounds } : {}, play }] });
+/** A free-for-all stage (format_options as sent; the defaults of contract section 20 fill the rest). */
+export const ffa = (n: number, options: Record<string, unknown> = {}, play: FfaPlay = {}) =>
+  buildView({ teams: n, name: "Battle Royale Scrims", stages: [{ format: "ffa", options, play }] });
 export const registration = (n: number, format: Format = "single_elimination") =>
   buildView({ teams: n, stages: [{ format, pending: true }] });
 

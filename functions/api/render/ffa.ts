@@ -1,5 +1,5 @@
 // Free-for-all (contract section 20): each round a band of its lobbies, each lobby a leaderboard
-// (placement, team, each game's placement and points, kills, points; the lobby's winner marked once
+// (placement, team and seed, each game's placement and points, kills, points; the winner marked once
 // it completes), then the stage's standings (points, kills, first places, games played). With a
 // size limit: the first lobbies of each round shown that fit, then the first rounds, then the
 // standings' first rows; `round` picks rounds and `group` one lobby (its number in each round).
@@ -12,11 +12,12 @@ const TITLE_H = 28;
 /** A lobby's band: its title line, then its table. */
 const LOBBY_TOP = 18;
 
-/** The leaderboard's columns for `games` games: #, Team, G1…Gn (placement · points), K, Pts. */
+/** The leaderboard's columns for `games` games: #, Team, Seed, G1…Gn (placement · points), K, Pts. */
 function lobbyColumns(games: number): Column[] {
   return [
     { title: "#", width: 34, align: "end" },
-    { title: "Team", width: 196 },
+    { title: "Team", width: 178 },
+    { title: "Seed", width: 46, align: "middle" },
     ...Array.from({ length: games }, (_, i): Column => ({ title: `G${i + 1}`, width: 58, align: "middle" })),
     { title: "K", width: 44, align: "middle" },
     { title: "Pts", width: 50, align: "middle" },
@@ -78,8 +79,9 @@ export function ffaBody(input: StageInput): Body {
   const lobbyH = (m: ViewMatch) => LOBBY_TOP + ROW * ((m.opponents?.length ?? 0) + 1);
   const shownOf = (r: number) => (byRound.get(r) ?? []).filter((m) => input.group === undefined || m.position === input.group);
 
-  // Lobbies in a grid of `perRow` columns a round; each round a band under its title.
-  const layout = (a: number, b: number, limit: number, rows: number, perRow: number) => {
+  // Lobbies in a grid of `perRow` columns a round, each round a band under its title; the
+  // standings beside them, or `below` them when that is too wide.
+  const layout = (a: number, b: number, limit: number, rows: number, perRow: number, below: boolean) => {
     let h = 0, w = 0;
     for (let r = a; r <= b; r++) {
       const list = shownOf(r).slice(0, limit);
@@ -94,32 +96,43 @@ export function ffaBody(input: StageInput): Body {
     }
     const shownRows = Math.min(rows, standings.length);
     const tableH = TITLE_H + ROW * (shownRows + 1);
-    return { width: Math.max(w, lobbyW) + GAP * 2 + standingsW, height: Math.max(h, tableH) + 4, shownRows, lobbiesH: h, tableH };
+    const lobbiesW = Math.max(w, lobbyW);
+    return below
+      ? { width: Math.max(lobbiesW, standingsW), height: h + tableH + 4, shownRows, lobbiesH: h, lobbiesW, tableH }
+      : { width: lobbiesW + GAP * 2 + standingsW, height: Math.max(h, tableH) + 4, shownRows, lobbiesH: h, lobbiesW, tableH };
   };
   const most = Math.max(1, ...Array.from({ length: to - from + 1 }, (_, i) => shownOf(from + i).length));
-  let perRow = most > 1 ? 2 : 1, limit = most, rows = standings.length, b = to;
-  let s = layout(from, b, limit, rows, perRow);
-  const whole = input.fits(s.width, s.height, false);
-  if (!whole) {
-    // One lobby a row when two are too wide; then shorten whichever is taller, the lobbies (fewer a
-    // round, then fewer rounds) or the standings (fewer rows).
-    if (!input.fits(s.width, 1)) perRow = 1;
-    s = layout(from, b, limit, rows, perRow);
+  let limit = most, rows = standings.length, b = to;
+  // The first arrangement whose width fits: two lobbies a row beside the standings, one, then the
+  // standings below two a row, below one.
+  const shapes: [number, boolean][] = [[2, false], [1, false], [2, true], [1, true]];
+  let [perRow, below] = shapes[most > 1 ? 0 : 1];
+  let s = layout(from, b, limit, rows, perRow, below);
+  if (!input.fits(s.width, s.height, false)) {
+    [perRow, below] = shapes.find(([n, under]) => (n === 1 || most > 1) && input.fits(layout(from, b, limit, rows, n, under).width, 1)) ??
+      shapes[3];
+    s = layout(from, b, limit, rows, perRow, below);
+    // Then shorten whichever is taller, the lobbies (fewer a round, then fewer rounds) or the
+    // standings (fewer rows).
     while (!input.fits(s.width, s.height) && (limit > 1 || b > from || s.shownRows > 1)) {
       if (s.lobbiesH >= s.tableH && (limit > 1 || b > from)) {
         if (limit > 1) limit--;
         else b--;
       } else rows = Math.max(1, Math.floor(s.shownRows * 0.9));
-      s = layout(from, b, limit, rows, perRow);
+      s = layout(from, b, limit, rows, perRow, below);
     }
   }
   const notes: string[] = [];
   const shownRounds = roundsCaption(from, b, from, to, total);
   if (shownRounds) notes.push(shownRounds);
-  if (limit < most) notes.push(`lobbies 1–${limit} of each round shown; ?group=<lobby> for one lobby`);
+  if (limit < most) {
+    const rest = `?group=${limit + 1}${limit + 1 < most ? ` to ?group=${most}` : ""}`;
+    notes.push(`lobbies 1–${limit} of ${most}${b > from ? " in each round" : ""} shown; ${rest} for the rest`);
+  }
   if (s.shownRows < standings.length) notes.push(`standings 1–${s.shownRows} of ${standings.length} shown`);
   const caption = notes.length ? notes.map((t, i) => i ? t : t[0].toUpperCase() + t.slice(1)).join("; ") : null;
-  const last = b, shownRows = s.shownRows, lobbiesW = s.width - GAP * 2 - standingsW;
+  const last = b, shownRows = s.shownRows;
+  const [tableX, tableY] = below ? [0, s.lobbiesH] : [s.lobbiesW + GAP * 2, 0];
 
   return {
     width: s.width,
@@ -145,14 +158,18 @@ export function ffaBody(input: StageInput): Body {
             const x = ox + k * (lobbyW + GAP);
             out.push(`<g class="lobby" data-match="${m.id}" data-round="${m.round}" data-lobby="${m.position}">`);
             label(out, d, x, y + 12, lobbyTitle(m, games), { size: 12, bold: true, tone: "text" });
+            // Before its first game a lobby lists its teams by seed, every figure a dash.
+            const dash: Cell = { text: "–", tone: "muted" };
             const rowsOf: Cell[][] = (m.opponents ?? []).map((o: ViewOpponent) => {
               const won = m.status === "completed" && m.winner_id === o.team_id;
+              const played = m.games.length > 0;
               return [
-                o.placement === null ? "–" : String(o.placement),
+                o.placement === null ? dash : String(o.placement),
                 { team: team(o), bold: won },
+                { text: String(o.seed), tone: "muted" },
                 ...gameCells(m, games, o.team_id),
-                String(o.kills),
-                won ? { text: String(o.points), bold: true, fill: "winTint" as const } : { text: String(o.points), bold: true },
+                played ? String(o.kills) : dash,
+                !played ? dash : won ? { text: String(o.points), bold: true, fill: "winTint" } : { text: String(o.points), bold: true },
               ];
             });
             drawTable(out, d, x, y + LOBBY_TOP, columns, rowsOf, "lobby-table");
@@ -162,8 +179,8 @@ export function ffaBody(input: StageInput): Body {
         }
         y += GAP / 2;
       }
-      const tx = ox + lobbiesW + GAP * 2;
-      label(out, d, tx, oy + 14, "Standings", { bold: true, cls: "title" });
+      const tx = ox + tableX, ty = oy + tableY;
+      label(out, d, tx, ty + 14, "Standings", { bold: true, cls: "title" });
       const rowsShown: Cell[][] = standings.slice(0, shownRows).map((st) => [
         String(st.position),
         { team: team(st) },
@@ -172,7 +189,7 @@ export function ffaBody(input: StageInput): Body {
         String(st.first_places ?? 0),
         String(st.games_played ?? 0),
       ]);
-      drawTable(out, d, tx, oy + TITLE_H, STANDINGS, rowsShown, "standings");
+      drawTable(out, d, tx, ty + TITLE_H, STANDINGS, rowsShown, "standings");
     },
   };
 }
