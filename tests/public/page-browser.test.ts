@@ -4,7 +4,8 @@
 // loaded from elsewhere, every team's lineup (section 16) in the Teams card and as the tooltip of
 // its names in the picture, escaped, and never a player's name, external id or game accounts, a
 // screenshot under .test-artifacts/public/, and a reported result shown within 2 seconds without
-// a reload; a match whose participants' report is open (section 18) marked as such, no winner shown.
+// a reload; a match whose participants' report is open (section 18) marked as such, no winner shown;
+// a free-for-all stage's lobbies (section 20) drawn in the page as leaderboards, cell by cell.
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -26,8 +27,8 @@ import {
 } from "../support/helpers.ts";
 import { pageHtml } from "../../functions/api/render/page.ts";
 import { renderBracket } from "../../functions/api/render/svg.ts";
-import type { PublicView } from "../../functions/api/render/view.ts";
-import { buildView } from "../support/render-fixtures.ts";
+import type { PublicView, ViewLobbyGame, ViewMatch } from "../../functions/api/render/view.ts";
+import { buildView, makeTeams } from "../support/render-fixtures.ts";
 
 const ARTIFACTS = path.join(process.cwd(), ".test-artifacts", "public");
 
@@ -412,14 +413,17 @@ const LAYOUT = `(teams) => {
   const svg = document.querySelector("#p-bracket svg");
   const out = { missing: [], clipped: [], overlaps: [], sideways: doc.scrollWidth - innerWidth, small: [], background: 0, cardLefts: [],
     bracketOverflow: getComputedStyle(document.getElementById("p-bracket")).overflowX, injected: document.querySelectorAll("#p-main b, #p-bracket b").length };
-  const labels = [...document.querySelectorAll("#p-bracket .team")];
+  const labels = [...document.querySelectorAll("#p-bracket .team, #p-bracket .p-lobby .p-tname")];
   for (const t of teams) {
     const inBracket = labels.some((l) => l.getAttribute("data-team-id") === t.id && l.textContent.trim() !== "" && shown(l));
     const inTable = [...document.querySelectorAll("#p-standings .p-tname")].some((n) => n.textContent === t.name && shown(n));
     if (!inBracket && !inTable) out.missing.push(t.name);
   }
-  if (!svg) out.missing.push("(no bracket picture)");
-  else {
+  // A free-for-all stage's lobbies are the page's own (page-lobbies.ts): each table whole in its lobby.
+  const lobbies = [...document.querySelectorAll("#p-bracket .p-lb-scroll")];
+  for (const l of lobbies) if (l.scrollWidth > l.clientWidth + 1) out.clipped.push("lobby table: " + l.textContent.trim().slice(0, 40));
+  if (!svg && !lobbies.length) out.missing.push("(no bracket picture)");
+  else if (svg) {
     const frame = svg.getBoundingClientRect();
     for (const el of svg.querySelectorAll("text, .match")) {
       const r = el.getBoundingClientRect();
@@ -518,14 +522,14 @@ async function expectLineups(where: string, page: Page, event: Prepared): Promis
 // Predicates of waitForFunction are functions, not source text: the page's Content-Security-Policy
 // has no 'unsafe-eval', and Playwright evaluates a text predicate with eval in the page.
 
-/** Waits until the page shows stage `stage`'s picture and its tables. */
+/** Waits until the page shows stage `stage`'s picture (or its lobbies) and its tables. */
 async function drawn(page: Page, stage: number): Promise<void> {
   try {
     await page.waitForFunction(
       (n) => {
         const box = document.getElementById("p-bracket");
         return document.getElementById("p-main")?.hasAttribute("aria-busy") === false && box?.getAttribute("data-stage") === String(n) &&
-          box.querySelector("svg .team") !== null;
+          (box.querySelector("svg .team") !== null || box.querySelector(".p-lobby") !== null);
       },
       stage,
       { timeout: 15_000, polling: 50 },
@@ -572,12 +576,16 @@ function expectLayout(where: string, l: Layout, v: Viewer): void {
 /**
  * Whether the picture shows the result `a`–`b` of match `id`: its box's score cells (elimination,
  * swiss) or, in a round robin's cross-table (no boxes), the cells a–b and b–a; in a free-for-all
- * lobby (a game reported with its first team's `a` kills: reportLive), that team's game cell
- * "1 · <10 + a>" (placed first, 10 points and a point a kill: the default points).
+ * lobby (the page's own: a game reported with its first team's `a` kills: reportLive), that team's
+ * game 1 "1 · <10 + a>" (placed first, 10 points and a point a kill: the default points), as a
+ * column (desktop) or on the line under the team (phone), whichever is shown.
  */
 function resultShown([id, a, b]: [string, number, number]): boolean {
-  const lobby = document.querySelector(`#p-bracket .lobby[data-match="${id}"]`);
-  if (lobby) return [...lobby.querySelectorAll("text")].some((t) => t.textContent?.trim() === `1 · ${10 + a}`);
+  const lobby = document.querySelector(`#p-bracket .p-lobby[data-match="${id}"]`);
+  if (lobby) {
+    return [...lobby.querySelectorAll("td.p-g, .p-lb-games span")]
+      .some((t) => t.checkVisibility() && [`1 · ${10 + a}`, `G1 1 · ${10 + a}`].includes(t.textContent?.trim() ?? ""));
+  }
   const box = document.querySelector(`#p-bracket .match[data-match-id="${id}"]`);
   const texts = [...(box ?? document.querySelector("#p-bracket svg"))?.querySelectorAll("text") ?? []].map((t) => t.textContent?.trim());
   return box ? texts.includes(String(a)) && texts.includes(String(b)) : texts.includes(`${a}–${b}`) && texts.includes(`${b}–${a}`);
@@ -821,41 +829,43 @@ describe("a match whose participants' report is open (contract section 18)", () 
   );
 });
 
-describe("draws (contract section 19), the page served a fixture's view", () => {
-  // The page, its JSON, its picture (drawn by the renderer from the view) and a quiet stream, all
-  // answered in the browser: what the page makes of a view with draws, whatever the API holds.
-  async function serve(v: Viewer, view: PublicView): Promise<() => Promise<void>> {
-    const api = apiUrl();
-    const base = `${api}/public/tournaments/${view.tournament.slug}`;
-    const etag = `"${view.tournament.version}"`;
-    const handler = async (route: Route) => {
-      const url = new URL(route.request().url());
-      const path = url.pathname.slice(new URL(base).pathname.length);
-      if (path === "/page") {
-        return route.fulfill({ contentType: "text/html; charset=utf-8", body: pageHtml({ apiBase: api, slug: view.tournament.slug }) });
-      }
-      if (path === "") {
-        return route.fulfill({ contentType: "application/json", headers: { ETag: etag }, body: JSON.stringify({ data: view }) });
-      }
-      if (path === "/bracket.svg") {
-        const stage = url.searchParams.get("stage");
-        const theme = url.searchParams.get("theme") === "dark" ? "dark" : "light";
-        const { svg } = renderBracket(view, { theme, ...(stage ? { stage: Number(stage) } : {}) });
-        return route.fulfill({ contentType: "image/svg+xml", headers: { ETag: etag }, body: svg });
-      }
-      if (path === "/stream") return route.fulfill({ contentType: "text/event-stream", body: "retry: 60000\n\n" });
-      return route.fulfill({ status: 404, body: "" });
-    };
-    await v.page.route(`${base}**`, handler);
-    return () => v.page.unroute(`${base}**`, handler);
-  }
+// The page, its JSON, its picture (drawn by the renderer from the view) and a quiet stream, all
+// answered in the browser: what the page makes of a view (with draws, or lobbies), whatever the API
+// holds.
+async function serve(v: Viewer, view: PublicView): Promise<() => Promise<void>> {
+  const api = apiUrl();
+  const base = `${api}/public/tournaments/${view.tournament.slug}`;
+  const etag = `"${view.tournament.version}"`;
+  const handler = async (route: Route) => {
+    const url = new URL(route.request().url());
+    const path = url.pathname.slice(new URL(base).pathname.length);
+    if (path === "/page") {
+      return route.fulfill({ contentType: "text/html; charset=utf-8", body: pageHtml({ apiBase: api, slug: view.tournament.slug }) });
+    }
+    if (path === "") {
+      return route.fulfill({ contentType: "application/json", headers: { ETag: etag }, body: JSON.stringify({ data: view }) });
+    }
+    if (path === "/bracket.svg") {
+      const stage = url.searchParams.get("stage");
+      const theme = url.searchParams.get("theme") === "dark" ? "dark" : "light";
+      const { svg } = renderBracket(view, { theme, ...(stage ? { stage: Number(stage) } : {}) });
+      return route.fulfill({ contentType: "image/svg+xml", headers: { ETag: etag }, body: svg });
+    }
+    if (path === "/stream") return route.fulfill({ contentType: "text/event-stream", body: "retry: 60000\n\n" });
+    return route.fulfill({ status: 404, body: "" });
+  };
+  await v.page.route(`${base}**`, handler);
+  return () => v.page.unroute(`${base}**`, handler);
+}
 
-  /** The standings card's head and rows (run in the page). */
-  const standingsShown = () =>
-    [...document.querySelectorAll("#p-standings table")].map((table) => ({
-      head: [...table.querySelectorAll("thead th")].map((th) => th.textContent),
-      rows: [...table.querySelectorAll("tbody tr")].map((tr) => [...tr.children].map((c) => c.textContent)),
-    }));
+/** The standings card's head and rows (run in the page). */
+const standingsShown = () =>
+  [...document.querySelectorAll("#p-standings table")].map((table) => ({
+    head: [...table.querySelectorAll("thead th")].map((th) => th.textContent),
+    rows: [...table.querySelectorAll("tbody tr")].map((tr) => [...tr.children].map((c) => c.textContent)),
+  }));
+
+describe("draws (contract section 19), the page served a fixture's view", () => {
   /** Each drawn match's box in the picture: its label, bold names and score texts (run in the page). */
   const boxesShown = (ids: string[]) =>
     ids.map((id) => {
@@ -935,6 +945,121 @@ describe("draws (contract section 19), the page served a fixture's view", () => 
             }
             expect(v.errors, `${where}: script errors`).toEqual([]);
             await screenshot(event.name, v);
+          } finally {
+            await stop();
+          }
+        });
+      }
+    },
+    60_000,
+  );
+});
+
+describe("free-for-all (contract section 20), the page served a fixture's view", () => {
+  // Three rounds of two lobbies (6 teams, 3 games each): round 1 complete, round 2 at its first
+  // game, round 3 not played; names as organisers type them (a long one, one that is HTML).
+  const view = buildView({
+    teams: makeTeams(12, {
+      0: { name: "The Extraordinarily Long-Named Collective of Gamers", tag: "XLCG" },
+      1: { name: `<b>Bold</b> & "Quoted"`, tag: "B&Q" },
+    }),
+    name: "Battle Royale Scrims",
+    stages: [{ format: "ffa", options: { lobby_size: 6, games: 3, rounds: 3 }, play: { decide: 8, seed: 3 } }],
+  });
+  const lobbies = view.matches;
+
+  /** Each lobby as the page shows it: its head, and each row's cells as shown (run in the page). */
+  const lobbiesShown = () =>
+    [...document.querySelectorAll("#p-bracket .p-lobby")].map((l) => ({
+      id: l.getAttribute("data-match"),
+      head: l.querySelector(".p-lobby-head")?.textContent,
+      columns: [...l.querySelectorAll("thead th")].filter((th) => th.checkVisibility()).map((th) => th.textContent),
+      rows: [...l.querySelectorAll("tbody tr")].map((tr) => ({
+        team: tr.getAttribute("data-team-id"),
+        winner: tr.classList.contains("p-win"),
+        cells: [...tr.children].filter((td) => td.checkVisibility()).map((td) =>
+          td.classList.contains("p-lb-team")
+            ? [...td.children].filter((c) => c.checkVisibility()).map((c) => c.textContent).join(" | ")
+            : td.textContent
+        ),
+      })),
+    }));
+
+  /** A lobby's rows as the page should show them: placement, team (name | tag · seed | the games on a phone), games, K, Pts. */
+  function expected(m: ViewMatch, phone: boolean) {
+    const games = m.games as ViewLobbyGame[];
+    const before = games.length === 0;
+    return m.opponents!.map((o) => {
+      const results = [1, 2, 3].map((g) => {
+        const r = games.find((x) => x.number === g)?.results.find((x) => x.team_id === o.team_id);
+        return r ? `${r.placement} · ${r.points}` : "–";
+      });
+      const team = [o.team_name, `${o.team_tag} · seed ${o.seed}`];
+      if (phone && !before) team.push(results.map((r, i) => `G${i + 1} ${r}`).join(""));
+      return {
+        team: o.team_id,
+        winner: m.status === "completed" && o.team_id === m.winner_id,
+        cells: [
+          before ? "–" : String(o.placement),
+          team.join(" | "),
+          ...(phone ? [] : results),
+          before ? "–" : String(o.kills),
+          before ? "–" : String(o.points),
+        ],
+      };
+    });
+  }
+
+  it(
+    "draws each round's lobbies as leaderboards and the standings with Pts, K, 1st and GP, on a desktop, a phone and in dark mode, asking for no picture",
+    async () => {
+      expect(lobbies.map((m) => `${m.round}:${m.status}:${m.games.length}`)).toEqual([
+        "1:completed:3",
+        "1:completed:3",
+        "2:ready:1",
+        "2:ready:1",
+        "3:ready:0",
+        "3:ready:0",
+      ]);
+      const teams = view.registrations.map((r) => ({ id: r.teams.id, name: r.teams.name, tag: r.teams.tag }));
+      for (const mode of MODES) {
+        await withPair(mode, async ([v]) => {
+          const stop = await serve(v, view);
+          try {
+            await asBusy(async () => {
+              await load(v, view.tournament.slug);
+              await drawn(v.page, 1);
+            });
+            const where = `ffa ${name(v)}`;
+            const phone = mode.name === "phone";
+            expectLayout(where, await layout(v.page, teams), v);
+            expect(await v.page.textContent("#p-bracket-h"), where).toBe("Lobbies");
+            const shown = await v.page.evaluate(lobbiesShown);
+            expect(shown.map((l) => l.id), where).toEqual(lobbies.map((m) => m.id));
+            for (const [i, m] of lobbies.entries()) {
+              const l = shown[i];
+              const state = m.status === "completed"
+                ? "Completed"
+                : m.games.length
+                ? `Game ${m.games.length} of 3 played`
+                : "Not played yet";
+              expect(l.head, where).toBe(`Lobby ${m.position}${state}`);
+              expect(l.columns, where).toEqual(["#", "Team", ...(phone ? [] : ["G1", "G2", "G3"]), "K", "Pts"]);
+              const rows = expected(m, phone);
+              // The winner's place is its badge ("1"), as the standings show a podium.
+              expect(l.rows, `${where}: lobby ${m.round}.${m.position}`).toEqual(rows);
+            }
+            const tables = await v.page.evaluate(standingsShown);
+            expect(tables.map((t) => t.head), where).toEqual([["#", "Team", "Pts", "K", "1st", "GP"]]);
+            expect(tables[0].rows.map((r) => r.slice(2)), where).toEqual(
+              view.stages[0].standings.map((s) => [s.points, s.kills, s.first_places, s.games_played].map(String)),
+            );
+            // No picture but the one the first load asks for beside the JSON, before it knows the stage's format.
+            const pictures = v.requests.filter((u) => u.includes("/bracket."));
+            expect(pictures.length, `${where}: pictures asked for: ${pictures}`).toBeLessThanOrEqual(1);
+            for (const u of pictures) expect(new URL(u).searchParams.has("stage"), `${where}: ${u}`).toBe(false);
+            expect(v.errors, `${where}: script errors`).toEqual([]);
+            await screenshot("ffa-lobbies", v);
           } finally {
             await stop();
           }

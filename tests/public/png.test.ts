@@ -1,6 +1,7 @@
 // The bracket picture as PNG (contract section 15): functions/api/render/png.ts run on Deno, as
 // deployed (its wasm and fonts read from functions/api/static/), and its output decoded here; with
-// pictures of stages with draws (section 19), kept under .test-artifacts/public/ to look at.
+// pictures of stages with draws (section 19) and a free-for-all stage (section 20), kept under
+// .test-artifacts/public/ to look at.
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -13,7 +14,7 @@ import { renderBracket } from "../../functions/api/render/svg.ts";
 import { BOX_W } from "../../functions/api/render/match.ts";
 import { THEMES } from "../../functions/api/render/theme.ts";
 import { pngSize } from "../../functions/api/render/png.ts";
-import { buildView } from "../support/render-fixtures.ts";
+import { buildView, ffa } from "../support/render-fixtures.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const DENO = path.join(root, "node_modules", ".bin", "deno");
@@ -48,6 +49,16 @@ const DRAWN = {
     { theme: "dark" },
   ),
 };
+// A free-for-all stage (section 20) of 1,000 teams, 50 lobbies × 6 games, as the PNG route draws
+// it (functions/api/pictures.ts: 4096 on a side, then smaller until 2048² pixels at scale 1).
+const FFA = (() => {
+  const view = ffa(1000, { lobby_size: 20, games: 6 }, { seed: 5 });
+  let side = 4096, picture = renderBracket(view, { theme: "dark", maxSide: side });
+  while (picture.width * picture.height > 2048 * 2048) {
+    picture = renderBracket(view, { theme: "dark", maxSide: side = Math.floor(side * 0.8) });
+  }
+  return picture;
+})();
 const DRAW_LABEL = /<text class="draw"[^>]*>Draw<\/text>/g;
 
 const CASES: Case[] = [
@@ -72,6 +83,7 @@ const CASES: Case[] = [
   // The same picture without its "Draw" labels: where they go stays blank.
   { name: "draws-swiss-unlabelled", ...DRAWN.swiss, svg: DRAWN.swiss.svg.replace(DRAW_LABEL, "") },
   { name: "draws-round-robin-dark", ...DRAWN.roundRobin },
+  { name: "ffa-1000-teams-dark", svg: FFA.svg, width: FFA.width, height: FFA.height },
 ];
 
 // Renders every case in one Deno process (the first two at once: the wasm is set up once even
@@ -123,7 +135,7 @@ beforeAll(async () => {
   fs.mkdirSync(artifacts, { recursive: true });
   for (const c of CASES) {
     const png = path.join(out, `${c.name}.png`);
-    if (c.name.startsWith("draws-") && fs.existsSync(png)) fs.copyFileSync(png, path.join(artifacts, `picture-${c.name}.png`));
+    if (/^(draws|ffa)-/.test(c.name) && fs.existsSync(png)) fs.copyFileSync(png, path.join(artifacts, `picture-${c.name}.png`));
     outcomes.set(
       c.name,
       fs.existsSync(png) ? { png: fs.readFileSync(png) } : { error: fs.readFileSync(path.join(out, `${c.name}.error`), "utf8") },
@@ -368,6 +380,34 @@ describe("a picture with draws (contract section 19)", () => {
       const pixel = [...picture.pixels.subarray(i, i + 3)];
       expect(pixel.every((v, k) => Math.abs(v - rgb[k]) <= 2), `cell at ${x},${y}: ${pixel} is not ${tint}`).toBe(true);
     }
+  });
+});
+
+describe("a free-for-all stage's picture (contract section 20)", () => {
+  it("draws 1,000 teams in 50 lobbies as the route clips them: at scale 1 or more, each shown lobby's winner on the tint, the caption in the warning colour", () => {
+    const picture = image("ffa-1000-teams-dark");
+    const size = pngSize(FFA.width, FFA.height);
+    expect([picture.width, picture.height]).toEqual([size.width, size.height]);
+    const scale = picture.width / FFA.width;
+    expect(scale, "legible: not drawn smaller than the SVG").toBeGreaterThanOrEqual(1);
+    expect(FFA.clipped).toMatch(/^Lobbies 1–\d+ of 50 shown; \?group=\d+ to \?group=50 for the rest; standings 1–\d+ of 1000 shown$/);
+    const pixel = (x: number, y: number) => {
+      const i = (Math.round(x * scale) + Math.round(y * scale) * picture.width) * picture.channels;
+      return [...picture.pixels.subarray(i, i + 3)];
+    };
+    const near = (got: number[], hex: string) => got.every((v, k) => Math.abs(v - parseInt(hex.slice(1 + 2 * k, 3 + 2 * k), 16)) <= 2);
+    const tints = [
+      ...FFA.svg.matchAll(new RegExp(`<rect x="(\\d+)" y="(\\d+)" width="\\d+" height="\\d+" fill="${THEMES.dark.winTint}"/>`, "g")),
+    ];
+    expect(tints.length).toBe((FFA.svg.match(/<g class="lobby" /g) ?? []).length);
+    for (const [, x, y] of tints) expect(near(pixel(+x + 3, +y + 3), THEMES.dark.winTint), `tint at ${x},${y}`).toBe(true);
+    // The caption's text: some of its pixels in the warning colour (anti-aliased edges aside).
+    const caption = /<text class="clipped" x="(\d+)" y="(\d+)"/.exec(FFA.svg)!;
+    let warn = 0;
+    for (let x = +caption[1]; x < +caption[1] + 300; x++) {
+      for (let y = +caption[2] - 9; y <= +caption[2]; y++) if (near(pixel(x, y), THEMES.dark.warn)) warn++;
+    }
+    expect(warn).toBeGreaterThan(20);
   });
 });
 

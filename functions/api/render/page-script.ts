@@ -1,21 +1,23 @@
 /// <reference lib="dom" />
 // The share page's client script (page.ts), inlined in its one document: the page's state and
 // its requests (the JSON, the picture, the live stream); the state's shape is page-state.ts.
-// What it draws is in page-draw.ts and page-cards.ts (the view, by textContent only) and
+// What it draws is in page-draw.ts, page-cards.ts and page-lobbies.ts (the view, by textContent
+// only: a free-for-all stage's lobbies are drawn in the page, no picture asked for) and
 // page-picture.ts (the server's SVG made inert, cropped, hinted).
 //
 // page.ts inlines `pageMain` by its source text:
-// `(${pageMain})((${pageDraw})(labels, ${pageCards}), (${pagePicture})())`, so its body may use
+// `(${pageMain})((${pageLobbies})((${pageTeams})(labels, …)), (${pagePicture})())`, so its body may use
 // only the browser's globals, its parameters and its own locals, never an import or anything else
 // of this module (only types may be imported: they are erased).
 import type { PublicView } from "./view.ts";
-import type { Kid, PageDraw } from "./page-draw.ts";
+import type { Kid } from "./page-draw.ts";
+import type { PageLobbies } from "./page-lobbies.ts";
 import type { PagePicture } from "./page-picture.ts";
 import type { PageState, SvgAnswer } from "./page-state.ts";
 
 /** The page's script: reads the API base and slug, then draws and follows the tournament. */
-export function pageMain(draw: PageDraw, picture: PagePicture): void {
-  const { $, h, stageOf, currentStage, drawn } = draw;
+export function pageMain(draw: PageLobbies, picture: PagePicture): void {
+  const { $, h, stageOf, currentStage, drawn, ownBracket } = draw;
   const metaContent = (name: string) => {
     const m = document.querySelector('meta[name="' + name + '"]');
     return m ? m.getAttribute("content") || "" : "";
@@ -113,7 +115,7 @@ export function pageMain(draw: PageDraw, picture: PagePicture): void {
     // The picture in parallel with the JSON: of the stage shown, or at first the server's default
     // (the stage being played, as the page's own default); used when it is the stage to show.
     const shown = state.view;
-    const guess = shown ? (drawn(shown) ? selectedStage(shown) : undefined) : null;
+    const guess = shown ? (drawn(shown) && !ownBracket(shown, selectedStage(shown)) ? selectedStage(shown) : undefined) : null;
     const svgPromise = guess === undefined ? null : fetchSvg(guess);
     const res = await get(base());
     if (!res) return;
@@ -122,7 +124,11 @@ export function pageMain(draw: PageDraw, picture: PagePicture): void {
     const next: PublicView = (await res.json()).data;
     state.view = next;
     render();
-    if (drawn(next)) {
+    if (drawn(next) && ownBracket(next, selectedStage(next))) {
+      // Drawn by render() (page-lobbies.ts); an answer for the picture still on its way is dropped.
+      state.svgText = "";
+      state.svgSeq++;
+    } else if (drawn(next)) {
       const stage = selectedStage(next);
       let svg = svgPromise ? await svgPromise : null;
       if (!svg || svg.stage !== stage) svg = await fetchSvg(stage);
@@ -194,6 +200,10 @@ export function pageMain(draw: PageDraw, picture: PagePicture): void {
 
   async function reloadSvg(): Promise<void> {
     if (!state.view || !drawn(state.view)) return;
+    if (ownBracket(state.view, selectedStage(state.view))) {
+      state.svgSeq++; // drawn by render(); a picture on its way is dropped
+      return;
+    }
     const svg = await fetchSvg(selectedStage(state.view));
     if (svg) showSvg(svg);
   }

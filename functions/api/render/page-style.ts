@@ -107,6 +107,25 @@ font-weight:700;font-size:14px;font-variant-numeric:tabular-nums}
 .p-lu-entry[data-role=coach] .p-lu-role{background:var(--silver-bg);color:var(--silver)}
 .p-lu-country{margin-left:auto;padding-left:8px;font-size:14px;font-weight:600;letter-spacing:.04em;color:var(--muted);flex:none}
 .p-lu-none{margin:0;font-size:14px;color:var(--muted)}
+.p-ffa{display:grid;gap:20px}
+.p-round h3{font-size:15px;font-weight:700;margin:0 0 8px;color:var(--accent)}
+.p-lobbies{display:grid;gap:16px;grid-template-columns:repeat(auto-fill,minmax(min(100%,calc(300px + var(--games,1) * 72px)),1fr))}
+.p-lobby{border:1px solid var(--border);border-radius:12px;background:var(--surface-2);padding:10px 12px 4px;min-width:0}
+.p-lobby-head{display:flex;align-items:baseline;justify-content:space-between;gap:8px;flex-wrap:wrap;margin:0 0 2px;font-size:16px;
+font-weight:700}
+.p-lb-scroll{overflow-x:auto}
+.p-table.p-lb{min-width:calc(13em + var(--games,1) * 4.75em)}
+.p-lb th,.p-lb td{padding:6px;white-space:nowrap}
+.p-lb .p-n{width:2.75em;text-align:center}
+.p-lb .p-g{width:4.75em}
+.p-lb th.p-pts{width:3.5em}
+.p-lb td.p-lb-team{white-space:normal;overflow-wrap:anywhere}
+.p-lb .p-ttag{display:block;margin-left:0}
+.p-lb .p-pts,.p-lb .p-first{font-weight:700}
+.p-lb .p-dash{color:var(--muted)}
+.p-lb tr.p-win td{background:var(--accent-soft)}
+.p-lb-games{display:none}
+.p-lb-games span{white-space:nowrap}
 .p-notice{text-align:center;padding:48px 20px}
 .p-notice h2{font-size:1.4rem;margin-bottom:8px}
 .p-notice p{margin:0 auto;max-width:52ch;color:var(--muted)}
@@ -116,5 +135,6 @@ color:var(--accent);font-size:28px;font-weight:800}
 .p-foot{padding-top:8px;padding-bottom:28px;font-size:14px;color:var(--muted);text-align:center}
 @media (max-width:600px){.p-card{padding:16px;border-radius:14px}.p-frame{margin:0 -16px}.p-bracket{padding:0 16px 4px}
 .p-table td,.p-table th{padding-left:5px;padding-right:5px}.p-table .p-n{width:2.5em}.p-table .p-pos{width:2.6em}
-.p-table .p-ttag{display:block;margin-left:0}}
+.p-table .p-ttag{display:block;margin-left:0}
+.p-table.p-lb{min-width:0}.p-lb .p-g{display:none}.p-lb-games{display:flex;flex-wrap:wrap;gap:0 12px;font-size:14px;color:var(--muted)}}
 `;

@@ -13,6 +13,7 @@ import { STYLE } from "./page-style.ts";
 import { LABELS } from "./labels.ts";
 import { pageCards } from "./page-cards.ts";
 import { pageDraw } from "./page-draw.ts";
+import { pageLobbies } from "./page-lobbies.ts";
 import { pagePicture } from "./page-picture.ts";
 import { pageMain } from "./page-script.ts";
 import { pageTeams } from "./page-teams.ts";
@@ -31,17 +32,19 @@ export interface PageOptions {
  * as JSON. Deno transpiles a module to JavaScript when it loads it (deployed too: there is no
  * build step), so a function's source text is plain JavaScript; each function uses only the
  * browser's globals and its parameters (page-script.ts, page-draw.ts, page-cards.ts,
- * page-picture.ts, page-teams.ts). The directive makes the classic script as strict as the
+ * page-picture.ts, page-teams.ts, page-lobbies.ts). The directive makes the classic script as strict as the
  * modules the functions were written in; the block keeps `labels` out of the page's globals.
  */
 function clientScript(): string {
-  const [main, draw, cards, picture, teams] = [pageMain, pageDraw, pageCards, pagePicture, pageTeams].map((f) => f.toString());
+  const [main, draw, cards, picture, teams, lobbies] = [pageMain, pageDraw, pageCards, pagePicture, pageTeams, pageLobbies].map((f) =>
+    f.toString()
+  );
   // Inside <script>, "</script" or "<!--" in the text would end or bend the element.
-  for (const text of [main, draw, cards, picture, teams]) {
+  for (const text of [main, draw, cards, picture, teams, lobbies]) {
     if (/<\/script|<!--/i.test(text)) throw new Error("the page's script holds </script or <!--");
   }
   const labels = JSON.stringify(LABELS).replace(/</g, "\\u003c");
-  return `"use strict";\n{\nconst labels = ${labels};\n(${main})((${teams})(labels, (${draw})(labels, ${cards})), (${picture})());\n}\n`;
+  return `"use strict";\n{\nconst labels = ${labels};\n(${main})((${lobbies})((${teams})(labels, (${draw})(labels, ${cards}))), (${picture})());\n}\n`;
 }
 const SCRIPT = clientScript();
 
