@@ -1,0 +1,146 @@
+// Free-for-all in stages (contract section 20 with 12), from the contract alone: ffa → single
+// elimination with {top: n} (qualifiers by the stage's standings, from_group null) and with
+// {per_lobby: n} (tiers of lobby places, lobbies as groups, from_position the place in the lobby),
+// swiss → an ffa final lobby, the earlier stage locked, and the overall standings (the teams an
+// ffa stage did not advance keep its order). A = seed 1, B = seed 2, …
+import { describe, expect, it } from "vitest";
+import { expectError, expectStatus, type Match } from "../support/helpers.ts";
+import { event, type Event, FFA_DEFAULTS, game, gameBody, type Lobby, lobbiesOf, putGame, rank, results, type Scoring, tally, teamsOf } from "./contract-support.ts";
+
+const scoring: Scoring = { placement_points: FFA_DEFAULTS.placement_points, kill_points: 1, tie_breakers: FFA_DEFAULTS.tie_breakers };
+const seedsOf = (ev: Event) => Object.fromEntries(ev.teams.map((_, i) => [String.fromCharCode(65 + i), i + 1]));
+
+async function stage(ev: Event, n: number) {
+  const res = await ev.call("GET", `/tournaments/${ev.id}/stages/${n}`);
+  expectStatus(res, 200);
+  return res.body.data;
+}
+
+/** Qualifier rows [team, seed, from_group, from_position]. */
+// deno-lint-ignore no-explicit-any
+const qualifierRows = (ev: Event, qs: any[]) => qs.map((q) => [ev.label(q.team_id), q.seed, q.from_group, q.from_position]);
+
+/** A duel's result: `winner` beats the other side 1–0. */
+async function win(ev: Event, m: Match, winner: string) {
+  const w = ev.team(winner);
+  const body = m.team1_id === w ? { team1_score: 1, team2_score: 0 } : { team1_score: 0, team2_score: 1 };
+  expectStatus(await ev.call("PATCH", `/tournaments/${ev.id}/matches/${m.id}`, { body }), 200);
+}
+
+/** Plays the ffa stage 1 of the tests below: 6 teams, lobbies A D E and B C F. */
+async function playFirstStage(ev: Event) {
+  const [l1, l2] = lobbiesOf((await results(ev)).matches, 1);
+  expect([teamsOf(ev, l1), teamsOf(ev, l2)]).toEqual(["ADE", "BCF"]);
+  // Lobby 1: E 10 + 2 = 12, A 6, D 5. Lobby 2: C 10, B 6 + 1 = 7, F 5.
+  // Stage standings: E 12, C 10, B 7, A 6, D 5, F 5 (D and F level to the seed).
+  await game(ev, l1, 1, "E:2 A D");
+  await game(ev, l2, 1, "C B:1 F");
+  const model = rank(scoring, tally(scoring, seedsOf(ev), [{ round: 1, number: 1, script: "E:2 A D" }, { round: 1, number: 1, script: "C B:1 F" }]));
+  expect(model.map((r) => r.label).join(" ")).toBe("E C B A D F");
+  return { l1, l2, order: model.map((r) => r.label) };
+}
+
+const se = { format: "single_elimination" };
+
+describe("ffa → single elimination", () => {
+  it("{top: 4}: the stage's first four by its standings, seeded 1..4, bracket, locks and the overall standings", async () => {
+    const ev = await event({ stages: [{ format: "ffa", format_options: { lobby_size: 3 }, advance: { top: 4 } }, se] }, 6);
+    const { l1, order } = await playFirstStage(ev);
+    const s1 = await stage(ev, 1);
+    expect(s1.status).toBe("completed");
+    expect(s1.standings.map((s: { team_id: string }) => ev.label(s.team_id))).toEqual(order);
+    const s2 = await stage(ev, 2);
+    expect(s2.status).toBe("pending");
+    // Without groups: from_group null, from_position the place in the stage.
+    expect(qualifierRows(ev, s2.qualifiers)).toEqual(order.slice(0, 4).map((l, i) => [l, i + 1, null, i + 1]));
+
+    expectStatus(await ev.call("PATCH", `/tournaments/${ev.id}/stages/2`, { body: { status: "ongoing" } }), 200);
+    // A lobby of stage 1 is locked once stage 2 has started.
+    expectError(await putGame(ev, l1, 1, gameBody(ev, "A D E")), 409, "match_locked");
+
+    // Standard seeding: 1 v 4 (E v A), 2 v 3 (C v B).
+    const stage2 = (await results(ev, "?stage=2")).matches;
+    expect(stage2.every((m) => m.stage === 2)).toBe(true);
+    const first = stage2.filter((m) => m.round === 1);
+    const pairs = first.map((m) => [ev.label(m.team1_id!), m.team1_seed, ev.label(m.team2_id!), m.team2_seed]);
+    expect(pairs.map((p) => [[p[0], p[1]], [p[2], p[3]]].sort((a, b) => (a[1] as number) - (b[1] as number)))).toEqual(
+      expect.arrayContaining([[["E", 1], ["A", 4]], [["C", 2], ["B", 3]]]),
+    );
+    expect(first.length).toBe(2);
+    for (const m of first) await win(ev, m as unknown as Match, m.team1_id === ev.team("E") || m.team2_id === ev.team("E") ? "E" : "B");
+    const final = (await results(ev, "?stage=2")).matches.find((m) => m.round === 2)!;
+    await win(ev, final as unknown as Match, "E");
+    expectStatus(await ev.call("PATCH", `/tournaments/${ev.id}`, { body: { status: "completed" } }), 200);
+
+    // Overall: the bracket's places (E 1, B 2, A and C 3), then the ffa stage's D and F in its
+    // order, positions continuing after the block (5, 6).
+    const overall = (await results(ev)).standings.map((s: { team_id: string; position: number }) => [ev.label(s.team_id), s.position]);
+    expect(overall).toEqual([["E", 1], ["B", 2], ["A", 3], ["C", 3], ["D", 5], ["F", 6]]);
+  });
+
+  it("{per_lobby: 2}: every lobby's 1st, then every lobby's 2nd, each tier by the stage's standings; lobby teams kept apart", async () => {
+    const ev = await event({ stages: [{ format: "ffa", format_options: { lobby_size: 3 }, advance: { per_lobby: 2 } }, se] }, 6);
+    // While stage 1 is being played the qualifiers are provisional (shown once it has started).
+    const early = await stage(ev, 2);
+    expect(Array.isArray(early.qualifiers)).toBe(true);
+    await playFirstStage(ev);
+    // Lobby 1: E 1st, A 2nd; lobby 2: C 1st, B 2nd. Tier 1 by standings: E (12), C (10);
+    // tier 2: B (7), A (6). from_group the lobby, from_position the place in it.
+    const s2 = await stage(ev, 2);
+    expect(qualifierRows(ev, s2.qualifiers)).toEqual([
+      ["E", 1, 1, 1],
+      ["C", 2, 2, 1],
+      ["B", 3, 2, 2],
+      ["A", 4, 1, 2],
+    ]);
+    expectStatus(await ev.call("PATCH", `/tournaments/${ev.id}/stages/2`, { body: { status: "ongoing" } }), 200);
+    const first = (await results(ev, "?stage=2")).matches.filter((m) => m.round === 1);
+    // Plain seeding would pair E v A and C v B, both of one lobby; lobbies count as groups
+    // (section 12): no first-round match pairs two teams of one lobby when it can be avoided.
+    const lobbyOf: Record<string, number> = { E: 1, A: 1, C: 2, B: 2 };
+    const pairs = first.map((m) => [ev.label(m.team1_id!), ev.label(m.team2_id!)].sort().join("-")).sort();
+    expect(pairs).toEqual(["A-C", "B-E"]);
+    for (const m of first) expect(lobbyOf[ev.label(m.team1_id!)]).not.toBe(lobbyOf[ev.label(m.team2_id!)]);
+    const seedOf = Object.fromEntries(first.flatMap((m) => [[ev.label(m.team1_id!), m.team1_seed], [ev.label(m.team2_id!), m.team2_seed]]));
+    expect(seedOf).toEqual({ E: 1, C: 2, B: 3, A: 4 });
+  });
+});
+
+describe("swiss → an ffa final lobby", () => {
+  it("takes the swiss top 3 into one lobby with their new seeds; the overall standings put the lobby first, then the rest", async () => {
+    const ev = await event({ stages: [{ format: "swiss", format_options: { rounds: 1 }, advance: { top: 3 } }, { format: "ffa" }] }, 4);
+    // Swiss round 1: A v C, B v D. C beats A, B beats D. Standings: B, C (1 win, Buchholz 0:
+    // the seed), A, D (0 wins, Buchholz 1 each: the seed). Top 3: B, C, A.
+    const swiss = (await results(ev)).matches;
+    const ac = swiss.find((m) => [m.team1_id, m.team2_id].includes(ev.team("A")))!;
+    const bd = swiss.find((m) => [m.team1_id, m.team2_id].includes(ev.team("B")))!;
+    expect([ac.team1_id, ac.team2_id].sort()).toEqual([ev.team("A"), ev.team("C")].sort());
+    await win(ev, ac as unknown as Match, "C");
+    await win(ev, bd as unknown as Match, "B");
+    const s2 = await stage(ev, 2);
+    expect(s2.format).toBe("ffa");
+    expect(qualifierRows(ev, s2.qualifiers)).toEqual([["B", 1, null, 1], ["C", 2, null, 2], ["A", 3, null, 3]]);
+    expectStatus(await ev.call("PATCH", `/tournaments/${ev.id}/stages/2`, { body: { status: "ongoing" } }), 200);
+    expectError(await ev.call("PATCH", `/tournaments/${ev.id}/matches/${ac.id}`, { body: { team1_score: 1, team2_score: 0 } }), 409, "match_locked");
+
+    const { matches, tournament } = await results(ev, "?stage=2");
+    expect(tournament.stage).toBe(2);
+    expect(matches.length).toBe(1);
+    const lobby = matches[0] as Lobby;
+    expect(lobby.stage).toBe(2);
+    expect(Object.fromEntries(lobby.opponents.map((o) => [ev.label(o.team_id), o.seed]))).toEqual({ B: 1, C: 2, A: 3 });
+    // A 10 + 3 = 13, C 6, B 5.
+    const l = await game(ev, lobby, 1, "A:3 C B");
+    expect(l.winner_id).toBe(ev.team("A"));
+    expect((await stage(ev, 2)).status).toBe("completed");
+    expectStatus(await ev.call("PATCH", `/tournaments/${ev.id}`, { body: { status: "completed" } }), 200);
+    const overall = (await results(ev)).standings.map((s: { team_id: string; position: number }) => [ev.label(s.team_id), s.position]);
+    expect(overall).toEqual([["A", 1], ["C", 2], ["B", 3], ["D", 4]]);
+    const st2 = (await results(ev, "?stage=2")).standings;
+    expect(st2.map((s: { team_id: string; points: number; separated_by: string | null }) => [ev.label(s.team_id), s.points, s.separated_by])).toEqual([
+      ["A", 13, null],
+      ["C", 6, "points"],
+      ["B", 5, "points"],
+    ]);
+  });
+});

@@ -1,0 +1,216 @@
+// Free-for-all standings (contract section 20, with 19's separated_by), from the contract alone:
+// total points, then each tie-breaker made decisive by an event where it alone separates two teams
+// (the lower seed placed above the higher where it can be, so the seed cannot be what placed them),
+// the seed ending the order with separated_by "seed", the defaults' order, standings over lobbies
+// and rounds checked against the model in contract-support.ts, and draw "standings": the next round
+// dealt from the standings when a round completes, never re-dealt, and the round before locked
+// once the next has a game. Rows are [team, position, points, kills, first_places, games_played,
+// separated_by] with A = seed 1, B = seed 2, …
+import { describe, expect, it } from "vitest";
+import { expectError, expectStatus } from "../support/helpers.ts";
+import {
+  event,
+  FFA_DEFAULTS,
+  ffa,
+  game,
+  gameBody,
+  lobbiesOf,
+  modelRows,
+  putGame,
+  rank,
+  results,
+  rows,
+  type Scoring,
+  snake,
+  tally,
+  teamsOf,
+} from "./contract-support.ts";
+
+const one = (placement_points: Record<string, number>, kill_points: number, games: number, tie_breakers?: string[]) =>
+  ffa({ placement_points, kill_points, games, ...(tie_breakers ? { tie_breakers } : {}) });
+
+describe("ffa standings: points, then each tie-breaker on its own", () => {
+  it("first_places: level on points, the team with more games won places higher; seed between equals", async () => {
+    // {1: 4, 2: 2, 3: 0}, no kill points. Game 1: C A B; game 2: B A C. C 4, A 2 + 2, B 4: all 4.
+    // First places: B 1, C 1, A 0. B and C level on it: the seed puts B first.
+    const ev = await event(one({ "1": 4, "2": 2, "3": 0 }, 0, 2, ["first_places"]), 3);
+    const [lobby] = (await results(ev)).matches;
+    await game(ev, lobby, 1, "C A B");
+    await game(ev, lobby, 2, "B A C");
+    const { standings } = await results(ev);
+    expect(rows(ev, standings)).toEqual([
+      ["B", 1, 4, 0, 1, 2, null],
+      ["C", 2, 4, 0, 1, 2, "seed"],
+      ["A", 3, 4, 0, 0, 2, "first_places"],
+    ]);
+    const named = ev.names.get(ev.team("B"))!;
+    expect({ team_id: standings[0].team_id, team_name: standings[0].team_name, team_tag: standings[0].team_tag }).toEqual({
+      team_id: ev.team("B"),
+      team_name: named.name,
+      team_tag: named.tag,
+    });
+  });
+
+  it("best_placement: level on points and without a win, the better best placement places higher", async () => {
+    // {1: 6, 2: 3, 3: 2, 4: 1}. Game 1: A D C B; game 2: B A C D.
+    // A 6 + 3 = 9, B 1 + 6 = 7, C 2 + 2 = 4, D 3 + 1 = 4. C and D: no win each, best 3 against 2: D above C.
+    const ev = await event(one({ "1": 6, "2": 3, "3": 2, "4": 1 }, 0, 2, ["best_placement"]), 4);
+    const [lobby] = (await results(ev)).matches;
+    await game(ev, lobby, 1, "A D C B");
+    await game(ev, lobby, 2, "B A C D");
+    expect(rows(ev, (await results(ev)).standings)).toEqual([
+      ["A", 1, 9, 0, 1, 2, null],
+      ["B", 2, 7, 0, 1, 2, "points"],
+      ["D", 3, 4, 0, 0, 2, "points"],
+      ["C", 4, 4, 0, 0, 2, "best_placement"],
+    ]);
+  });
+
+  it("kills: level on points, more kills places higher (a win does not count when only kills are named)", async () => {
+    // {1: 3, 2: 1, 3: 0}, 1 point a kill. One game: A (0 kills) B (2 kills) C → A 3, B 1 + 2 = 3, C 0.
+    const ev = await event(one({ "1": 3, "2": 1, "3": 0 }, 1, 1, ["kills"]), 3);
+    const [lobby] = (await results(ev)).matches;
+    const l = await game(ev, lobby, 1, "A B:2 C");
+    expect(rows(ev, (await results(ev)).standings)).toEqual([
+      ["B", 1, 3, 2, 0, 1, null],
+      ["A", 2, 3, 0, 1, 1, "kills"],
+      ["C", 3, 0, 0, 0, 1, "points"],
+    ]);
+    // The lobby ranks as the standings do: B is its winner although A won the game.
+    expect(l.status).toBe("completed");
+    expect(l.winner_id).toBe(ev.team("B"));
+  });
+
+  it("last_game: level on everything else, the better placement in the team's most recent game places higher", async () => {
+    // {1: 4, 2: 2, 3: 0}. Game 1: A B C; game 2: C B A. All on 4; last games: C 1st, B 2nd, A 3rd.
+    const ev = await event(one({ "1": 4, "2": 2, "3": 0 }, 0, 2, ["last_game"]), 3);
+    const [lobby] = (await results(ev)).matches;
+    await game(ev, lobby, 1, "A B C");
+    await game(ev, lobby, 2, "C B A");
+    expect(rows(ev, (await results(ev)).standings)).toEqual([
+      ["C", 1, 4, 0, 1, 2, null],
+      ["B", 2, 4, 0, 0, 2, "last_game"],
+      ["A", 3, 4, 0, 1, 2, "last_game"],
+    ]);
+  });
+
+  it("seed: nothing else separating, the seed orders the standings and the lobby, and names itself", async () => {
+    // Every placement scores 5 ({"1-3": 5}), no kill points, kills only: one game C B A → all 5, 0 kills.
+    const ev = await event(one({ "1-3": 5 }, 0, 1, ["kills"]), 3);
+    const [lobby] = (await results(ev)).matches;
+    const l = await game(ev, lobby, 1, "C B A");
+    expect(rows(ev, (await results(ev)).standings)).toEqual([
+      ["A", 1, 5, 0, 0, 1, null],
+      ["B", 2, 5, 0, 0, 1, "seed"],
+      ["C", 3, 5, 0, 1, 1, "seed"],
+    ]);
+    expect(Object.fromEntries(l.opponents.map((o) => [ev.label(o.team_id), o.placement]))).toEqual({ A: 1, B: 2, C: 3 });
+    expect(l.winner_id).toBe(ev.team("A"));
+  });
+
+  it("the default tie-breakers run first_places, then kills, then last_game", async () => {
+    // {1: 4, 2: 2, 3: 0}, no kill points. Game 1: A B C (C 2 kills); game 2: C B A. All on 4.
+    // First places A 1, C 1, B 0 → B last; kills C 2, A 0 → C above A (last_game would agree, but
+    // it comes after kills: C's separation is named kills).
+    const ev = await event(one({ "1": 4, "2": 2, "3": 0 }, 0, 2), 3);
+    const [lobby] = (await results(ev)).matches;
+    await game(ev, lobby, 1, "A B C:2");
+    await game(ev, lobby, 2, "C B A");
+    expect(rows(ev, (await results(ev)).standings)).toEqual([
+      ["C", 1, 4, 2, 1, 2, null],
+      ["A", 2, 4, 0, 1, 2, "kills"],
+      ["B", 3, 4, 0, 0, 2, "first_places"],
+    ]);
+  });
+
+  it("ranks every team of every lobby and round together, as the model does, and completes once every lobby is", async () => {
+    // 7 teams in lobbies of 3 (3 lobbies: A F G | B E | C D), 2 rounds dealt from seeds, default scoring.
+    const ev = await event(ffa({ lobby_size: 3, rounds: 2 }), 7);
+    const scoring: Scoring = { placement_points: FFA_DEFAULTS.placement_points, kill_points: 1, tie_breakers: FFA_DEFAULTS.tie_breakers };
+    const { matches } = await results(ev);
+    expect(lobbiesOf(matches, 1).map((l) => teamsOf(ev, l))).toEqual(["AFG", "BE", "CD"]);
+    const scripts: Record<string, string> = {
+      "1.1": "G:3 A F:1",
+      "1.2": "E B:4",
+      "1.3": "D:1 C",
+      "2.1": "A:2 F G",
+      "2.2": "B E:1",
+      "2.3": "C:3 D:2",
+    };
+    const played: { round: number; number: number; script: string }[] = [];
+    for (const round of [1, 2]) {
+      for (const l of lobbiesOf(matches, round)) {
+        const script = scripts[`${round}.${l.position}`];
+        await game(ev, l, 1, script);
+        played.push({ round, number: 1, script });
+        if (round === 1 && l.position === 1) {
+          expectError(await ev.call("PATCH", `/tournaments/${ev.id}`, { body: { status: "completed" } }), 409, "invalid_status_transition");
+        }
+      }
+    }
+    const seeds = Object.fromEntries(ev.teams.map((_, i) => [String.fromCharCode(65 + i), i + 1]));
+    const expected = modelRows(rank(scoring, tally(scoring, seeds, played)));
+    const overall = await results(ev);
+    expect(rows(ev, overall.standings)).toEqual(expected);
+    expect(rows(ev, (await results(ev, "?stage=1")).standings)).toEqual(expected);
+    const stage = await ev.call("GET", `/tournaments/${ev.id}/stages/1`);
+    expectStatus(stage, 200);
+    expect(rows(ev, stage.body.data.standings)).toEqual(expected);
+    expect(stage.body.data.status).toBe("completed");
+    expectStatus(await ev.call("PATCH", `/tournaments/${ev.id}`, { body: { status: "completed" } }), 200);
+  });
+});
+
+describe("draw \"standings\": each round after the first dealt from the standings", () => {
+  it("deals round 2 when round 1 completes, never re-deals it on a correction, and locks round 1 once round 2 has a game", async () => {
+    // 6 teams in lobbies of 3: round 1 A D E | B C F. Default scoring.
+    const ev = await event(ffa({ lobby_size: 3, rounds: 2, draw: "standings" }), 6);
+    const scoring: Scoring = { placement_points: FFA_DEFAULTS.placement_points, kill_points: 1, tie_breakers: FFA_DEFAULTS.tie_breakers };
+    const seeds = Object.fromEntries(ev.teams.map((_, i) => [String.fromCharCode(65 + i), i + 1]));
+    let { matches } = await results(ev);
+    expect(matches.map((m) => m.round)).toEqual([1, 1]);
+    const [r1l1, r1l2] = lobbiesOf(matches, 1);
+    expect([teamsOf(ev, r1l1), teamsOf(ev, r1l2)]).toEqual(["ADE", "BCF"]);
+
+    await game(ev, r1l1, 1, "A D E");
+    expect((await results(ev)).matches.length, "round 2 waits for the whole round").toBe(2);
+    await game(ev, r1l2, 1, "F:2 B C");
+    // Standings after round 1: F 12, A 10, B 6 and D 6 (tied to the seed), C 5 and E 5 (the seed):
+    // F A B D C E → snake over 2 lobbies: F C D | A B E.
+    const played = [{ round: 1, number: 1, script: "A D E" }, { round: 1, number: 1, script: "F:2 B C" }];
+    const order = rank(scoring, tally(scoring, seeds, played)).map((r) => r.label);
+    expect(order.join(" ")).toBe("F A B D C E");
+    const expectedDeal = snake(order, 3).map((l) => [...l].sort().join(""));
+    expect(expectedDeal).toEqual(["CDF", "ABE"]);
+    ({ matches } = await results(ev));
+    const round2 = lobbiesOf(matches, 2);
+    expect(round2.map((l) => teamsOf(ev, l))).toEqual(expectedDeal);
+    for (const l of round2) {
+      expect(l.status).toBe("ready");
+      for (const o of l.opponents) expect(o.seed, "a team keeps its seed").toBe(ev.teams.indexOf(o.team_id) + 1);
+    }
+
+    // A correction in round 1 while round 2 has no game: allowed, and round 2 is not dealt again
+    // (the corrected standings, E F B D A C, would deal A D E | B C F).
+    await game(ev, r1l1, 1, "E:5 D A");
+    const again = lobbiesOf((await results(ev)).matches, 2);
+    expect(again.map((l) => [l.id, teamsOf(ev, l)])).toEqual(round2.map((l) => [l.id, teamsOf(ev, l)]));
+
+    // Round 2 gets a game: round 1 is locked (PUT and DELETE), round 2 is not.
+    await game(ev, round2[0], 1, "C D F:1");
+    expectError(await putGame(ev, r1l1, 1, gameBody(ev, "A D E")), 409, "match_locked");
+    expectError(await putGame(ev, r1l2, 1, gameBody(ev, "B C F")), 409, "match_locked");
+    expectError(await ev.call("DELETE", `/tournaments/${ev.id}/matches/${r1l2.id}/games/1`), 409, "match_locked");
+    await game(ev, round2[0], 1, "D C F:1");
+    await game(ev, round2[1], 1, "B:1 A E");
+    ({ matches } = await results(ev));
+    expect(matches.length, "no third round").toBe(4);
+    const all = [
+      { round: 1, number: 1, script: "E:5 D A" },
+      { round: 1, number: 1, script: "F:2 B C" },
+      { round: 2, number: 1, script: "D C F:1" },
+      { round: 2, number: 1, script: "B:1 A E" },
+    ];
+    expect(rows(ev, (await results(ev)).standings)).toEqual(modelRows(rank(scoring, tally(scoring, seeds, all))));
+  });
+});
