@@ -158,6 +158,8 @@ describe("ffa standings: points, then each tie-breaker on its own", () => {
     expect(rows(ev, stage.body.data.standings)).toEqual(expected);
     expect(stage.body.data.status).toBe("completed");
     expectStatus(await ev.call("PATCH", `/tournaments/${ev.id}`, { body: { status: "completed" } }), 200);
+    // A completed tournament's lobbies are locked.
+    expectError(await putGame(ev, lobbiesOf(matches, 1)[0], 1, gameBody(ev, scripts["1.1"])), 409, "match_locked");
   });
 });
 
@@ -201,7 +203,10 @@ describe("draw \"standings\": each round after the first dealt from the standing
     expectError(await putGame(ev, r1l1, 1, gameBody(ev, "A D E")), 409, "match_locked");
     expectError(await putGame(ev, r1l2, 1, gameBody(ev, "B C F")), 409, "match_locked");
     expectError(await ev.call("DELETE", `/tournaments/${ev.id}/matches/${r1l2.id}/games/1`), 409, "match_locked");
-    await game(ev, round2[0], 1, "D C F:1");
+    const r2 = await game(ev, round2[0], 1, "D C F:1");
+    // A lobby's points are its own games' (D 10 here, not D's stage total 16); C 6 and F 5 + 1
+    // tie in the lobby, F's kill places it above C.
+    expect(Object.fromEntries(r2.opponents.map((o) => [ev.label(o.team_id), [o.placement, o.points]]))).toEqual({ D: [1, 10], F: [2, 6], C: [3, 6] });
     await game(ev, round2[1], 1, "B:1 A E");
     ({ matches } = await results(ev));
     expect(matches.length, "no third round").toBe(4);
@@ -212,5 +217,34 @@ describe("draw \"standings\": each round after the first dealt from the standing
       { round: 2, number: 1, script: "B:1 A E" },
     ];
     expect(rows(ev, (await results(ev)).standings)).toEqual(modelRows(rank(scoring, tally(scoring, seeds, all))));
+  });
+});
+
+describe("draw \"standings\" over three rounds of uneven lobbies", () => {
+  it("deals every round after the first by the snake over the standings so far, as the model ranks them", async () => {
+    // 7 teams in lobbies of 3 (3 lobbies of 3, 2 and 2), 3 rounds, custom scoring and tie-breakers.
+    const scoring: Scoring = { placement_points: { "1": 7, "2-3": 3 }, kill_points: 2, tie_breakers: ["best_placement", "last_game"] };
+    const ev = await event(ffa({ lobby_size: 3, rounds: 3, draw: "standings", ...scoring }), 7);
+    const seeds = Object.fromEntries(ev.teams.map((_, i) => [String.fromCharCode(65 + i), i + 1]));
+    const played: { round: number; number: number; script: string }[] = [];
+    let order = ev.teams.map((_, i) => String.fromCharCode(65 + i));
+    for (const round of [1, 2, 3]) {
+      const { matches } = await results(ev);
+      expect(Math.max(...matches.map((m) => m.round)), `round ${round} is the last dealt`).toBe(round);
+      const lobbies = lobbiesOf(matches, round);
+      expect(lobbies.map((l) => teamsOf(ev, l)), `round ${round}'s deal from ${order.join(" ")}`).toEqual(snake(order, 3).map((l) => [...l].sort().join("")));
+      for (const l of lobbies) {
+        // Each lobby's game: its teams by reverse seed, round r rotating them; kills from the seed.
+        const labels = l.opponents.map((o) => ev.label(o.team_id)).sort().reverse();
+        const rotated = [...labels.slice(round % labels.length), ...labels.slice(0, round % labels.length)];
+        const script = rotated.map((x) => `${x}:${seeds[x] % 3}`).join(" ");
+        await game(ev, l, 1, script);
+        played.push({ round, number: 1, script });
+      }
+      order = rank(scoring, tally(scoring, seeds, played)).map((r) => r.label);
+    }
+    const { matches, standings } = await results(ev);
+    expect(matches.length).toBe(9);
+    expect(rows(ev, standings)).toEqual(modelRows(rank(scoring, tally(scoring, seeds, played))));
   });
 });
