@@ -71,6 +71,11 @@ describe("a lobby as a match", () => {
         status: l.status,
         games: l.games,
         completed_at: l.completed_at,
+        bracket: l.bracket,
+        group: l.group,
+        draw: l.draw,
+        forfeit: l.forfeit,
+        next_match_id: l.next_match_id,
       }, JSON.stringify(l)).toEqual({
         stage: 1,
         round: 1,
@@ -85,6 +90,11 @@ describe("a lobby as a match", () => {
         status: "ready",
         games: [],
         completed_at: null,
+        bracket: null,
+        group: null,
+        draw: false,
+        forfeit: null,
+        next_match_id: null,
       });
       for (const o of l.opponents) {
         const named = ev.names.get(o.team_id)!;

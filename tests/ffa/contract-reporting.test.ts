@@ -150,6 +150,29 @@ describe("a lobby's games: points, placement, completion, corrections, deletion"
   });
 });
 
+describe("placement points from ranges", () => {
+  it("scores each placement by the range naming it and 0 for a placement no range names", async () => {
+    // One lobby of 12; {"1": 25, "2-3": 15, "4-10": 5}, 3 points a kill: 11th and 12th score 0.
+    const ev = await event(ffa({ placement_points: { "1": 25, "2-3": 15, "4-10": 5 }, kill_points: 3 }), 12);
+    const [lobby] = (await results(ev)).matches;
+    expect(lobby.opponents.length).toBe(12);
+    const script = "L:1 K J:2 I H G F E D C B:4 A:1";
+    const l = await game(ev, lobby, 1, script);
+    const expected = script.split(" ").map((e, i) => {
+      const kills = Number(e.split(":")[1] ?? 0);
+      const base = i === 0 ? 25 : i <= 2 ? 15 : i <= 9 ? 5 : 0;
+      return [e.split(":")[0], i + 1, kills, base + 3 * kills];
+    });
+    const got = l.games[0].results.map((x) => [ev.label(x.team_id), x.placement, x.kills, x.points]).sort((a, b) => (a[1] as number) - (b[1] as number));
+    expect(got).toEqual(expected);
+    expect(l.winner_id).toBe(ev.team("L"));
+    // The standings add up the same points, kills and the one game played.
+    const { standings } = await results(ev);
+    const byTeam = Object.fromEntries(standings.map((s: { team_id: string; points: number; kills: number; games_played: number }) => [ev.label(s.team_id), [s.points, s.kills, s.games_played]]));
+    for (const [label, , kills, points] of expected) expect(byTeam[label as string], String(label)).toEqual([points, kills, 1]);
+  });
+});
+
 describe("versions, ETag and deltas around a game (section 14)", () => {
   it("raises the version on a game PUT, honours If-Match, and ?since= returns that lobby alone", async () => {
     const ev = await event(options(1), 6);
@@ -181,6 +204,9 @@ describe("versions, ETag and deltas around a game (section 14)", () => {
     expect((await results(ev, `?since=${v2}`)).matches).toEqual([]);
     expect(l1.id).not.toBe(l2.id);
 
+    // If-Match on DELETE: a stale version is 412 and the game stays.
+    expectError(await ev.call("DELETE", `/tournaments/${ev.id}/matches/${l2.id}/games/1`, { headers: { "if-match": `"${v}"` } }), 412, "precondition_failed");
+    expect(lobbiesOf((await results(ev)).matches, 1)[1].games.length).toBe(1);
     // A correction raises it again (a game PUT sets reported_at, as a duel's game PUT does).
     expectStatus(await putGame(ev, l2, 1, gameBody(ev, "F:4 C B")), 200);
     expect((await ev.call("GET", path)).body.data.version).toBeGreaterThan(v2);

@@ -176,6 +176,7 @@ describe("draw \"standings\": each round after the first dealt from the standing
 
     await game(ev, r1l1, 1, "A D E");
     expect((await results(ev)).matches.length, "round 2 waits for the whole round").toBe(2);
+    const before = (await results(ev)).tournament.version;
     await game(ev, r1l2, 1, "F:2 B C");
     // Standings after round 1: F 12, A 10, B 6 and D 6 (tied to the seed), C 5 and E 5 (the seed):
     // F A B D C E → snake over 2 lobbies: F C D | A B E.
@@ -187,6 +188,9 @@ describe("draw \"standings\": each round after the first dealt from the standing
     ({ matches } = await results(ev));
     const round2 = lobbiesOf(matches, 2);
     expect(round2.map((l) => teamsOf(ev, l))).toEqual(expectedDeal);
+    // The delta since the completing game holds that lobby and the new round's.
+    const delta = await results(ev, `?since=${before}`);
+    expect(delta.matches.map((m) => m.id).sort()).toEqual([r1l2.id, ...round2.map((l) => l.id)].sort());
     for (const l of round2) {
       expect(l.status).toBe("ready");
       for (const o of l.opponents) expect(o.seed, "a team keeps its seed").toBe(ev.teams.indexOf(o.team_id) + 1);
@@ -197,6 +201,16 @@ describe("draw \"standings\": each round after the first dealt from the standing
     await game(ev, r1l1, 1, "E:5 D A");
     const again = lobbiesOf((await results(ev)).matches, 2);
     expect(again.map((l) => [l.id, teamsOf(ev, l)])).toEqual(round2.map((l) => [l.id, teamsOf(ev, l)]));
+
+    // Taking round 1's last game back and reporting it otherwise does not deal round 2 again
+    // either: with E:5 D A and B:4 C F the standings E B C D A F would deal A D E | B C F.
+    expectStatus(await ev.call("DELETE", `/tournaments/${ev.id}/matches/${r1l2.id}/games/1`), 200);
+    await game(ev, r1l2, 1, "B:4 C F");
+    const redeal = snake(rank(scoring, tally(scoring, seeds, [{ round: 1, number: 1, script: "E:5 D A" }, { round: 1, number: 1, script: "B:4 C F" }])).map((r) => r.label), 3);
+    expect(redeal.map((l) => [...l].sort().join(""))).toEqual(["ADE", "BCF"]);
+    const kept = lobbiesOf((await results(ev)).matches, 2);
+    expect(kept.map((l) => teamsOf(ev, l)), "a correction never re-deals").toEqual(round2.map((l) => teamsOf(ev, l)));
+    await game(ev, r1l2, 1, "F:2 B C");
 
     // Round 2 gets a game: round 1 is locked (PUT and DELETE), round 2 is not.
     await game(ev, round2[0], 1, "C D F:1");
@@ -210,6 +224,7 @@ describe("draw \"standings\": each round after the first dealt from the standing
     await game(ev, round2[1], 1, "B:1 A E");
     ({ matches } = await results(ev));
     expect(matches.length, "no third round").toBe(4);
+    expect(matches.filter((m) => m.round === 2).map((m) => m.id).sort(), "round 2 kept its lobbies").toEqual(round2.map((l) => l.id).sort());
     const all = [
       { round: 1, number: 1, script: "E:5 D A" },
       { round: 1, number: 1, script: "F:2 B C" },
@@ -246,5 +261,20 @@ describe("draw \"standings\" over three rounds of uneven lobbies", () => {
     const { matches, standings } = await results(ev);
     expect(matches.length).toBe(9);
     expect(rows(ev, standings)).toEqual(modelRows(rank(scoring, tally(scoring, seeds, played))));
+  });
+});
+
+describe("draw \"seed\": rounds are independent", () => {
+  it("takes a later round's game before an earlier one's and corrects round 1 after round 2 has games", async () => {
+    const ev = await event(ffa({ lobby_size: 3, rounds: 2 }), 4);
+    const { matches } = await results(ev);
+    const [r1] = lobbiesOf(matches, 1);
+    const [r2] = lobbiesOf(matches, 2);
+    // 4 teams in lobbies of 3: 2 lobbies of 2 (A D | B C).
+    expect(teamsOf(ev, r1)).toBe("AD");
+    await game(ev, r2, 1, "D A");
+    await game(ev, r1, 1, "A D");
+    const corrected = await game(ev, r1, 1, "D:1 A");
+    expect(corrected.winner_id).toBe(ev.team("D"));
   });
 });
