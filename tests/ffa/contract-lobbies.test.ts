@@ -142,3 +142,24 @@ describe("a lobby as a match", () => {
     expectError(res, 409, "reporting_closed");
   });
 });
+
+describe("pictures", () => {
+  it("draws the lobby as a leaderboard in bracket.svg: every team with its points", async () => {
+    const ev = await event(ffa({ lobby_size: 4 }), 4);
+    const [lobby] = (await results(ev)).matches;
+    const res = await ev.call("PUT", `/tournaments/${ev.id}/matches/${lobby.id}/games/1`, {
+      body: { results: ev.teams.map((team_id, i) => ({ team_id, placement: 4 - i, kills: 17 * (i + 1) })) },
+    });
+    expectStatus(res, 200);
+    const svg = await ev.call("GET", `/tournaments/${ev.id}/bracket.svg`);
+    expect(svg.status, svg.text.slice(0, 300)).toBe(200);
+    expect(svg.headers.get("content-type")).toContain("image/svg+xml");
+    for (const [i, team] of ev.teams.entries()) {
+      const { name, tag } = ev.names.get(team)!;
+      expect(svg.text.includes(name) || svg.text.includes(tag), `team ${tag}`).toBe(true);
+      // Points: placement 4 - i scores {4: 4, 3: 5, 2: 6, 1: 10}, plus 17·(i + 1) kills.
+      const points = [4, 5, 6, 10][i] + 17 * (i + 1);
+      expect(svg.text, `points ${points} of ${tag}`).toContain(`>${points}<`);
+    }
+  });
+});

@@ -140,6 +140,25 @@ describe("ffa format_options", () => {
     expect(after.body.data.status).toBe("registration");
   });
 
+  it("refuses the start when {per_lobby: n} asks more than a lobby holds (409 invalid_status_transition)", async () => {
+    // 6 teams in lobbies of 3 cannot give 4 per lobby.
+    const t = await tenant();
+    const call = caller(t);
+    const teams = await createTeams(6, `Ffp${crypto.randomUUID().slice(0, 6)}`);
+    const res = await call("POST", "/tournaments", {
+      body: tournamentBody({ max_teams: 8, stages: [{ format: "ffa", format_options: { lobby_size: 3 }, advance: { per_lobby: 4 } }, { format: "single_elimination" }] }),
+    });
+    expectStatus(res, 201);
+    const id = res.body.data.id;
+    await sql(
+      `insert into app.registrations (tournament_id, account_id, team_id, payment_status)
+       select $1, $2, u.team_id, 'complete' from unnest($3::uuid[]) with ordinality u(team_id, i) order by u.i`,
+      [id, t.accountId, teams],
+    );
+    expectError(await call("PATCH", `/tournaments/${id}`, { body: { status: "ongoing" } }), 409, "invalid_status_transition");
+    expect((await call("GET", `/tournaments/${id}`)).body.data.status).toBe("registration");
+  });
+
   it("locks format_options once the tournament is ongoing", async () => {
     const t = await tenant();
     const call = caller(t);
