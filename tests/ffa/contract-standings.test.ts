@@ -278,3 +278,44 @@ describe("draw \"seed\": rounds are independent", () => {
     expect(corrected.winner_id).toBe(ev.team("D"));
   });
 });
+
+describe("draw \"standings\" with several games a lobby", () => {
+  it("deals the next round only once every lobby has all its games; completion needs every round", async () => {
+    // 4 teams in lobbies of 3: A D | B C. 2 games a lobby, 2 rounds.
+    const ev = await event(ffa({ lobby_size: 3, rounds: 2, games: 2, draw: "standings" }), 4);
+    const [l1, l2] = lobbiesOf((await results(ev)).matches, 1);
+    expect([teamsOf(ev, l1), teamsOf(ev, l2)]).toEqual(["AD", "BC"]);
+    await game(ev, l1, 1, "D A");
+    await game(ev, l1, 2, "D A");
+    await game(ev, l2, 1, "C B");
+    expect((await results(ev)).matches.length, "lobby 2 has one game of two").toBe(2);
+    expectError(await ev.call("PATCH", `/tournaments/${ev.id}`, { body: { status: "completed" } }), 409, "invalid_status_transition");
+    await game(ev, l2, 2, "B C:1");
+    // D 20, then B (6 + 10 + 0) 16 and C (10 + 6 + 1) 17: C 17, B 16, A 12 → D C B A → D A | C B.
+    const round2 = lobbiesOf((await results(ev)).matches, 2);
+    expect(round2.map((l) => teamsOf(ev, l))).toEqual(["AD", "BC"]);
+    expect(round2.map((l) => l.opponents.every((o) => o.placement === null && o.points === 0))).toEqual([true, true]);
+    // Round 2 has no game yet: round 1 may still be corrected (its last game deleted and put again).
+    expectStatus(await ev.call("DELETE", `/tournaments/${ev.id}/matches/${l2.id}/games/2`), 200);
+    await game(ev, l2, 2, "B C:1");
+    expectError(await ev.call("PATCH", `/tournaments/${ev.id}`, { body: { status: "completed" } }), 409, "invalid_status_transition");
+  });
+});
+
+describe("disqualification (section 17) in a free-for-all stage", () => {
+  it("places a disqualified team last in the standings, marked disqualified, whatever its points", async () => {
+    const ev = await event(ffa({ games: 2 }), 4);
+    const [lobby] = (await results(ev)).matches;
+    await game(ev, lobby, 1, "A B C D");
+    const regs = await ev.call("GET", `/tournaments/${ev.id}/registrations`);
+    const regA = regs.body.data.find((r: { team_id: string }) => r.team_id === ev.team("A"));
+    expectStatus(await ev.call("PATCH", `/tournaments/${ev.id}/registrations/${regA.id}`, { body: { disqualified: true } }), 200);
+    const { standings } = await results(ev);
+    expect(standings.map((s: { team_id: string; disqualified: boolean }) => [ev.label(s.team_id), s.disqualified])).toEqual([
+      ["B", false],
+      ["C", false],
+      ["D", false],
+      ["A", true],
+    ]);
+  });
+});
