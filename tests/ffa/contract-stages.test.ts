@@ -234,3 +234,24 @@ describe("ffa → ffa: qualifiers into a final lobby", () => {
     expect(overall).toEqual([["B", 1], ["A", 2], ["E", 3], ["C", 4], ["D", 5], ["F", 6]]);
   });
 });
+
+describe("advancing by hand into an ffa stage", () => {
+  it("seeds the next ffa stage in the order given and deals its lobbies from those seeds", async () => {
+    // Stage 2: lobbies of 3, so 4 teams make 2 lobbies: seeds 1 4 | 2 3.
+    const ev = await event({ stages: [{ format: "ffa", format_options: { lobby_size: 3 }, advance: { top: 4 } }, { format: "ffa", format_options: { lobby_size: 3 } }] }, 6);
+    await playFirstStage(ev);
+    const path = `/tournaments/${ev.id}/stages/2`;
+    const pick = ["F", "D", "A", "B"].map(ev.team);
+    expectInvalidAdvancing(await ev.call("PATCH", path, { body: { status: "ongoing", advancing: pick.slice(0, 3) } }));
+    expectInvalidAdvancing(await ev.call("PATCH", path, { body: { status: "ongoing", advancing: [pick[0], pick[0], pick[1], pick[2]] } }));
+    expectStatus(await ev.call("PATCH", path, { body: { status: "ongoing", advancing: pick } }), 200);
+    const lobbies = lobbiesOf((await results(ev, "?stage=2")).matches, 1);
+    const seeds = lobbies.map((l) => Object.fromEntries(l.opponents.map((o) => [ev.label(o.team_id), o.seed])));
+    expect(seeds).toEqual([{ F: 1, B: 4 }, { D: 2, A: 3 }]);
+  });
+});
+
+function expectInvalidAdvancing(res: Awaited<ReturnType<Event["call"]>>) {
+  expect(res.status, res.text).toBe(400);
+  expect((res.body.error.details ?? []).map((d: { field: string }) => d.field).some((f: string) => f.startsWith("advancing")), res.text).toBe(true);
+}

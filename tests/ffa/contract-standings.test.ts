@@ -163,6 +163,26 @@ describe("ffa standings: points, then each tie-breaker on its own", () => {
   });
 });
 
+describe("last_game across lobbies and rounds", () => {
+  it("compares each team's placement in its own most recent game, the highest round's", async () => {
+    // 6 teams, lobbies of 3 (A D E | B C F) in 2 rounds dealt from seeds; {1: 4, 2: 2, 3: 0}.
+    // Round 1: A D E, C F B; round 2: E D A, B F C. Everyone has 4 points. Last games (round 2):
+    // E and B 1st, D and F 2nd, A and C 3rd; the seed inside each pair.
+    const ev = await event(ffa({ lobby_size: 3, rounds: 2, placement_points: { "1": 4, "2": 2, "3": 0 }, kill_points: 0, tie_breakers: ["last_game"] }), 6);
+    const { matches } = await results(ev);
+    const scripts: Record<string, string> = { "1.1": "A D E", "1.2": "C F B", "2.1": "E D A", "2.2": "B F C" };
+    for (const round of [1, 2]) for (const l of lobbiesOf(matches, round)) await game(ev, l, 1, scripts[`${round}.${l.position}`]);
+    expect(rows(ev, (await results(ev)).standings)).toEqual([
+      ["B", 1, 4, 0, 1, 2, null],
+      ["E", 2, 4, 0, 1, 2, "seed"],
+      ["D", 3, 4, 0, 0, 2, "last_game"],
+      ["F", 4, 4, 0, 0, 2, "seed"],
+      ["A", 5, 4, 0, 1, 2, "last_game"],
+      ["C", 6, 4, 0, 1, 2, "seed"],
+    ]);
+  });
+});
+
 describe("draw \"standings\": each round after the first dealt from the standings", () => {
   it("deals round 2 when round 1 completes, never re-deals it on a correction, and locks round 1 once round 2 has a game", async () => {
     // 6 teams in lobbies of 3: round 1 A D E | B C F. Default scoring.
