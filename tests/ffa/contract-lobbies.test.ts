@@ -162,4 +162,22 @@ describe("pictures", () => {
       expect(svg.text, `points ${points} of ${tag}`).toContain(`>${points}<`);
     }
   });
+
+  it("shows lobbies with their opponents and the standings in the public view", async () => {
+    const ev = await event(ffa({ lobby_size: 3 }), 4);
+    const made = await ev.call("PATCH", `/tournaments/${ev.id}`, { body: { visibility: "public" } });
+    expectStatus(made, 200);
+    const [l1] = lobbiesOf((await results(ev)).matches, 1);
+    expectStatus(await ev.call("PUT", `/tournaments/${ev.id}/matches/${l1.id}/games/1`, {
+      body: { results: l1.opponents.map((o, i) => ({ team_id: o.team_id, placement: i + 1 })) },
+    }), 200);
+    const pub = await request("GET", `/public/tournaments/${made.body.data.slug}`);
+    expectStatus(pub, 200);
+    const lobbies = pub.body.data.matches;
+    expect(lobbies.length).toBe(2);
+    const shown = lobbies.find((m: Lobby) => m.id === l1.id);
+    expect(shown.opponents.map((o: { team_id: string }) => o.team_id).sort()).toEqual(l1.opponents.map((o) => o.team_id).sort());
+    expect(shown.games.length).toBe(1);
+    expect(pub.body.data.standings.length).toBe(4);
+  });
 });

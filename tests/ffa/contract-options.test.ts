@@ -116,6 +116,16 @@ describe("ffa format_options", () => {
     // per_lobby belongs to ffa: after swiss it is refused.
     const swiss = await call("POST", "/tournaments", { body: tournamentBody({ stages: [{ format: "swiss", advance: { per_lobby: 2 } }, se] }) });
     expectInvalid(swiss, ["stages[0].advance"], "per_lobby after swiss");
+    // K must leave the next stage playable (section 12): 3 teams cannot play 3 swiss rounds, nor
+    // make 2 round robin groups of 2.
+    const swiss3 = await call("POST", "/tournaments", {
+      body: tournamentBody({ stages: [{ format: "ffa", advance: { top: 3 } }, { format: "swiss", format_options: { rounds: 3 } }] }),
+    });
+    expectInvalid(swiss3, ["stages[0].advance", "stages[1].format_options"], "top 3 into 3 swiss rounds");
+    const groups = await call("POST", "/tournaments", {
+      body: tournamentBody({ stages: [{ format: "ffa", advance: { top: 3 } }, { format: "round_robin", format_options: { groups: 2 } }] }),
+    });
+    expectInvalid(groups, ["stages[0].advance", "stages[1].format_options"], "top 3 into 2 groups");
     // The last stage takes no advance.
     const last = await call("POST", "/tournaments", { body: tournamentBody({ stages: [{ format: "ffa", advance: { top: 2 } }] }) });
     expectInvalid(last, ["stages[0].advance"], "advance on the last stage");
