@@ -53,6 +53,7 @@ describe("ffa → single elimination", () => {
     expect(s2.status).toBe("pending");
     // Without groups: from_group null, from_position the place in the stage.
     expect(qualifierRows(ev, s2.qualifiers)).toEqual(order.slice(0, 4).map((l, i) => [l, i + 1, null, i + 1]));
+    expect(s2.qualifiers.map((q: { tied: boolean }) => q.tied), "nothing tied: the seed ends the order").toEqual([false, false, false, false]);
 
     expectStatus(await ev.call("PATCH", `/tournaments/${ev.id}/stages/2`, { body: { status: "ongoing" } }), 200);
     // A lobby of stage 1 is locked once stage 2 has started.
@@ -130,6 +131,9 @@ describe("swiss → an ffa final lobby", () => {
     expect(matches.length).toBe(1);
     const lobby = matches[0] as Lobby;
     expect(lobby.stage).toBe(2);
+    const stages = await ev.call("GET", `/tournaments/${ev.id}/stages`);
+    expect(stages.body.data.map((x: { team_count: number; status: string }) => [x.team_count, x.status])).toEqual([[4, "completed"], [3, "ongoing"]]);
+    expect(stages.body.data[1].format_options, "an ffa stage's defaults").toEqual(FFA_DEFAULTS);
     expect(Object.fromEntries(lobby.opponents.map((o) => [ev.label(o.team_id), o.seed]))).toEqual({ B: 1, C: 2, A: 3 });
     // A 10 + 3 = 13, C 6, B 5.
     const l = await game(ev, lobby, 1, "A:3 C B");

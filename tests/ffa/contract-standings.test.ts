@@ -7,7 +7,7 @@
 // once the next has a game. Rows are [team, position, points, kills, first_places, games_played,
 // separated_by] with A = seed 1, B = seed 2, …
 import { describe, expect, it } from "vitest";
-import { expectError, expectStatus } from "../support/helpers.ts";
+import { createKey, expectError, expectStatus, request } from "../support/helpers.ts";
 import {
   event,
   FFA_DEFAULTS,
@@ -337,5 +337,23 @@ describe("disqualification (section 17) in a free-for-all stage", () => {
       ["D", false],
       ["A", true],
     ]);
+  });
+});
+
+describe("draw \"standings\" under concurrency", () => {
+  it("deals the next round exactly once when a round's last two lobbies are reported at the same moment", async () => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const ev = await event(ffa({ lobby_size: 3, rounds: 2, draw: "standings" }), 6);
+      const [l1, l2] = lobbiesOf((await results(ev)).matches, 1);
+      const keys = await Promise.all([createKey(ev.t.accountId), createKey(ev.t.accountId)]);
+      const answers = await Promise.all([
+        request("PUT", `/tournaments/${ev.id}/matches/${l1.id}/games/1`, { key: keys[0].key, body: gameBody(ev, "A D E") }),
+        request("PUT", `/tournaments/${ev.id}/matches/${l2.id}/games/1`, { key: keys[1].key, body: gameBody(ev, "F:2 B C") }),
+      ]);
+      for (const a of answers) expectStatus(a, 200);
+      const { matches } = await results(ev);
+      expect(matches.map((m) => `${m.round}.${m.position}`).sort(), `attempt ${attempt}`).toEqual(["1.1", "1.2", "2.1", "2.2"]);
+      expect(lobbiesOf(matches, 2).map((l) => teamsOf(ev, l)), `attempt ${attempt}`).toEqual(["CDF", "ABE"]);
+    }
   });
 });
