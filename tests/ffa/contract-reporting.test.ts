@@ -51,6 +51,10 @@ describe("a lobby's game PUT: validation", () => {
       [{ results: [{ team_id: a }, r(d, 1), r(e, 2)] }, ["results[0]"], "placement missing"],
       // Input is checked before the match is read (section 2's order), so an empty body may name
       // the duel's field as well as results.
+      [{ results: [{ ...r(a, 1), points: 50 }, r(d, 2), r(e, 3)] }, ["results[0]"], "an entry's unknown field (points are computed)"],
+      [{ results: [r("not-a-uuid", 1), r(d, 2), r(e, 3)] }, ["results[0]"], "a team id that is not a UUID"],
+      [{ results: [r(a, 1), r(d, 2), null] }, ["results[2]", "results"], "a null entry"],
+      [{ results: r(a, 1) }, ["results"], "results not an array"],
       [{}, ["results", "team1_score"], "no results"],
       [{ results: [] }, ["results"], "no entries"],
       [{ team1_score: 1, team2_score: 0 }, ["results", "team1_score"], "a duel's game"],

@@ -163,6 +163,28 @@ describe("ffa standings: points, then each tie-breaker on its own", () => {
   });
 });
 
+describe("teams that have not played yet", () => {
+  it("rank below a team level on points that has played, under best_placement and last_game", async () => {
+    // 6 teams, lobbies A D E | B C F; {1: 4, 2: 2} (3rd scores 0), no kill points. Only lobby 1
+    // plays: A 4, D 2, E 0. E (0 points, 3rd) and B, C, F (0 points, no game): E has a placement,
+    // they have none, so E ranks above them; among them the seed.
+    for (const tie_breakers of [["best_placement"], ["last_game"]]) {
+      const ev = await event(ffa({ lobby_size: 3, placement_points: { "1": 4, "2": 2 }, kill_points: 0, tie_breakers }), 6);
+      const [l1] = lobbiesOf((await results(ev)).matches, 1);
+      await game(ev, l1, 1, "A D E");
+      const got = (await results(ev)).standings.map((s: { team_id: string; games_played: number; separated_by: string | null }) => [ev.label(s.team_id), s.games_played, s.separated_by]);
+      expect(got, tie_breakers[0]).toEqual([
+        ["A", 1, null],
+        ["D", 1, "points"],
+        ["E", 1, "points"],
+        ["B", 0, tie_breakers[0]],
+        ["C", 0, "seed"],
+        ["F", 0, "seed"],
+      ]);
+    }
+  });
+});
+
 describe("last_game across lobbies and rounds", () => {
   it("compares each team's placement in its own most recent game, the highest round's", async () => {
     // 6 teams, lobbies of 3 (A D E | B C F) in 2 rounds dealt from seeds; {1: 4, 2: 2, 3: 0}.
