@@ -4,7 +4,7 @@
 // draw "seed", what a lobby's PATCH refuses, and participants' reports closed on lobbies.
 import { describe, expect, it } from "vitest";
 import { expectError, expectStatus, request } from "../support/helpers.ts";
-import { event, ffa, type Lobby, lobbiesOf, results, snake } from "./contract-support.ts";
+import { event, ffa, lobbiesOf, type Lobby, results, snake } from "./contract-support.ts";
 
 /** Asserts round `round`'s lobbies hold the snake deal of the seeds 1..n with `size`. */
 function expectDeal(ev: Awaited<ReturnType<typeof event>>, matches: Lobby[], round: number, size: number) {
@@ -39,7 +39,7 @@ describe("dealing lobbies in snake order", () => {
     });
   }
 
-  it("with draw \"seed\" every round's lobbies exist from the start, each round dealt as the first", async () => {
+  it('with draw "seed" every round\'s lobbies exist from the start, each round dealt as the first', async () => {
     const ev = await event(ffa({ lobby_size: 3, rounds: 3 }), 7);
     const { matches } = await results(ev);
     expect(matches.length).toBe(9);
@@ -138,8 +138,18 @@ describe("a lobby as a match", () => {
     const minted = await ev.call("POST", `/tournaments/${ev.id}/registrations/${reg.id}/tokens`, { body: {} });
     expectStatus(minted, 201);
     const [lobby] = (await results(ev)).matches;
-    const res = await request("POST", `/participant/matches/${lobby.id}/report`, { key: minted.body.data.token, body: { team1_score: 1, team2_score: 0 } });
+    const res = await request("POST", `/participant/matches/${lobby.id}/report`, {
+      key: minted.body.data.token,
+      body: { team1_score: 1, team2_score: 0 },
+    });
     expectError(res, 409, "reporting_closed");
+    // The registration's matches (section 17) list its lobby, as results show it.
+    const mine = await request("GET", "/participant/matches", { key: minted.body.data.token });
+    expectStatus(mine, 200);
+    const listed = mine.body.data.find((m: Lobby) => m.id === lobby.id);
+    expect(listed?.opponents?.map((o: { team_id: string }) => o.team_id).sort(), mine.text).toEqual(
+      lobby.opponents.map((o) => o.team_id).sort(),
+    );
   });
 });
 
@@ -168,9 +178,12 @@ describe("pictures", () => {
     const made = await ev.call("PATCH", `/tournaments/${ev.id}`, { body: { visibility: "public" } });
     expectStatus(made, 200);
     const [l1] = lobbiesOf((await results(ev)).matches, 1);
-    expectStatus(await ev.call("PUT", `/tournaments/${ev.id}/matches/${l1.id}/games/1`, {
-      body: { results: l1.opponents.map((o, i) => ({ team_id: o.team_id, placement: i + 1 })) },
-    }), 200);
+    expectStatus(
+      await ev.call("PUT", `/tournaments/${ev.id}/matches/${l1.id}/games/1`, {
+        body: { results: l1.opponents.map((o, i) => ({ team_id: o.team_id, placement: i + 1 })) },
+      }),
+      200,
+    );
     const pub = await request("GET", `/public/tournaments/${made.body.data.slug}`);
     expectStatus(pub, 200);
     const lobbies = pub.body.data.matches;

@@ -34,7 +34,9 @@ describe("ffa format_options", () => {
     const res = await call("POST", "/tournaments", { body: tournamentBody({ format: "ffa", format_options: given }) });
     expectStatus(res, 201);
     expect(res.body.data.format_options, res.text).toEqual(given);
-    const partial = await call("POST", "/tournaments", { body: tournamentBody({ format: "ffa", format_options: { lobby_size: 100, kill_points: 0 } }) });
+    const partial = await call("POST", "/tournaments", {
+      body: tournamentBody({ format: "ffa", format_options: { lobby_size: 100, kill_points: 0 } }),
+    });
     expectStatus(partial, 201);
     expect(partial.body.data.format_options, partial.text).toEqual({ ...FFA_DEFAULTS, lobby_size: 100, kill_points: 0 });
     const patched = await call("PATCH", `/tournaments/${partial.body.data.id}`, { body: { format_options: { games: 3, draw: "seed" } } });
@@ -114,7 +116,9 @@ describe("ffa format_options", () => {
       expectInvalid(res, ["stages[0].advance"], JSON.stringify(advance));
     }
     // per_lobby belongs to ffa: after swiss it is refused.
-    const swiss = await call("POST", "/tournaments", { body: tournamentBody({ stages: [{ format: "swiss", advance: { per_lobby: 2 } }, se] }) });
+    const swiss = await call("POST", "/tournaments", {
+      body: tournamentBody({ stages: [{ format: "swiss", advance: { per_lobby: 2 } }, se] }),
+    });
     expectInvalid(swiss, ["stages[0].advance"], "per_lobby after swiss");
     // K must leave the next stage playable (section 12): 3 teams cannot play 3 swiss rounds, nor
     // make 2 round robin groups of 2.
@@ -156,7 +160,10 @@ describe("ffa format_options", () => {
     const call = caller(t);
     const teams = await createTeams(6, `Ffp${crypto.randomUUID().slice(0, 6)}`);
     const res = await call("POST", "/tournaments", {
-      body: tournamentBody({ max_teams: 8, stages: [{ format: "ffa", format_options: { lobby_size: 3 }, advance: { per_lobby: 4 } }, { format: "single_elimination" }] }),
+      body: tournamentBody({
+        max_teams: 8,
+        stages: [{ format: "ffa", format_options: { lobby_size: 3 }, advance: { per_lobby: 4 } }, { format: "single_elimination" }],
+      }),
     });
     expectStatus(res, 201);
     const id = res.body.data.id;

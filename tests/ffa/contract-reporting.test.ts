@@ -7,10 +7,25 @@
 // B C F (2 3 6); placement points {"1": 12, "2": 7} (3rd scores 0), 2 points a kill.
 import { describe, expect, it } from "vitest";
 import { expectError, expectStatus } from "../support/helpers.ts";
-import { type Event, event, expectInvalid, ffa, game, gameBody, type Lobby, lobbiesOf, putGame, rank, results, type Scoring, tally } from "./contract-support.ts";
+import {
+  type Event,
+  event,
+  expectInvalid,
+  ffa,
+  game,
+  gameBody,
+  lobbiesOf,
+  type Lobby,
+  putGame,
+  rank,
+  results,
+  type Scoring,
+  tally,
+} from "./contract-support.ts";
 
 const scoring: Scoring = { placement_points: { "1": 12, "2": 7 }, kill_points: 2, tie_breakers: ["first_places", "kills", "last_game"] };
-const options = (games: number) => ffa({ lobby_size: 3, games, placement_points: scoring.placement_points, kill_points: scoring.kill_points });
+const options = (games: number) =>
+  ffa({ lobby_size: 3, games, placement_points: scoring.placement_points, kill_points: scoring.kill_points });
 
 async function lobbyOne(ev: Event): Promise<Lobby> {
   const l = lobbiesOf((await results(ev)).matches, 1)[0];
@@ -33,7 +48,11 @@ describe("a lobby's game PUT: validation", () => {
     const lobby = await lobbyOne(ev);
     const version = (await results(ev)).tournament.version;
     const [a, d, e, b] = ["A", "D", "E", "B"].map(ev.team);
-    const r = (team_id: string, placement: unknown, kills?: unknown) => (kills === undefined ? { team_id, placement } : { team_id, placement, kills });
+    const r = (
+      team_id: string,
+      placement: unknown,
+      kills?: unknown,
+    ) => (kills === undefined ? { team_id, placement } : { team_id, placement, kills });
     const cases: [unknown, string[], string][] = [
       [{ results: [r(a, 1), r(d, 2)] }, ["results"], "a team of the lobby missing"],
       [{ results: [r(a, 1), r(d, 2), r(a, 3)] }, ["results"], "a team twice"],
@@ -75,10 +94,18 @@ describe("a lobby's game PUT: validation", () => {
     const ev = await event(options(1), 6);
     const lobby = await lobbyOne(ev);
     const res = await putGame(ev, lobby, 1, {
-      results: [{ team_id: ev.team("E"), placement: 1, kills: 1000 }, { team_id: ev.team("A"), placement: 2 }, { team_id: ev.team("D"), placement: 3, kills: 0 }],
+      results: [{ team_id: ev.team("E"), placement: 1, kills: 1000 }, { team_id: ev.team("A"), placement: 2 }, {
+        team_id: ev.team("D"),
+        placement: 3,
+        kills: 0,
+      }],
     });
     expectStatus(res, 200);
-    const got = Object.fromEntries(res.body.data.games[0].results.map((x: { team_id: string; kills: number; points: number; placement: number }) => [ev.label(x.team_id), [x.placement, x.kills, x.points]]));
+    const got = Object.fromEntries(
+      res.body.data.games[0].results.map((
+        x: { team_id: string; kills: number; points: number; placement: number },
+      ) => [ev.label(x.team_id), [x.placement, x.kills, x.points]]),
+    );
     expect(got).toEqual({ E: [1, 1000, 12 + 2000], A: [2, 0, 7], D: [3, 0, 0] });
   });
 });
@@ -94,10 +121,19 @@ describe("a lobby's games: points, placement, completion, corrections, deletion"
     expect(l.games.length).toBe(1);
     expect(l.games[0].number).toBe(1);
     expect(typeof l.games[0].reported_at).toBe("string");
-    const byTeam = (g: Lobby["games"][number]) => Object.fromEntries(g.results.map((x) => [ev.label(x.team_id), [x.placement, x.kills, x.points]]));
+    const byTeam = (g: Lobby["games"][number]) =>
+      Object.fromEntries(g.results.map((x) => [ev.label(x.team_id), [x.placement, x.kills, x.points]]));
     expect(byTeam(l.games[0])).toEqual({ D: [1, 2, 16], A: [2, 0, 7], E: [3, 1, 2] });
-    expect(Object.fromEntries(l.opponents.map((o) => [ev.label(o.team_id), [o.placement, o.kills, o.points]]))).toEqual({ D: [1, 2, 16], A: [2, 0, 7], E: [3, 1, 2] });
-    expect({ status: l.status, winner_id: l.winner_id, completed_at: l.completed_at }).toEqual({ status: "ready", winner_id: null, completed_at: null });
+    expect(Object.fromEntries(l.opponents.map((o) => [ev.label(o.team_id), [o.placement, o.kills, o.points]]))).toEqual({
+      D: [1, 2, 16],
+      A: [2, 0, 7],
+      E: [3, 1, 2],
+    });
+    expect({ status: l.status, winner_id: l.winner_id, completed_at: l.completed_at }).toEqual({
+      status: "ready",
+      winner_id: null,
+      completed_at: null,
+    });
 
     // Game 2: A 1st 1 kill (14), E 2nd 3 kills (13), D 3rd (0). Totals A 21, E 15, D 16.
     const g2 = "A:1 E:3 D";
@@ -110,7 +146,11 @@ describe("a lobby's games: points, placement, completion, corrections, deletion"
     expect(l.completed_at).not.toBeNull();
     // The results show the same lobby.
     const shown = lobbiesOf((await results(ev)).matches, 1)[0];
-    expect({ status: shown.status, winner_id: shown.winner_id, games: shown.games.length }).toEqual({ status: "completed", winner_id: ev.team("A"), games: 2 });
+    expect({ status: shown.status, winner_id: shown.winner_id, games: shown.games.length }).toEqual({
+      status: "completed",
+      winner_id: ev.team("A"),
+      games: 2,
+    });
 
     // A game past `games` is 400.
     expectInvalid(await putGame(ev, lobby, 3, gameBody(ev, "A D E")), ["number"], "game 3 of 2");
@@ -130,12 +170,13 @@ describe("a lobby's games: points, placement, completion, corrections, deletion"
     const del = await ev.call("DELETE", `/tournaments/${ev.id}/matches/${lobby.id}/games/2`);
     expectStatus(del, 200);
     const back = lobbiesOf((await results(ev)).matches, 1)[0];
-    expect({ status: back.status, winner_id: back.winner_id, completed_at: back.completed_at, games: back.games.map((g) => g.number) }).toEqual({
-      status: "ready",
-      winner_id: null,
-      completed_at: null,
-      games: [1],
-    });
+    expect({ status: back.status, winner_id: back.winner_id, completed_at: back.completed_at, games: back.games.map((g) => g.number) })
+      .toEqual({
+        status: "ready",
+        winner_id: null,
+        completed_at: null,
+        games: [1],
+      });
     expect(Object.fromEntries(back.opponents.map((o) => [ev.label(o.team_id), o.points]))).toEqual({ E: 12, D: 7, A: 0 });
   });
 
@@ -167,12 +208,18 @@ describe("placement points from ranges", () => {
       const base = i === 0 ? 25 : i <= 2 ? 15 : i <= 9 ? 5 : 0;
       return [e.split(":")[0], i + 1, kills, base + 3 * kills];
     });
-    const got = l.games[0].results.map((x) => [ev.label(x.team_id), x.placement, x.kills, x.points]).sort((a, b) => (a[1] as number) - (b[1] as number));
+    const got = l.games[0].results.map((x) => [ev.label(x.team_id), x.placement, x.kills, x.points]).sort((a, b) =>
+      (a[1] as number) - (b[1] as number)
+    );
     expect(got).toEqual(expected);
     expect(l.winner_id).toBe(ev.team("L"));
     // The standings add up the same points, kills and the one game played.
     const { standings } = await results(ev);
-    const byTeam = Object.fromEntries(standings.map((s: { team_id: string; points: number; kills: number; games_played: number }) => [ev.label(s.team_id), [s.points, s.kills, s.games_played]]));
+    const byTeam = Object.fromEntries(
+      standings.map((
+        s: { team_id: string; points: number; kills: number; games_played: number },
+      ) => [ev.label(s.team_id), [s.points, s.kills, s.games_played]]),
+    );
     for (const [label, , kills, points] of expected) expect(byTeam[label as string], String(label)).toEqual([points, kills, 1]);
   });
 });
@@ -209,7 +256,11 @@ describe("versions, ETag and deltas around a game (section 14)", () => {
     expect(l1.id).not.toBe(l2.id);
 
     // If-Match on DELETE: a stale version is 412 and the game stays.
-    expectError(await ev.call("DELETE", `/tournaments/${ev.id}/matches/${l2.id}/games/1`, { headers: { "if-match": `"${v}"` } }), 412, "precondition_failed");
+    expectError(
+      await ev.call("DELETE", `/tournaments/${ev.id}/matches/${l2.id}/games/1`, { headers: { "if-match": `"${v}"` } }),
+      412,
+      "precondition_failed",
+    );
     expect(lobbiesOf((await results(ev)).matches, 1)[1].games.length).toBe(1);
     // A correction raises it again (a game PUT sets reported_at, as a duel's game PUT does).
     expectStatus(await putGame(ev, l2, 1, gameBody(ev, "F:4 C B")), 200);

@@ -5,7 +5,21 @@
 // ffa stage did not advance keep its order). A = seed 1, B = seed 2, …
 import { describe, expect, it } from "vitest";
 import { expectError, expectStatus, type Match } from "../support/helpers.ts";
-import { event, type Event, FFA_DEFAULTS, game, gameBody, type Lobby, lobbiesOf, putGame, rank, results, type Scoring, tally, teamsOf } from "./contract-support.ts";
+import {
+  type Event,
+  event,
+  FFA_DEFAULTS,
+  game,
+  gameBody,
+  lobbiesOf,
+  type Lobby,
+  putGame,
+  rank,
+  results,
+  type Scoring,
+  tally,
+  teamsOf,
+} from "./contract-support.ts";
 
 const scoring: Scoring = { placement_points: FFA_DEFAULTS.placement_points, kill_points: 1, tie_breakers: FFA_DEFAULTS.tie_breakers };
 const seedsOf = (ev: Event) => Object.fromEntries(ev.teams.map((_, i) => [String.fromCharCode(65 + i), i + 1]));
@@ -35,7 +49,10 @@ async function playFirstStage(ev: Event) {
   // Stage standings: E 12, C 10, B 7, A 6, D 5, F 5 (D and F level to the seed).
   await game(ev, l1, 1, "E:2 A D");
   await game(ev, l2, 1, "C B:1 F");
-  const model = rank(scoring, tally(scoring, seedsOf(ev), [{ round: 1, number: 1, script: "E:2 A D" }, { round: 1, number: 1, script: "C B:1 F" }]));
+  const model = rank(
+    scoring,
+    tally(scoring, seedsOf(ev), [{ round: 1, number: 1, script: "E:2 A D" }, { round: 1, number: 1, script: "C B:1 F" }]),
+  );
   expect(model.map((r) => r.label).join(" ")).toBe("E C B A D F");
   return { l1, l2, order: model.map((r) => r.label) };
 }
@@ -53,7 +70,12 @@ describe("ffa → single elimination", () => {
     expect(s2.status).toBe("pending");
     // Without groups: from_group null, from_position the place in the stage.
     expect(qualifierRows(ev, s2.qualifiers)).toEqual(order.slice(0, 4).map((l, i) => [l, i + 1, null, i + 1]));
-    expect(s2.qualifiers.map((q: { tied: boolean }) => q.tied), "nothing tied: the seed ends the order").toEqual([false, false, false, false]);
+    expect(s2.qualifiers.map((q: { tied: boolean }) => q.tied), "nothing tied: the seed ends the order").toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
 
     expectStatus(await ev.call("PATCH", `/tournaments/${ev.id}/stages/2`, { body: { status: "ongoing" } }), 200);
     // A lobby of stage 1 is locked once stage 2 has started.
@@ -124,7 +146,11 @@ describe("swiss → an ffa final lobby", () => {
     expect(s2.format).toBe("ffa");
     expect(qualifierRows(ev, s2.qualifiers)).toEqual([["B", 1, null, 1], ["C", 2, null, 2], ["A", 3, null, 3]]);
     expectStatus(await ev.call("PATCH", `/tournaments/${ev.id}/stages/2`, { body: { status: "ongoing" } }), 200);
-    expectError(await ev.call("PATCH", `/tournaments/${ev.id}/matches/${ac.id}`, { body: { team1_score: 1, team2_score: 0 } }), 409, "match_locked");
+    expectError(
+      await ev.call("PATCH", `/tournaments/${ev.id}/matches/${ac.id}`, { body: { team1_score: 1, team2_score: 0 } }),
+      409,
+      "match_locked",
+    );
 
     const { matches, tournament } = await results(ev, "?stage=2");
     expect(tournament.stage).toBe(2);
@@ -132,7 +158,10 @@ describe("swiss → an ffa final lobby", () => {
     const lobby = matches[0] as Lobby;
     expect(lobby.stage).toBe(2);
     const stages = await ev.call("GET", `/tournaments/${ev.id}/stages`);
-    expect(stages.body.data.map((x: { team_count: number; status: string }) => [x.team_count, x.status])).toEqual([[4, "completed"], [3, "ongoing"]]);
+    expect(stages.body.data.map((x: { team_count: number; status: string }) => [x.team_count, x.status])).toEqual([[4, "completed"], [
+      3,
+      "ongoing",
+    ]]);
     expect(stages.body.data[1].format_options, "an ffa stage's defaults").toEqual(FFA_DEFAULTS);
     expect(Object.fromEntries(lobby.opponents.map((o) => [ev.label(o.team_id), o.seed]))).toEqual({ B: 1, C: 2, A: 3 });
     // A 10 + 3 = 13, C 6, B 5.
@@ -143,7 +172,9 @@ describe("swiss → an ffa final lobby", () => {
     const overall = (await results(ev)).standings.map((s: { team_id: string; position: number }) => [ev.label(s.team_id), s.position]);
     expect(overall).toEqual([["A", 1], ["C", 2], ["B", 3], ["D", 4]]);
     const st2 = (await results(ev, "?stage=2")).standings;
-    expect(st2.map((s: { team_id: string; points: number; separated_by: string | null }) => [ev.label(s.team_id), s.points, s.separated_by])).toEqual([
+    expect(
+      st2.map((s: { team_id: string; points: number; separated_by: string | null }) => [ev.label(s.team_id), s.points, s.separated_by]),
+    ).toEqual([
       ["A", 13, null],
       ["C", 6, "points"],
       ["B", 5, "points"],
@@ -222,7 +253,10 @@ describe("round robin with groups → an ffa final lobby", () => {
 
 describe("ffa → ffa: qualifiers into a final lobby", () => {
   it("takes every lobby's first two into one final lobby; overall the final's order, then the rest in the first stage's order", async () => {
-    const ev = await event({ stages: [{ format: "ffa", format_options: { lobby_size: 3 }, advance: { per_lobby: 2 } }, { format: "ffa" }] }, 6);
+    const ev = await event(
+      { stages: [{ format: "ffa", format_options: { lobby_size: 3 }, advance: { per_lobby: 2 } }, { format: "ffa" }] },
+      6,
+    );
     await playFirstStage(ev);
     expectStatus(await ev.call("PATCH", `/tournaments/${ev.id}/stages/2`, { body: { status: "ongoing" } }), 200);
     const { matches } = await results(ev, "?stage=2");
@@ -242,7 +276,12 @@ describe("ffa → ffa: qualifiers into a final lobby", () => {
 describe("advancing by hand into an ffa stage", () => {
   it("seeds the next ffa stage in the order given and deals its lobbies from those seeds", async () => {
     // Stage 2: lobbies of 3, so 4 teams make 2 lobbies: seeds 1 4 | 2 3.
-    const ev = await event({ stages: [{ format: "ffa", format_options: { lobby_size: 3 }, advance: { top: 4 } }, { format: "ffa", format_options: { lobby_size: 3 } }] }, 6);
+    const ev = await event({
+      stages: [{ format: "ffa", format_options: { lobby_size: 3 }, advance: { top: 4 } }, {
+        format: "ffa",
+        format_options: { lobby_size: 3 },
+      }],
+    }, 6);
     await playFirstStage(ev);
     const path = `/tournaments/${ev.id}/stages/2`;
     const pick = ["F", "D", "A", "B"].map(ev.team);
@@ -257,5 +296,6 @@ describe("advancing by hand into an ffa stage", () => {
 
 function expectInvalidAdvancing(res: Awaited<ReturnType<Event["call"]>>) {
   expect(res.status, res.text).toBe(400);
-  expect((res.body.error.details ?? []).map((d: { field: string }) => d.field).some((f: string) => f.startsWith("advancing")), res.text).toBe(true);
+  expect((res.body.error.details ?? []).map((d: { field: string }) => d.field).some((f: string) => f.startsWith("advancing")), res.text)
+    .toBe(true);
 }

@@ -10,8 +10,8 @@ import { describe, expect, it } from "vitest";
 import { createKey, expectError, expectStatus, request } from "../support/helpers.ts";
 import {
   event,
-  FFA_DEFAULTS,
   ffa,
+  FFA_DEFAULTS,
   game,
   gameBody,
   lobbiesOf,
@@ -172,7 +172,9 @@ describe("teams that have not played yet", () => {
       const ev = await event(ffa({ lobby_size: 3, placement_points: { "1": 4, "2": 2 }, kill_points: 0, tie_breakers }), 6);
       const [l1] = lobbiesOf((await results(ev)).matches, 1);
       await game(ev, l1, 1, "A D E");
-      const got = (await results(ev)).standings.map((s: { team_id: string; games_played: number; separated_by: string | null }) => [ev.label(s.team_id), s.games_played, s.separated_by]);
+      const got = (await results(ev)).standings.map((
+        s: { team_id: string; games_played: number; separated_by: string | null },
+      ) => [ev.label(s.team_id), s.games_played, s.separated_by]);
       expect(got, tie_breakers[0]).toEqual([
         ["A", 1, null],
         ["D", 1, "points"],
@@ -190,7 +192,10 @@ describe("last_game across lobbies and rounds", () => {
     // 6 teams, lobbies of 3 (A D E | B C F) in 2 rounds dealt from seeds; {1: 4, 2: 2, 3: 0}.
     // Round 1: A D E, C F B; round 2: E D A, B F C. Everyone has 4 points. Last games (round 2):
     // E and B 1st, D and F 2nd, A and C 3rd; the seed inside each pair.
-    const ev = await event(ffa({ lobby_size: 3, rounds: 2, placement_points: { "1": 4, "2": 2, "3": 0 }, kill_points: 0, tie_breakers: ["last_game"] }), 6);
+    const ev = await event(
+      ffa({ lobby_size: 3, rounds: 2, placement_points: { "1": 4, "2": 2, "3": 0 }, kill_points: 0, tie_breakers: ["last_game"] }),
+      6,
+    );
     const { matches } = await results(ev);
     const scripts: Record<string, string> = { "1.1": "A D E", "1.2": "C F B", "2.1": "E D A", "2.2": "B F C" };
     for (const round of [1, 2]) for (const l of lobbiesOf(matches, round)) await game(ev, l, 1, scripts[`${round}.${l.position}`]);
@@ -205,7 +210,7 @@ describe("last_game across lobbies and rounds", () => {
   });
 });
 
-describe("draw \"standings\": each round after the first dealt from the standings", () => {
+describe('draw "standings": each round after the first dealt from the standings', () => {
   it("deals round 2 when round 1 completes, never re-deals it on a correction, and locks round 1 once round 2 has a game", async () => {
     // 6 teams in lobbies of 3: round 1 A D E | B C F. Default scoring.
     const ev = await event(ffa({ lobby_size: 3, rounds: 2, draw: "standings" }), 6);
@@ -248,7 +253,12 @@ describe("draw \"standings\": each round after the first dealt from the standing
     // either: with E:5 D A and B:4 C F the standings E B C D A F would deal A D E | B C F.
     expectStatus(await ev.call("DELETE", `/tournaments/${ev.id}/matches/${r1l2.id}/games/1`), 200);
     await game(ev, r1l2, 1, "B:4 C F");
-    const redeal = snake(rank(scoring, tally(scoring, seeds, [{ round: 1, number: 1, script: "E:5 D A" }, { round: 1, number: 1, script: "B:4 C F" }])).map((r) => r.label), 3);
+    const redeal = snake(
+      rank(scoring, tally(scoring, seeds, [{ round: 1, number: 1, script: "E:5 D A" }, { round: 1, number: 1, script: "B:4 C F" }])).map((
+        r,
+      ) => r.label),
+      3,
+    );
     expect(redeal.map((l) => [...l].sort().join(""))).toEqual(["ADE", "BCF"]);
     const kept = lobbiesOf((await results(ev)).matches, 2);
     expect(kept.map((l) => teamsOf(ev, l)), "a correction never re-deals").toEqual(round2.map((l) => teamsOf(ev, l)));
@@ -262,11 +272,17 @@ describe("draw \"standings\": each round after the first dealt from the standing
     const r2 = await game(ev, round2[0], 1, "D C F:1");
     // A lobby's points are its own games' (D 10 here, not D's stage total 16); C 6 and F 5 + 1
     // tie in the lobby, F's kill places it above C.
-    expect(Object.fromEntries(r2.opponents.map((o) => [ev.label(o.team_id), [o.placement, o.points]]))).toEqual({ D: [1, 10], F: [2, 6], C: [3, 6] });
+    expect(Object.fromEntries(r2.opponents.map((o) => [ev.label(o.team_id), [o.placement, o.points]]))).toEqual({
+      D: [1, 10],
+      F: [2, 6],
+      C: [3, 6],
+    });
     await game(ev, round2[1], 1, "B:1 A E");
     ({ matches } = await results(ev));
     expect(matches.length, "no third round").toBe(4);
-    expect(matches.filter((m) => m.round === 2).map((m) => m.id).sort(), "round 2 kept its lobbies").toEqual(round2.map((l) => l.id).sort());
+    expect(matches.filter((m) => m.round === 2).map((m) => m.id).sort(), "round 2 kept its lobbies").toEqual(
+      round2.map((l) => l.id).sort(),
+    );
     const all = [
       { round: 1, number: 1, script: "E:5 D A" },
       { round: 1, number: 1, script: "F:2 B C" },
@@ -277,7 +293,7 @@ describe("draw \"standings\": each round after the first dealt from the standing
   });
 });
 
-describe("draw \"standings\" over three rounds of uneven lobbies", () => {
+describe('draw "standings" over three rounds of uneven lobbies', () => {
   it("deals every round after the first by the snake over the standings so far, as the model ranks them", async () => {
     // 7 teams in lobbies of 3 (3 lobbies of 3, 2 and 2), 3 rounds, custom scoring and tie-breakers.
     const scoring: Scoring = { placement_points: { "1": 7, "2-3": 3 }, kill_points: 2, tie_breakers: ["best_placement", "last_game"] };
@@ -289,7 +305,9 @@ describe("draw \"standings\" over three rounds of uneven lobbies", () => {
       const { matches } = await results(ev);
       expect(Math.max(...matches.map((m) => m.round)), `round ${round} is the last dealt`).toBe(round);
       const lobbies = lobbiesOf(matches, round);
-      expect(lobbies.map((l) => teamsOf(ev, l)), `round ${round}'s deal from ${order.join(" ")}`).toEqual(snake(order, 3).map((l) => [...l].sort().join("")));
+      expect(lobbies.map((l) => teamsOf(ev, l)), `round ${round}'s deal from ${order.join(" ")}`).toEqual(
+        snake(order, 3).map((l) => [...l].sort().join("")),
+      );
       for (const l of lobbies) {
         // Each lobby's game: its teams by reverse seed, round r rotating them; kills from the seed.
         const labels = l.opponents.map((o) => ev.label(o.team_id)).sort().reverse();
@@ -306,7 +324,7 @@ describe("draw \"standings\" over three rounds of uneven lobbies", () => {
   });
 });
 
-describe("draw \"seed\": rounds are independent", () => {
+describe('draw "seed": rounds are independent', () => {
   it("takes a later round's game before an earlier one's and corrects round 1 after round 2 has games", async () => {
     const ev = await event(ffa({ lobby_size: 3, rounds: 2 }), 4);
     const { matches } = await results(ev);
@@ -321,7 +339,7 @@ describe("draw \"seed\": rounds are independent", () => {
   });
 });
 
-describe("draw \"standings\" with several games a lobby", () => {
+describe('draw "standings" with several games a lobby', () => {
   it("deals the next round only once every lobby has all its games; completion needs every round", async () => {
     // 4 teams in lobbies of 3: A D | B C. 2 games a lobby, 2 rounds.
     const ev = await event(ffa({ lobby_size: 3, rounds: 2, games: 2, draw: "standings" }), 4);
@@ -362,7 +380,7 @@ describe("disqualification (section 17) in a free-for-all stage", () => {
   });
 });
 
-describe("draw \"standings\" under concurrency", () => {
+describe('draw "standings" under concurrency', () => {
   it("deals the next round exactly once when a round's last two lobbies are reported at the same moment", async () => {
     for (let attempt = 0; attempt < 3; attempt++) {
       const ev = await event(ffa({ lobby_size: 3, rounds: 2, draw: "standings" }), 6);

@@ -130,7 +130,13 @@ export function gameBody(ev: Event, script: string): { results: { team_id: strin
 }
 
 /** PUT a lobby's game `number` from a script; returns the answer (status not checked). */
-export function putGame(ev: Event, lobby: Lobby | string, number: number, body: unknown, headers?: Record<string, string>): Promise<ApiResponse> {
+export function putGame(
+  ev: Event,
+  lobby: Lobby | string,
+  number: number,
+  body: unknown,
+  headers?: Record<string, string>,
+): Promise<ApiResponse> {
   const id = typeof lobby === "string" ? lobby : lobby.id;
   return ev.call("PUT", `/tournaments/${ev.id}/matches/${id}/games/${number}`, { body, headers });
 }
@@ -172,9 +178,15 @@ export interface Scoring {
 }
 
 /** Sums played games ({round, number, script}) into one tally per label; `seeds` maps label → seed. */
-export function tally(scoring: Scoring, seeds: Record<string, number>, played: { round: number; number: number; script: string }[]): Tally[] {
+export function tally(
+  scoring: Scoring,
+  seeds: Record<string, number>,
+  played: { round: number; number: number; script: string }[],
+): Tally[] {
   const by = new Map<string, Tally>(
-    Object.entries(seeds).map(([label, seed]) => [label, { label, seed, points: 0, kills: 0, first_places: 0, games_played: 0, best_placement: null, last: null }]),
+    Object.entries(seeds).map((
+      [label, seed],
+    ) => [label, { label, seed, points: 0, kills: 0, first_places: 0, games_played: 0, best_placement: null, last: null }]),
   );
   for (const g of played) {
     g.script.trim().split(/\s+/).forEach((entry, i) => {
@@ -245,5 +257,7 @@ export function expectInvalid(res: ApiResponse, prefixes: string[], ctx = ""): v
   expect(res.status, `${ctx}: ${res.text}`).toBe(400);
   expect(res.body?.error?.code, `${ctx}: ${res.text}`).toBe("validation_error");
   const fields: string[] = (res.body.error.details ?? []).map((d: { field: string }) => d.field);
-  expect(fields.some((f) => prefixes.some((p) => f === p || f.startsWith(p + ".") || f.startsWith(p + "["))), `${ctx}: ${res.text}`).toBe(true);
+  expect(fields.some((f) => prefixes.some((p) => f === p || f.startsWith(p + ".") || f.startsWith(p + "["))), `${ctx}: ${res.text}`).toBe(
+    true,
+  );
 }
