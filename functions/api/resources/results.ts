@@ -261,9 +261,10 @@ export const resultRoutes: Route[] = [
     body: PutGame,
     response: Match,
     conflicts: ["match_not_ready", "match_locked", "series_decided"],
-    summary: "Report or correct a game of a series",
+    summary: "Report or correct a game of a series or a free-for-all lobby",
     description: [
       "Reports game `number` of a best-of match (the next one, `1..best_of`, no gaps: 400 otherwise), or corrects a game already reported. The match's `team1_score`/`team2_score` become the games each side has won.",
+      "- A free-for-all lobby's game is `{results: [{team_id, placement, kills?}]}` instead (contract section 20): every team of the lobby once, placements 1..n each once, kills 0–1,000 (400 naming `results[i].<field>`), `number` 1..the stage's `games`; each result scores its placement's points plus `kill_points` per kill, the lobby's `opponents` are ranked again, and it completes when its games are all in (won by the team it places first). With `draw: \"standings\"` a round's games are 409 `match_locked` once the next round has a game.",
       "- When a side reaches ceil(best_of / 2) wins, the match completes and its winner advances, as a result sent directly would; a game past a decided series is 409 `series_decided`.",
       "- A correction that changes or undoes the decision follows the correction rules (409 `match_locked` when a match it feeds has a result or games; an undone decision takes the winner back out of the next match).",
       "- On a `ready` or `completed` match of the stage being played (409 `match_not_ready` / `match_locked` as for a result); a match decided by forfeit keeps its games as they are (409 `series_decided`).",
