@@ -3,7 +3,7 @@
 // (a match with opponents, team1_*/team2_* and best_of null), every round dealt from the start with
 // draw "seed", what a lobby's PATCH refuses, and participants' reports closed on lobbies.
 import { describe, expect, it } from "vitest";
-import { expectError, expectStatus, request } from "../support/helpers.ts";
+import { createTeams, expectError, expectStatus, request, startedTournament } from "../support/helpers.ts";
 import { event, ffa, lobbiesOf, type Lobby, results, snake } from "./contract-support.ts";
 
 /** Asserts round `round`'s lobbies hold the snake deal of the seeds 1..n with `size`. */
@@ -47,6 +47,24 @@ describe("dealing lobbies in snake order", () => {
       expectDeal(ev, matches, round, 3);
       for (const l of lobbiesOf(matches, round)) expect(l.status, `round ${round} lobby ${l.position}`).toBe("ready");
     }
+  });
+});
+
+describe("explicit seeds (section 9)", () => {
+  it("deals by the start's seeds: seeded teams first in seed order, then registration order", async () => {
+    // Registered A..F; F given seed 1 and E seed 2 → F E A B C D, lobbies of 3: F B C | E A D.
+    const teams = await createTeams(6, `Ffs${crypto.randomUUID().slice(0, 6)}`);
+    const { call, id } = await startedTournament(ffa({ lobby_size: 3 }), teams, async ({ call, id }) => {
+      const regs = await call("GET", `/tournaments/${id}/registrations`);
+      const regOf = (team: string) => regs.body.data.find((r: { team_id: string }) => r.team_id === team).id;
+      expectStatus(await call("PATCH", `/tournaments/${id}/registrations/${regOf(teams[5])}`, { body: { seed: 1 } }), 200);
+      expectStatus(await call("PATCH", `/tournaments/${id}/registrations/${regOf(teams[4])}`, { body: { seed: 2 } }), 200);
+    });
+    const res = await call("GET", `/tournaments/${id}/results`);
+    expectStatus(res, 200);
+    const letter = (team: string) => "ABCDEF"[teams.indexOf(team)];
+    const lobbies = lobbiesOf(res.body.data.matches, 1).map((l) => Object.fromEntries(l.opponents.map((o) => [letter(o.team_id), o.seed])));
+    expect(lobbies).toEqual([{ F: 1, B: 4, C: 5 }, { E: 2, A: 3, D: 6 }]);
   });
 });
 
