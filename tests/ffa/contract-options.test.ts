@@ -44,6 +44,25 @@ describe("ffa format_options", () => {
     expect(patched.body.data.format_options.games, patched.text).toBe(3);
   });
 
+  it("switching a tournament's format to ffa by PATCH gives ffa's defaults, and back", async () => {
+    const call = caller(await tenant());
+    const res = await call("POST", "/tournaments", { body: tournamentBody({ format_options: { third_place_match: true } }) });
+    expectStatus(res, 201);
+    const path = `/tournaments/${res.body.data.id}`;
+    const toFfa = await call("PATCH", path, { body: { format: "ffa" } });
+    expectStatus(toFfa, 200);
+    expect({ format: toFfa.body.data.format, format_options: toFfa.body.data.format_options }, toFfa.text).toEqual({
+      format: "ffa",
+      format_options: FFA_DEFAULTS,
+    });
+    const withOptions = await call("PATCH", path, { body: { format: "ffa", format_options: { lobby_size: 4 } } });
+    expectStatus(withOptions, 200);
+    expect(withOptions.body.data.format_options, withOptions.text).toEqual({ ...FFA_DEFAULTS, lobby_size: 4 });
+    const back = await call("PATCH", path, { body: { format: "swiss" } });
+    expectStatus(back, 200);
+    expect(back.body.data.format_options.lobby_size, back.text).toBeUndefined();
+  });
+
   it("refuses each option out of bounds with 400 naming it", async () => {
     const call = caller(await tenant());
     const cases: [Record<string, unknown>, string][] = [
