@@ -80,6 +80,7 @@ describe("ffa → single elimination", () => {
     expectStatus(await ev.call("PATCH", `/tournaments/${ev.id}/stages/2`, { body: { status: "ongoing" } }), 200);
     // A lobby of stage 1 is locked once stage 2 has started.
     expectError(await putGame(ev, l1, 1, gameBody(ev, "A D E")), 409, "match_locked");
+    expectError(await ev.call("DELETE", `/tournaments/${ev.id}/matches/${l1.id}/games/1`), 409, "match_locked");
 
     // Standard seeding: 1 v 4 (E v A), 2 v 3 (C v B).
     const stage2 = (await results(ev, "?stage=2")).matches;
@@ -299,3 +300,31 @@ function expectInvalidAdvancing(res: Awaited<ReturnType<Event["call"]>>) {
   expect((res.body.error.details ?? []).map((d: { field: string }) => d.field).some((f: string) => f.startsWith("advancing")), res.text)
     .toBe(true);
 }
+
+describe("three stages: ffa → ffa → single elimination", () => {
+  it("chains lobbies into a final lobby into a final; overall standings block by block, backwards", async () => {
+    const ev = await event({
+      stages: [
+        { format: "ffa", format_options: { lobby_size: 3 }, advance: { per_lobby: 2 } },
+        { format: "ffa", advance: { top: 2 } },
+        se,
+      ],
+    }, 6);
+    await playFirstStage(ev);
+    expectStatus(await ev.call("PATCH", `/tournaments/${ev.id}/stages/2`, { body: { status: "ongoing" } }), 200);
+    const [lobby] = (await results(ev, "?stage=2")).matches;
+    // A 10 + 1, C 6, B 5, E 4: A and C go on, seeded 1 and 2.
+    await game(ev, lobby, 1, "A:1 C B E");
+    const s3 = await stage(ev, 3);
+    expect(qualifierRows(ev, s3.qualifiers)).toEqual([["A", 1, null, 1], ["C", 2, null, 2]]);
+    expectStatus(await ev.call("PATCH", `/tournaments/${ev.id}/stages/3`, { body: { status: "ongoing" } }), 200);
+    const [final] = (await results(ev, "?stage=3")).matches as unknown as Match[];
+    expect([final.team1_seed, final.team2_seed]).toEqual([1, 2]);
+    await score(ev, [final], "C", "A", 1, 0);
+    expectStatus(await ev.call("PATCH", `/tournaments/${ev.id}`, { body: { status: "completed" } }), 200);
+    // The final: C 1, A 2; stage 2 did not advance B, E (its order): 3, 4; stage 1 did not
+    // advance D, F (its order): 5, 6.
+    const overall = (await results(ev)).standings.map((s: { team_id: string; position: number }) => [ev.label(s.team_id), s.position]);
+    expect(overall).toEqual([["C", 1], ["A", 2], ["B", 3], ["E", 4], ["D", 5], ["F", 6]]);
+  });
+});
