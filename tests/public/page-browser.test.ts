@@ -156,6 +156,12 @@ async function playStage(call: Call, id: string, stage: number): Promise<void> {
     const ready = (await matchesOf(call, id)).filter((m) => m.stage === stage && m.status === "ready");
     if (ready.length === 0) return;
     for (const m of ready) {
+      if (m.opponents) {
+        // A free-for-all lobby's one game: its teams placed in seed order.
+        const results = m.opponents.map((o, i) => ({ team_id: o.team_id, placement: i + 1 }));
+        expectStatus(await call("PUT", `/tournaments/${id}/matches/${m.id}/games/1`, { body: { results } }), 200);
+        continue;
+      }
       const first = (m.team1_seed ?? 0) < (m.team2_seed ?? 0);
       const body = first ? { team1_score: 2, team2_score: 0 } : { team1_score: 0, team2_score: 2 };
       expectStatus(await call("PATCH", `/tournaments/${id}/matches/${m.id}`, { body }), 200);
@@ -224,6 +230,20 @@ const EVENTS: EventSpec[] = [
       stages: [
         { name: "Group stage", format: "round_robin", format_options: { groups: 2 }, advance: { per_group: 2 } },
         { name: "Playoffs", format: "single_elimination" },
+      ],
+    },
+  },
+  {
+    // Lobbies (drawn by the page) into a bracket (the server's picture): the page moves between them.
+    name: "ffa-two-stage",
+    teams: 8,
+    visibility: "create",
+    twoStage: true,
+    fields: {
+      name: "Royale Qualifiers",
+      stages: [
+        { name: "Qualifiers", format: "ffa", format_options: { lobby_size: 4, games: 1 }, advance: { per_lobby: 2 } },
+        { name: "Final", format: "single_elimination" },
       ],
     },
   },

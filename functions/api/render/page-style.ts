@@ -109,7 +109,7 @@ font-weight:700;font-size:14px;font-variant-numeric:tabular-nums}
 .p-lu-none{margin:0;font-size:14px;color:var(--muted)}
 .p-ffa{display:grid;gap:20px}
 .p-round h3{font-size:15px;font-weight:700;margin:0 0 8px;color:var(--accent)}
-.p-lobbies{display:grid;gap:16px;grid-template-columns:repeat(auto-fill,minmax(min(100%,calc(300px + var(--games,1) * 72px)),1fr))}
+.p-lobbies{display:grid;gap:16px;grid-template-columns:repeat(auto-fill,minmax(min(100%,calc(360px + var(--games,1) * 72px)),1fr))}
 .p-lobby{border:1px solid var(--border);border-radius:12px;background:var(--surface-2);padding:10px 12px 4px;min-width:0}
 .p-lobby-head{display:flex;align-items:baseline;justify-content:space-between;gap:8px;flex-wrap:wrap;margin:0 0 2px;font-size:16px;
 font-weight:700}
