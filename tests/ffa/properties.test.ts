@@ -24,7 +24,6 @@ import {
   FFA_TIE_BREAKERS,
   type FfaOptions,
   ffaOptionsOf,
-  type FfaTieBreaker,
   type GameLine,
   gameRows,
   lobbyOutcome,
