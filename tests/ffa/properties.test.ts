@@ -6,8 +6,8 @@
 //   placements and random kills (mostly small, so that totals tie and the tie-breakers decide),
 //   a few corrections (an earlier game PUT again), a DELETE of a lobby's last game (then PUT
 //   again), and with draw "standings" a correction after the next round is dealt (no re-deal)
-//   and one once it has a game (409 match_locked). Before the first game, in the middle of each
-//   round and after it, the lobbies (membership, positions, opponents' placement, kills and
+//   and one once it has a game (409 match_locked); with draw "seed", now and then the rounds
+//   played last first. Before the first game, in the middle of each round and after it, the lobbies (membership, positions, opponents' placement, kills and
 //   points, games and their points, status, winner_id) and the standings (order, points, kills,
 //   first_places, games_played, best_placement, separated_by) must be the oracle's; so must the
 //   lobby each game PUT and DELETE answers with;
@@ -177,6 +177,7 @@ const seen = {
   locked: 0,
   keptDeals: 0,
   together: 0,
+  outOfOrder: 0,
   separatedBy: new Map<string, number>(),
 };
 const disagreements: string[] = [];
@@ -312,7 +313,12 @@ async function playEvent(e: EventArb, teamIds: string[], kind: string): Promise<
   }
   await learnIds();
   await check("before any game");
-  for (let round = 1; round <= options.rounds; round++) {
+  // With draw "seed" every round's lobbies exist from the start: now and then the rounds are
+  // played out of order (last_game still reads the highest round's game).
+  const order = Array.from({ length: options.rounds }, (_, k) => k + 1);
+  if (options.draw === "seed" && random() < 0.3) order.reverse();
+  if (order[0] !== 1) seen.outOfOrder++;
+  for (const [done, round] of order.entries()) {
     const lobbies = dealt.get(round)!.length;
     // The round's last games: one lobby's alone, or (draw "standings", now and then) every
     // lobby's at once, so that the round completes in one of several concurrent requests.
@@ -356,7 +362,7 @@ async function playEvent(e: EventArb, teamIds: string[], kind: string): Promise<
     // Corrections: an earlier game of this round PUT again (with draw "seed", now and then one of an earlier round).
     const corrections = Math.floor(random() * 3);
     for (let c = 0; c < corrections; c++) {
-      const r = options.draw === "seed" && round > 1 && random() < 0.3 ? 1 + Math.floor(random() * (round - 1)) : round;
+      const r = options.draw === "seed" && done > 0 && random() < 0.3 ? order[Math.floor(random() * done)] : round;
       const reported = [...played].filter(([k, gs]) => k.startsWith(`${r}:`) && gs.length > 0);
       if (reported.length === 0) break;
       const [k, gs] = reported[Math.floor(random() * reported.length)];
@@ -458,7 +464,7 @@ function sortKeys(v: unknown): unknown {
 
 function report(what: string, started: number): void {
   console.log(
-    `ffa ${what}: ${seen.events} events, ${seen.lobbies} lobbies, ${seen.games} game PUTs (${seen.corrections} corrections, ${seen.deletes} deletes, ${seen.locked} lock probes, ${seen.keptDeals} corrections after a deal, ${seen.together} rounds completed by concurrent PUTs), ${seen.checks} checks (${seen.lobbyChecks} lobbies, ${seen.entries} standing entries) in ${
+    `ffa ${what}: ${seen.events} events, ${seen.lobbies} lobbies, ${seen.games} game PUTs (${seen.corrections} corrections, ${seen.deletes} deletes, ${seen.locked} lock probes, ${seen.keptDeals} corrections after a deal, ${seen.together} rounds completed by concurrent PUTs, ${seen.outOfOrder} events played last round first), ${seen.checks} checks (${seen.lobbyChecks} lobbies, ${seen.entries} standing entries) in ${
       ((performance.now() - started) / 1000).toFixed(1)
     } s; separated_by ${
       JSON.stringify(Object.fromEntries([...seen.separatedBy].sort((x, y) => y[1] - x[1])))
