@@ -5,7 +5,7 @@
 //   tie-breaker order, or the defaults), every game reported with a random permutation of
 //   placements and random kills (mostly small, so that totals tie and the tie-breakers decide),
 //   a few corrections (an earlier game PUT again), a DELETE of a lobby's last game (then PUT
-//   again), and with draw "standings" a correction after the next round is dealt (no re-deal)
+//   again), and with draw "standings" a correction (or a DELETE and PUT) after the next round is dealt (no re-deal)
 //   and one once it has a game (409 match_locked); with draw "seed", now and then the rounds
 //   played last first. Before the first game, in the middle of each round and after it, the lobbies (membership, positions, opponents' placement, kills and
 //   points, games and their points, status, winner_id) and the standings (order, points, kills,
@@ -396,7 +396,8 @@ async function playEvent(e: EventArb, teamIds: string[], kind: string): Promise<
       dealRound(round + 1);
       await learnIds();
       // A correction while the next round has no game is allowed and does not deal it again.
-      if (random() < 0.5) {
+      const pick = random();
+      if (pick < 0.5) {
         const lobby = 1 + Math.floor(random() * lobbies);
         await put(
           round,
@@ -406,6 +407,28 @@ async function playEvent(e: EventArb, teamIds: string[], kind: string): Promise<
           `round ${round}, after round ${round + 1} is dealt`,
         );
         seen.corrections++;
+        seen.keptDeals++;
+      } else if (pick < 0.75) {
+        // So is deleting a lobby's last game and PUTting it again: round r + 1 stays as dealt.
+        const lobby = 1 + Math.floor(random() * lobbies);
+        const res = await call("DELETE", `/tournaments/${id}/matches/${ids.get(key(round, lobby))}/games/${options.games}`);
+        expectStatus(res, 200);
+        played.get(key(round, lobby))!.pop();
+        seen.deletes++;
+        checkLobby(
+          `round ${round}: DELETE lobby ${lobby} game ${options.games} after round ${round + 1} is dealt answered`,
+          round,
+          lobby,
+          res.body.data,
+        );
+        await check(`round ${round}, after the DELETE of lobby ${lobby}'s last game once round ${round + 1} is dealt`);
+        await put(
+          round,
+          lobby,
+          options.games,
+          newLines(round, lobby),
+          `round ${round}, PUT again after the DELETE once round ${round + 1} is dealt`,
+        );
         seen.keptDeals++;
       }
     }
