@@ -1,9 +1,10 @@
 // Free-for-all (contract section 20, with section 19's separated_by) against an independent
-// oracle (tests/support/ffa-oracle.ts, written from the contract alone), through the real API:
+// oracle (tests/support/ffa-props-oracle.ts, written from the contract alone), through the real API:
 // - a property: random events (2-60 teams, lobby_size 3-100, 1-3 games, 1-3 rounds, draw seed or
 //   standings, random placement_points with single placements and ranges, kill_points, a random
 //   tie-breaker order, or the defaults), every game reported with a random permutation of
-//   placements and random kills (mostly small, so that totals tie and the tie-breakers decide),
+//   placements and random kills (mostly small, so that totals tie and the tie-breakers decide;
+//   lines sent in a random order, `kills` now and then left out where it is 0),
 //   a few corrections (an earlier game PUT again), a DELETE of a lobby's last game (then PUT
 //   again), and with draw "standings" a correction (or a DELETE and PUT) after the next round is dealt (no re-deal)
 //   and one once it has a game (409 match_locked); with draw "seed", now and then the rounds
@@ -30,7 +31,7 @@ import {
   lobbyTable,
   type PlayedGame,
   standings as oracleStandings,
-} from "../support/ffa-oracle.ts";
+} from "../support/ffa-props-oracle.ts";
 
 const SEED = process.env.FFA_SEED && process.env.FFA_SEED !== "random" ? Number(process.env.FFA_SEED) : Date.now() % 2 ** 31;
 console.log(`ffa-properties: seed ${SEED} (FFA_SEED=<n> replays)`);
@@ -151,14 +152,30 @@ function sent(o: OptionsArb): Partial<FfaOptions> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<FfaOptions>;
 }
 
-/** A game's lines for `teams`: a random permutation of placements 1..n, random kills (squared: small ones more often). */
-function randomLines(random: () => number, teams: string[], killMax: number): GameLine[] {
-  const order = [...teams];
-  for (let i = order.length - 1; i > 0; i--) {
+function shuffled<T>(random: () => number, items: T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
-    [order[i], order[j]] = [order[j], order[i]];
+    [out[i], out[j]] = [out[j], out[i]];
   }
-  return order.map((team_id, i) => ({ team_id, placement: i + 1, kills: Math.floor(random() ** 2 * (killMax + 1)) }));
+  return out;
+}
+
+/** A line as sent: `kills` may be left out (0 by default). */
+type SentLine = Omit<GameLine, "kills"> & { kills?: number };
+
+/**
+ * A game's lines for `teams`: a random permutation of placements 1..n, random kills (squared:
+ * small ones more often), sent in a random order, now and then without `kills` where it is 0.
+ */
+function randomLines(random: () => number, teams: string[], killMax: number): SentLine[] {
+  const lines = shuffled(random, teams).map((team_id, i) => ({
+    team_id,
+    placement: i + 1,
+    kills: Math.floor(random() ** 2 * (killMax + 1)),
+  }));
+  const omit = random() < 0.3;
+  return shuffled(random, lines).map((l) => (omit && l.kills === 0 ? { team_id: l.team_id, placement: l.placement } : l));
 }
 
 // ============================================================================
@@ -296,10 +313,10 @@ async function playEvent(e: EventArb, teamIds: string[], kind: string): Promise<
   const learnIds = async () => {
     for (const m of (await results(call, id)).matches) ids.set(key(m.round, m.position), m.id);
   };
-  const put = async (round: number, lobby: number, number: number, lines: GameLine[], what: string) => {
+  const put = async (round: number, lobby: number, number: number, lines: SentLine[], what: string) => {
     const res = await call("PUT", `/tournaments/${id}/matches/${ids.get(key(round, lobby))}/games/${number}`, { body: { results: lines } });
     expectStatus(res, 200);
-    played.get(key(round, lobby))![number - 1] = lines;
+    played.get(key(round, lobby))![number - 1] = lines.map((l) => ({ ...l, kills: l.kills ?? 0 }));
     seen.games++;
     checkLobby(`${what}: PUT round ${round} lobby ${lobby} game ${number} answered`, round, lobby, res.body.data);
   };
