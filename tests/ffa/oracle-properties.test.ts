@@ -308,10 +308,27 @@ async function playEvent(e: EventArb, teamIds: string[], kind: string): Promise<
     compare(`${what}: standings`, standings.map(row), want.map(row), input);
   };
 
-  /** The API's lobby ids, by round and position (lobbies appear as they are dealt). */
+  /**
+   * The API's lobby ids, by round and position (lobbies appear as they are dealt). A lobby whose
+   * teams are not the ones the oracle dealt is a disagreement; the event then goes on with the
+   * API's teams (so that the rest is still checked).
+   */
   const ids = new Map<string, string>();
   const learnIds = async () => {
-    for (const m of (await results(call, id)).matches) ids.set(key(m.round, m.position), m.id);
+    for (const m of (await results(call, id)).matches) {
+      ids.set(key(m.round, m.position), m.id);
+      const want = dealt.get(m.round)?.[m.position - 1];
+      if (!want) continue;
+      const [got, sorted] = [m.opponents.map((o) => o.team_id).sort(), [...want].sort()];
+      if (JSON.stringify(got) === JSON.stringify(sorted)) continue;
+      const seeds = (ts: string[]) => ts.map((t) => seedOf.get(t)!).sort((a, b) => a - b).map((x) => `#${x}`).join(" ");
+      const input = [...played.keys()].map((k) => {
+        const [r, l] = k.split(":").map(Number);
+        return `r${r}l${l} ${gamesText(r, l) || "-"}`;
+      }).join("; ");
+      disagree(`${label}\n  round ${m.round} lobby ${m.position} dealt: API ${seeds(got)}, oracle ${seeds(want)}\n  input: ${input}`);
+      dealt.get(m.round)![m.position - 1] = m.opponents.map((o) => o.team_id);
+    }
   };
   const put = async (round: number, lobby: number, number: number, lines: SentLine[], what: string) => {
     const res = await call("PUT", `/tournaments/${id}/matches/${ids.get(key(round, lobby))}/games/${number}`, { body: { results: lines } });
@@ -471,13 +488,14 @@ describe("free-for-all: lobbies and standings against the oracle", () => {
     disagreements.length = 0;
     disagreementCount = 0;
     const started = performance.now();
+    let error: unknown;
     await fc.assert(
       fc.asyncProperty(fc.tuple(eventArb, eventArb), async ([a, b]) => {
         await Promise.all([playEvent(a, pool, "event"), playEvent(b, pool, "event")]);
       }),
       { numRuns: 60, seed: SEED, endOnFailure: true },
-    );
-    report("property", started);
+    ).catch((e) => (error = e));
+    report("property", started, error);
   }, 120_000);
 
   it("one large event (100-1,024 teams) gives the oracle's lobbies and standings", async () => {
@@ -488,8 +506,9 @@ describe("free-for-all: lobbies and standings against the oracle", () => {
     if (process.env.FFA_LARGE_N) e.n = Number(process.env.FFA_LARGE_N);
     console.log(`ffa large event: n=${e.n} options ${JSON.stringify(e.options)} killMax=${e.killMax}`);
     const teams = await createTeams(e.n, `FfaBig${Date.now().toString(36)}`);
-    await playEvent(e, teams, "large event");
-    report("large event", started);
+    let error: unknown;
+    await playEvent(e, teams, "large event").catch((x) => (error = x));
+    report("large event", started, error);
   }, 120_000);
 });
 
@@ -502,7 +521,8 @@ function sortKeys(v: unknown): unknown {
   return v;
 }
 
-function report(what: string, started: number): void {
+/** Prints what the run saw and its disagreements, then fails on them, or on the error that stopped the run. */
+function report(what: string, started: number, error: unknown): void {
   console.log(
     `ffa ${what}: ${seen.events} events, ${seen.lobbies} lobbies, ${seen.games} game PUTs (${seen.corrections} corrections, ${seen.deletes} deletes, ${seen.locked} lock probes, ${seen.keptDeals} corrections after a deal, ${seen.together} rounds completed by concurrent PUTs, ${seen.outOfOrder} events played last round first), ${seen.checks} checks (${seen.lobbyChecks} lobbies, ${seen.entries} standing entries) in ${
       ((performance.now() - started) / 1000).toFixed(1)
@@ -516,5 +536,7 @@ function report(what: string, started: number): void {
   disagreementCount = 0;
   for (const k of Object.keys(seen) as (keyof typeof seen)[]) if (k !== "separatedBy") seen[k] = 0;
   seen.separatedBy.clear();
+  if (error) console.log(`ffa ${what}: the run stopped on ${error instanceof Error ? error.message : String(error)}`);
   expect(found, "disagreements with the oracle").toEqual([]);
+  if (error) throw error;
 }
