@@ -1039,20 +1039,11 @@ describe("free-for-all (contract section 20)", () => {
     for (const t of shown) expect(rowWidth(t), `${t.tag} ${t.name}`).toBeLessThanOrEqual(178 - 6);
   });
 
-  it("draws a 1,000-team stage (50 lobbies × 6 games) in under 250 ms, and clips it legibly for the PNG: the first lobbies and standings rows, named in the caption", () => {
+  // (Its time is npm run bench -- --ffa's: the SVG under 250 ms of CPU in the function's runtime.)
+  it("draws a 1,000-team stage (50 lobbies × 6 games) whole, and clips it legibly for the PNG: the first lobbies and standings rows, named in the caption", () => {
     const view = ffa(1000, { lobby_size: 20, games: 6 }, { seed: 5 });
     expect(view.matches).toHaveLength(50);
-    renderBracket(view, { theme: "dark" }); // warm up
-    const times: number[] = [];
-    let whole = renderBracket(view, { theme: "light" });
-    for (let i = 0; i < 5; i++) {
-      const start = performance.now();
-      whole = renderBracket(view, { theme: i % 2 ? "dark" : "light" });
-      times.push(performance.now() - start);
-    }
-    times.sort((a, b) => a - b);
-    console.log(`1,000-team free-for-all: ${times.map((t) => t.toFixed(1)).join(", ")} ms, ${(whole.svg.length / 1e6).toFixed(2)} MB`);
-    expect(times[0]).toBeLessThan(250);
+    const whole = renderBracket(view, { theme: "light" });
     expect(whole.clipped).toBeNull();
     expect((whole.svg.match(/<g class="lobby" /g) ?? []).length).toBe(50);
     // As the PNG route draws it (functions/api/pictures.ts): 4096 on a side, then smaller until 2048² pixels at scale 1.
