@@ -39,6 +39,7 @@
 //   npm run bench -- --reports                     # the reported results' figures alone (report, confirm, sweep)
 //   npm run bench -- --scoring                     # the scoring figures alone (tie-breakers, swiss draws, a neighbour)
 //   npm run bench -- --ffa                         # the free-for-all figures alone (a lobby's game PUT, a 1,000-team stage)
+//   npm run bench -- --rush                        # the rush hours (issue 39): sign-ups against 512 slots, check-ins
 //   npm run bench -- --url http://127.0.0.1:54321/functions/v1/api/v1 \
 //                    --db postgres://postgres:postgres@127.0.0.1:54322/postgres     # a running stack
 import fs from "node:fs";
@@ -56,6 +57,7 @@ import { picturesBench, picturesReport } from "./lib/pictures.mjs";
 import { sweepBench, sweepReport } from "./lib/reports.mjs";
 import { scoringBench, scoringReport } from "./lib/scoring.mjs";
 import { ffaBench, ffaReport } from "./lib/ffa.mjs";
+import { rushBench, rushReport } from "./lib/rush.mjs";
 import * as seed from "./lib/seed.mjs";
 import {
   drain,
@@ -139,6 +141,11 @@ const USAGE = `npm run bench [-- options]
                       games, reported game by game through the API) ÷ a duel's game PUT, alternately (median
                       and p95 ≤ 1.5×); the results of a 1,000-team stage (50 lobbies × 6 games) on the server
                       (< 50 ms)
+  --rush              only the rush hours (issue 39), through the API, 32 requests in flight: (a) 2,000
+                      sign-ups from 2,000 sign-up links against 512 slots with the waitlist on (all within
+                      30 s, p99 < 3 s, exactly 512 accepted and the rest waitlisted in order); (b) 512
+                      registration tokens checking in (p99 < 1 s, every check-in recorded); Postgres CPU
+                      and WAL per request, the function's peak RSS
   --webhook-events <n>       events for the dispatcher's throughput (3000)
   --webhook-concurrency <n>  its WEBHOOK_CONCURRENCY, and as many endpoints and receiver paths (16)`;
 
@@ -163,6 +170,7 @@ const { values: opt } = parseArgs({
     reports: { type: "boolean", default: false },
     scoring: { type: "boolean", default: false },
     ffa: { type: "boolean", default: false },
+    rush: { type: "boolean", default: false },
     writes: { type: "boolean", default: false },
     hot: { type: "boolean", default: false },
     "webhook-events": { type: "string", default: "3000" },
@@ -503,6 +511,14 @@ async function main() {
     return out;
   };
   if (opt.live) return await only("live", "live", () => live(), liveReport, 256);
+  if (opt.rush) {
+    return await only(
+      "rush",
+      "issue 39, rush hours",
+      () => rushBench({ db, base, teams: data.teams, watched: { fnPid: stack.fnPid ?? null, pgPid }, log }),
+      rushReport,
+    );
+  }
   if (opt.ffa) return await only("ffa", "issue 38, free-for-all", () => ffaBench({ db, view, base, teams: data.teams, log }), ffaReport);
   if (opt.scoring) {
     return await only("scoring", "issue 37, scoring", () => scoringBench({ db, base, teams: data.teams, log }), scoringReport);
