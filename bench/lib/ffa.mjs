@@ -13,7 +13,7 @@
 //   Deno, the route's own code), CPU per picture, median of 10: < 250 ms; the PNG apart.
 import { api, KeyRing, send } from "./client.mjs";
 import { drawPictures } from "./public.mjs";
-import { timeServer } from "./measure.mjs";
+import { latency, timeServer } from "./measure.mjs";
 import { verdict } from "./report.mjs";
 import * as seed from "./seed.mjs";
 
@@ -24,13 +24,6 @@ const ROUNDS = 3; // 100-team tournaments reported, one after another
 const ROUND_TEAMS = 100;
 const BIG_TEAMS = 1000;
 const GAMES = 6;
-
-/** Median and p95 of a list of ms. */
-function stats(ms) {
-  const s = [...ms].sort((a, b) => a - b);
-  const at = (q) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
-  return { runs: s.length, median_ms: at(0.5), p95_ms: at(0.95), max_ms: s.at(-1) };
-}
 
 /** A lobby's game: its teams in a random order, kills 0-9. */
 function lobbyResults(lobby) {
@@ -98,8 +91,8 @@ export async function ffaBench({ db, view, base, teams, log }) {
       }
     }
   }
-  const lobby = stats(lobbyMs);
-  const duel = stats(duelMs);
+  const lobby = latency(lobbyMs);
+  const duel = latency(duelMs);
   log(`ffa: a lobby's game PUT median ${lobby.median_ms.toFixed(1)} ms, a duel's ${duel.median_ms.toFixed(1)} ms`);
 
   // A 1,000-team stage: 50 lobbies × 6 games, all reported; its results read through the API, timed on the server.
@@ -119,7 +112,7 @@ export async function ffaBench({ db, view, base, teams, log }) {
       await db.query(sql, [big]);
       if (i > 0) ms.push(performance.now() - t);
     }
-    return stats(ms);
+    return latency(ms);
   };
   const built = await build("select length(app.tournament_results(jsonb_build_object('tournament_id', $1::uuid))::text)");
   const standingsBuilt = await build("select length(app.get_stage(jsonb_build_object('tournament_id', $1::uuid, 'number', 1))::text)");

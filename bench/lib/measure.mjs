@@ -236,3 +236,10 @@ export function gitState(root) {
     return null;
   }
 }
+
+/** A list of times in ms as the bench reports them: runs, median, p95, p99, min and max (nearest rank). */
+export function latency(ms) {
+  const s = [...ms].sort((a, b) => a - b);
+  const at = (q) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
+  return { runs: s.length, median_ms: at(0.5), p95_ms: at(0.95), p99_ms: at(0.99), min_ms: s[0], max_ms: s.at(-1) };
+}

@@ -13,6 +13,7 @@
 //   tournaments copied 100 times, set-based: every match, entry and registration), ≤ 1.5× as
 //   the project's rule for a neighbour (report.mjs MAX_SLOWDOWN).
 import { api } from "./client.mjs";
+import { latency } from "./measure.mjs";
 import { MAX_SLOWDOWN } from "./report.mjs";
 import * as seed from "./seed.mjs";
 
@@ -74,13 +75,6 @@ const FLOOR_SQL = `select json_agg(s order by s.points desc, s.team_id)::text fr
            select m.team2_id, m.winner_id from app.matches m where m.tournament_id = $1 and m.status = 'completed') x
     group by x.team_id) s`;
 
-/** Median and p95 of a list of ms. */
-function stats(ms) {
-  const s = [...ms].sort((a, b) => a - b);
-  const at = (q) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
-  return { runs: s.length, median_ms: at(0.5), p95_ms: at(0.95), min_ms: s[0], max_ms: s.at(-1) };
-}
-
 async function timed(db, sql, params) {
   const t0 = performance.now();
   await db.query(sql, params);
@@ -100,7 +94,7 @@ async function standings(db, ids) {
     const order = round % 2 === 0 ? ["floor", "defaults", "all"] : ["all", "defaults", "floor"];
     for (let i = 0; i < STANDINGS_RUNS; i++) for (const side of order) ms[side].push(await timed(db, ...sides[side]));
   }
-  return Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, stats(v)]));
+  return Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, latency(v)]));
 }
 
 /**
@@ -145,7 +139,13 @@ async function draws(db, id, floorId) {
       await db.query("rollback");
     }
   }
-  return { round: last.round + 1, matches: drawn, ...stats(ms), pairing: pairing.length ? stats(pairing) : null, floor: stats(floor) };
+  return {
+    round: last.round + 1,
+    matches: drawn,
+    ...latency(ms),
+    pairing: pairing.length ? latency(pairing) : null,
+    floor: latency(floor),
+  };
 }
 
 /** Where a draw's time goes: one more report of the round's last result, rolled back, with track_functions = all (when the operator may set it). */
