@@ -10,6 +10,15 @@
 -- ============================================================================
 -- functions
 -- ============================================================================
+-- The slot (1..p_slots) of the i-th of a list (0-based) dealt in snake order: 1, 2, ..., n, n,
+-- ..., 1, 1, ... Round robin deals its groups by seed so, free-for-all its lobbies.
+create function app.snake_slot(p_i int, p_slots int) returns int
+language sql immutable
+set search_path = ''
+as $$
+  select case when (p_i / p_slots) % 2 = 0 then p_i % p_slots + 1 else p_slots - p_i % p_slots end
+$$;
+
 -- Whether a JSON value is a series length: an odd integer from 1 to 9.
 create function app.is_best_of(p_value jsonb) returns boolean
 language sql immutable
@@ -251,6 +260,7 @@ comment on function app.stage_standings(app.tournaments) is 'A stage''s standing
 -- grants
 -- ============================================================================
 grant execute on function app.formats() to tournament_api_owner;
+grant execute on function app.snake_slot(int, int) to tournament_api_owner;
 grant execute on function app.is_best_of(jsonb) to tournament_api_owner;
 grant execute on function app.series_length(app.tournaments, boolean) to tournament_api_owner;
 grant execute on function app.format_options(text, jsonb) to tournament_api_owner;

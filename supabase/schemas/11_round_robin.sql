@@ -29,9 +29,7 @@ begin
   insert into app.matches (tournament_id, account_id, stage, group_no, round, position, team1_id, team2_id, status,
                            best_of)
   with members as (
-    select e.team_id, e.seed,
-           case when ((e.seed - 1) / v_groups) % 2 = 0 then (e.seed - 1) % v_groups + 1
-                else v_groups - (e.seed - 1) % v_groups end as grp
+    select e.team_id, e.seed, app.snake_slot(e.seed - 1, v_groups) as grp
       from app.stage_entries e
      where e.tournament_id = p_t.id and e.stage = p_t.stage
   ), ranked as (

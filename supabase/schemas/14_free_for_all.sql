@@ -117,14 +117,6 @@ begin
 end
 $$;
 
--- The lobby (1..p_lobbies) of the i-th team (0-based) dealt in snake order: 1, 2, ..., L, L, ..., 1, 1, ...
-create function app.ffa_lobby_of(p_i int, p_lobbies int) returns int
-language sql immutable
-set search_path = ''
-as $$
-  select case when (p_i / p_lobbies) % 2 = 0 then p_i % p_lobbies + 1 else p_lobbies - p_i % p_lobbies end
-$$;
-
 -- Deals round p_round of a stage (p_t as app.stage_of gives it): its teams in p_order (seeds, or
 -- standings) into ceil(N / lobby_size) lobbies in snake order, each a ready match whose
 -- opponents are its teams by seed (their names and tags as the tournament froze them).
@@ -139,7 +131,7 @@ begin
   select p_t.id, p_t.account_id, p_t.stage, p_round, d.lobby, 'ready',
          jsonb_agg(jsonb_build_object('team_id', d.team_id, 'team_name', tm.name, 'team_tag', tm.tag, 'seed', e.seed,
                                       'placement', null, 'kills', 0, 'points', 0) order by e.seed)
-    from (select o.team_id, app.ffa_lobby_of((o.i - 1)::int, v_lobbies) as lobby
+    from (select o.team_id, app.snake_slot((o.i - 1)::int, v_lobbies) as lobby
             from unnest(p_order) with ordinality as o (team_id, i)) d
     join app.stage_entries e on e.tournament_id = p_t.id and e.stage = p_t.stage and e.team_id = d.team_id
     join app.tournament_teams tm on tm.tournament_id = p_t.id and tm.id = d.team_id
@@ -476,7 +468,6 @@ comment on function app.ffa_standings(app.tournaments) is
 grant execute on function app.ffa_tie_breakers() to tournament_api_owner;
 grant execute on function app.ffa_options(jsonb) to tournament_api_owner;
 grant execute on function app.ffa_points_table(jsonb, int) to tournament_api_owner;
-grant execute on function app.ffa_lobby_of(int, int) to tournament_api_owner;
 grant execute on function app.ffa_deal(app.tournaments, int, uuid[]) to tournament_api_owner;
 grant execute on function app.generate_ffa(app.tournaments) to tournament_api_owner;
 grant execute on function app.ffa_table(app.tournaments, jsonb, jsonb) to tournament_api_owner;
