@@ -324,20 +324,18 @@ $$;
 comment on function app.create_registration(jsonb) is
   'Registers a team. Checks in order: tournament, team, open, not yet registered, capacity; then copies its roster.';
 
--- Enters a team (found, locked for key share) in a tournament whose row lock the caller holds:
--- open (409 registration_closed), not yet registered (409 already_registered), then its state:
--- a sign-up (p_signup) waits for approval when the tournament asks for it; else accepted while a
--- slot is free, then waitlisted with a waitlist, else 409 tournament_full. A team of the
--- tournament's account brings its roster (the lineup written with the row, then its entries).
-create function app.register(p_t app.tournaments, p_team app.teams, p_signup boolean) returns app.registrations
-language plpgsql volatile
+-- Section 4's checks of a team's entry, in order: open (409 registration_closed), not yet
+-- registered (409 already_registered), then its state: a sign-up (p_signup) waits for approval
+-- when the tournament asks for it; else accepted while a slot is free, then waitlisted with a
+-- waitlist, else 409 tournament_full. Exact when the caller holds the tournament's row lock; a
+-- sign-up also asks it before, unlocked, so that these answers keep their place before the
+-- lineup's while its players are written outside the lock.
+create function app.entry_state(p_t app.tournaments, p_team app.teams, p_signup boolean) returns text
+language plpgsql stable
 set search_path = ''
 as $$
 declare
-  v_reg app.registrations;
   v_held int;
-  v_state text := 'accepted';
-  v_lineup jsonb := '[]';
 begin
   if p_t.status <> 'registration' or now() > p_t.registration_closes then
     perform app.raise_error('registration_closed', 'Registration for this tournament is closed.');
@@ -346,17 +344,30 @@ begin
     perform app.raise_error('already_registered', 'This team is already registered.');
   end if;
   if p_signup and p_t.approval then
-    v_state := 'pending';
-  else
-    select count(*) into v_held from app.registrations r where r.tournament_id = p_t.id and r.state = 'accepted';
-    if v_held >= p_t.max_teams and p_t.waitlist then
-      v_state := 'waitlisted';
-    elsif v_held >= p_t.max_teams then
-      perform app.raise_error('tournament_full',
-        format('The tournament is full (%s of %s teams).', v_held, p_t.max_teams));
-    end if;
+    return 'pending';
   end if;
+  select count(*) into v_held from app.registrations r where r.tournament_id = p_t.id and r.state = 'accepted';
+  if v_held < p_t.max_teams then
+    return 'accepted';
+  elsif p_t.waitlist then
+    return 'waitlisted';
+  end if;
+  perform app.raise_error('tournament_full', format('The tournament is full (%s of %s teams).', v_held, p_t.max_teams));
+end
+$$;
 
+-- Enters a team (found, locked for key share) in a tournament whose row lock the caller holds,
+-- in the state app.entry_state gives it. A team of the tournament's account brings its roster
+-- (the lineup written with the row, then its entries).
+create function app.register(p_t app.tournaments, p_team app.teams, p_signup boolean) returns app.registrations
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  v_reg app.registrations;
+  v_state text := app.entry_state(p_t, p_team, p_signup);
+  v_lineup jsonb := '[]';
+begin
   if p_team.account_id = p_t.account_id then
     v_lineup := app.roster_lineup(p_t, p_team.id);
   end if;
@@ -646,6 +657,20 @@ create function app.set_lineup(p_t app.tournaments, p_r app.registrations, p_ent
 language plpgsql volatile
 set search_path = ''
 as $$
+begin
+  perform app.check_lineup(p_t, p_r.id, p_entries, p_field);
+  perform app.replace_lineup(p_t, p_r, p_entries);
+end
+$$;
+
+-- app.set_lineup's checks of p_entries as the lineup of registration p_registration_id (null: a
+-- registration still to come, a sign-up's), in their order. A sign-up asks them before it takes
+-- the tournament's lock: a player taken in between is then the unique index's 409, from
+-- app.copy_roster.
+create function app.check_lineup(p_t app.tournaments, p_registration_id uuid, p_entries jsonb, p_field text) returns void
+language plpgsql volatile
+set search_path = ''
+as $$
 declare
   v_bad record;
   v_taken jsonb;
@@ -691,14 +716,12 @@ begin
     from jsonb_array_elements(p_entries) with ordinality as o (v, i)
    cross join lateral (select x.player_id, x.registration_id from app.lineup_entries x
                         where x.tournament_id = p_t.id and x.player_id = (o.v ->> 'player_id')::uuid
-                          and x.role <> 'coach' and x.registration_id <> p_r.id) e
+                          and x.role <> 'coach' and (p_registration_id is null or x.registration_id <> p_registration_id)) e
    where o.v ->> 'role' <> 'coach';
   if v_taken is not null then
     perform app.raise_error('player_already_registered',
       'A player of this lineup is already in another team''s lineup in this tournament.', v_taken);
   end if;
-
-  perform app.replace_lineup(p_t, p_r, p_entries);
 end
 $$;
 
@@ -785,6 +808,7 @@ grant execute on function app.create_registration(jsonb) to tournament_api_owner
 grant execute on function app.list_registrations(jsonb) to tournament_api_owner;
 grant execute on function app.get_registration(jsonb) to tournament_api_owner;
 grant update (seed, checked_in_at, payment_status, bracket_seed, state), delete on app.registrations to tournament_api_owner;
+grant execute on function app.entry_state(app.tournaments, app.teams, boolean) to tournament_api_owner;
 grant execute on function app.register(app.tournaments, app.teams, boolean) to tournament_api_owner;
 grant execute on function app.fill_slots(app.tournaments) to tournament_api_owner;
 grant execute on function app.participants(app.tournaments) to tournament_api_owner;
@@ -802,6 +826,7 @@ grant execute on function app.copy_roster(app.tournaments, app.registrations) to
 grant execute on function app.roster_lineup(app.tournaments, uuid) to tournament_api_owner;
 grant execute on function app.put_lineup(jsonb) to tournament_api_owner;
 grant execute on function app.set_lineup(app.tournaments, app.registrations, jsonb, text) to tournament_api_owner;
+grant execute on function app.check_lineup(app.tournaments, uuid, jsonb, text) to tournament_api_owner;
 grant execute on function app.replace_lineup(app.tournaments, app.registrations, jsonb) to tournament_api_owner;
 grant execute on function app.check_lineups(app.tournaments) to tournament_api_owner;
 grant execute on function app.freeze_team_names(app.tournaments) to tournament_api_owner;

@@ -192,6 +192,24 @@ begin
    where k.id = p_token_id and k.account_id = app.current_account_id()
      and (k.max_uses is null or k.uses < k.max_uses);
   if not found then
+    perform app.check_signup_token(p_token_id);
+  end if;
+end
+$$;
+
+-- 409 token_exhausted when the sign-up token has no use left, read only: a sign-up asks it
+-- first, in its place among the checks, and takes its use (app.use_signup_token) under the
+-- tournament's lock, which comes before the token's row in every transaction that takes both.
+-- Security definer (api_keys).
+create function app.check_signup_token(p_token_id uuid) returns void
+language plpgsql stable security definer
+set search_path = ''
+as $$
+begin
+  perform from app.api_keys k
+   where k.id = p_token_id and k.account_id = app.current_account_id()
+     and (k.max_uses is null or k.uses < k.max_uses);
+  if not found then
     perform app.raise_error('token_exhausted', 'This sign-up token has been used as many times as it may be.');
   end if;
 end
@@ -274,33 +292,55 @@ $$;
 
 -- POST /participant/registrations (participant:register): the team, its players (its roster,
 -- in lineup order) and the registration, in the tournament's account, in one transaction, under
--- section 4's checks in order (app.register: a sign-up is pending when the tournament asks for
+-- section 4's checks in order (app.entry_state: a sign-up is pending when the tournament asks for
 -- approval) and section 16's lineup rules; then a registration token for the team, shown once.
+-- The team, its players and their checks come before the tournament's row lock, which is held to
+-- the commit: under the lock, only the slot and the registration (its lineup the roster's copy,
+-- app.register), so that a rush of sign-ups waits on each other for no more than that. A lineup
+-- naming a player by external_id may update that player and with it the lineups of its
+-- tournaments (their versions): that sign-up takes the lock first, in the order an organiser's
+-- lineup PUT takes them.
 create function app.participant_signup(p_args jsonb) returns json
 language plpgsql volatile
 set search_path = ''
 as $$
 declare
+  v_id uuid := (p_args ->> 'tournament_id')::uuid;
   v_body jsonb := coalesce(p_args -> 'body', '{}');
+  v_lineup jsonb := coalesce(v_body -> 'lineup', '[]');
+  v_early boolean := not jsonb_path_exists(v_lineup, '$[*].external_id');
   v_t app.tournaments;
   v_f record;
   v_team app.teams;
   v_r app.registrations;
   v_entries jsonb;
 begin
-  v_t := app.lock_tournament((p_args ->> 'tournament_id')::uuid);
-  perform app.use_signup_token((p_args ->> 'token_id')::uuid);
+  if v_early then
+    select * into v_t from app.tournaments where id = v_id;
+    if not found then
+      perform app.raise_error('not_found', 'Tournament not found.');
+    end if;
+  else
+    v_t := app.lock_tournament(v_id);
+  end if;
+  perform app.check_signup_token((p_args ->> 'token_id')::uuid);
   select * into v_f from app.team_fields(coalesce(v_body -> 'team', '{}'));
   insert into app.teams (name, tag, logo_url, account_id)
   values (v_f.name, v_f.tag, v_f.logo_url, v_t.account_id)
   returning * into v_team;
-  v_r := app.register(v_t, v_team, true);
-  v_entries := app.participant_entries(v_r, coalesce(v_body -> 'lineup', '[]'), 'lineup');
+  perform app.entry_state(v_t, v_team, true);
+  v_r.team_id := v_team.id; -- the registration to come: no lineup and no roster yet
+  v_entries := app.participant_entries(v_r, v_lineup, 'lineup');
+  perform app.check_lineup(v_t, null, v_entries, 'lineup');
   insert into app.team_members (team_id, player_id, account_id, role, captain)
   select v_team.id, (o.v ->> 'player_id')::uuid, v_t.account_id, o.v ->> 'role', (o.v ->> 'captain')::boolean
     from jsonb_array_elements(v_entries) with ordinality as o (v, i)
    order by o.i;
-  perform app.set_lineup(v_t, v_r, v_entries, 'lineup');
+  if v_early then
+    v_t := app.lock_tournament(v_id);
+  end if;
+  perform app.use_signup_token((p_args ->> 'token_id')::uuid);
+  v_r := app.register(v_t, v_team, true);
   return json_build_object(
     'registration', (select d.doc from app.registration_documents d where d.id = v_r.id),
     'token', app.mint_token(v_t.id, v_r.id, null,
@@ -705,6 +745,7 @@ grant execute on function app.list_participant_tokens(jsonb) to tournament_api_o
 grant execute on function app.revoke_participant_token(jsonb) to tournament_api_owner;
 grant execute on function app.token_summary(uuid) to tournament_api_owner;
 grant execute on function app.use_signup_token(uuid) to tournament_api_owner;
+grant execute on function app.check_signup_token(uuid) to tournament_api_owner;
 grant execute on function app.participant_me(jsonb) to tournament_api_owner;
 grant execute on function app.participant_player(jsonb) to tournament_api_owner;
 grant execute on function app.participant_entries(app.registrations, jsonb, text) to tournament_api_owner;

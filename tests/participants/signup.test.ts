@@ -162,6 +162,52 @@ describe("states: approval and waitlist", () => {
     expect(list.map((r) => r.state)).toEqual([...Array(5).fill("accepted"), ...Array(11).fill("waitlisted")]);
   });
 
+  // A sign-up writes its team and players before the tournament's lock (issue 39), one naming a
+  // player by external_id after it: neither order may deadlock (a 503) against the organiser's
+  // lineup PUT and player PATCH, which take the tournament first, nor let a player into two lineups.
+  it("sign-ups by handle and by external_id racing a lineup PUT and a player PATCH: no 5xx, slots exact, one lineup a player", async () => {
+    const t = await tenant();
+    const { tour, signup } = await tournamentWithSignup(t, { max_teams: 6, waitlist: true, team_size: 2 });
+    const held = (await t.request("POST", "/players", { body: { handle: "held", external_id: "race:held" } })).body.data;
+    const mate = (await t.request("POST", "/players", { body: { handle: "mate" } })).body.data;
+    const [teamId] = await createTeams(1, "Race");
+    const reg = await t.request("POST", `/tournaments/${tour.id}/registrations`, { body: { team_id: teamId } });
+    expectStatus(reg, 201);
+    const lineup = (captain: string) => ({
+      players: [held, mate].map((p) => ({ player_id: p.id, role: "player", captain: p.id === captain })),
+    });
+    const path = `/tournaments/${tour.id}/registrations/${reg.body.data.id}/lineup`;
+    expectStatus(await t.request("PUT", path, { body: lineup(held.id) }), 200);
+
+    const plain = Array.from({ length: 8 }, (_, i) => signUp(signup, `Plain ${i}`, [{ handle: `p${i}`, role: "player" }]));
+    const taken = Array.from(
+      { length: 3 },
+      (_, i) => signUp(signup, `Taken ${i}`, [{ handle: `h${i}`, external_id: "race:held", role: "player" }]),
+    );
+    const fresh = Array.from(
+      { length: 2 },
+      (_, i) => signUp(signup, `Fresh ${i}`, [{ handle: `f${i}`, external_id: "race:fresh", role: "player" }]),
+    );
+    const organiser = [
+      ...[mate.id, held.id, mate.id].map((c) => t.request("PUT", path, { body: lineup(c) })),
+      ...["held-2", "held-3"].map((handle) => t.request("PATCH", `/players/${held.id}`, { body: { handle } })),
+    ];
+    const [p, k, f, o] = await Promise.all([plain, taken, fresh, organiser].map((xs) => Promise.all(xs)));
+    expect(p.map((a) => a.status)).toEqual(Array(8).fill(201));
+    for (const a of k) expectError(a, 409, "player_already_registered");
+    expect(f.map((a) => a.status).sort()).toEqual([201, 409]);
+    expect(o.map((a) => a.status)).toEqual(Array(5).fill(200));
+
+    const list = (await t.request("GET", `/tournaments/${tour.id}/registrations`)).body.data as {
+      state: string;
+      lineup: { player_id: string }[];
+    }[];
+    expect(list.map((r) => r.state)).toEqual([...Array(6).fill("accepted"), ...Array(4).fill("waitlisted")]);
+    const players = list.flatMap((r) => r.lineup.map((e) => e.player_id));
+    expect(new Set(players).size).toBe(players.length);
+    expect(list[0].lineup.map((e) => e.player_id)).toEqual([held.id, mate.id]);
+  });
+
   it("every freed slot goes to the oldest waitlisted registration, at once and under concurrency", async () => {
     const t = await tenant();
     const { tour, signup } = await tournamentWithSignup(t, { max_teams: 3, waitlist: true });
