@@ -84,7 +84,7 @@ const settle = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The figures; `base` is the stack's API (for the PATCHes), `fnDbUrl` the function role's database URL. */
 export async function picturesBench({ db, base, fnDbUrl, basePath, teams, log }) {
-  const { id, slug, key } = await bracket(db, base, teams, log);
+  const { id, slug, key } = await bracket(db, base, teams, log, "pictures");
   const path = `${basePath}/public/tournaments/${slug}/bracket.png`;
 
   // Each fresh instance's first PNG twice over: drawn there (nothing kept at this version: the

@@ -48,15 +48,18 @@ export function drawPictures(viewJson, name) {
   }
 }
 
-/** The bracket measured here and by bench/lib/pictures.mjs: its id, slug and a key of its account. */
-export async function bracket(db, base, teams, log) {
-  const [accountId] = await seed.createAccounts(db, 1, 1, { prefix: `Bench ${seed.RUN} public` });
+/**
+ * The bracket measured here and by bench/lib/pictures.mjs (each its own, `tag` apart: one run
+ * makes both): its id, slug and a key of its account.
+ */
+export async function bracket(db, base, teams, log, tag = "public") {
+  const [accountId] = await seed.createAccounts(db, 1, 1, { prefix: `Bench ${seed.RUN} ${tag}` });
   const [{ key }] = await seed.createKeys(db, [accountId], 1, "public");
   const id = await seed.startBracket(db, base, key, accountId, teams.slice(0, 1024), {
     format: "double_elimination",
     options: { best_of: 3 },
     start: false,
-    tag: "public",
+    tag,
   });
   const started = await send(base, key, "PATCH", `/tournaments/${id}`, { status: "ongoing", visibility: "public" });
   if (started.status !== 200) throw new Error(`start: ${started.status} ${started.text}`);
