@@ -20,15 +20,16 @@ const pct = (xs, p) => {
   return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : null;
 };
 
-/** A stream read from outside: every event's id and when it arrived. */
-function openStream(base, key, tournamentId) {
+/** A tournament's keyed stream read from outside (openStream). */
+const keyedStream = (base, key, tournamentId) =>
+  openStream(`${base}/tournaments/${tournamentId}/stream`, { authorization: `Bearer ${key}` });
+
+/** A stream (`url`, with `headers`) read from outside: every event's id and when it arrived. */
+export function openStream(url, headers) {
   const ctl = new AbortController();
   const arrivals = new Map(); // version -> ms (performance.now)
   const ready = (async () => {
-    const res = await fetch(`${base}/tournaments/${tournamentId}/stream`, {
-      headers: { authorization: `Bearer ${key}` },
-      signal: ctl.signal,
-    });
+    const res = await fetch(url, { headers, signal: ctl.signal });
     if (res.status !== 200) throw new Error(`stream: ${res.status} ${await res.text()}`);
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = "";
@@ -118,7 +119,7 @@ async function streams({ db, view, base, accountId, teams, log }) {
     const t0 = performance.now();
     const opened = [];
     for (let i = 0; i < n; i += 50) {
-      const batch = Array.from({ length: Math.min(50, n - i) }, (_, j) => openStream(base, keys[keyAt + Math.floor((i + j) / 10)], id));
+      const batch = Array.from({ length: Math.min(50, n - i) }, (_, j) => keyedStream(base, keys[keyAt + Math.floor((i + j) / 10)], id));
       await Promise.all(batch.map((s) => s.ready));
       opened.push(...batch);
     }
@@ -172,7 +173,7 @@ async function manyTournaments({ db, view, base, accountId, teams }) {
   const opened = [];
   for (let t = 0; t < 10; t++) {
     const id = await seed.startBracket(db, base, keys[10], accountId, teams.slice(t * 8, t * 8 + 8), { tag: `live-many-${t}` });
-    const batch = Array.from({ length: 10 }, (_, i) => openStream(base, keys[i], id));
+    const batch = Array.from({ length: 10 }, (_, i) => keyedStream(base, keys[i], id));
     await Promise.all(batch.map((s) => s.ready));
     opened.push(...batch);
   }

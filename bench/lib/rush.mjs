@@ -7,8 +7,14 @@
 //   accepted and the other 1,488 waitlisted, in order (every accepted one registered before every
 //   waitlisted one), no 5xx, no lost or doubled registration.
 // - (b) check-in rush: 512 registration tokens checking in: p99 < 1 s; every check-in recorded.
-// (c) the report rush and (d) the final's streams and page loads are still to come (issue 39).
-import { send } from "./client.mjs";
+// - (c) report rush: a 512-team round's 256 matches reported by both sides (registration tokens):
+//   every confirmation applied within 2 s of its request, p99; every match decided once, as
+//   reported, and the next round's matches holding their teams.
+// - (d) the final: 1,000 open public streams and 50 public page loads a second (the HTML, then
+//   the JSON view and the SVG, as the page's script asks them) while the final's games are
+//   reported: request → event p99 < 1 s on every stream, page loads p99 < 500 ms, no 5xx.
+import { api, KeyRing, send } from "./client.mjs";
+import { openStream } from "./live.mjs";
 import { latency, watch } from "./measure.mjs";
 import { verdict } from "./report.mjs";
 import * as seed from "./seed.mjs";
@@ -70,6 +76,186 @@ async function tournament(db, accountId, tag, fields) {
     ],
   );
   return t.id;
+}
+
+/** One rush's figures in a line: wall, rate, p50/p99, statuses, costs a request. */
+const describe = (r) =>
+  `${r.wall_s.toFixed(1)} s (${r.per_s.toFixed(0)}/s), p50 ${r.median_ms.toFixed(0)} ms, p99 ${r.p99_ms.toFixed(0)} ms, ${
+    JSON.stringify(r.statuses)
+  }, Postgres CPU ${r.pg_cpu_ms_per_request?.toFixed(1)} ms and WAL ${
+    (r.wal_bytes_per_request / 1024).toFixed(1)
+  } KiB a request, function RSS peak ${r.fn_rss_peak_mb?.toFixed(0)} MB`;
+
+/**
+ * (c) A round ends: a 512-team single elimination with participant reporting, its 256 first-round
+ * matches reported by one side each (in a shuffled order, as matches end), then confirmed by the
+ * other, half by POST …/report/confirm and half by sending the same result (contract 18: both
+ * confirm). Each match's confirmation is taken after its report has been answered (it comes 256
+ * requests later, 32 in flight). The outcome is read back from the database.
+ */
+async function reportRush({ db, base, watched, account, teams, log }) {
+  const keys = (await seed.createKeys(db, [account], 4, "rush report")).map((k) => k.key);
+  const [id] = await seed.reportingBrackets(db, base, [new KeyRing(keys)], [account], teams.slice(0, SLOTS), 1, { tag: "rush-report" });
+  const matches = await seed.readyMatches(db, [id]);
+  const tokens = await seed.createTokens(
+    db,
+    matches.flatMap((m) => [{ tournament: id, registration: m.reg1 }, { tournament: id, registration: m.reg2 }]),
+    "rush report",
+  );
+  // Match i: team1 wins 2–1 when i is even, team2 2–0 when odd; team1 reports when i % 4 < 2, else team2.
+  const result = (i) => (i % 2 === 0 ? { team1_score: 2, team2_score: 1 } : { team1_score: 0, team2_score: 2 });
+  const order = matches.map((_, i) => i).sort(() => Math.random() - 0.5);
+  const reporter = (i) => tokens[2 * i + (i % 4 < 2 ? 0 : 1)].key;
+  const other = (i) => tokens[2 * i + (i % 4 < 2 ? 1 : 0)].key;
+  log(`rush (c): ${matches.length} reports, then their confirmations, ${CONCURRENCY} at a time…`);
+  const reports = await rush(
+    db,
+    base,
+    watched,
+    order.map((i) => () => ["POST", `/participant/matches/${matches[i].match}/report`, result(i), reporter(i)]),
+  );
+  const confirmations = await rush(
+    db,
+    base,
+    watched,
+    order.map((i) => () =>
+      i % 8 < 4
+        ? ["POST", `/participant/matches/${matches[i].match}/report/confirm`, undefined, other(i)]
+        : ["POST", `/participant/matches/${matches[i].match}/report`, result(i), other(i)]
+    ),
+  );
+  const { rows: [c] } = await db.query(
+    `select count(*) filter (where m.round = 1 and m.status = 'completed' and m.report_state = 'confirmed'
+                               and m.winner_id = case when (x.i - 1) % 2 = 0 then m.team1_id else m.team2_id end)::int as decided_as_reported,
+            count(*) filter (where m.round = 1)::int as first_round,
+            count(*) filter (where m.round = 2 and m.team1_id is not null and m.team2_id is not null and m.status = 'ready')::int as second_round_ready,
+            count(*) filter (where m.round > 2 and m.status <> 'pending')::int as later_not_pending
+       from app.matches m
+       left join unnest($2::uuid[]) with ordinality x(id, i) on x.id = m.id
+      where m.tournament_id = $1`,
+    [id, matches.map((m) => m.match)],
+  );
+  const outcome = { ...c };
+  const ok = c.first_round === SLOTS / 2 && c.decided_as_reported === SLOTS / 2 && c.second_round_ready === SLOTS / 4 &&
+    c.later_not_pending === 0;
+  log(`rush (c): confirmations p99 ${confirmations.p99_ms.toFixed(0)} ms, ${JSON.stringify(outcome)}`);
+  return { reports, confirmations, outcome, outcome_ok: ok };
+}
+
+const STREAMS = 1000;
+const PAGE_LOADS_PER_S = 50;
+const FINAL_GAMES = 4; // best of 5: team1 wins 3–1
+
+let address = 0;
+/** An address of its own (X-Forwarded-For): the public routes' per-address limit is not what is measured. */
+const nextAddress = () => `203.0.113.${address++ % 250}-${seed.RUN}-${address}`;
+
+/**
+ * (d) The final: a 16-team best-of-five single elimination, public, played up to its final
+ * through the API; then 1,000 public streams opened (each from an address of its own) and page
+ * loads started at 50 a second (each the page's HTML, then its JSON view and SVG in parallel, as
+ * the page's script asks them), and the final's games reported one by one, 3 s apart. For each
+ * game: from its request to its event on every stream.
+ */
+async function finalRush({ db, base, watched, account, teams, log }) {
+  const keys = (await seed.createKeys(db, [account], 4, "rush final")).map((k) => k.key);
+  const ring = new KeyRing(keys);
+  const id = await seed.startBracket(db, base, await ring.take(), account, teams.slice(SLOTS, SLOTS + 16), {
+    options: { best_of: 5 },
+    tag: "rush-final",
+  });
+  await api(base, await ring.take(), "PATCH", `/tournaments/${id}`, { visibility: "public" });
+  await seed.reportRounds(base, ring, id, [1, 2, 3]);
+  const { rows: [t] } = await db.query("select slug from app.tournaments where id = $1", [id]);
+  const publicBase = `${base}/public/tournaments/${t.slug}`;
+  const { matches } = await api(base, await ring.take(), "GET", `/tournaments/${id}/results`);
+  const final = matches.find((m) => m.status === "ready");
+
+  log(`rush (d): opening ${STREAMS} public streams…`);
+  const streams = [];
+  for (let i = 0; i < STREAMS; i += 50) {
+    const batch = Array.from(
+      { length: Math.min(50, STREAMS - i) },
+      () => openStream(`${publicBase}/stream`, { "x-forwarded-for": nextAddress() }),
+    );
+    await Promise.all(batch.map((s) => s.ready));
+    streams.push(...batch);
+  }
+  const watcher = watch(watched);
+  const loads = [];
+  const statuses = {};
+  const count = (status) => (statuses[status] = (statuses[status] ?? 0) + 1);
+  const pageLoad = async () => {
+    const headers = { "x-forwarded-for": nextAddress() };
+    const t0 = performance.now();
+    const get = async (url) => {
+      try {
+        const res = await fetch(url, { headers });
+        await res.arrayBuffer();
+        count(res.status);
+        return res.status;
+      } catch (err) {
+        count(`no answer (${err.message})`);
+        return null;
+      }
+    };
+    await get(`${publicBase}/page`);
+    await Promise.all([get(publicBase), get(`${publicBase}/bracket.svg`)]);
+    loads.push(performance.now() - t0);
+  };
+  let loading = true;
+  const pending = [];
+  const pages = (async () => {
+    const start = performance.now();
+    for (let n = 0; loading; n++) {
+      const due = start + (n * 1000) / PAGE_LOADS_PER_S;
+      if (due > performance.now()) await new Promise((r) => setTimeout(r, due - performance.now()));
+      pending.push(pageLoad());
+    }
+  })();
+  log(`rush (d): ${PAGE_LOADS_PER_S} page loads a second; the final's ${FINAL_GAMES} games, 3 s apart…`);
+  const t0 = performance.now();
+  const latencies = [];
+  await new Promise((r) => setTimeout(r, 2000));
+  for (let g = 1; g <= FINAL_GAMES; g++) {
+    const sent = performance.now();
+    const res = await send(base, await ring.take(), "PUT", `/tournaments/${id}/matches/${final.id}/games/${g}`, {
+      team1_score: g === 2 ? 0 : 1,
+      team2_score: g === 2 ? 1 : 0,
+    });
+    if (res.status !== 200) throw new Error(`final game ${g}: ${res.status} ${res.text}`);
+    const { version } = await api(base, await ring.take(), "GET", `/tournaments/${id}`);
+    const deadline = performance.now() + 5000;
+    while (streams.some((s) => !s.arrivals.has(version)) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    for (const s of streams) latencies.push(s.arrivals.has(version) ? s.arrivals.get(version) - sent : Infinity);
+    await new Promise((r) => setTimeout(r, Math.max(0, sent + 3000 - performance.now())));
+  }
+  loading = false;
+  await pages;
+  await Promise.all(pending);
+  const wallS = (performance.now() - t0) / 1000;
+  const costs = watcher.stop();
+  for (const s of streams) s.close();
+  const ev = [...latencies].sort((a, b) => a - b);
+  const at = (q) => ev[Math.min(ev.length - 1, Math.ceil(q * ev.length) - 1)];
+  const out = {
+    streams: STREAMS,
+    games: FINAL_GAMES,
+    event: { p50: at(0.5), p99: at(0.99), max: ev.at(-1), missed: latencies.filter((x) => x === Infinity).length },
+    pages: {
+      ...latency(loads),
+      per_s: loads.length / wallS,
+      statuses,
+      errors_5xx: Object.entries(statuses).filter(([k]) => !/^[234]\d\d$/.test(k) || Number(k) >= 500).reduce((n, [, v]) => n + v, 0),
+    },
+    fn_rss_peak_mb: costs.fn_rss_peak_mb,
+  };
+  log(
+    `rush (d): request → event p99 ${out.event.p99.toFixed(0)} ms, missed ${out.event.missed}; page loads p99 ${
+      out.pages.p99_ms.toFixed(0)
+    } ms`,
+  );
+  return out;
 }
 
 export async function rushBench({ db, base, teams, watched, log }) {
@@ -134,7 +320,10 @@ export async function rushBench({ db, base, teams, watched, log }) {
   checkin.outcome_ok = b.checked_in === SLOTS && b.total === SLOTS;
   log(`rush (b): ${checkin.per_s.toFixed(0)}/s, p99 ${checkin.p99_ms.toFixed(0)} ms, ${JSON.stringify(b)}`);
 
-  const out = { concurrency: CONCURRENCY, signup, checkin };
+  const report = await reportRush({ db, base, watched, account, teams, log });
+  const final = await finalRush({ db, base, watched, account, teams, log });
+
+  const out = { concurrency: CONCURRENCY, signup, checkin, report, final };
   out.targets = [
     {
       target:
@@ -159,6 +348,29 @@ export async function rushBench({ db, base, teams, watched, log }) {
       } MB`,
       result: verdict(checkin.p99_ms < 1000 && checkin.errors_5xx === 0 && checkin.outcome_ok),
     },
+    {
+      target: `(c) report rush: a ${SLOTS}-team round's ${
+        SLOTS / 2
+      } matches reported by both sides, every confirmation applied within 2 s (p99), no 5xx, every match decided once as reported`,
+      value: `reports ${describe(report.reports)}; confirmations ${describe(report.confirmations)}; ${JSON.stringify(report.outcome)}`,
+      result: verdict(
+        report.confirmations.p99_ms < 2000 && report.reports.errors_5xx + report.confirmations.errors_5xx === 0 && report.outcome_ok,
+      ),
+    },
+    {
+      target:
+        `(d) the final: ${final.streams} open public streams and ${PAGE_LOADS_PER_S} page loads a second while the final's games are reported: request → event p99 < 1 s on every stream, page loads p99 < 500 ms, no 5xx`,
+      value: `request → event p50 ${final.event.p50.toFixed(0)} ms, p99 ${final.event.p99.toFixed(0)} ms, max ${
+        final.event.max.toFixed(0)
+      } ms over ${final.games} games, missed ${final.event.missed}; ${final.pages.runs} page loads (${
+        final.pages.per_s.toFixed(0)
+      }/s) p50 ${final.pages.median_ms.toFixed(0)} ms, p99 ${final.pages.p99_ms.toFixed(0)} ms; ${
+        JSON.stringify(final.pages.statuses)
+      }; function RSS peak ${final.fn_rss_peak_mb?.toFixed(0)} MB`,
+      result: verdict(
+        final.event.p99 < 1000 && final.event.missed === 0 && final.pages.p99_ms < 500 && final.pages.errors_5xx === 0,
+      ),
+    },
   ];
   out.took_s = Math.round((performance.now() - t0) / 1000);
   return out;
@@ -173,5 +385,12 @@ export function rushReport(out) {
     `Rush hours (issue 39), ${out.concurrency} requests in flight:`,
     line("(a) sign-ups, 512 slots", out.signup),
     line("(b) check-ins", out.checkin),
+    line("(c) reports", out.report.reports),
+    line("(c) confirmations", out.report.confirmations),
+    `    (d) the final                  ${out.final.streams} public streams, ${out.final.games} games: request → event p50 ${
+      out.final.event.p50.toFixed(0)
+    } / p99 ${out.final.event.p99.toFixed(0)} ms, missed ${out.final.event.missed}; ${out.final.pages.runs} page loads p50 ${
+      out.final.pages.median_ms.toFixed(0)
+    } / p99 ${out.final.pages.p99_ms.toFixed(0)} ms ${JSON.stringify(out.final.pages.statuses)}`,
   ].join("\n");
 }
