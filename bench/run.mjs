@@ -39,7 +39,7 @@
 //   npm run bench -- --reports                     # the reported results' figures alone (report, confirm, sweep)
 //   npm run bench -- --scoring                     # the scoring figures alone (tie-breakers, swiss draws, a neighbour)
 //   npm run bench -- --ffa                         # the free-for-all figures alone (a lobby's game PUT, a 1,000-team stage)
-//   npm run bench -- --rush                        # the rush hours (issue 39): sign-ups against 512 slots, check-ins
+//   npm run bench -- --rush                        # the rush hours (issue 39): sign-ups, check-ins, reports, the final
 //   npm run bench -- --url http://127.0.0.1:54321/functions/v1/api/v1 \
 //                    --db postgres://postgres:postgres@127.0.0.1:54322/postgres     # a running stack
 import fs from "node:fs";
@@ -144,8 +144,11 @@ const USAGE = `npm run bench [-- options]
   --rush              only the rush hours (issue 39), through the API, 32 requests in flight: (a) 2,000
                       sign-ups from 2,000 sign-up links against 512 slots with the waitlist on (all within
                       30 s, p99 < 3 s, exactly 512 accepted and the rest waitlisted in order); (b) 512
-                      registration tokens checking in (p99 < 1 s, every check-in recorded); Postgres CPU
-                      and WAL per request, the function's peak RSS
+                      registration tokens checking in (p99 < 1 s, every check-in recorded); (c) a 512-team
+                      round's 256 matches reported and confirmed by registration tokens (confirmations
+                      p99 < 2 s, every match decided once as reported); (d) a final's games reported
+                      under 1,000 public streams and 50 page loads a second (request → event p99 < 1 s,
+                      page loads p99 < 500 ms); Postgres CPU and WAL per request, the function's peak RSS
   --webhook-events <n>       events for the dispatcher's throughput (3000)
   --webhook-concurrency <n>  its WEBHOOK_CONCURRENCY, and as many endpoints and receiver paths (16)`;
 
