@@ -24,8 +24,11 @@ const pct = (xs, p) => {
 const keyedStream = (base, key, tournamentId) =>
   openStream(`${base}/tournaments/${tournamentId}/stream`, { authorization: `Bearer ${key}` });
 
-/** A stream (`url`, with `headers`) read from outside: every event's id and when it arrived. */
-export function openStream(url, headers) {
+/**
+ * A stream (`url`, with `headers`) read from outside: every event's id and when it arrived;
+ * `onEvent(version)` is called on each event after the first.
+ */
+export function openStream(url, headers, onEvent = null) {
   const ctl = new AbortController();
   const arrivals = new Map(); // version -> ms (performance.now)
   const ready = (async () => {
@@ -46,6 +49,7 @@ export function openStream(url, headers) {
           while ((end = buffer.indexOf("\n\n")) >= 0) {
             const m = /^id: (\d+)$/m.exec(buffer.slice(0, end));
             if (m) arrivals.set(Number(m[1]), performance.now());
+            if (m && !first && onEvent) onEvent(Number(m[1]));
             buffer = buffer.slice(end + 2);
             if (m && first) {
               first = false;

@@ -17,7 +17,7 @@ import { sha256 } from "./sha256.ts";
 import { versionsOf } from "./conditions.ts";
 import { parse, queryVersion } from "./validation.ts";
 import { BracketQuery, keptKey, pictureKey, pictureKind, pictureResponse, PICTURES_DRAWN_BY, publicPngRequest } from "./pictures.ts";
-import { clientNotModified, keptRead } from "./kept.ts";
+import { clientNotModified, keptAnswer, keptRead } from "./kept.ts";
 import { PAGE_CSP_SERVED, pageCsp, pageHtml } from "./render/page.ts";
 import { lastEventVersion, type LiveHub } from "./stream.ts";
 import { z } from "zod";
@@ -164,7 +164,9 @@ export async function publicRoute(p: PublicRequest): Promise<Response> {
   // A PNG that may have to be drawn waits its turn (pictures.ts); a revalidation (If-None-Match)
   // or a picture this instance keeps goes straight on: it is answered without drawing unless
   // the tournament moved on.
-  const cacheKey = picture ? pictureKey(`public:${slug}`, picture, query as BracketQuery) : null;
+  // The JSON view is kept as the pictures are: a final's open pages all ask it again after each
+  // event (issue 39's rush (d)), and Postgres then answers from the version alone.
+  const cacheKey = picture ? pictureKey(`public:${slug}`, picture, query as BracketQuery) : kind === "" ? `public:${slug}|view` : null;
   const mayDraw = picture === "png" && req.method !== "HEAD" && !req.headers.has("if-none-match") &&
     !keptRead(cacheKey!, null).cached;
   if (mayDraw) return await publicPngRequest(() => answer(p, kind, slug, picture, query, cacheKey));
@@ -219,7 +221,12 @@ async function answer(
       keep,
     );
   }
-  const result = outcome.result ?? "null";
+  const result = read && outcome.version !== null
+    ? (await keptAnswer(read, outcome.version, outcome.notModified ? null : outcome.result ?? "null", (json) => ({
+      body: json,
+      clipped: null,
+    }))).body as string
+    : outcome.result ?? "null";
   if (kind === "/page") {
     const t = JSON.parse(result) as { name: string; description: string; status: string };
     const page = `${p.apiBase}/public/tournaments/${slug}/page`;

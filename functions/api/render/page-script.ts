@@ -27,6 +27,8 @@ export function pageMain(draw: PageLobbies, picture: PagePicture): void {
   const slug = (metaContent("tournament-slug") || query.get("slug") || "").trim();
   const dark = globalThis.matchMedia("(prefers-color-scheme: dark)");
   const clockFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  /** Open pages ask again within this long of an event, each at a moment of its own. */
+  const REFRESH_SPREAD_MS = 500;
 
   const state: PageState = {
     view: null,
@@ -242,7 +244,10 @@ export function pageMain(draw: PageLobbies, picture: PagePicture): void {
     es.addEventListener("results", (e) => {
       const version = Number((e as MessageEvent).lastEventId) || 0;
       if (version > state.wanted) state.wanted = version;
-      if (state.view && version > state.view.tournament.version) schedule(100);
+      // Every open page hears the event at once: each asks again at a moment of its own within
+      // REFRESH_SPREAD_MS, so that a final's thousand viewers do not all ask in the same 100 ms
+      // (issue 39's rush (d)).
+      if (state.view && version > state.view.tournament.version) schedule(100 + Math.floor(Math.random() * REFRESH_SPREAD_MS));
     });
     es.addEventListener("deleted", () => {
       es.close();
