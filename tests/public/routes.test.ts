@@ -236,6 +236,30 @@ describe("the pictures an instance sends again", () => {
     }
   });
 
+  // The instance keeps the JSON view by version (issue 39: a final's open pages all ask it after
+  // each event); Postgres still answers the version, so nothing stale is ever sent.
+  it("sends the same JSON view while the version stands, each change at once, and 404 once private", async () => {
+    const { call, id, slug } = await publicTournament({}, 4);
+    const address = newAddress();
+    const view = async () => {
+      const res = await pub(`/tournaments/${slug}`, address);
+      expectStatus(res, 200);
+      return { data: res.body.data, etag: res.headers.get("etag") };
+    };
+    const [a, b] = [await view(), await view()];
+    expect(b).toEqual(a);
+    const [m] = (await call("GET", `/tournaments/${id}/results`)).body.data.matches as Match[];
+    expectStatus(await call("PATCH", `/tournaments/${id}/matches/${m.id}`, { body: { team1_score: 17, team2_score: 4 } }), 200);
+    const after = await view();
+    const version = (await call("GET", `/tournaments/${id}`)).body.data.version;
+    expect(after.etag).toBe(`"${version}"`);
+    expect(after.data.tournament.version).toBe(version);
+    expect(after.data.matches.find((x: Match) => x.id === m.id)).toMatchObject({ team1_score: 17, team2_score: 4, status: "completed" });
+    expect((await pub(`/tournaments/${slug}`, address, { "if-none-match": after.etag! })).status).toBe(304);
+    expectStatus(await call("PATCH", `/tournaments/${id}`, { body: { visibility: "private" } }), 200);
+    expectError(await pub(`/tournaments/${slug}`, address), 404, "not_found");
+  });
+
   it("draws one PNG for many parallel requests, all the same bytes; HEAD answers without a body", async () => {
     const { slug } = await publicTournament({ format: "double_elimination" }, 8);
     const answers = await Promise.all(Array.from({ length: 8 }, () => fetchRaw(`/public/tournaments/${slug}/bracket.png`, newAddress())));
