@@ -69,16 +69,17 @@ export async function bracket(db, base, teams, log, tag = "public") {
   return { id, slug: t.slug, key };
 }
 
-async function conditional({ db, view, base, slug }) {
+// A whole read is timed as built: the instance keeps the view and the pictures by version (a
+// repeat is answered from the version alone, as a 304 is), so before each whole read the
+// tournament's version moves on, as the operator (statements the function's role does not make).
+async function conditional({ db, view, base, id, slug }) {
   const out = {};
   for (const [name, suffix] of [["view", ""], ["svg", "/bracket.svg"]]) {
     const url = `${base}/public/tournaments/${slug}${suffix}`;
-    const head = await fetch(url, { headers: { "x-forwarded-for": nextAddress() } });
-    const etag = head.headers.get("etag");
-    await head.arrayBuffer();
     const wall = [];
     const timed = (tag) =>
       timeServer(db, view, async () => {
+        if (!tag) await db.query("update app.tournament_versions set version = version + 1 where tournament_id = $1", [id]);
         const t0 = performance.now();
         const res = await fetch(url, { headers: { "x-forwarded-for": nextAddress(), ...(tag ? { "if-none-match": tag } : {}) } });
         const bytes = (await res.arrayBuffer()).byteLength;
@@ -90,6 +91,9 @@ async function conditional({ db, view, base, slug }) {
     const full = await timed(null);
     const fullWall = wall.slice(1).reduce((a, b) => a + b, 0) / (wall.length - 1);
     wall.length = 0;
+    const head = await fetch(url, { headers: { "x-forwarded-for": nextAddress() } });
+    const etag = head.headers.get("etag");
+    await head.arrayBuffer();
     const notModified = await timed(etag);
     const nmWall = wall.slice(1).reduce((a, b) => a + b, 0) / (wall.length - 1);
     out[name] = {
@@ -107,9 +111,9 @@ async function conditional({ db, view, base, slug }) {
 
 /** The figures; `teams`: at least 1,024 team ids. */
 export async function publicBench({ db, view, base, teams, log }) {
-  const { slug } = await bracket(db, base, teams, log);
+  const { id, slug } = await bracket(db, base, teams, log);
   log("public: the public view against its 304…");
-  const reads = await conditional({ db, view, base, slug });
+  const reads = await conditional({ db, view, base, id, slug });
   const res = await fetch(`${base}/public/tournaments/${slug}`, { headers: { "x-forwarded-for": nextAddress() } });
   const doc = await res.text();
   if (res.status !== 200) throw new Error(`public view: ${res.status} ${doc.slice(0, 200)}`);
@@ -139,7 +143,8 @@ export async function publicBench({ db, view, base, teams, log }) {
       result: pictures.png_first.cpu_ms < 1000 ? "MET" : "NOT MET",
     },
     {
-      target: "a public read with a matching If-None-Match answers 304 without building the view (server time ratio to a whole read)",
+      target:
+        "a public read with a matching If-None-Match answers 304 without building the view (server time ratio to a whole read as built)",
       value: `${reads.view.ratio.toFixed(3)} (SVG route: ${reads.svg.ratio.toFixed(3)}; wall ${reads.view.wall_ratio.toFixed(2)} / ${
         reads.svg.wall_ratio.toFixed(2)
       })`,
