@@ -31,12 +31,13 @@ import {
   mulberry32,
   rateHits,
   request,
+  runSeed,
   startedTournament,
   tenant,
   tournamentBody,
 } from "../support/helpers.ts";
 
-const SEED = Number(process.env.LIVE_PROPS_SEED ?? 20_261_124);
+const SEED = runSeed("LIVE_PROPS_SEED");
 /** Scales every numRuns below (LIVE_PROPS_RUNS=4 for a longer hunt). */
 const RUNS = Number(process.env.LIVE_PROPS_RUNS ?? 1);
 const runs = (n: number) => Math.max(1, Math.round(n * RUNS));

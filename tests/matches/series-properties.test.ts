@@ -28,10 +28,11 @@ import {
   expectStatus,
   type Match,
   mulberry32,
+  runSeed,
   startedTournament,
 } from "../support/helpers.ts";
 
-const SEED = Number(process.env.SERIES_PROPS_SEED ?? 20_260_613);
+const SEED = runSeed("SERIES_PROPS_SEED");
 /** Scales every numRuns below (SERIES_PROPS_RUNS=4 for a longer hunt). */
 const RUNS = Number(process.env.SERIES_PROPS_RUNS ?? 1);
 const runs = (n: number) => Math.max(1, Math.round(n * RUNS));

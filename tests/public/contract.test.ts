@@ -37,12 +37,13 @@ import {
   rateHits,
   request,
   type RequestOptions,
+  runSeed,
   setRateHits,
   sql,
   tournamentBody,
 } from "../support/helpers.ts";
 
-const SEED = Number(process.env.PUBLIC_PROPS_SEED ?? 20_261_125);
+const SEED = runSeed("PUBLIC_PROPS_SEED");
 console.log(`public-contract: fast-check seed ${SEED} (PUBLIC_PROPS_SEED=<n> replays another)`);
 /** A marker unique to this run: team names, tags and addresses are built from it. */
 const RUN = Math.random().toString(36).slice(2, 6).toUpperCase().padEnd(4, "X");

@@ -355,4 +355,4 @@ export async function rateHits(keyId: string): Promise<number> {
   return n;
 }
 
-export { mulberry32 } from "./random.ts";
+export { mulberry32, runSeed } from "./random.ts";

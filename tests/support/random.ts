@@ -9,3 +9,13 @@ export function mulberry32(seed: number): () => number {
     return ((x ^ (x >>> 14)) >>> 0) / 4_294_967_296;
   };
 }
+
+/**
+ * A property test's seed: the environment variable `name` replays one (a number); unset or
+ * "random", a new one each run, so that every run draws new inputs (print it: a failing seed is
+ * a defect to fix, never one to pin).
+ */
+export function runSeed(name: string): number {
+  const given = process.env[name];
+  return given !== undefined && given !== "random" ? Number(given) : Math.floor(Math.random() * 2 ** 31);
+}
