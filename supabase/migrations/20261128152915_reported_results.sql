@@ -19,10 +19,6 @@ DROP FUNCTION "app"."count_token_request"(uuid, uuid, timestamp WITH time zone, 
 
 DROP FUNCTION "app"."idempotency_save_token"(uuid, jsonb, json, json);
 
-DROP FUNCTION "app"."signup_kept"(json);
-
-DROP FUNCTION "app"."signup_replayed"(json);
-
 ALTER TABLE "app"."matches"
   ADD COLUMN "report" jsonb;
 
@@ -130,8 +126,8 @@ begin
     if replay is not null then -- a retry: the first response's result or error, as saved
       result := case when json_typeof(replay -> 'result') <> 'null' then replay -> 'result' end;
       error := case when json_typeof(replay -> 'error') <> 'null' then replay -> 'error' end;
-      if p_op in ('participant.signup', 'tokens.create', 'signup_tokens.create') and result is not null then
-        result := app.token_replayed(p_op, result); -- a token's secret is never kept: another one
+      if p_op = 'participant.signup' and result is not null then
+        result := app.signup_replayed(result); -- a token's secret is never kept: another one
       end if;
     elsif error is null then
       -- With If-None-Match, a read's version first: 304 without running the operation.
@@ -152,8 +148,7 @@ begin
       if p_idempotency is not null
          and (error is null or ((error ->> 'sqlstate') = 'P0001' and (error ->> 'code') <> 'validation_error')) then
         perform app.idempotency_save(v_key.id, p_idempotency,
-          case when p_op in ('participant.signup', 'tokens.create', 'signup_tokens.create') and result is not null
-               then app.token_kept(p_op, result) else result end, error);
+          case when p_op = 'participant.signup' and result is not null then app.signup_kept(result) else result end, error);
       end if;
     end if;
   end if;
@@ -213,55 +208,6 @@ begin
   perform app.set_report(p_m.id, p_report || case when v_note is null
     then jsonb_build_object('state', 'confirmed', 'resolved_by', p_by)
     else jsonb_build_object('state', 'disputed', 'note', 'The report could not be applied: ' || v_note) end);
-end
-$function$;
-
-CREATE OR REPLACE FUNCTION app.create_registration_token (
-  p_args jsonb
-)
-  RETURNS json
-  LANGUAGE plpgsql
-  SET search_path TO ''
-  AS $function$
-declare
-  v_body jsonb := coalesce(p_args -> 'body', '{}');
-  v_scopes text[];
-begin
-  perform app.check_input(p_args, '{"tournament_id": "uuid", "registration_id": "uuid"}');
-  perform app.check_input(v_body, '{"expires_at": "timestamptz"}');
-  v_scopes := case when jsonb_typeof(v_body -> 'scopes') = 'array' then array(select jsonb_array_elements_text(v_body -> 'scopes'))
-                   else array['participant:lineup', 'participant:check_in', 'participant:withdraw', 'participant:report'] end;
-  if cardinality(v_scopes) = 0 or not v_scopes <@ array['participant:lineup', 'participant:check_in', 'participant:withdraw', 'participant:report'] then
-    perform app.raise_invalid('scopes', 'must be one or more of participant:lineup, participant:check_in, participant:withdraw, participant:report');
-  end if;
-  if (v_body ->> 'expires_at')::timestamptz <= now() then -- input before existence
-    perform app.raise_invalid('expires_at', 'must be in the future');
-  end if;
-  return app.mint_token((p_args ->> 'tournament_id')::uuid, (p_args ->> 'registration_id')::uuid, v_body ->> 'name',
-                        v_scopes, (v_body ->> 'expires_at')::timestamptz, null)::json;
-end
-$function$;
-
-CREATE OR REPLACE FUNCTION app.create_signup_token (
-  p_args jsonb
-)
-  RETURNS json
-  LANGUAGE plpgsql
-  SET search_path TO ''
-  AS $function$
-declare
-  v_body jsonb := coalesce(p_args -> 'body', '{}');
-begin
-  perform app.check_input(p_args, '{"tournament_id": "uuid"}');
-  perform app.check_input(v_body, '{"expires_at": "timestamptz", "max_uses": "int"}');
-  if (v_body ->> 'max_uses')::int not between 1 and 10000 then
-    perform app.raise_invalid('max_uses', 'must be an integer from 1 to 10000, or null');
-  end if;
-  if (v_body ->> 'expires_at')::timestamptz <= now() then -- input before existence
-    perform app.raise_invalid('expires_at', 'must be in the future');
-  end if;
-  return app.mint_token((p_args ->> 'tournament_id')::uuid, null, v_body ->> 'name', array['participant:register'],
-                        (v_body ->> 'expires_at')::timestamptz, (v_body ->> 'max_uses')::int)::json;
 end
 $function$;
 
@@ -410,49 +356,6 @@ begin
     new.report_confirm_by := null;
   end if;
   return new;
-end
-$function$;
-
-CREATE OR REPLACE FUNCTION app.mint_token (
-  p_tournament_id   uuid,
-  p_registration_id uuid,
-  p_name            text,
-  p_scopes          text[],
-  p_expires_at      timestamp with time zone,
-  p_max_uses        integer
-)
-  RETURNS jsonb
-  LANGUAGE plpgsql
-  SECURITY DEFINER
-  SET search_path TO ''
-  AS $function$
-declare
-  v_account uuid := app.current_account_id();
-  v_token text := app.new_api_key('tpt_');
-  v_k app.api_keys;
-begin
-  if p_expires_at <= now() then
-    perform app.raise_invalid('expires_at', 'must be in the future');
-  end if;
-  -- For key share: a deletion of the tournament or registration racing this waits for it (and
-  -- then takes the token with it), or has committed and this finds nothing (404).
-  perform from app.tournaments t where t.id = p_tournament_id and t.account_id = v_account for key share;
-  if not found then
-    perform app.raise_error('not_found', case when p_registration_id is null then 'Tournament not found.' else 'Registration not found.' end);
-  end if;
-  if p_registration_id is not null then
-    perform from app.registrations r where r.id = p_registration_id and r.tournament_id = p_tournament_id for key share;
-    if not found then
-      perform app.raise_error('not_found', 'Registration not found.');
-    end if;
-  end if;
-  insert into app.api_keys (account_id, name, prefix, key_hash, scopes, expires_at, tournament_id, registration_id, max_uses)
-  values (v_account, coalesce(btrim(p_name), case when p_registration_id is null then 'Sign-up token' else 'Registration token' end),
-          left(v_token, 12), sha256(convert_to(v_token, 'UTF8')),
-          array(select distinct s from unnest(p_scopes) s order by s)::app.scope[], p_expires_at, p_tournament_id,
-          p_registration_id, p_max_uses)
-  returning * into v_k;
-  return jsonb_build_object('token', v_token) || app.token_document(v_k);
 end
 $function$;
 
@@ -665,30 +568,6 @@ begin
 end
 $function$;
 
-CREATE OR REPLACE FUNCTION app.replace_signup_token (
-  p_id uuid
-)
-  RETURNS jsonb
-  LANGUAGE plpgsql
-  SECURITY DEFINER
-  SET search_path TO ''
-  AS $function$
-declare
-  v_old app.api_keys;
-  v_new jsonb;
-begin
-  delete from app.api_keys k where k.id = p_id and k.account_id = app.current_account_id() and k.registration_id is null
-  returning * into v_old;
-  if not found then
-    return null;
-  end if;
-  v_new := app.mint_token(v_old.tournament_id, null, v_old.name, v_old.scopes::text[],
-                          case when v_old.expires_at > now() then v_old.expires_at end, v_old.max_uses);
-  update app.api_keys k set uses = v_old.uses where k.id = (v_new ->> 'id')::uuid;
-  return v_new || jsonb_build_object('uses', v_old.uses);
-end
-$function$;
-
 CREATE OR REPLACE FUNCTION app.report_entry (
   p_m    app.matches,
   p_side integer,
@@ -848,51 +727,6 @@ begin
          report_confirm_by = case when p_report ->> 'state' = 'awaiting_confirmation'
                                   then (p_report ->> 'confirm_by')::timestamptz end
    where m.id = p_match_id;
-end
-$function$;
-
-CREATE OR REPLACE FUNCTION app.token_kept (
-  p_op     text,
-  p_result json
-)
-  RETURNS json
-  LANGUAGE plpgsql
-  IMMUTABLE
-  SET search_path TO ''
-  AS $function$
-begin
-  return case p_op when 'participant.signup' then jsonb_set(p_result::jsonb, '{token,token}', 'null')
-                   else jsonb_set(p_result::jsonb, '{token}', 'null') end::json;
-end
-$function$;
-
-CREATE OR REPLACE FUNCTION app.token_replayed (
-  p_op     text,
-  p_result json
-)
-  RETURNS json
-  LANGUAGE plpgsql
-  SET search_path TO ''
-  AS $function$
-declare
-  v_token jsonb := case p_op when 'participant.signup' then p_result::jsonb -> 'token' else p_result::jsonb end;
-  v_new jsonb;
-begin
-  if not exists (select from app.tournaments t where t.id = (v_token ->> 'tournament_id')::uuid)
-     or (v_token ->> 'registration_id' is not null
-         and not exists (select from app.registrations r where r.id = (v_token ->> 'registration_id')::uuid)) then
-    return p_result;
-  end if;
-  if v_token ->> 'registration_id' is null then
-    v_new := app.replace_signup_token((v_token ->> 'id')::uuid);
-  else
-    v_new := app.mint_token((v_token ->> 'tournament_id')::uuid, (v_token ->> 'registration_id')::uuid, v_token ->> 'name',
-                            array(select jsonb_array_elements_text(v_token -> 'scopes')), (v_token ->> 'expires_at')::timestamptz, null);
-  end if;
-  if v_new is null then
-    return p_result;
-  end if;
-  return case p_op when 'participant.signup' then jsonb_set(p_result::jsonb, '{token}', v_new) else v_new end::json;
 end
 $function$;
 
@@ -1358,10 +1192,6 @@ REVOKE ALL ON FUNCTION "app"."participant_report"(jsonb) FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION "app"."participant_report"(jsonb) TO "tournament_api_owner";
 
-REVOKE ALL ON FUNCTION "app"."replace_signup_token"(uuid) FROM PUBLIC;
-
-GRANT EXECUTE ON FUNCTION "app"."replace_signup_token"(uuid) TO "tournament_api_owner";
-
 REVOKE ALL ON FUNCTION "app"."report_entry"(app.matches, integer, jsonb, timestamp WITH time zone) FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION "app"."report_entry"(app.matches, integer, jsonb, timestamp WITH time zone) TO "tournament_api_owner";
@@ -1373,14 +1203,6 @@ GRANT EXECUTE ON FUNCTION "app"."reporting_match"(jsonb) TO "tournament_api_owne
 REVOKE ALL ON FUNCTION "app"."set_report"(uuid, jsonb) FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION "app"."set_report"(uuid, jsonb) TO "tournament_api_owner";
-
-REVOKE ALL ON FUNCTION "app"."token_kept"(text, json) FROM PUBLIC;
-
-GRANT EXECUTE ON FUNCTION "app"."token_kept"(text, json) TO "tournament_api_owner";
-
-REVOKE ALL ON FUNCTION "app"."token_replayed"(text, json) FROM PUBLIC;
-
-GRANT EXECUTE ON FUNCTION "app"."token_replayed"(text, json) TO "tournament_api_owner";
 
 REVOKE ALL ON FUNCTION "webhooks"."confirm_due_reports"(integer) FROM PUBLIC;
 

@@ -4,8 +4,11 @@
 --   one captain) and app.lineup_entries (a registration's lineup, copied from the roster at
 --   registration, replaced by PUT .../lineup while the tournament is in registration). One
 --   player, one team per tournament: the unique index lineup_entries_player_key (coaches exempt).
+--   Each registration keeps its lineup as the API shows it (registrations.lineup).
 -- - Tournaments gain substitutes_max and lineups ('off' | 'required': a full lineup to check in
 --   and to start, else 409 lineup_incomplete).
+-- - Row-level security: a roster member's team and player, and a lineup entry's registration
+--   and player, are the row's account's (the foreign keys alone would take another account's).
 -- - Games may name who played (lineups), checked against each side's lineup.
 -- - A team's name and tag are frozen in a tournament from its start (registrations.team_name,
 --   team_tag; standings read app.tournament_teams); a rename raises the versions of tournaments
@@ -84,6 +87,9 @@ ALTER TABLE "app"."registrations"
 
 ALTER TABLE "app"."registrations"
   ADD COLUMN "lineup_rev" integer NOT NULL DEFAULT 0;
+
+ALTER TABLE "app"."registrations"
+  ADD COLUMN "lineup" jsonb NOT NULL DEFAULT '[]'::jsonb;
 
 ALTER TABLE "app"."tournaments"
   ADD COLUMN "substitutes_max" integer NOT NULL DEFAULT 0;
@@ -167,7 +173,11 @@ begin
       'winner_id', case when (v_body ->> 'team1_score')::int > (v_body ->> 'team2_score')::int
                         then v_m.team1_id else v_m.team2_id end,
       'map', coalesce(v_body -> 'map', 'null'), 'reported_at', app.iso(now()),
-      'lineups', coalesce(v_body -> 'lineups', 'null'));
+      -- (who played, each id as the API writes UUIDs: lower case)
+      'lineups', coalesce((select jsonb_object_agg(l.side, (select coalesce(jsonb_agg(to_jsonb((x #>> '{}')::uuid::text)), '[]')
+                                                              from jsonb_array_elements(l.ids) x))
+                             from jsonb_each(case when jsonb_typeof(v_body -> 'lineups') = 'object' then v_body -> 'lineups' end)
+                                  as l (side, ids)), 'null'));
     v_games := case when v_number > v_count then v_m.games || jsonb_build_array(v_game)
                     else jsonb_set(v_m.games, array[(v_number - 1)::text], v_game) end;
   end if;
@@ -300,27 +310,35 @@ CREATE OR REPLACE FUNCTION app.copy_roster (
   p_t app.tournaments,
   p_r app.registrations
 )
-  RETURNS void
+  RETURNS integer
   LANGUAGE plpgsql
   SET search_path TO ''
   AS $function$
 declare
+  v_written int;
   v_taken jsonb;
 begin
-  select jsonb_agg(jsonb_build_object('field', 'team_id', 'player_id', k.player_id, 'registration_id', e.registration_id,
-                                      'message', format('player %s is in the lineup of registration %s', k.player_id, e.registration_id)))
-    into v_taken
-    from app.roster_kept(p_t, p_r.team_id) k
-    join app.lineup_entries e on e.tournament_id = p_t.id and e.player_id = k.player_id and e.role <> 'coach'
-   where k.role <> 'coach';
-  if v_taken is not null then
-    perform app.raise_error('player_already_registered',
-      'A player of this team''s roster is already in another team''s lineup in this tournament.', v_taken);
-  end if;
   insert into app.lineup_entries (registration_id, tournament_id, account_id, player_id, role, captain, position, handle, country)
   select p_r.id, p_t.id, p_t.account_id, k.player_id, k.role, k.captain, k.place, p.handle, p.country
     from app.roster_kept(p_t, p_r.team_id) k
-    join app.players p on p.id = k.player_id;
+    join app.players p on p.id = k.player_id
+     for key share of p
+  on conflict (tournament_id, player_id) where role <> 'coach' do nothing;
+  get diagnostics v_written = row_count;
+  if v_written < jsonb_array_length(p_r.lineup) then
+    select jsonb_agg(jsonb_build_object('field', 'team_id', 'player_id', k.player_id, 'registration_id', e.registration_id,
+                                        'message', format('player %s is in the lineup of registration %s', k.player_id, e.registration_id)))
+      into v_taken
+      from app.roster_kept(p_t, p_r.team_id) k
+      join app.lineup_entries e on e.tournament_id = p_t.id and e.player_id = k.player_id and e.role <> 'coach'
+                               and e.registration_id <> p_r.id
+     where k.role <> 'coach';
+    if v_taken is not null then
+      perform app.raise_error('player_already_registered',
+        'A player of this team''s roster is already in another team''s lineup in this tournament.', v_taken);
+    end if;
+  end if;
+  return v_written;
 end
 $function$;
 
@@ -360,6 +378,7 @@ declare
   v_team app.teams;
   v_reg app.registrations;
   v_held int;
+  v_lineup jsonb := '[]';
 begin
   perform app.check_input(p_args, '{"tournament_id": "uuid"}');
   perform app.check_input(p_args -> 'body', '{"team_id": "uuid"}');
@@ -380,12 +399,18 @@ begin
       format('The tournament is full (%s of %s teams).', v_held, v_t.max_teams));
   end if;
 
-  insert into app.registrations (tournament_id, account_id, team_id, payment_status)
-  values (v_t.id, v_t.account_id, v_team.id,
-          case when v_t.entry_fee = 0 then 'complete' else 'pending' end)
-  returning * into v_reg;
+  -- A team of the tournament's account brings its roster: the lineup is written with the row,
+  -- then its entries.
   if v_team.account_id = v_t.account_id then
-    perform app.copy_roster(v_t, v_reg);
+    v_lineup := app.roster_lineup(v_t, v_team.id);
+  end if;
+  insert into app.registrations (tournament_id, account_id, team_id, payment_status, lineup)
+  values (v_t.id, v_t.account_id, v_team.id,
+          case when v_t.entry_fee = 0 then 'complete' else 'pending' end, v_lineup)
+  returning * into v_reg;
+  if jsonb_array_length(v_lineup) > 0 and app.copy_roster(v_t, v_reg) < jsonb_array_length(v_lineup) then
+    -- A member's player deleted in between: the lineup as written.
+    update app.registrations x set lineup = app.lineup_json(x.id) where x.id = v_reg.id;
   end if;
   return (select d.doc from app.registration_documents d where d.id = v_reg.id);
 end
@@ -446,6 +471,8 @@ CREATE OR REPLACE FUNCTION app.delete_player (
   LANGUAGE plpgsql
   SET search_path TO ''
   AS $function$
+declare
+  v_lineups uuid[];
 begin
   perform app.check_input(p_args, '{"player_id": "uuid"}');
   if not app.lock_player_and_tournaments((p_args ->> 'player_id')::uuid) then
@@ -456,9 +483,9 @@ begin
     perform app.raise_error('player_in_use',
       'The player is in the lineup of a tournament that has started; they cannot be deleted.');
   end if;
-  update app.registrations r set lineup_rev = r.lineup_rev + 1
-   where r.id in (select e.registration_id from app.lineup_entries e where e.player_id = (p_args ->> 'player_id')::uuid);
-  delete from app.players p where p.id = (p_args ->> 'player_id')::uuid;
+  v_lineups := array(select e.registration_id from app.lineup_entries e where e.player_id = (p_args ->> 'player_id')::uuid);
+  delete from app.players p where p.id = (p_args ->> 'player_id')::uuid; -- and their roster and lineup entries
+  update app.registrations r set lineup = app.lineup_json(r.id), lineup_rev = r.lineup_rev + 1 where r.id = any (v_lineups);
   return json_build_object('message', 'Player deleted');
 end
 $function$;
@@ -476,6 +503,9 @@ begin
   perform app.check_input(p_args, '{"team_id": "uuid", "player_id": "uuid"}');
   v_team := app.own_team((p_args ->> 'team_id')::uuid);
   perform from app.teams t where t.id = v_team.id for no key update;
+  if not found then
+    perform app.raise_error('not_found', 'Team not found.'); -- deleted meanwhile
+  end if;
   delete from app.team_members m where m.team_id = v_team.id and m.player_id = (p_args ->> 'player_id')::uuid;
   if not found then
     perform app.raise_error('not_found', 'Player not found on this team.');
@@ -643,6 +673,19 @@ begin
                                                 'from_position', q.from_position, 'tied', q.tied) order by q.seed), '[]')
                                from app.stage_qualifiers(v_t, v_n) q join app.tournament_teams tm on tm.tournament_id = v_t.id and tm.id = q.team_id) end);
 end
+$function$;
+
+CREATE OR REPLACE FUNCTION app.lineup_json (
+  p_registration_id uuid
+)
+  RETURNS jsonb
+  LANGUAGE sql
+  STABLE
+  SET search_path TO ''
+  AS $function$
+  select coalesce(jsonb_agg(jsonb_build_object('player_id', e.player_id, 'handle', e.handle, 'country', e.country,
+                                               'role', e.role, 'captain', e.captain) order by e.position), '[]')
+    from app.lineup_entries e where e.registration_id = p_registration_id
 $function$;
 
 CREATE OR REPLACE FUNCTION app.list_players (
@@ -831,6 +874,11 @@ begin
   if v_t.status <> 'registration' then
     perform app.raise_error('tournament_locked', format('The lineup cannot change while the tournament is %s.', v_t.status));
   end if;
+  -- The players named, for key share: a deletion of one waits for this lineup (and then takes
+  -- the player out of it), or has committed and the player is unknown here.
+  perform from app.players p
+   where p.id in (select (o.v ->> 'player_id')::uuid from jsonb_array_elements(v_entries) o (v)) and p.account_id = v_t.account_id
+   order by p.id for key share;
   -- Each entry, numbered from 0, with its place among its role's: the first one wrong is named.
   select x.i, x.field, x.problem into v_bad
     from (select e.i,
@@ -889,7 +937,11 @@ begin
   perform app.check_input(p_args, '{"team_id": "uuid", "player_id": "uuid"}');
   v_team := app.own_team((p_args ->> 'team_id')::uuid);
   perform from app.teams t where t.id = v_team.id for no key update;
-  select p.id into v_player from app.players p where p.id = (p_args ->> 'player_id')::uuid;
+  if not found then
+    perform app.raise_error('not_found', 'Team not found.'); -- deleted meanwhile
+  end if;
+  -- (For key share: a deletion of the player waits for this change, or this finds it gone.)
+  select p.id into v_player from app.players p where p.id = (p_args ->> 'player_id')::uuid for key share;
   if v_player is null then
     perform app.raise_error('not_found', 'Player not found.');
   end if;
@@ -930,7 +982,7 @@ begin
   select p_r.id, p_t.id, p_t.account_id, p.id, o.v ->> 'role', coalesce((o.v ->> 'captain')::boolean, false), o.i, p.handle, p.country
     from jsonb_array_elements(p_entries) with ordinality as o (v, i)
     join app.players p on p.id = (o.v ->> 'player_id')::uuid;
-  update app.registrations x set lineup_rev = x.lineup_rev + 1 where x.id = p_r.id;
+  update app.registrations x set lineup = app.lineup_json(p_r.id), lineup_rev = x.lineup_rev + 1 where x.id = p_r.id;
 end
 $function$;
 
@@ -946,6 +998,7 @@ CREATE OR REPLACE FUNCTION app.roster_kept (
   )
   LANGUAGE plpgsql
   STABLE
+  ROWS 8
   SET search_path TO ''
   AS $function$
 begin
@@ -956,6 +1009,20 @@ begin
               from app.team_members m where m.team_id = p_team_id) k
      where k.n <= case k.role when 'player' then p_t.team_size when 'substitute' then p_t.substitutes_max else 2 end;
 end
+$function$;
+
+CREATE OR REPLACE FUNCTION app.roster_lineup (
+  p_t       app.tournaments,
+  p_team_id uuid
+)
+  RETURNS jsonb
+  LANGUAGE sql
+  STABLE
+  SET search_path TO ''
+  AS $function$
+  select coalesce(jsonb_agg(jsonb_build_object('player_id', k.player_id, 'handle', p.handle, 'country', p.country,
+                                               'role', k.role, 'captain', k.captain) order by k.place), '[]')
+    from app.roster_kept(p_t, p_team_id) k join app.players p on p.id = k.player_id
 $function$;
 
 CREATE OR REPLACE FUNCTION app.round_robin_standings (
@@ -1206,7 +1273,7 @@ begin
         from app.tournaments t
        where e.player_id = v_old.id and t.id = e.tournament_id and t.status = 'registration'
       returning e.registration_id)
-    update app.registrations r set lineup_rev = r.lineup_rev + 1
+    update app.registrations r set lineup = app.lineup_json(r.id), lineup_rev = r.lineup_rev + 1
      where r.id in (select c.registration_id from changed c);
   end if;
   return (select d.doc from app.player_documents d where d.id = v_old.id);
@@ -1266,7 +1333,8 @@ begin
     if v_players < v_t.team_size then
       perform app.raise_error('lineup_incomplete',
         format('The lineup holds %s of the %s players the tournament needs to check in.', v_players, v_t.team_size),
-        jsonb_build_array(jsonb_build_object('registration_id', v_r.id, 'team_id', v_r.team_id, 'players', v_players)));
+        jsonb_build_array(jsonb_build_object('registration_id', v_r.id, 'team_id', v_r.team_id,
+          'team_name', (select tm.name from app.teams tm where tm.id = v_r.team_id), 'players', v_players)));
     end if;
   end if;
   if v_seed is distinct from v_r.seed and v_seed is not null
@@ -1521,9 +1589,7 @@ CREATE VIEW "app"."registration_documents" WITH (security_invoker=true) AS  SELE
     r.tournament_id,
     r.payment_status,
     r.seq,
-    json_build_object('id', r.id, 'tournament_id', r.tournament_id, 'team_id', r.team_id, 'payment_status', r.payment_status, 'registered_at', to_char((r.registered_at AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'::text), 'seed', r.seed, 'checked_in_at', to_char((r.checked_in_at AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'::text), 'teams', json_build_object('id', tm.id, 'name', COALESCE(r.team_name, tm.name), 'tag', COALESCE(r.team_tag, tm.tag), 'logo_url', tm.logo_url), 'lineup', COALESCE(( SELECT json_agg(json_build_object('player_id', e.player_id, 'handle', e.handle, 'country', e.country, 'role', e.role, 'captain', e.captain) ORDER BY e."position") AS json_agg
-           FROM app.lineup_entries e
-          WHERE (e.registration_id = r.id)), '[]'::json)) AS doc
+    json_build_object('id', r.id, 'tournament_id', r.tournament_id, 'team_id', r.team_id, 'payment_status', r.payment_status, 'registered_at', to_char((r.registered_at AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'::text), 'seed', r.seed, 'checked_in_at', to_char((r.checked_in_at AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'::text), 'teams', json_build_object('id', tm.id, 'name', COALESCE(r.team_name, tm.name), 'tag', COALESCE(r.team_tag, tm.tag), 'logo_url', tm.logo_url), 'lineup', r.lineup) AS doc
    FROM (app.registrations r
      JOIN app.teams tm ON ((tm.id = r.team_id)));
 
@@ -1563,8 +1629,12 @@ CREATE INDEX team_members_player_idx ON app.team_members USING btree (player_id)
 CREATE POLICY "Lineup entries are created in the bound account" ON "app"."lineup_entries"
   FOR INSERT
   TO "tournament_api_owner"
-  WITH CHECK ((account_id = ( SELECT (NULLIF(s.v, ''::text))::uuid AS "nullif"
-   FROM ( SELECT current_setting('app.account_id'::text, true) AS current_setting) s(v))));
+  WITH CHECK (((account_id = ( SELECT (NULLIF(s.v, ''::text))::uuid AS "nullif"
+   FROM ( SELECT current_setting('app.account_id'::text, true) AS current_setting) s(v))) AND (EXISTS ( SELECT
+   FROM app.registrations r
+  WHERE ((r.id = lineup_entries.registration_id) AND (r.tournament_id = lineup_entries.tournament_id) AND (r.account_id = lineup_entries.account_id)))) AND (EXISTS ( SELECT
+   FROM app.players p
+  WHERE ((p.id = lineup_entries.player_id) AND (p.account_id = lineup_entries.account_id))))));
 
 CREATE POLICY "Lineup entries are removed by their account" ON "app"."lineup_entries"
   FOR DELETE
@@ -1615,8 +1685,12 @@ CREATE POLICY "Players are visible to their account" ON "app"."players"
 CREATE POLICY "Team members are added in the bound account" ON "app"."team_members"
   FOR INSERT
   TO "tournament_api_owner"
-  WITH CHECK ((account_id = ( SELECT (NULLIF(s.v, ''::text))::uuid AS "nullif"
-   FROM ( SELECT current_setting('app.account_id'::text, true) AS current_setting) s(v))));
+  WITH CHECK (((account_id = ( SELECT (NULLIF(s.v, ''::text))::uuid AS "nullif"
+   FROM ( SELECT current_setting('app.account_id'::text, true) AS current_setting) s(v))) AND (EXISTS ( SELECT
+   FROM app.teams t
+  WHERE ((t.id = team_members.team_id) AND (t.account_id = team_members.account_id)))) AND (EXISTS ( SELECT
+   FROM app.players p
+  WHERE ((p.id = team_members.player_id) AND (p.account_id = team_members.account_id))))));
 
 CREATE POLICY "Team members are removed by their account" ON "app"."team_members"
   FOR DELETE
@@ -1700,6 +1774,10 @@ REVOKE ALL ON FUNCTION "app"."get_player"(jsonb) FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION "app"."get_player"(jsonb) TO "tournament_api_owner";
 
+REVOKE ALL ON FUNCTION "app"."lineup_json"(uuid) FROM PUBLIC;
+
+GRANT EXECUTE ON FUNCTION "app"."lineup_json"(uuid) TO "tournament_api_owner";
+
 REVOKE ALL ON FUNCTION "app"."list_players"(jsonb) FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION "app"."list_players"(jsonb) TO "tournament_api_owner";
@@ -1732,6 +1810,10 @@ REVOKE ALL ON FUNCTION "app"."roster_kept"(app.tournaments, uuid) FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION "app"."roster_kept"(app.tournaments, uuid) TO "tournament_api_owner";
 
+REVOKE ALL ON FUNCTION "app"."roster_lineup"(app.tournaments, uuid) FROM PUBLIC;
+
+GRANT EXECUTE ON FUNCTION "app"."roster_lineup"(app.tournaments, uuid) TO "tournament_api_owner";
+
 REVOKE ALL ON FUNCTION "app"."team_changed"(uuid, boolean) FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION "app"."team_changed"(uuid, boolean) TO "tournament_api_owner";
@@ -1763,6 +1845,10 @@ GRANT DELETE, INSERT, SELECT ON TABLE "app"."players" TO "tournament_api_owner";
 REVOKE ALL ("lineup_rev") ON TABLE "app"."registrations" FROM "tournament_api_owner";
 
 GRANT UPDATE ("lineup_rev") ON TABLE "app"."registrations" TO "tournament_api_owner";
+
+REVOKE ALL ("lineup") ON TABLE "app"."registrations" FROM "tournament_api_owner";
+
+GRANT UPDATE ("lineup") ON TABLE "app"."registrations" TO "tournament_api_owner";
 
 REVOKE ALL ("team_name") ON TABLE "app"."registrations" FROM "tournament_api_owner";
 
