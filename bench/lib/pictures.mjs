@@ -18,7 +18,7 @@ import fs from "node:fs";
 import { performance } from "node:perf_hooks";
 import { freePort, startFunction } from "../../scripts/stack.mjs";
 import { send } from "./client.mjs";
-import { bracket } from "./public.mjs";
+import { bracket, nextAddress } from "./public.mjs";
 
 const TICKS = 100; // USER_HZ
 const FRESH_RUNS = 3;
@@ -37,9 +37,6 @@ const CONCURRENT = [
 ];
 export const MAX_FIRST_PNG_CPU_MS = 1000;
 export const MAX_RSS_MB = 200;
-
-let address = 0;
-const nextAddress = () => `203.0.113.${address++ % 250}`;
 
 function cpuMs(pid, task = null) {
   const stat = fs.readFileSync(task ? `/proc/${pid}/task/${task}/stat` : `/proc/${pid}/stat`, "utf8");

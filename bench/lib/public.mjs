@@ -19,7 +19,8 @@ import { send } from "./client.mjs";
 import { timeServer } from "./measure.mjs";
 
 let address = 0;
-const nextAddress = () => `198.51.100.${address++ % 250}-${seed.RUN}-${address}`;
+/** A client address of its own (X-Forwarded-For): the public routes' per-address limit is not what is measured. */
+export const nextAddress = () => `198.51.100.${address++ % 250}-${seed.RUN}-${address}`;
 
 /**
  * A public view's pictures drawn under Deno by bench/pictures.ts (the routes' own code), 10 of each:

@@ -17,6 +17,7 @@
 //   event, as page-script.ts does (2,000 requests an event), its answers judged as page loads.
 import { api, KeyRing, send } from "./client.mjs";
 import { openStream } from "./live.mjs";
+import { nextAddress } from "./public.mjs";
 import { latency, watch } from "./measure.mjs";
 import { verdict } from "./report.mjs";
 import * as seed from "./seed.mjs";
@@ -148,10 +149,6 @@ const STREAMS = 1000;
 const PAGE_LOADS_PER_S = 50;
 const FINAL_GAMES = 4; // best of 5: team1 wins 3–1
 const REFRESH_SPREAD_MS = 500; // functions/api/render/page-script.ts's
-
-let address = 0;
-/** An address of its own (X-Forwarded-For): the public routes' per-address limit is not what is measured. */
-const nextAddress = () => `203.0.113.${address++ % 250}-${seed.RUN}-${address}`;
 
 /**
  * (d) The final: a 16-team best-of-five single elimination, public, played up to its final

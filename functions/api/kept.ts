@@ -81,6 +81,11 @@ export async function keptAnswer(
   return kept;
 }
 
+/** A JSON answer at `version` (keptAnswer for text): the kept text, or `fresh` kept. */
+export async function keptText(read: KeptRead, version: number, fresh: string | null): Promise<string> {
+  return (await keptAnswer(read, version, fresh, (json) => ({ body: json, clipped: null }))).body as string;
+}
+
 function remember(name: string, version: number, kept: Kept): void {
   const bytes = typeof kept.body === "string" ? kept.body.length * 2 : kept.body.byteLength;
   const old = store.get(name);

@@ -17,7 +17,7 @@ import { sha256 } from "./sha256.ts";
 import { versionsOf } from "./conditions.ts";
 import { parse, queryVersion } from "./validation.ts";
 import { BracketQuery, keptKey, pictureKey, pictureKind, pictureResponse, PICTURES_DRAWN_BY, publicPngRequest } from "./pictures.ts";
-import { clientNotModified, keptAnswer, keptRead } from "./kept.ts";
+import { clientNotModified, keptRead, keptText } from "./kept.ts";
 import { PAGE_CSP_SERVED, pageCsp, pageHtml } from "./render/page.ts";
 import { lastEventVersion, type LiveHub } from "./stream.ts";
 import { z } from "zod";
@@ -222,10 +222,7 @@ async function answer(
     );
   }
   const result = read && outcome.version !== null
-    ? (await keptAnswer(read, outcome.version, outcome.notModified ? null : outcome.result ?? "null", (json) => ({
-      body: json,
-      clipped: null,
-    }))).body as string
+    ? await keptText(read, outcome.version, outcome.notModified ? null : outcome.result ?? "null")
     : outcome.result ?? "null";
   if (kind === "/page") {
     const t = JSON.parse(result) as { name: string; description: string; status: string };

@@ -5,7 +5,7 @@ import { dateTime, queryInt, queryVersion, seriesLength, text, uuid } from "../v
 import { Match, Results } from "./models/matches.ts";
 import { Stage, StageDetail } from "./models/stages.ts";
 import { BracketQuery, pictureKey, pictureResponse } from "../pictures.ts";
-import { keptAnswer } from "../kept.ts";
+import { keptText } from "../kept.ts";
 
 const score = z.int().min(0).max(1_000_000);
 
@@ -179,13 +179,7 @@ function keptResults(args: Record<string, unknown>): string | null {
 /** The results' JSON: the kept one when the database answered from the version alone, else the one it built, kept. */
 async function resultsData(result: string, c: RouteCall): Promise<string> {
   if (!c.kept || c.outcome.version === null) return result;
-  const kept = await keptAnswer(
-    c.kept,
-    c.outcome.version,
-    c.outcome.notModified ? null : result,
-    (json) => ({ body: json, clipped: null }),
-  );
-  return kept.body as string;
+  return await keptText(c.kept, c.outcome.version, c.outcome.notModified ? null : result);
 }
 
 /** A bracket picture's route: kept by its query, drawn from the public view the operation read. */
